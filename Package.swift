@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings every target of ours shares: Swift 6 language mode (strict concurrency) and the upcoming
+/// features that keep module boundaries honest.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "MediaPipeline",
+    products: [
+        .library(name: "MediaPipeline", targets: ["MediaPipeline"]),
+        .library(name: "MediaCore", targets: ["MediaCore"]),
+        .library(name: "MediaFormats", targets: ["MediaFormats"]),
+        .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
+    ],
+    targets: [
+        // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.
+        .systemLibrary(
+            name: "CMediaFFmpeg",
+            pkgConfig: "libavcodec libavformat libavutil libswresample libswscale",
+            providers: [
+                .apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])
+            ]
+        ),
+        // Pure Swift: time, samples, formats, errors, stage protocols, pipeline, byte I/O.
+        .target(name: "MediaCore", swiftSettings: strict),
+        // Pure Swift bitstreams and containers: ADTS, WAV, generators.
+        .target(name: "MediaFormats", dependencies: ["MediaCore"], swiftSettings: strict),
+        // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.
+        .target(name: "MediaFFmpeg", dependencies: ["MediaCore", "CMediaFFmpeg"], swiftSettings: strict),
+        // Umbrella module.
+        .target(name: "MediaPipeline", dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg"], swiftSettings: strict),
+
+        // Helpers for tests: running the external tools that judge our output, fixtures, analysis.
+        .target(name: "MediaTestSupport", swiftSettings: strict),
+
+        .executableTarget(
+            name: "aac-encoder",
+            dependencies: ["MediaPipeline"],
+            path: "Examples/aac-encoder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MediaFormatsTests",
+            dependencies: ["MediaFormats", "MediaTestSupport"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MediaFFmpegTests",
+            dependencies: ["MediaPipeline", "MediaTestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

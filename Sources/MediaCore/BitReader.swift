@@ -1,0 +1,79 @@
+/// Reads bit fields, most significant bit first, as MPEG bitstreams are written.
+///
+/// Every read is checked against the bits left and throws ``MediaError/Code/truncated`` at the end.
+public struct BitReader: Sendable {
+    private let bytes: ArraySlice<UInt8>
+    /// Bits consumed so far.
+    public private(set) var bitPosition: Int = 0
+    /// The file offset of the first byte, for errors.
+    public var baseOffset: Int64
+
+    /// A reader over `bytes`, which start at `baseOffset` in the file.
+    public init<C: Collection>(_ bytes: C, baseOffset: Int64 = 0) where C.Element == UInt8 {
+        self.bytes = ArraySlice(bytes)
+        self.baseOffset = baseOffset
+    }
+
+    /// Bits left to read.
+    public var bitsRemaining: Int { bytes.count * 8 - bitPosition }
+
+    /// The next `count` bits (0...32) as an unsigned integer.
+    public mutating func read(_ count: Int, _ what: String = "bit field") throws(MediaError) -> UInt32 {
+        guard count >= 0, count <= 32 else {
+            throw MediaError(.invalidArgument, "cannot read \(count) bits at once")
+        }
+        guard bitsRemaining >= count else {
+            throw MediaError(
+                .truncated, "\(what) needs \(count) bits but only \(bitsRemaining) remain",
+                byteOffset: baseOffset + Int64(bitPosition / 8))
+        }
+        var value: UInt32 = 0
+        for _ in 0..<count {
+            let byte = bytes[bytes.startIndex + bitPosition >> 3]
+            let bit = (byte >> (7 - UInt8(bitPosition & 7))) & 1
+            value = value << 1 | UInt32(bit)
+            bitPosition += 1
+        }
+        return value
+    }
+
+    /// One bit as a `Bool`.
+    public mutating func readFlag(_ what: String = "flag") throws(MediaError) -> Bool {
+        try read(1, what) == 1
+    }
+
+    /// Skips `count` bits.
+    public mutating func skip(_ count: Int, _ what: String = "bits") throws(MediaError) {
+        guard count >= 0, bitsRemaining >= count else {
+            throw MediaError(
+                .truncated, "\(what) needs \(count) bits but only \(bitsRemaining) remain",
+                byteOffset: baseOffset + Int64(bitPosition / 8))
+        }
+        bitPosition += count
+    }
+}
+
+/// Writes bit fields, most significant bit first.
+public struct BitWriter: Sendable {
+    /// The bytes written; the last one is padded with zero bits until it is full.
+    public private(set) var bytes: [UInt8] = []
+    private var bitCount = 0
+
+    /// An empty writer.
+    public init() {}
+
+    /// Appends the low `count` bits (0...32) of `value`, most significant first.
+    public mutating func write(_ value: UInt32, bits count: Int) {
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            if bitCount & 7 == 0 { bytes.append(0) }
+            if (value >> UInt32(i)) & 1 == 1 { bytes[bytes.count - 1] |= 0x80 >> UInt8(bitCount & 7) }
+            bitCount += 1
+        }
+    }
+
+    /// Appends one bit.
+    public mutating func writeFlag(_ flag: Bool) { write(flag ? 1 : 0, bits: 1) }
+
+    /// Bits written so far.
+    public var bitsWritten: Int { bitCount }
+}

@@ -1,0 +1,149 @@
+/// Reads integers and byte runs from a byte array, checking every read against what is left.
+///
+/// Reads never trap: a read past the end throws ``MediaError/Code/truncated`` naming what was being
+/// read, how many bytes it needed and the absolute offset (``baseOffset`` plus the position).
+public struct ByteReader: Sendable {
+    /// The bytes being read.
+    public let bytes: [UInt8]
+    /// The position of the next read, from the start of ``bytes``.
+    public private(set) var offset: Int = 0
+    /// Added to ``offset`` in errors, so that they give the position in the whole file.
+    public var baseOffset: Int64
+
+    /// A reader at the start of `bytes`, which start at `baseOffset` in the file.
+    public init(_ bytes: [UInt8], baseOffset: Int64 = 0) {
+        self.bytes = bytes
+        self.baseOffset = baseOffset
+    }
+
+    /// Bytes left to read.
+    public var remaining: Int { bytes.count - offset }
+    /// Whether everything has been read.
+    public var isAtEnd: Bool { offset >= bytes.count }
+    /// The absolute position of the next read in the file.
+    public var absoluteOffset: Int64 { baseOffset + Int64(offset) }
+
+    private func require(_ count: Int, _ what: String) throws(MediaError) {
+        guard count >= 0, remaining >= count else {
+            throw MediaError.truncated(what, needed: count, available: remaining, at: absoluteOffset)
+        }
+    }
+
+    /// One byte.
+    public mutating func readUInt8(_ what: String = "byte") throws(MediaError) -> UInt8 {
+        try require(1, what)
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    /// A big-endian 16-bit integer.
+    public mutating func readUInt16BE(_ what: String = "16-bit field") throws(MediaError) -> UInt16 {
+        UInt16(truncatingIfNeeded: try readBE(2, what))
+    }
+
+    /// A big-endian 32-bit integer.
+    public mutating func readUInt32BE(_ what: String = "32-bit field") throws(MediaError) -> UInt32 {
+        UInt32(truncatingIfNeeded: try readBE(4, what))
+    }
+
+    /// A big-endian 64-bit integer.
+    public mutating func readUInt64BE(_ what: String = "64-bit field") throws(MediaError) -> UInt64 {
+        try readBE(8, what)
+    }
+
+    /// A little-endian 16-bit integer.
+    public mutating func readUInt16LE(_ what: String = "16-bit field") throws(MediaError) -> UInt16 {
+        UInt16(truncatingIfNeeded: try readLE(2, what))
+    }
+
+    /// A little-endian 32-bit integer.
+    public mutating func readUInt32LE(_ what: String = "32-bit field") throws(MediaError) -> UInt32 {
+        UInt32(truncatingIfNeeded: try readLE(4, what))
+    }
+
+    /// A little-endian 64-bit integer.
+    public mutating func readUInt64LE(_ what: String = "64-bit field") throws(MediaError) -> UInt64 {
+        try readLE(8, what)
+    }
+
+    /// `count` bytes.
+    public mutating func readBytes(_ count: Int, _ what: String = "bytes") throws(MediaError) -> ArraySlice<UInt8> {
+        try require(count, what)
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    /// Moves the position forward by `count` bytes.
+    public mutating func skip(_ count: Int, _ what: String = "bytes") throws(MediaError) {
+        try require(count, what)
+        offset += count
+    }
+
+    /// Moves the position to `newOffset` (from the start of ``bytes``), which must be within the bytes.
+    public mutating func seek(to newOffset: Int) throws(MediaError) {
+        guard newOffset >= 0, newOffset <= bytes.count else {
+            throw MediaError.truncated("seek", needed: newOffset - offset, available: remaining, at: absoluteOffset)
+        }
+        offset = newOffset
+    }
+
+    /// The next `count` bytes without moving, or fewer at the end.
+    public func peek(_ count: Int) -> ArraySlice<UInt8> {
+        bytes[offset..<min(bytes.count, offset + max(0, count))]
+    }
+
+    private mutating func readBE(_ count: Int, _ what: String) throws(MediaError) -> UInt64 {
+        try require(count, what)
+        var value: UInt64 = 0
+        for i in offset..<offset + count { value = value << 8 | UInt64(bytes[i]) }
+        offset += count
+        return value
+    }
+
+    private mutating func readLE(_ count: Int, _ what: String) throws(MediaError) -> UInt64 {
+        try require(count, what)
+        var value: UInt64 = 0
+        for i in (offset..<offset + count).reversed() { value = value << 8 | UInt64(bytes[i]) }
+        offset += count
+        return value
+    }
+}
+
+/// Appends integers and byte runs to a byte array.
+public struct ByteWriter: Sendable {
+    /// What has been written.
+    public private(set) var bytes: [UInt8]
+
+    /// An empty writer with room for `capacity` bytes.
+    public init(capacity: Int = 0) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends one byte.
+    public mutating func writeUInt8(_ value: UInt8) { bytes.append(value) }
+    /// Appends a big-endian 16-bit integer.
+    public mutating func writeUInt16BE(_ value: UInt16) { writeBE(UInt64(value), 2) }
+    /// Appends a big-endian 32-bit integer.
+    public mutating func writeUInt32BE(_ value: UInt32) { writeBE(UInt64(value), 4) }
+    /// Appends a big-endian 64-bit integer.
+    public mutating func writeUInt64BE(_ value: UInt64) { writeBE(value, 8) }
+    /// Appends a little-endian 16-bit integer.
+    public mutating func writeUInt16LE(_ value: UInt16) { writeLE(UInt64(value), 2) }
+    /// Appends a little-endian 32-bit integer.
+    public mutating func writeUInt32LE(_ value: UInt32) { writeLE(UInt64(value), 4) }
+    /// Appends a little-endian 64-bit integer.
+    public mutating func writeUInt64LE(_ value: UInt64) { writeLE(value, 8) }
+    /// Appends bytes.
+    public mutating func write<C: Collection>(_ data: C) where C.Element == UInt8 { bytes.append(contentsOf: data) }
+    /// Removes everything written, keeping the capacity.
+    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    private mutating func writeBE(_ value: UInt64, _ count: Int) {
+        for i in (0..<count).reversed() { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+    }
+
+    private mutating func writeLE(_ value: UInt64, _ count: Int) {
+        for i in 0..<count { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+    }
+}

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An output to a file or to standard output, buffered in 64 KiB blocks.
+///
+/// A regular file is seekable (``isSeekable``), so muxers can patch sizes at `finish`; standard output
+/// and pipes are not. The file descriptor is closed by ``close()`` or when the output is released.
+public final class FileOutput: MediaOutput {
+    private var fd: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8] = []
+    private var flushedBytes: Int64 = 0
+    private let bufferCapacity = 1 << 16
+    /// The path written, or `-` for standard output.
+    public let path: String
+    /// Whether the output can patch bytes already written.
+    public let isSeekable: Bool
+
+    /// Creates (or truncates) the file at `path`. The path `-` means standard output.
+    public init(path: String) throws(MediaError) {
+        self.path = path
+        if path == "-" {
+            fd = 1
+            ownsDescriptor = false
+        } else {
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw MediaError(.io, "cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+            ownsDescriptor = true
+        }
+        var info = stat()
+        isSeekable = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        buffer.reserveCapacity(bufferCapacity)
+    }
+
+    /// An output to standard output.
+    public static func standardOutput() throws(MediaError) -> FileOutput { try FileOutput(path: "-") }
+
+    deinit {
+        if fd >= 0 {
+            try? flush()
+            if ownsDescriptor { _ = Glibc.close(fd) }
+        }
+    }
+
+    /// Bytes written so far (buffered or not).
+    public var position: Int64 { flushedBytes + Int64(buffer.count) }
+
+    /// Appends bytes, writing through when the buffer is full.
+    public func write(_ raw: UnsafeRawBufferPointer) throws(MediaError) {
+        guard fd >= 0 else { throw MediaError(.io, "write to \(path) after close") }
+        if buffer.count + raw.count > bufferCapacity { try flush() }
+        if raw.count >= bufferCapacity {
+            try writeAll(raw)
+        } else {
+            buffer.append(contentsOf: raw)
+        }
+    }
+
+    /// Replaces bytes at `offset` (flushing first). Throws on standard output and pipes.
+    public func overwrite(_ bytes: [UInt8], at offset: Int64) throws(MediaError) {
+        guard isSeekable else {
+            throw MediaError(.unsupportedFormat, "cannot seek back to offset \(offset) in \(path): it is not a regular file")
+        }
+        try flush()
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            guard n > 0 else { throw MediaError(.io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: offset) }
+            done += n
+        }
+    }
+
+    /// Writes the buffer to the file.
+    public func flush() throws(MediaError) {
+        guard !buffer.isEmpty else { return }
+        let pending = buffer
+        buffer.removeAll(keepingCapacity: true)
+        var failure: MediaError?
+        pending.withUnsafeBytes { raw in
+            do throws(MediaError) { try writeAll(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Flushes and closes the file.
+    public func close() throws(MediaError) {
+        guard fd >= 0 else { return }
+        defer {
+            if ownsDescriptor { _ = Glibc.close(fd) }
+            fd = -1
+        }
+        try flush()
+    }
+
+    private func writeAll(_ raw: UnsafeRawBufferPointer) throws(MediaError) {
+        guard let base = raw.baseAddress else { return }
+        var done = 0
+        while done < raw.count {
+            let n = Glibc.write(fd, base + done, raw.count - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw MediaError(.io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: flushedBytes)
+            }
+            done += n
+            flushedBytes += Int64(n)
+        }
+    }
+}
+
+/// Reads a file front to back in chunks, for the readers in MediaFormats.
+public final class FileInput {
+    private var fd: Int32
+    /// The path read.
+    public let path: String
+    /// The file's size in bytes when it was opened, or `nil` for a pipe.
+    public let size: Int64?
+    /// Bytes read so far.
+    public private(set) var position: Int64 = 0
+
+    /// Opens `path` for reading; `-` means standard input.
+    public init(path: String) throws(MediaError) {
+        self.path = path
+        if path == "-" {
+            fd = 0
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw MediaError(.io, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        }
+        var info = stat()
+        size = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+    }
+
+    deinit { if fd > 0 { _ = Glibc.close(fd) } }
+
+    /// Up to `count` bytes; an empty array at the end of the file.
+    public func read(upTo count: Int) throws(MediaError) -> [UInt8] {
+        guard fd >= 0 else { return [] }
+        var result = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = result.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else {
+                throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: position)
+            }
+            if n == 0 { break }
+            filled += n
+            position += Int64(n)
+        }
+        result.removeLast(count - filled)
+        return result
+    }
+
+    /// The whole rest of the file.
+    public func readAll() throws(MediaError) -> [UInt8] {
+        var all: [UInt8] = []
+        while true {
+            let chunk = try read(upTo: 1 << 20)
+            if chunk.isEmpty { return all }
+            all.append(contentsOf: chunk)
+        }
+    }
+}

@@ -1,0 +1,222 @@
+/// One unit of media flowing between stages: `CMSampleBuffer` as a Swift value.
+///
+/// A sample holds its ``format``, its bytes, its ``timing``, the number of audio frames it covers and
+/// flags. Compressed media carries one packet (access unit) per sample; PCM carries any number of frames,
+/// interleaved in one buffer or planar with one buffer per channel.
+///
+/// `MediaSample` has value semantics over copy-on-write storage: copying a sample is cheap (one reference
+/// count), and mutating a copy never changes the original:
+///
+/// ```swift
+/// var copy = sample
+/// copy.trimAtStart = 1024       // copies the storage once, here
+/// assert(sample.trimAtStart == 0)
+/// ```
+///
+/// A sample that is uniquely referenced is mutated in place, without a copy.
+public struct MediaSample: Sendable {
+    @usableFromInline var storage: Storage
+
+    /// A sample of one buffer: a compressed packet or interleaved PCM.
+    ///
+    /// - Parameters:
+    ///   - format: what the bytes are.
+    ///   - data: the bytes.
+    ///   - timing: presentation and decode time and duration.
+    ///   - frameCount: audio frames the sample covers (for a packet, the format's frames per packet).
+    ///   - flags: keyframe, discontinuity.
+    ///   - trimAtStart: frames at the start to drop on playback (encoder priming).
+    ///   - trimAtEnd: frames at the end to drop on playback (padding of the last packet).
+    public init(
+        format: MediaFormat,
+        data: [UInt8],
+        timing: SampleTiming,
+        frameCount: Int,
+        flags: Flags = [.keyframe],
+        trimAtStart: Int = 0,
+        trimAtEnd: Int = 0
+    ) {
+        storage = Storage(
+            format: format, planes: [data], timing: timing, frameCount: frameCount,
+            flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
+        )
+    }
+
+    /// A sample of several buffers, one per plane (planar PCM: one per channel).
+    public init(
+        format: MediaFormat,
+        planes: [[UInt8]],
+        timing: SampleTiming,
+        frameCount: Int,
+        flags: Flags = [.keyframe],
+        trimAtStart: Int = 0,
+        trimAtEnd: Int = 0
+    ) {
+        storage = Storage(
+            format: format, planes: planes, timing: timing, frameCount: frameCount,
+            flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
+        )
+    }
+
+    /// What the bytes are.
+    public var format: MediaFormat {
+        get { storage.format }
+        set { makeUnique(); storage.format = newValue }
+    }
+
+    /// Presentation and decode time and duration.
+    public var timing: SampleTiming {
+        get { storage.timing }
+        set { makeUnique(); storage.timing = newValue }
+    }
+
+    /// The audio frames this sample covers (for a compressed packet, its decoded frame count).
+    public var frameCount: Int {
+        get { storage.frameCount }
+        set { makeUnique(); storage.frameCount = newValue }
+    }
+
+    /// Keyframe and discontinuity flags.
+    public var flags: Flags {
+        get { storage.flags }
+        set { makeUnique(); storage.flags = newValue }
+    }
+
+    /// Frames at the start of this sample that playback drops: encoder priming
+    /// (`kCMSampleBufferAttachmentKey_TrimDurationAtStart`).
+    public var trimAtStart: Int {
+        get { storage.trimAtStart }
+        set { makeUnique(); storage.trimAtStart = newValue }
+    }
+
+    /// Frames at the end of this sample that playback drops: the padding of the last packet
+    /// (`kCMSampleBufferAttachmentKey_TrimDurationAtEnd`).
+    public var trimAtEnd: Int {
+        get { storage.trimAtEnd }
+        set { makeUnique(); storage.trimAtEnd = newValue }
+    }
+
+    /// The frames that remain after trimming.
+    public var validFrameCount: Int { max(0, frameCount - trimAtStart - trimAtEnd) }
+
+    /// All buffers: one for packets and interleaved PCM, one per channel for planar PCM.
+    public var planes: [[UInt8]] {
+        get { storage.planes }
+        set { makeUnique(); storage.planes = newValue }
+    }
+
+    /// The first (for packets and interleaved PCM, the only) buffer.
+    public var data: [UInt8] {
+        get { storage.planes.first ?? [] }
+        set {
+            makeUnique()
+            if storage.planes.isEmpty { storage.planes = [newValue] } else { storage.planes[0] = newValue }
+        }
+    }
+
+    /// The total number of bytes in all planes.
+    public var byteCount: Int { storage.planes.reduce(0) { $0 + $1.count } }
+
+    /// Calls `body` with the bytes of plane `index` (an empty buffer if there is no such plane).
+    public func withUnsafeBytes<R>(plane index: Int = 0, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard storage.planes.indices.contains(index) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try storage.planes[index].withUnsafeBytes(body)
+    }
+
+    /// Calls `body` with the mutable bytes of plane `index`, copying the storage first if it is shared.
+    public mutating func withUnsafeMutableBytes<R>(
+        plane index: Int = 0,
+        _ body: (UnsafeMutableRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        makeUnique()
+        guard storage.planes.indices.contains(index) else {
+            return try body(UnsafeMutableRawBufferPointer(start: nil, count: 0))
+        }
+        return try storage.planes[index].withUnsafeMutableBytes(body)
+    }
+
+    /// Whether two samples share one storage (for tests of copy-on-write).
+    public func sharesStorage(with other: MediaSample) -> Bool { storage === other.storage }
+
+    @inlinable mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { makeUniqueCopy() }
+    }
+
+    @inline(never) @usableFromInline mutating func makeUniqueCopy() {
+        storage = storage.copy()
+    }
+}
+
+extension MediaSample {
+    /// Flags a sample carries.
+    public struct Flags: OptionSet, Sendable, Hashable {
+        /// The raw bits.
+        public let rawValue: UInt32
+        /// Flags from raw bits.
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// A sync sample: decoding can start here (every audio packet, an IDR frame).
+        public static let keyframe = Flags(rawValue: 1 << 0)
+        /// Something before this sample is missing or was skipped (after a resynchronisation).
+        public static let discontinuity = Flags(rawValue: 1 << 1)
+    }
+
+    // The storage is mutated only through `makeUnique()`, i.e. when this struct holds the only
+    // reference. A storage that two values (and so possibly two tasks) can see is never mutated,
+    // only copied, so sharing it across concurrency domains is race-free. This is the argument
+    // swift-nio makes for `ByteBuffer: @unchecked Sendable`.
+    @usableFromInline final class Storage: @unchecked Sendable {
+        var format: MediaFormat
+        var planes: [[UInt8]]
+        var timing: SampleTiming
+        var frameCount: Int
+        var flags: Flags
+        var trimAtStart: Int
+        var trimAtEnd: Int
+
+        init(
+            format: MediaFormat, planes: [[UInt8]], timing: SampleTiming, frameCount: Int,
+            flags: Flags, trimAtStart: Int, trimAtEnd: Int
+        ) {
+            self.format = format
+            self.planes = planes
+            self.timing = timing
+            self.frameCount = frameCount
+            self.flags = flags
+            self.trimAtStart = trimAtStart
+            self.trimAtEnd = trimAtEnd
+        }
+
+        @usableFromInline func copy() -> Storage {
+            Storage(
+                format: format, planes: planes, timing: timing, frameCount: frameCount,
+                flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
+            )
+        }
+    }
+}
+
+extension MediaSample: Hashable {
+    /// Samples are equal when their format, bytes, timing, frame count, flags and trims are equal.
+    public static func == (lhs: MediaSample, rhs: MediaSample) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        let a = lhs.storage
+        let b = rhs.storage
+        return a.format == b.format && a.timing == b.timing && a.frameCount == b.frameCount && a.flags == b.flags
+            && a.trimAtStart == b.trimAtStart && a.trimAtEnd == b.trimAtEnd && a.planes == b.planes
+    }
+
+    /// Hashes the content.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.format)
+        hasher.combine(storage.timing)
+        hasher.combine(storage.frameCount)
+        hasher.combine(storage.planes)
+    }
+}
+
+extension MediaSample: CustomStringConvertible {
+    /// E.g. `MediaSample(aac 48000 Hz stereo, 371 bytes, pts 1024/48000, 1024 frames, trim 0/0)`.
+    public var description: String {
+        "MediaSample(\(format), \(byteCount) bytes, pts \(timing.presentationTime), \(frameCount) frames, trim \(trimAtStart)/\(trimAtEnd))"
+    }
+}

@@ -1,0 +1,93 @@
+/// Produces samples: a file reader, a generator, a capture device.
+///
+/// Call ``next()`` until it returns `nil` (end of stream). After `nil` or a thrown error, further
+/// calls return `nil` or throw; they never trap.
+public protocol MediaSource {
+    /// The next sample, or `nil` at the end of the stream.
+    mutating func next() throws -> MediaSample?
+    /// A short name for errors and progress, e.g. `WAVReader`. Defaults to the type's name.
+    var name: String { get }
+}
+
+/// Turns samples into samples: converters, encoders, decoders. A small synchronous state machine.
+///
+/// A stage accepts any input size and emits zero or more outputs per input; emitting nothing means
+/// "needs more input", not an error. ``finish(into:)`` drains everything held back (encoder delay,
+/// resampler tail) and is called once. A call after `finish` or after a throw throws
+/// ``MediaError/Code/stageFinished``. A sample whose format the stage cannot take throws
+/// ``MediaError/Code/formatMismatch`` naming both formats.
+public protocol MediaStage {
+    /// Consumes one sample and emits zero or more.
+    mutating func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws
+    /// End of stream: emits what is held back. Called exactly once.
+    mutating func finish(into emit: (MediaSample) throws -> Void) throws
+    /// A short name for errors and progress, e.g. `AACEncoder`. Defaults to the type's name.
+    var name: String { get }
+}
+
+/// Consumes samples: muxers, file writers, playback.
+///
+/// ``finish()`` writes what is pending (trailer, patched sizes) and closes; what was written before an
+/// error stays a valid file once `finish` has run.
+public protocol MediaSink {
+    /// Consumes one sample.
+    mutating func write(_ sample: MediaSample) throws
+    /// Writes what is pending and closes the output. Called once.
+    mutating func finish() throws
+    /// A short name for errors and progress, e.g. `ADTSMuxer`. Defaults to the type's name.
+    var name: String { get }
+}
+
+extension MediaSource {
+    /// The type's name.
+    public var name: String { String(describing: type(of: self)) }
+}
+
+extension MediaStage {
+    /// The type's name.
+    public var name: String { String(describing: type(of: self)) }
+}
+
+extension MediaSink {
+    /// The type's name.
+    public var name: String { String(describing: type(of: self)) }
+}
+
+/// A sink that keeps every sample in memory: for tests and small jobs.
+public struct CollectingSink: MediaSink {
+    /// The samples written so far.
+    public private(set) var samples: [MediaSample] = []
+    /// Whether ``finish()`` has run.
+    public private(set) var isFinished = false
+
+    /// An empty sink.
+    public init() {}
+
+    /// Appends `sample`.
+    public mutating func write(_ sample: MediaSample) throws {
+        guard !isFinished else { throw MediaError.stageFinished(name) }
+        samples.append(sample)
+    }
+
+    /// Marks the sink finished.
+    public mutating func finish() throws {
+        guard !isFinished else { throw MediaError.stageFinished(name) }
+        isFinished = true
+    }
+}
+
+/// A source that hands out samples given up front: for tests and for feeding stages by hand.
+public struct ArraySource: MediaSource {
+    private var samples: [MediaSample]
+    private var index = 0
+
+    /// A source of `samples`, in order.
+    public init(_ samples: [MediaSample]) { self.samples = samples }
+
+    /// The next sample, or `nil` after the last.
+    public mutating func next() throws -> MediaSample? {
+        guard index < samples.count else { return nil }
+        defer { index += 1 }
+        return samples[index]
+    }
+}

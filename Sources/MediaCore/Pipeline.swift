@@ -1,0 +1,119 @@
+/// Runs a source through stages into a sink, synchronously, on the calling thread.
+///
+/// ```swift
+/// var pipeline = Pipeline(
+///     source: ToneGenerator(frequency: 440, sampleRate: 48_000, channels: 2, duration: .seconds(5)),
+///     stages: [try AACEncoder(bitRate: 128_000)],
+///     sink: try ADTSMuxer(output: FileOutput(path: "tone.aac")))
+/// let stats = try pipeline.run { progress in print(progress.position) }
+/// ```
+///
+/// Each sample a stage emits goes straight to the next stage, so memory stays flat whatever the input
+/// length. At the end of the source every stage is finished in order (draining encoder delay into the
+/// stages after it) and then the sink. On the first error, the run stops, the sink is finished so that
+/// what was written stays a valid file, and the error is rethrown with ``MediaError/stage`` set to the
+/// name of the stage that failed. The progress callback may throw to cancel the run the same way.
+public struct Pipeline {
+    /// What the progress callback and the run report.
+    public struct Progress: Sendable, Hashable {
+        /// Samples the source has produced.
+        public var samplesRead: Int64 = 0
+        /// Audio frames the source has produced.
+        public var framesRead: Int64 = 0
+        /// The end of the last sample from the source (its presentation time plus duration).
+        public var position: MediaTime = .zero
+        /// Samples the sink has received.
+        public var samplesWritten: Int64 = 0
+        /// Bytes of sample data the sink has received.
+        public var bytesWritten: Int64 = 0
+    }
+
+    private let source: SourceBox
+    private let stages: [StageBox]
+    private let sink: SinkBox
+    private var progress = Progress()
+    private var state = State.ready
+
+    private enum State { case ready, running, done }
+
+    /// A pipeline of `source` → `stages` (in order) → `sink`.
+    public init(source: any MediaSource, stages: [any MediaStage] = [], sink: any MediaSink) {
+        self.source = SourceBox(source)
+        self.stages = stages.map(StageBox.init)
+        self.sink = SinkBox(sink)
+    }
+
+    /// The sink, with everything written to it (for a ``CollectingSink``, the samples).
+    public var finishedSink: any MediaSink { sink.sink }
+
+    /// Runs to the end of the source, calling `progress` after each source sample, and returns the
+    /// final counts. Can run once; a second call throws ``MediaError/Code/stageFinished``.
+    @discardableResult
+    public mutating func run(progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
+        guard state == .ready else { throw MediaError.stageFinished("Pipeline") }
+        state = .running
+        defer { state = .done }
+        do {
+            while let sample = try named(source.source.name, { try source.source.next() }) {
+                progress.samplesRead += 1
+                progress.framesRead += Int64(sample.frameCount)
+                let end = sample.timing.presentationTime + sample.timing.duration
+                if end.isNumeric { progress.position = end }
+                try push(sample, from: 0)
+                try report?(progress)
+            }
+            for index in stages.indices {
+                let box = stages[index]
+                try named(box.stage.name) {
+                    try box.stage.finish { output in try push(output, from: index + 1) }
+                }
+            }
+            sink.isFinished = true
+            try named(sink.sink.name) { try sink.sink.finish() }
+            return progress
+        } catch {
+            // Keep what was written valid: let the sink write its trailer and sizes. Its own error,
+            // if any, is secondary to the one that stopped the run.
+            if !sink.isFinished {
+                sink.isFinished = true
+                try? sink.sink.finish()
+            }
+            throw error
+        }
+    }
+
+    private mutating func push(_ sample: MediaSample, from index: Int) throws {
+        if index == stages.count {
+            progress.samplesWritten += 1
+            progress.bytesWritten += Int64(sample.byteCount)
+            try named(sink.sink.name) { try sink.sink.write(sample) }
+            return
+        }
+        let box = stages[index]
+        try named(box.stage.name) {
+            try box.stage.process(sample) { output in try push(output, from: index + 1) }
+        }
+    }
+
+    private func named<R>(_ name: String, _ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as MediaError { throw error.inStage(name) }
+    }
+}
+
+// Boxes give each stage its own storage, so that a stage's `process` can call into the next stage
+// (through the emit closure) without overlapping access to one array.
+private final class SourceBox {
+    var source: any MediaSource
+    init(_ source: any MediaSource) { self.source = source }
+}
+
+private final class StageBox {
+    var stage: any MediaStage
+    init(_ stage: any MediaStage) { self.stage = stage }
+}
+
+private final class SinkBox {
+    var sink: any MediaSink
+    var isFinished = false
+    init(_ sink: any MediaSink) { self.sink = sink }
+}

@@ -1,0 +1,3 @@
+@_exported public import MediaCore
+@_exported public import MediaFormats
+@_exported public import MediaFFmpeg
