@@ -1,6 +1,34 @@
+// The C side of MediaFFmpeg: FFmpeg's headers plus static inline wrappers for the macros Swift
+// cannot import. Every wrapper is prefixed `mp_` so it cannot collide with another package's shim.
 #ifndef CMEDIAFFMPEG_SHIM_H
 #define CMEDIAFFMPEG_SHIM_H
+
+#include <errno.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/audio_fifo.h>
 #include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/error.h>
+#include <libavutil/opt.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+
+/// `AVERROR(e)`: an errno value as an FFmpeg error code.
+static inline int mp_averror(int e) { return AVERROR(e); }
+/// `AVERROR(EAGAIN)`: "output is not available in this state, send more input".
+static inline int mp_averror_eagain(void) { return AVERROR(EAGAIN); }
+/// `AVERROR_EOF`: end of stream.
+static inline int mp_averror_eof(void) { return AVERROR_EOF; }
+/// `AVERROR_INVALIDDATA`.
+static inline int mp_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+/// `AVERROR_ENCODER_NOT_FOUND`.
+static inline int mp_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+/// `AV_NOPTS_VALUE`: no timestamp.
+static inline int64_t mp_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+/// `av_log` is variadic; this sets the level only (MediaPipeline keeps FFmpeg quiet by default).
+static inline void mp_set_log_level(int level) { av_log_set_level(level); }
+
 #endif

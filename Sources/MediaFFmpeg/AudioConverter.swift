@@ -1,0 +1,114 @@
+internal import CMediaFFmpeg
+public import MediaCore
+
+/// Converts linear PCM between sample formats, sample rates and channel layouts in one stage, like
+/// `AVAudioConverter` for PCM or GStreamer's `audioconvert ! audioresample`.
+///
+/// ```swift
+/// // 44.1 kHz s16 stereo from a WAV file to 48 kHz float mono
+/// let converter = try AudioConverter(format: .f32, sampleRate: 48_000, channelLayout: .mono)
+/// ```
+///
+/// Whatever is not given stays as the input has it. Frame accounting is exact: every input frame is
+/// accounted for in the output, and ``finish(into:)`` drains the resampler's filter delay, so N frames at
+/// rate A come out as N × B / A frames at rate B (rounded to the nearest frame). Output timing starts at
+/// the first input sample's presentation time and advances by the frames produced. Mono ↔ stereo and
+/// 5.1 → stereo use FFmpeg's standard matrices.
+///
+/// The input format is fixed by the first sample; a sample of another format throws
+/// ``MediaError/Code/formatMismatch``. Backed by libswresample (`swr_convert`).
+public final class AudioConverter: MediaStage {
+    /// The sample layout to produce, or `nil` to keep the input's.
+    public let targetFormat: PCMFormat?
+    /// The sample rate to produce, or `nil` to keep the input's.
+    public let targetSampleRate: Int?
+    /// The channel layout to produce, or `nil` to keep the input's.
+    public let targetChannelLayout: ChannelLayout?
+
+    private var resampler: Resampler?
+    private var passThroughFormat: AudioFormat?
+    private var startTime = MediaTime.invalid
+    private var framesOut: Int64 = 0
+    private var framesIn: Int64 = 0
+    private var finished = false
+
+    /// A converter to the given sample layout, rate and channel layout (each `nil` keeps the input's).
+    public init(format: PCMFormat? = nil, sampleRate: Int? = nil, channelLayout: ChannelLayout? = nil) throws(MediaError) {
+        if let sampleRate, !(1...768_000).contains(sampleRate) {
+            throw MediaError(.invalidArgument, "sample rate \(sampleRate) Hz is outside 1...768000")
+        }
+        if let channelLayout, !(1...64).contains(channelLayout.channelCount) {
+            throw MediaError(.invalidArgument, "a channel layout of \(channelLayout.channelCount) channels is outside 1...64")
+        }
+        targetFormat = format
+        targetSampleRate = sampleRate
+        targetChannelLayout = channelLayout
+        FFmpeg.quietLogging()
+    }
+
+    /// The format this converter produces for `input`.
+    public func outputFormat(for input: AudioFormat) -> AudioFormat {
+        .pcm(
+            targetFormat ?? input.pcm ?? .f32,
+            sampleRate: targetSampleRate ?? input.sampleRate,
+            channelLayout: targetChannelLayout ?? input.channelLayout)
+    }
+
+    /// Converts one PCM sample; emits the converted frames available so far.
+    public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
+        guard !finished else { throw MediaError.stageFinished(name) }
+        guard case .audio(let input) = sample.format, input.pcm != nil else {
+            throw MediaError.formatMismatch(stage: name, expected: "linear PCM audio", actual: sample.format)
+        }
+        if resampler == nil && passThroughFormat == nil {
+            startTime = sample.timing.presentationTime.isNumeric ? sample.timing.presentationTime : .zero
+            let output = outputFormat(for: input)
+            if output == input {
+                passThroughFormat = input
+            } else {
+                resampler = try Resampler(from: input, to: output)
+            }
+        }
+        let expected = resampler?.input ?? passThroughFormat
+        guard input == expected else {
+            throw MediaError.formatMismatch(stage: name, expected: "\(expected.map(String.init(describing:)) ?? "?") (the first sample's format)", actual: sample.format)
+        }
+        try sample.validatePCMLayout()
+        framesIn += Int64(sample.frameCount)
+        guard let resampler else {
+            // Nothing to convert: retime only, so that the output timeline is continuous as documented.
+            var copy = sample
+            copy.timing = timing(frames: sample.frameCount, rate: input.sampleRate)
+            framesOut += Int64(sample.frameCount)
+            try emit(copy)
+            return
+        }
+        let converted = try resampler.convert(planes: resampler.ffmpegPlanes(of: sample), frameCount: sample.frameCount)
+        try emitConverted(converted, format: resampler.output, into: emit)
+    }
+
+    /// Drains the resampler's delay.
+    public func finish(into emit: (MediaSample) throws -> Void) throws {
+        guard !finished else { throw MediaError.stageFinished(name) }
+        finished = true
+        guard let resampler else { return }
+        try emitConverted(try resampler.drain(), format: resampler.output, into: emit)
+    }
+
+    private func emitConverted(_ converted: (planes: [[UInt8]], frames: Int), format: AudioFormat, into emit: (MediaSample) throws -> Void) throws {
+        guard converted.frames > 0 else { return }
+        let out = MediaSample(
+            format: .audio(format), planes: converted.planes,
+            timing: timing(frames: converted.frames, rate: format.sampleRate), frameCount: converted.frames)
+        framesOut += Int64(converted.frames)
+        try emit(out)
+    }
+
+    private func timing(frames: Int, rate: Int) -> SampleTiming {
+        let scale = Int32(clamping: rate)
+        let start = startTime.converted(to: scale) + MediaTime(value: framesOut, timescale: scale)
+        return SampleTiming(presentationTime: start, decodeTime: start, duration: MediaTime(value: Int64(frames), timescale: scale))
+    }
+}
+
+@available(*, unavailable) extension AudioConverter: Sendable {}

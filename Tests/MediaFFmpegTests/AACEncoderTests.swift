@@ -1,0 +1,96 @@
+import MediaCore
+import MediaFFmpeg
+import Testing
+
+@Suite struct AACEncoderTests {
+    /// priming + valid + remainder = packets × 1024, for lengths around the packet boundaries.
+    @Test(arguments: [1, 1000, 1024, 1025, 2048, 48_000, 48_037])
+    func trimsAccountForEveryFrame(frames: Int) throws {
+        let encoder = try AACEncoder(bitRate: 128_000)
+        let packets = try PCM.run(encoder, PCM.sine(frames: frames, chunk: 777))
+        let expectedPackets = (frames + 1024 + 1023) / 1024
+        #expect(packets.count == expectedPackets)
+        #expect(encoder.primingFrames == 1024)
+        let priming = packets.reduce(0) { $0 + $1.trimAtStart }
+        let remainder = packets.reduce(0) { $0 + $1.trimAtEnd }
+        let valid = packets.reduce(0) { $0 + $1.validFrameCount }
+        #expect(priming == 1024)
+        #expect(valid == frames)
+        #expect(priming + valid + remainder == packets.count * 1024)
+        #expect(packets.first?.trimAtStart == 1024)
+        #expect(packets.last?.trimAtEnd == packets.count * 1024 - 1024 - frames)
+    }
+
+    @Test func packetTimingIsInTheInputTimeline() throws {
+        let packets = try PCM.run(try AACEncoder(), PCM.sine(frames: 10_000))
+        for (k, packet) in packets.enumerated() {
+            #expect(packet.timing.presentationTime == MediaTime(value: Int64(k * 1024 - 1024), timescale: 48_000))
+            #expect(packet.timing.decodeTime == packet.timing.presentationTime)
+            #expect(packet.timing.duration == MediaTime(value: 1024, timescale: 48_000))
+            #expect(packet.flags.contains(.keyframe))
+            #expect(packet.frameCount == 1024)
+        }
+    }
+
+    @Test func outputFormatCarriesTheAudioSpecificConfig() throws {
+        let encoder = try AACEncoder(bitRate: 96_000)
+        let packets = try PCM.run(encoder, PCM.sine(frames: 4800, sampleRate: 44_100, channels: 1))
+        let format = try #require(packets.first?.format.audio)
+        #expect(format.codec == .aac)
+        #expect(format.sampleRate == 44_100)
+        #expect(format.channelCount == 1)
+        #expect(format.framesPerPacket == 1024)
+        // AAC-LC (object type 2), index 4 (44100), channel configuration 1: 0x12 0x08.
+        #expect(Array(format.magicCookie.prefix(2)) == [0x12, 0x08])
+        #expect(encoder.outputFormat == format)
+    }
+
+    @Test func inputChunkingDoesNotChangeThePackets() throws {
+        let whole = try PCM.run(try AACEncoder(), PCM.sine(frames: 20_000, chunk: 20_000))
+        let tiny = try PCM.run(try AACEncoder(), PCM.sine(frames: 20_000, chunk: 1))
+        #expect(whole.map(\.data) == tiny.map(\.data))
+    }
+
+    @Test func floatAndIntegerInputOfTheSameSignalEncodeAlike() throws {
+        let s16 = try PCM.run(try AACEncoder(), PCM.sine(frames: 9000, type: .s16))
+        let f32 = try PCM.run(try AACEncoder(), PCM.sine(frames: 9000, type: .f32))
+        #expect(s16.count == f32.count)
+    }
+
+    @Test func refusesWhatItCannotTake() throws {
+        #expect(throws: MediaError.self) { try AACEncoder(bitRate: 0) }
+        let odd = PCM.sine(frames: 100, sampleRate: 44_056)
+        do {
+            _ = try PCM.run(try AACEncoder(), odd)
+            Issue.record("44056 Hz was accepted")
+        } catch let error as MediaError {
+            #expect(error.code == .unsupportedFormat)
+            #expect(error.description.contains("44056"))
+        }
+        let packet = MediaSample(
+            format: .audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90])),
+            data: [1, 2, 3], timing: .invalid, frameCount: 1024)
+        #expect { try PCM.run(try AACEncoder(), [packet]) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
+    }
+
+    @Test func malformedPCMIsAnErrorNotACrash() throws {
+        let format = AudioFormat.pcm(.s16, sampleRate: 48_000, channels: 2)
+        let short = MediaSample(format: .audio(format), data: [0, 0, 0, 0], timing: .invalid, frameCount: 1000)
+        #expect { try PCM.run(try AACEncoder(), [short]) } throws: { ($0 as? MediaError)?.code == .invalidData }
+    }
+
+    @Test func callsAfterFinishThrow() throws {
+        let encoder = try AACEncoder()
+        try encoder.finish { _ in }
+        #expect { try encoder.finish { _ in } } throws: { ($0 as? MediaError)?.code == .stageFinished }
+        #expect { try encoder.process(PCM.sine(frames: 10)[0]) { _ in } } throws: { ($0 as? MediaError)?.code == .stageFinished }
+    }
+
+    @Test func formatChangeMidStreamIsAMismatch() throws {
+        let encoder = try AACEncoder()
+        try encoder.process(PCM.sine(frames: 100, channels: 2)[0]) { _ in }
+        #expect { try encoder.process(PCM.sine(frames: 100, channels: 1)[0]) { _ in } } throws: {
+            ($0 as? MediaError)?.code == .formatMismatch
+        }
+    }
+}

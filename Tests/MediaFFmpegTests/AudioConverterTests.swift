@@ -1,0 +1,70 @@
+import MediaCore
+import MediaFFmpeg
+import Testing
+
+@Suite struct AudioConverterTests {
+    /// N frames at 44.1 kHz come out as N × 48000 / 44100 frames at 48 kHz, the filter delay drained.
+    @Test(arguments: [441, 44_100, 100_000, 123_457])
+    func resamplingAccountsForEveryFrame(frames: Int) throws {
+        let converter = try AudioConverter(sampleRate: 48_000)
+        let out = try PCM.run(converter, PCM.sine(frames: frames, sampleRate: 44_100, chunk: 1000))
+        let total = out.reduce(0) { $0 + $1.frameCount }
+        let expected = Int((Double(frames) * 48_000 / 44_100).rounded())
+        #expect(abs(total - expected) <= 1, "\(total) frames, expected \(expected)")
+        #expect(out.allSatisfy { $0.format.audio?.sampleRate == 48_000 })
+        var time = MediaTime.zero
+        for sample in out {
+            #expect(sample.timing.presentationTime == time)
+            time += sample.timing.duration
+        }
+    }
+
+    @Test func s16ToFloatIsExact() throws {
+        let input = PCM.sine(frames: 1000, type: .s16)
+        let out = try PCM.run(try AudioConverter(format: .f32), input)
+        let floats = PCM.firstChannel(out)
+        let ints = input[0].data.withUnsafeBytes { raw in (0..<1000).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int16.self) } }
+        #expect(floats.count == 1000)
+        #expect(zip(floats, ints).allSatisfy { $0 == Float($1) / 32768 })
+    }
+
+    @Test func s24RoundTripsThroughFloatExactly() throws {
+        var bytes: [UInt8] = []
+        for i in 0..<300 { let v = Int32(i * 27_961 - 4_000_000); bytes += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v >> 16)] }
+        let format = AudioFormat.pcm(PCMFormat(.s24), sampleRate: 48_000, channels: 1)
+        let input = MediaSample(format: .audio(format), data: bytes, timing: .audio(startFrame: 0, frameCount: 300, sampleRate: 48_000), frameCount: 300)
+        let float = try PCM.run(try AudioConverter(format: PCMFormat(.f64)), [input])
+        let back = try PCM.run(try AudioConverter(format: PCMFormat(.s24)), float)
+        #expect(back.map(\.data) == [bytes])
+    }
+
+    @Test func monoToStereoAndDownmix() throws {
+        let mono = try PCM.run(try AudioConverter(format: .f32, channelLayout: .stereo), PCM.sine(frames: 2000, channels: 1))
+        #expect(mono.first?.format.audio?.channelCount == 2)
+        #expect(mono.reduce(0) { $0 + $1.frameCount } == 2000)
+        let surround = PCM.sine(frames: 3000, channels: 6).map { sample -> MediaSample in
+            var s = sample
+            s.format = .audio(.pcm(.s16, sampleRate: 48_000, channelLayout: .surround51))
+            return s
+        }
+        let stereo = try PCM.run(try AudioConverter(format: .f32, channelLayout: .stereo), surround)
+        #expect(stereo.first?.format.audio?.channelLayout == .stereo)
+        #expect(stereo.reduce(0) { $0 + $1.frameCount } == 3000)
+        let left = PCM.firstChannel(stereo)
+        #expect(left.map(abs).max() ?? 0 > 0.5, "5.1 → stereo keeps the signal")
+    }
+
+    @Test func passThroughWhenNothingChanges() throws {
+        let input = PCM.sine(frames: 5000, chunk: 1000)
+        let out = try PCM.run(try AudioConverter(), input)
+        #expect(out.map(\.data) == input.map(\.data))
+    }
+
+    @Test func refusesCompressedInputAndBadSettings() throws {
+        #expect(throws: MediaError.self) { try AudioConverter(sampleRate: 0) }
+        let packet = MediaSample(
+            format: .audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90])),
+            data: [1], timing: .invalid, frameCount: 1024)
+        #expect { try PCM.run(try AudioConverter(sampleRate: 44_100), [packet]) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
+    }
+}
