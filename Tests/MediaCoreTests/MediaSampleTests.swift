@@ -1,0 +1,70 @@
+import MediaCore
+import Testing
+
+@Suite struct MediaSampleTests {
+    let format = MediaFormat.audio(.pcm(.s16, sampleRate: 48_000, channels: 2))
+
+    func sample() -> MediaSample {
+        MediaSample(format: format, data: [1, 2, 3, 4], timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 48_000), frameCount: 1)
+    }
+
+    @Test func copiesAreIndependent() {
+        let original = sample()
+        var copy = original
+        #expect(copy.sharesStorage(with: original))
+        copy.trimAtStart = 7
+        copy.data[0] = 99
+        #expect(!copy.sharesStorage(with: original))
+        #expect(original.trimAtStart == 0)
+        #expect(original.data == [1, 2, 3, 4])
+        #expect(copy.data == [99, 2, 3, 4])
+        #expect(copy != original)
+    }
+
+    @Test func uniquelyOwnedSampleIsMutatedInPlace() {
+        var unique = sample()
+        let before = unique.storageIdentity
+        unique.trimAtEnd = 3
+        unique.withUnsafeMutableBytes { $0[0] = 42 }
+        #expect(unique.storageIdentity == before)
+        #expect(unique.data[0] == 42)
+    }
+
+    @Test func equalityIsByContent() {
+        #expect(sample() == sample())
+        #expect(sample().hashValue == sample().hashValue)
+        var other = sample()
+        other.flags = [.discontinuity]
+        #expect(other != sample())
+    }
+
+    @Test func validFramesSubtractTrims() {
+        var s = MediaSample(format: format, data: [], timing: .invalid, frameCount: 1024, trimAtStart: 1000, trimAtEnd: 20)
+        #expect(s.validFrameCount == 4)
+        s.trimAtEnd = 100
+        #expect(s.validFrameCount == 0)
+    }
+
+    @Test func pcmLayoutValidation() throws {
+        let ok = MediaSample(format: format, data: [UInt8](repeating: 0, count: 40), timing: .invalid, frameCount: 10)
+        try ok.validatePCMLayout()
+        let short = MediaSample(format: format, data: [UInt8](repeating: 0, count: 39), timing: .invalid, frameCount: 10)
+        #expect { try short.validatePCMLayout() } throws: { ($0 as? MediaError)?.code == .invalidData }
+        let planar = MediaFormat.audio(.pcm(.f32Planar, sampleRate: 48_000, channels: 2))
+        let onePlane = MediaSample(format: planar, planes: [[UInt8](repeating: 0, count: 40)], timing: .invalid, frameCount: 10)
+        #expect { try onePlane.validatePCMLayout() } throws: { ($0 as? MediaError)?.code == .invalidData }
+    }
+}
+
+extension MediaSample {
+    /// The storage object's identity, through the public `sharesStorage` check on a copy.
+    var storageIdentity: ObjectIdentifierProxy { ObjectIdentifierProxy(self) }
+}
+
+/// Compares storage identity without keeping a second reference alive during mutation.
+struct ObjectIdentifierProxy: Equatable {
+    let address: UInt
+    init(_ sample: MediaSample) {
+        address = sample.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+    }
+}
