@@ -1,1 +1,116 @@
-print("todo")
+// aac-encoder: PCM (a WAV file or a generated tone) → AAC-LC → ADTS file.
+// The pipeline is the one Examples/aac-encoder/README.md shows in code.
+#if canImport(Glibc)
+import Glibc
+#endif
+import MediaPipeline
+
+/// Writes one line to standard error.
+func printError(_ text: String) {
+    let line = text + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+func run() throws -> Int32 {
+    let options: Options
+    do {
+        options = try Options(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        if error.isHelp {
+            print(error.message)
+            return 0
+        }
+        printError("aac-encoder: \(error.message)")
+        return 2
+    }
+
+    // Source: a WAV file, or a sine tone (phase 0, amplitude 0.5, 48 kHz stereo unless told otherwise).
+    let source: any MediaSource
+    let inputFormat: AudioFormat
+    switch options.input {
+    case .file(let path):
+        let reader = try WAVReader(path: path)
+        inputFormat = reader.format
+        source = reader
+    case .tone(let frequency):
+        let rate = options.sampleRate ?? 48_000
+        let length: ToneGenerator.Length =
+            if let frames = options.frames { .frames(frames) }
+            else { .duration(MediaTime(value: Int64(((options.durationSeconds ?? 5) * Double(rate)).rounded()), timescale: Int32(rate))) }
+        let tone = try ToneGenerator(
+            .sine(frequency: frequency, amplitude: 0.5), sampleRate: rate, channels: options.channels ?? 2,
+            sampleType: .f32, length: length)
+        inputFormat = .pcm(.f32, sampleRate: rate, channels: options.channels ?? 2)
+        source = tone
+    }
+
+    // Stages: convert rate or channels only when asked to, then encode.
+    var stages: [any MediaStage] = []
+    let wantsRate = options.sampleRate.map { $0 != inputFormat.sampleRate } ?? false
+    let wantsChannels = options.channels.map { $0 != inputFormat.channelCount } ?? false
+    if wantsRate || wantsChannels {
+        stages.append(try AudioConverter(
+            format: .f32Planar, sampleRate: options.sampleRate,
+            channelLayout: options.channels.map { ChannelLayout.default(channelCount: $0) }))
+    }
+    let encoder = try AACEncoder(bitRate: options.bitRate)
+    stages.append(encoder)
+
+    // Sink: ADTS to the output file (or standard output for "-").
+    let output = try FileOutput(path: options.output)
+    var pipeline = Pipeline(source: source, stages: stages, sink: ADTSMuxer(output: output))
+
+    let clock = ContinuousClock()
+    let started = clock.now
+    var lastReport = started
+    let showProgress = !options.quiet && options.output != "-"
+    let interactive = isatty(2) != 0
+    let result = try pipeline.run { progress in
+        guard showProgress else { return }
+        let now = clock.now
+        guard now - lastReport >= .milliseconds(500) else { return }
+        lastReport = now
+        let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
+        let line = "aac-encoder: \(format(seconds, 1)) s encoded, \(progress.samplesWritten) packets"
+        if interactive {
+            let text = "\r" + line + "\u{1B}[K"
+            _ = text.withCString { write(2, $0, strlen($0)) }
+        } else {
+            printError(line)
+        }
+    }
+    if showProgress && interactive && clock.now - started >= .milliseconds(500) { printError("") }
+
+    let elapsed = clock.now - started
+    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let audioSeconds = Double(result.framesRead) / Double(inputFormat.sampleRate)
+    let summary = "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
+        + "\(format(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
+        + "\(format(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
+    if !options.quiet { printError(summary) }
+    return 0
+}
+
+/// `value` with `digits` decimals, without Foundation.
+func format(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    var text = String(rounded)
+    if let dot = text.firstIndex(of: ".") {
+        let decimals = text.distance(from: dot, to: text.endIndex) - 1
+        if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+        if digits == 0 { text = String(text[..<dot]) }
+    }
+    return text
+}
+
+do {
+    exit(try run())
+} catch let error as MediaError {
+    printError("aac-encoder: \(error)")
+    exit(1)
+} catch {
+    printError("aac-encoder: \(error)")
+    exit(1)
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Times MediaPipeline's aac-encoder against `ffmpeg -c:a aac` on the same WAV, side by side.
+
+Runs both commands alternately RUNS times (default 5) under /usr/bin/time and prints the medians of
+wall time, CPU time (user + system) and peak resident memory, and their ratios (ours / ffmpeg's).
+Also checks that both outputs are byte-identical, and that our peak memory is flat in the input
+length (a 60-minute input against a 1-minute one).
+
+Environment: RUNS (default 5), BENCH_DIR (default /tmp/mediapipeline-bench), SKIP_FLAT=1 to skip
+the 60-minute memory check.
+"""
+import os
+import statistics
+import subprocess
+import sys
+
+RUNS = int(os.environ.get("RUNS", "5"))
+WORK = os.environ.get("BENCH_DIR", "/tmp/mediapipeline-bench")
+ENCODER = os.path.abspath(".build/release/aac-encoder")
+
+
+def make_wav(path, minutes):
+    """A 48 kHz stereo s16 WAV of two tones plus noise, so the encoder has real work to do."""
+    if os.path.exists(path):
+        return
+    expr = ("0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|"
+            "0.4*sin(2*PI*660*t)+0.05*(random(1)-0.5)")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    f"aevalsrc={expr}:s=48000:d={minutes * 60}",
+                    "-c:a", "pcm_s16le", path], check=True)
+
+
+def timed(command):
+    """Runs `command` under /usr/bin/time; returns (wall s, cpu s, peak KiB)."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M"] + command,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        sys.exit(f"failed: {' '.join(command)}\n{result.stderr}")
+    wall, user, system, peak = result.stderr.strip().splitlines()[-1].split()
+    return float(wall), float(user) + float(system), int(peak)
+
+
+def compare(name, ours, theirs, runs=RUNS):
+    samples = {"ours": [], "theirs": []}
+    for i in range(runs):
+        # Alternate the order so that neither side always runs on a warmer machine.
+        order = [("ours", ours), ("theirs", theirs)] if i % 2 == 0 else [("theirs", theirs), ("ours", ours)]
+        for key, command in order:
+            samples[key].append(timed(command))
+    med = {k: [statistics.median(x[j] for x in v) for j in range(3)] for k, v in samples.items()}
+    print(f"\n{name}  (medians of {runs} alternating runs)")
+    print(f"  {'':12}{'wall s':>10}{'CPU s':>10}{'peak MiB':>10}")
+    for key, label in (("ours", "MediaPipeline"), ("theirs", "ffmpeg CLI")):
+        w, c, m = med[key]
+        print(f"  {label:12}{w:10.2f}{c:10.2f}{m / 1024:10.1f}")
+    ratio = [med["ours"][j] / med["theirs"][j] for j in range(3)]
+    print(f"  {'ratio':12}{ratio[0]:10.2f}{ratio[1]:10.2f}{ratio[2]:10.2f}   (ours / ffmpeg; ≤ 1.0 is as good or better)")
+    return med, ratio
+
+
+def main():
+    if not os.path.exists(ENCODER):
+        sys.exit("build first: swift build -c release --product aac-encoder")
+    os.makedirs(WORK, exist_ok=True)
+    wav = os.path.join(WORK, "in-10min.wav")
+    make_wav(wav, 10)
+    ours_out = os.path.join(WORK, "ours.aac")
+    cli_out = os.path.join(WORK, "ffmpeg.aac")
+    ours = [ENCODER, "--quiet", "--input", wav, "--bitrate", "128000", "--output", ours_out]
+    theirs = ["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", "aac", "-b:a", "128k", "-f", "adts", cli_out]
+    print("AAC encoding: 10 minutes of 48 kHz stereo s16 WAV → AAC-LC 128 kb/s → ADTS")
+    compare("aac-encoder vs ffmpeg -c:a aac -b:a 128k -f adts", ours, theirs)
+    same = open(ours_out, "rb").read() == open(cli_out, "rb").read()
+    print(f"  outputs byte-identical: {'yes' if same else 'NO'}")
+
+    if os.environ.get("SKIP_FLAT") != "1":
+        short = os.path.join(WORK, "in-1min.wav")
+        long = os.path.join(WORK, "in-60min.wav")
+        make_wav(short, 1)
+        make_wav(long, 60)
+        peaks = {}
+        for label, path in (("1 min", short), ("60 min", long)):
+            _, _, peak = timed([ENCODER, "--quiet", "--input", path, "--output", os.path.join(WORK, "flat.aac")])
+            peaks[label] = peak
+        print("\nMemory flatness (aac-encoder peak RSS by input length)")
+        for label, peak in peaks.items():
+            print(f"  {label:8}{peak / 1024:8.1f} MiB")
+        print(f"  difference: {(peaks['60 min'] - peaks['1 min']) / 1024:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()

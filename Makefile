@@ -1,0 +1,58 @@
+# MediaPipeline: `make demo` and `make test` do all set-up on a fresh Debian 12 machine with Swift 6.
+# They install the Debian packages that are missing (FFmpeg's development libraries, and the tools the
+# tests use as judges: ffmpeg/ffprobe, faad, GStreamer, sndfile-programs, sox), then build and run.
+
+SWIFT ?= swift
+OUT ?= $(CURDIR)/out
+
+# FFmpeg's libraries and headers, for building.
+BUILD_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev
+# Tools nobody here wrote, which the tests use to judge our output; `time` for the benchmarks.
+ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all time
+
+.PHONY: all deps build test demo bench clean
+
+all: build
+
+# Installs whichever of the packages is missing (apt-get update first), as root or through sudo.
+deps:
+	@missing=""; \
+	for p in $(BUILD_PACKAGES) $(ORACLE_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing missing Debian packages:$$missing"; \
+		if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends $$missing; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install/linux/)"; exit 1; }
+
+build: deps
+	$(SWIFT) build
+
+# The whole test suite. The tests run the example executables, so build everything first.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+# Encodes five seconds of a generated 440 Hz tone to AAC and shows what ffprobe says about the file.
+demo: deps
+	$(SWIFT) build -c release --product aac-encoder
+	@mkdir -p $(OUT)
+	$(SWIFT) run -c release aac-encoder --tone 440 --duration 5 --bitrate 128000 --output $(OUT)/tone-440.aac
+	@echo
+	@echo "ffprobe says:"
+	@ffprobe -v error -count_packets -show_entries stream=codec_name,profile,sample_rate,channels,nb_read_packets \
+		-of default=noprint_wrappers=1 $(OUT)/tone-440.aac
+	@echo
+	@echo "Wrote $(OUT)/tone-440.aac  (play it with: ffplay $(OUT)/tone-440.aac)"
+
+# Side-by-side timing against the ffmpeg CLI; see Benchmarks/README.md.
+bench: deps
+	$(SWIFT) build -c release --product aac-encoder
+	Benchmarks/run.sh
+
+clean:
+	rm -rf .build $(OUT)
