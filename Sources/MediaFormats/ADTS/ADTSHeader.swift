@@ -57,7 +57,7 @@ public struct ADTSHeader: Sendable, Hashable {
         id = 0
         layer = 0
         protectionAbsent = true
-        profile = objectType - 1
+        profile = objectType &- 1
         self.samplingFrequencyIndex = samplingFrequencyIndex
         privateBit = false
         self.channelConfiguration = channelConfiguration
@@ -65,7 +65,7 @@ public struct ADTSHeader: Sendable, Hashable {
         home = false
         copyrightIdBit = false
         copyrightIdStart = false
-        frameLength = payloadLength + 7
+        frameLength = payloadLength > Int.max - 7 ? Int.max : payloadLength + 7
         bufferFullness = 0x7FF
         rawDataBlocks = 0
         crcCheck = 0
@@ -82,8 +82,11 @@ public struct ADTSHeader: Sendable, Hashable {
         guard let index = config.samplingFrequencyIndex else {
             throw MediaError(.unsupportedFormat, "sample rate \(config.sampleRate) Hz has no ADTS sampling_frequency_index")
         }
-        let frameLength = payloadLength + 7
-        guard payloadLength >= 0, frameLength <= Self.maximumFrameLength else {
+        guard payloadLength >= 0 else {
+            throw MediaError(.invalidArgument, "ADTS payload length \(payloadLength) is negative")
+        }
+        guard payloadLength <= Self.maximumFrameLength - 7 else {
+            let frameLength = payloadLength > Int.max - 7 ? Int.max : payloadLength + 7
             throw MediaError(
                 .invalidArgument,
                 "ADTS frame of \(frameLength) bytes exceeds the \(Self.maximumFrameLength)-byte aac_frame_length limit")
@@ -154,10 +157,10 @@ public struct ADTSHeader: Sendable, Hashable {
     public var headerLength: Int { protectionAbsent ? 7 : 9 }
 
     /// The bytes of raw data after the header: ``frameLength`` minus ``headerLength``.
-    public var payloadLength: Int { max(0, frameLength - headerLength) }
+    public var payloadLength: Int { frameLength > headerLength ? frameLength - headerLength : 0 }
 
     /// The MPEG-4 audio object type, ``profile`` plus 1 (2 is AAC LC).
-    public var objectType: Int { profile + 1 }
+    public var objectType: Int { profile &+ 1 }
 
     /// The sample rate ``samplingFrequencyIndex`` names, or `nil` for an index outside the table.
     public var sampleRate: Int? {
@@ -165,8 +168,9 @@ public struct ADTSHeader: Sendable, Hashable {
             ? AudioSpecificConfig.samplingFrequencies[samplingFrequencyIndex] : nil
     }
 
-    /// The audio frames the frame decodes to: 1024 per raw data block.
-    public var frameCount: Int { 1024 * (rawDataBlocks + 1) }
+    /// The audio frames the frame decodes to: 1024 per raw data block (``rawDataBlocks`` plus 1, the
+    /// field being 2 bits wide).
+    public var frameCount: Int { 1024 * ((rawDataBlocks & 3) + 1) }
 
     /// The AudioSpecificConfig equivalent to the header: object type ``objectType``, the indexed rate and
     /// the channel configuration, or `nil` when the sampling frequency index is outside the table.

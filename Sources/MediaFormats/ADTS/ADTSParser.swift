@@ -32,6 +32,9 @@ public import MediaCore
 /// - A frame whose format differs from the one before gives a packet with the new format and
 ///   ``ADTSDiagnostic/formatChanged(frameIndex:byteOffset:from:to:)``; time stamps continue at the new
 ///   rate.
+/// - A header with channel configuration 0 (the channels are given by a `program_config_element()`
+///   inside the raw data, which this parser does not read) gives a format with an unspecified layout of
+///   0 channels and a cookie without that element.
 /// - A frame with several raw data blocks and no CRC is one packet of 1024 frames per block; with CRCs
 ///   it is skipped (``ADTSDiagnostic/unsupportedFrame(byteOffset:frameLength:rawDataBlocks:)``).
 /// - At the end of the input, a frame that is cut off is not emitted
