@@ -1,0 +1,114 @@
+public import MediaCore
+
+/// Writes AAC packets as an ADTS stream (`.aac`): a 7-byte header before each packet, as FFmpeg's ADTS
+/// muxer (`-f adts`) writes it.
+///
+/// Give it raw AAC access units with the stream's AudioSpecificConfig as the format's magic cookie (what
+/// an AAC encoder emits):
+///
+/// ```swift
+/// var muxer = ADTSMuxer(output: try FileOutput(path: "out.aac"))
+/// for packet in packets { try muxer.write(packet) }
+/// try muxer.finish()
+/// ```
+///
+/// Each header is the one FFmpeg's `adts_write_frame_header` writes: MPEG-4 ID, layer 0, no CRC, profile
+/// = object type − 1, the sampling frequency index and channel configuration of the cookie, all flags
+/// 0, the frame length, buffer fullness 0x7FF and one raw data block. So packets from FFmpeg's AAC
+/// encoder give the same bytes as `ffmpeg -c:a aac -f adts`.
+///
+/// The muxer refuses what ADTS cannot carry and writes nothing for that packet: a format that is not
+/// AAC (``MediaError/Code/formatMismatch``), an object type above 4 or a channel configuration outside
+/// 1 to 7 or a sample rate without a sampling frequency index (``MediaError/Code/unsupportedFormat``), a
+/// frame longer than 8191 bytes (``MediaError/Code/invalidArgument``). The error's ``MediaError/sampleIndex``
+/// is the packet's index. After a refusal, ``write(_:)`` throws ``MediaError/Code/stageFinished``;
+/// ``finish()`` still flushes and closes the output, whose bytes stay a valid ADTS stream.
+///
+/// The format may change between packets; the muxer re-derives the header when it does. In steady state
+/// it allocates nothing: the header buffer is reused and only its length field is rewritten.
+public struct ADTSMuxer: MediaSink {
+    private enum State {
+        case writing
+        case failed
+        case finished
+    }
+
+    private let output: any MediaOutput
+    private var state = State.writing
+    /// The format of the last packet, and its header with the length field to be rewritten per packet.
+    private var cachedFormat: AudioFormat?
+    private var header: [UInt8] = []
+
+    /// Packets written so far.
+    public private(set) var packetCount: Int64 = 0
+
+    /// A muxer writing to `output`.
+    public init(output: any MediaOutput) {
+        self.output = output
+    }
+
+    /// The name used in errors.
+    public var name: String { "ADTSMuxer" }
+
+    /// Writes the header and bytes of one AAC packet.
+    ///
+    /// - Throws: ``MediaError/Code/formatMismatch``, ``MediaError/Code/unsupportedFormat`` or
+    ///   ``MediaError/Code/invalidArgument`` for a packet ADTS cannot carry (nothing is written);
+    ///   ``MediaError/Code/stageFinished`` after ``finish()`` or after an error; the output's errors.
+    public mutating func write(_ sample: MediaSample) throws(MediaError) {
+        guard state == .writing else { throw MediaError.stageFinished(name) }
+        do throws(MediaError) {
+            try prepareHeader(for: sample)
+            try output.write(header)
+            var failure: MediaError?
+            sample.withUnsafeBytes { raw in
+                do throws(MediaError) { try output.write(raw) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            packetCount += 1
+        } catch {
+            state = .failed
+            var error = error
+            if error.sampleIndex == nil { error.sampleIndex = packetCount }
+            throw error.inStage(name)
+        }
+    }
+
+    /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
+    ///
+    /// - Throws: ``MediaError/Code/stageFinished`` when called again; the output's errors.
+    public mutating func finish() throws(MediaError) {
+        guard state != .finished else { throw MediaError.stageFinished(name) }
+        state = .finished
+        do throws(MediaError) {
+            try output.flush()
+            try output.close()
+        } catch {
+            throw error.inStage(name)
+        }
+    }
+
+    /// Makes `header` the header for `sample`: derived again when the format changed, otherwise only the
+    /// frame length is rewritten.
+    private mutating func prepareHeader(for sample: MediaSample) throws(MediaError) {
+        guard case .audio(let format) = sample.format, format.codec == .aac else {
+            throw MediaError.formatMismatch(stage: name, expected: "AAC audio", actual: sample.format)
+        }
+        let frameLength = sample.data.count + 7
+        guard frameLength <= ADTSHeader.maximumFrameLength else {
+            throw MediaError(
+                .invalidArgument,
+                "ADTS frame of \(frameLength) bytes exceeds the \(ADTSHeader.maximumFrameLength)-byte aac_frame_length limit")
+        }
+        if format != cachedFormat {
+            guard !format.magicCookie.isEmpty else {
+                throw MediaError(
+                    .invalidArgument, "AAC format \(format) has no AudioSpecificConfig magic cookie to derive the ADTS header from")
+            }
+            let config = try AudioSpecificConfig(parsing: format.magicCookie)
+            header = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0).bytes
+            cachedFormat = format
+        }
+        ADTSHeader.patchFrameLength(frameLength, in: &header)
+    }
+}

@@ -1,0 +1,73 @@
+public import MediaCore
+
+/// Reads the AAC packets of an ADTS file (`.aac`) or byte array: an ``ADTSParser`` fed in chunks.
+///
+/// ```swift
+/// var reader = try ADTSReader(path: "song.aac")
+/// while let packet = try reader.next() { try decoder.process(packet, into: play) }
+/// if !reader.diagnostics.isEmpty { print(reader.diagnostics) }
+/// ```
+///
+/// The packets and diagnostics are those of ``ADTSParser``: ID3v2 tags are skipped, damaged stretches
+/// are skipped with a diagnostic and a discontinuity flag, and a file without any ADTS frame throws.
+/// The reader holds one chunk and the unparsed rest of the last frame, not the whole file.
+public struct ADTSReader: MediaSource {
+    private var parser = ADTSParser()
+    private let input: FileInput?
+    private let readSize: Int
+    private var failure: MediaError?
+
+    /// A reader of the file at `path` (`-` for standard input), reading `readSize` bytes at a time.
+    ///
+    /// - Throws: ``MediaError/Code/io`` when the file cannot be opened; ``MediaError/Code/invalidArgument``
+    ///   when `readSize` is not positive.
+    public init(path: String, readSize: Int = 65536) throws(MediaError) {
+        guard readSize > 0 else {
+            throw MediaError(.invalidArgument, "ADTSReader read size \(readSize) is not positive")
+        }
+        input = try FileInput(path: path)
+        self.readSize = readSize
+    }
+
+    /// A reader of the ADTS stream in `bytes`.
+    public init(bytes: [UInt8]) {
+        input = nil
+        readSize = 0
+        parser.append(bytes)
+        parser.endOfInput()
+    }
+
+    /// The name used in errors.
+    public var name: String { "ADTSReader" }
+
+    /// What the parser noticed and worked around so far, in order.
+    public var diagnostics: [ADTSDiagnostic] { parser.diagnostics }
+
+    /// Bytes parsed so far.
+    public var bytesConsumed: Int64 { parser.bytesConsumed }
+
+    /// The next AAC packet, or `nil` at the end of the stream.
+    ///
+    /// - Throws: ``MediaError/Code/invalidData`` when the input holds no ADTS frame, with byte offset 0;
+    ///   ``MediaError/Code/io`` when reading fails, with the file position. After an error, every call
+    ///   throws it again.
+    public mutating func next() throws(MediaError) -> MediaSample? {
+        if let failure { throw failure }
+        do throws(MediaError) {
+            while true {
+                if let packet = try parser.nextPacket() { return packet }
+                guard let input else { return nil }
+                let chunk = try input.read(upTo: readSize)
+                if chunk.isEmpty {
+                    parser.endOfInput()
+                    return try parser.nextPacket()
+                }
+                parser.append(chunk)
+            }
+        } catch {
+            let named = error.inStage(name)
+            failure = named
+            throw named
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import MediaCore
+import MediaFormats
+import MediaTestSupport
+import Testing
+
+/// The parser on damaged input: it must recover, report exactly what it skipped, never hang or trap, and
+/// give the same result however the input is split.
+@Suite struct ADTSParserDamageTests {
+    /// FFmpeg's 48-frame stream, its frame ranges, and the packets of the undamaged stream.
+    struct Clean {
+        let stream: [UInt8]
+        let frames: [Range<Int>]
+        let packets: [MediaSample]
+
+        init() throws {
+            let directory = try TemporaryDirectory()
+            stream = try ffmpegADTS(in: directory)
+            frames = frameRanges(stream)
+            packets = parseADTS(stream, chunkSizes: [stream.count]).packets
+            try #require(frames.count == 48 && packets.count == 48)
+        }
+    }
+
+    /// Parses `bytes` whole and in every chunking, checks that all give the same outcome, and returns it.
+    func parseEverySplit(_ bytes: [UInt8]) -> ParseOutcome {
+        let whole = parseADTS(bytes, chunkSizes: [bytes.count])
+        for chunkSizes in chunkings {
+            #expect(parseADTS(bytes, chunkSizes: chunkSizes) == whole, "chunk sizes \(chunkSizes.prefix(5))")
+        }
+        return whole
+    }
+
+    @Test func brokenSyncWordMidStreamSkipsThatFrameOnly() throws {
+        let clean = try Clean()
+        let broken = clean.frames[10]
+        var damaged = clean.stream
+        damaged[broken.lowerBound] = 0x00
+
+        let outcome = parseEverySplit(damaged)
+        #expect(outcome.error == nil)
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        try #require(outcome.packets.count == 47)
+        #expect(outcome.packets.map(\.data) == Array(clean.packets.map(\.data)[0..<10] + clean.packets.map(\.data)[11...]))
+        #expect(outcome.packets[10].flags == [.keyframe, .discontinuity])
+        #expect(outcome.packets.enumerated().allSatisfy { $0.offset == 10 || $0.element.flags == [.keyframe] })
+        #expect(outcome.diagnostics.first?.description
+            == "Skipped \(broken.count) bytes at byte offset \(broken.lowerBound) to resynchronise to the next ADTS frame.")
+    }
+
+    @Test func frameLengthZeroDoesNotHangAndResynchronises() throws {
+        let clean = try Clean()
+        let broken = clean.frames[20]
+        let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: 0)
+
+        let outcome = parseEverySplit(damaged)
+        #expect(outcome.error == nil)
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        try #require(outcome.packets.count == 47)
+        #expect(outcome.packets[20].data == clean.packets[21].data)
+        #expect(outcome.packets[20].flags.contains(.discontinuity))
+    }
+
+    @Test func everyFrameLengthZeroIsGarbage() throws {
+        // Headers that would loop forever in a parser that trusts aac_frame_length = 0.
+        let header = settingFrameLength(ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 0).bytes, at: 0, to: 0)
+        let stream = Array([[UInt8]](repeating: header, count: 50).joined())
+        let outcome = parseEverySplit(stream)
+        #expect(outcome.packets.isEmpty)
+        #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 350 bytes", at: 0))
+    }
+
+    @Test func frameRunningPastTheEndIsReportedNotEmitted() throws {
+        let clean = try Clean()
+        let last = clean.frames[47]
+        let damaged = settingFrameLength(clean.stream, at: last.lowerBound, to: last.count + 100)
+
+        let outcome = parseEverySplit(damaged)
+        #expect(outcome.error == nil)
+        #expect(outcome.diagnostics == [.truncatedFrame(byteOffset: Int64(last.lowerBound), declared: last.count + 100, available: last.count)])
+        #expect(outcome.packets == Array(clean.packets.prefix(47)))
+        #expect(outcome.bytesConsumed == Int64(clean.stream.count))
+    }
+
+    @Test func streamCutInsideTheLastFrameReportsTheCut() throws {
+        let clean = try Clean()
+        let last = clean.frames[47]
+        let cut = Array(clean.stream.dropLast(50))
+
+        let outcome = parseEverySplit(cut)
+        #expect(outcome.diagnostics == [.truncatedFrame(byteOffset: Int64(last.lowerBound), declared: last.count, available: last.count - 50)])
+        try #require(outcome.packets.count == 47)
+    }
+
+    @Test func trailingGarbageIsReported() throws {
+        let clean = try Clean()
+        let outcome = parseEverySplit(clean.stream + [UInt8](repeating: 0x00, count: 100) + [0xFF, 0xF1, 0x50])
+        #expect(outcome.error == nil)
+        #expect(outcome.diagnostics == [.trailingBytesSkipped(byteOffset: Int64(clean.stream.count), count: 103)])
+        #expect(outcome.packets == clean.packets)
+    }
+
+    @Test func leadingGarbageIsSkippedAndFlagged() throws {
+        let clean = try Clean()
+        // Garbage that contains a valid-looking header the next bytes do not confirm.
+        let decoy = ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 20).bytes
+        let garbage = [UInt8](repeating: 0x55, count: 40) + decoy + [UInt8](repeating: 0xAA, count: 33)
+        let outcome = parseEverySplit(garbage + clean.stream)
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: 0, skippedBytes: garbage.count)])
+        try #require(outcome.packets.count == 48)
+        #expect(outcome.packets.map(\.data) == clean.packets.map(\.data))
+        #expect(outcome.packets[0].flags == [.keyframe, .discontinuity])
+        #expect(outcome.packets[0].timing.presentationTime.value == 0)
+    }
+
+    @Test func garbageOnlyThrowsInvalidData() throws {
+        var state: UInt32 = 12345
+        let garbage = (0..<5000).map { _ -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16) & 0x7F  // never 0xFF, so never a sync word
+        }
+        let outcome = parseEverySplit(garbage)
+        #expect(outcome.packets.isEmpty)
+        #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 5000 bytes", at: 0))
+        #expect(outcome.diagnostics == [.trailingBytesSkipped(byteOffset: 0, count: 5000)])
+
+        var reader = ADTSReader(bytes: garbage)
+        let error = #expect(throws: MediaError.self) { try reader.next() }
+        #expect(error?.code == .invalidData)
+        #expect(error?.stage == "ADTSReader")
+        #expect(error?.byteOffset == 0)
+    }
+
+    @Test func emptyInputThrowsInvalidData() {
+        let outcome = parseADTS([], chunkSizes: [1])
+        #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 0 bytes", at: 0))
+    }
+
+    @Test func truncatedID3TagIsReported() {
+        // An ID3v2 tag declaring 1000 body bytes, of which 20 arrive.
+        let tag: [UInt8] = [0x49, 0x44, 0x33, 4, 0, 0, 0x00, 0x00, 0x07, 0x68] + [UInt8](repeating: 0, count: 20)
+        let outcome = parseEverySplit(tag)
+        #expect(outcome.diagnostics == [
+            .id3TagSkipped(byteOffset: 0, length: 1010),
+            .truncatedID3Tag(byteOffset: 0, declared: 1010, available: 30),
+        ])
+        #expect(outcome.error?.code == .invalidData)
+    }
+
+    @Test func frameWithSeveralBlocksAndCRCsIsSkipped() throws {
+        var header = ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 4)
+        let good = header.bytes + [1, 2, 3, 4]
+        header.protectionAbsent = false
+        header.rawDataBlocks = 2
+        header.frameLength = 20
+        let multi = header.bytes + [UInt8](repeating: 9, count: 11)
+        let outcome = parseEverySplit(good + multi + good)
+        #expect(outcome.diagnostics == [.unsupportedFrame(byteOffset: 11, frameLength: 20, rawDataBlocks: 2)])
+        try #require(outcome.packets.count == 2)
+        #expect(outcome.packets[1].flags == [.keyframe, .discontinuity])
+    }
+
+    @Test func appendingAfterEndOfInputThrows() {
+        var parser = ADTSParser()
+        parser.endOfInput()
+        parser.append([0xFF, 0xF1])
+        #expect(throws: MediaError(.invalidArgument, "ADTSParser was given 2 bytes after endOfInput()")) {
+            try parser.nextPacket()
+        }
+    }
+
+    @Test func consumesEachFrameAsSoonAsItIsComplete() throws {
+        let clean = try Clean()
+        var parser = ADTSParser()
+        var packets = 0
+        for start in stride(from: 0, to: clean.stream.count, by: 1000) {
+            let end = min(clean.stream.count, start + 1000)
+            parser.append(clean.stream[start..<end])
+            while try parser.nextPacket() != nil { packets += 1 }
+            // Consumed up to the end of the last complete frame; only the incomplete one stays buffered.
+            let completeEnd = clean.frames.last { $0.upperBound <= end }?.upperBound ?? 0
+            #expect(parser.bytesConsumed == Int64(completeEnd))
+            #expect(packets == clean.frames.filter { $0.upperBound <= end }.count)
+        }
+        parser.endOfInput()
+        while try parser.nextPacket() != nil { packets += 1 }
+        #expect(packets == 48)
+        #expect(parser.bytesConsumed == Int64(clean.stream.count))
+        #expect(parser.diagnostics.isEmpty)
+    }
+}
