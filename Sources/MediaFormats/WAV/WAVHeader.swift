@@ -36,7 +36,7 @@ struct WAVHeader {
     /// Reads the RIFF header and the chunks up to and including the `data` chunk header, leaving `input`
     /// at the first audio byte.
     static func read(from input: ForwardInput) throws(MediaError) -> WAVHeader {
-        let isRF64 = try readRIFFHeader(from: input)
+        let (isRF64, riffSize) = try readRIFFHeader(from: input)
         var format: (chunk: WAVFormatChunk, offset: Int64)?
         var ds64DataSize: Int64?
         var diagnostics: [WAVReader.Diagnostic] = []
@@ -47,6 +47,13 @@ struct WAVHeader {
             let chunkOffset = input.position
             let header = try input.read(upTo: 8)
             if header.isEmpty {
+                // A file cut at a chunk boundary looks complete; the RIFF size tells it apart.
+                if riffSize != 0xFFFF_FFFF && 8 + riffSize > chunkOffset {
+                    throw MediaError(
+                        .truncated,
+                        "WAV file ends after \(chunkOffset) bytes, before any 'data' chunk, though its RIFF header declares \(8 + riffSize)",
+                        byteOffset: chunkOffset)
+                }
                 throw MediaError.invalidData(
                     "WAV file ends after its last chunk without a 'data' chunk", at: chunkOffset)
             }
@@ -129,8 +136,8 @@ struct WAVHeader {
     }
 
     /// Reads and checks the 12-byte RIFF header (`RIFF`/`RF64`/`BW64`, size, `WAVE`). Returns whether the
-    /// file is RF64 (or BW64), whose sizes may be in a `ds64` chunk.
-    private static func readRIFFHeader(from input: ForwardInput) throws(MediaError) -> Bool {
+    /// file is RF64 (or BW64), whose sizes may be in a `ds64` chunk, and the RIFF chunk's size field.
+    private static func readRIFFHeader(from input: ForwardInput) throws(MediaError) -> (isRF64: Bool, riffSize: Int64) {
         let header = try input.read(upTo: 12)
         let magic = Array(header.prefix(4))
         let accepted = [FourCC.riff, FourCC.rf64, FourCC.bw64]
@@ -150,7 +157,10 @@ struct WAVHeader {
             throw MediaError.invalidData(
                 "expected form type 'WAVE' after \(FourCC.describe(magic)) but found \(FourCC.describe(form))", at: 8)
         }
-        return magic != FourCC.riff
+        var fields = ByteReader(header, baseOffset: 0)
+        try fields.skip(4, "ckID")
+        let size = try fields.readUInt32LE("ckSize")
+        return (magic != FourCC.riff, Int64(size))
     }
 
     /// Interprets the `data` chunk's size field, noting an open size.

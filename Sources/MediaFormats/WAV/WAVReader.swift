@@ -31,8 +31,9 @@ public import MediaCore
 /// Everything else that is wrong with the header throws a ``MediaError`` with its byte offset: not a
 /// RIFF/WAVE file (``MediaError/Code/invalidData``), a header or a chunk before `data` cut short
 /// (``MediaError/Code/truncated``), zero channels, rate or bits per sample, a block align that is not
-/// channels × bytes per sample, a missing `fmt ` or `data` chunk (``MediaError/Code/invalidData``), and a
-/// format that is not PCM or a bit depth without a ``PCMSampleType`` (``MediaError/Code/unsupportedFormat``).
+/// channels × bytes per sample, a missing `fmt ` or `data` chunk (``MediaError/Code/invalidData``, or
+/// ``MediaError/Code/truncated`` when the RIFF size shows the file was cut before `data`), and a format
+/// that is not PCM or a bit depth without a ``PCMSampleType`` (``MediaError/Code/unsupportedFormat``).
 ///
 /// The reader is a class because it owns its position in the file: copies of a value would share it.
 /// It is not thread-safe; hand it to one task at a time.
