@@ -1,0 +1,79 @@
+import MediaCore
+
+/// A forward-only byte input over a file or a byte array, read in pieces so that memory stays flat
+/// whatever the input's length.
+///
+/// Reads never trap: a read at the end returns fewer bytes (or none), and a skip past the end stops at
+/// the end and says how far it got. The caller compares with ``size`` to tell truncation apart.
+final class ForwardInput {
+    private enum Backing {
+        case file(FileInput)
+        case memory([UInt8])
+    }
+
+    private let backing: Backing
+    /// Bytes consumed so far: the offset of the next read.
+    private(set) var position: Int64 = 0
+    /// The input's total size, or `nil` when it cannot be known before reading (a pipe).
+    let size: Int64?
+
+    /// The largest piece read at once when skipping a file.
+    private static let skipPieceSize = 1 << 16
+
+    /// An input reading the file at `path` (`-` is standard input).
+    init(path: String) throws(MediaError) {
+        let file = try FileInput(path: path)
+        backing = .file(file)
+        size = file.size
+    }
+
+    /// An input reading `bytes`.
+    init(bytes: [UInt8]) {
+        backing = .memory(bytes)
+        size = Int64(bytes.count)
+    }
+
+    /// Bytes left before the end, when the size is known.
+    var remaining: Int64? { size.map { max(0, $0 - position) } }
+
+    /// Up to `count` bytes from the current position; fewer only at the end of the input.
+    func read(upTo count: Int) throws(MediaError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        switch backing {
+        case .file(let file):
+            // Never ask for more than the file holds, so a large request does not allocate for nothing.
+            let wanted = remaining.map { Int(clamping: min(Int64(count), $0)) } ?? count
+            guard wanted > 0 else { return [] }
+            let bytes = try file.read(upTo: wanted)
+            position += Int64(bytes.count)
+            return bytes
+        case .memory(let bytes):
+            let start = Int(clamping: position)
+            guard start < bytes.count else { return [] }
+            let end = start + min(count, bytes.count - start)
+            position = Int64(end)
+            return Array(bytes[start..<end])
+        }
+    }
+
+    /// Moves forward by `count` bytes, or to the end if it comes first. Returns how many were skipped.
+    func skip(_ count: Int64) throws(MediaError) -> Int64 {
+        guard count > 0 else { return 0 }
+        switch backing {
+        case .file(let file):
+            var skipped: Int64 = 0
+            while skipped < count {
+                let piece = Int(min(Int64(Self.skipPieceSize), count - skipped))
+                let bytes = try file.read(upTo: piece)
+                if bytes.isEmpty { break }
+                skipped += Int64(bytes.count)
+                position += Int64(bytes.count)
+            }
+            return skipped
+        case .memory(let bytes):
+            let skipped = min(count, max(0, Int64(bytes.count) - position))
+            position += skipped
+            return skipped
+        }
+    }
+}

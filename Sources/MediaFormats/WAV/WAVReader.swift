@@ -1,0 +1,225 @@
+public import MediaCore
+
+/// Reads the PCM audio of a WAV file as interleaved samples, like `AVAudioFile` reading in its file format.
+///
+/// The header is parsed when the reader is created, so ``format`` and ``frameCount`` are known before the
+/// first ``next()``. Each ``next()`` then returns up to ``framesPerSample`` frames (the last sample is
+/// shorter) as stored in the file: little-endian, interleaved, with no conversion. A file is read in
+/// pieces, so memory stays flat whatever its length.
+///
+/// ```swift
+/// let reader = try WAVReader(path: "take1.wav")
+/// print(reader.format, reader.frameCount)     // s24 48000 Hz stereo 2880000
+/// while let sample = try reader.next() {
+///     process(sample)
+/// }
+/// ```
+///
+/// Supported: integer PCM of 8 (unsigned), 16, 24 (packed) and 32 bits, IEEE float of 32 and 64 bits,
+/// any number of channels, `WAVE_FORMAT_EXTENSIBLE` with a PCM or float sub-format, chunks in any order
+/// before `data` (unknown ones skipped, with their pad byte), and RF64/BW64 files with a `ds64` chunk.
+///
+/// Damaged files are read the way FFmpeg and SoX read them, and what was worked around is recorded in
+/// ``diagnostics`` rather than thrown:
+/// - a `data` chunk that declares more bytes than the file holds (a file cut short) delivers the frames
+///   that are there (``Diagnostic/Code/dataBeyondEndOfFile``);
+/// - data that ends partway through a frame delivers the complete frames only, never a partial one
+///   (``Diagnostic/Code/partialFrameDropped``);
+/// - a `data` size of `0xFFFFFFFF`, or of 0 with bytes after it, is read to the end of the file
+///   (``Diagnostic/Code/openDataSize``).
+///
+/// Everything else that is wrong with the header throws a ``MediaError`` with its byte offset: not a
+/// RIFF/WAVE file (``MediaError/Code/invalidData``), a header or a chunk before `data` cut short
+/// (``MediaError/Code/truncated``), zero channels, rate or bits per sample, a block align that is not
+/// channels × bytes per sample, a missing `fmt ` or `data` chunk (``MediaError/Code/invalidData``, or
+/// ``MediaError/Code/truncated`` when the RIFF size shows the file was cut before `data`), and a format
+/// that is not PCM or a bit depth without a ``PCMSampleType`` (``MediaError/Code/unsupportedFormat``).
+///
+/// The reader is a class because it owns its position in the file: copies of a value would share it.
+/// It is not thread-safe; hand it to one task at a time.
+public final class WAVReader: MediaSource {
+    /// The audio format of every sample: PCM of the file's sample type, interleaved, at its rate and
+    /// channel layout (the extensible channel mask when it matches the channel count, otherwise
+    /// ``ChannelLayout/default(channelCount:)``).
+    public let format: AudioFormat
+    /// The `fmt ` chunk as written, with fields the ``format`` does not carry (valid bits, the raw mask).
+    public let formatChunk: WAVFormatChunk
+    /// The number of frames the reader will deliver: the complete frames of the `data` chunk that are in
+    /// the file.
+    ///
+    /// Exact for byte arrays and regular files. For a pipe, whose length is unknown until it ends, it is
+    /// what the header declares (the stream may end sooner, which is then recorded in ``diagnostics``), and
+    /// -1 when the header leaves the length open.
+    public let frameCount: Int64
+    /// The byte offset of the first audio byte in the file.
+    public let dataOffset: Int64
+    /// The most frames one sample holds.
+    public let framesPerSample: Int
+    /// Frames delivered so far: the first frame of the next sample.
+    public private(set) var framesRead: Int64 = 0
+    /// What the reader worked around, in the order found: filled by the header at creation, and by
+    /// ``next()`` when a pipe ends early.
+    public private(set) var diagnostics: [Diagnostic]
+
+    private let input: ForwardInput
+    private let bytesPerFrame: Int
+    private let bytesPerSample: Int
+    private let dataChunkOffset: Int64
+    /// Whole-frame data bytes not yet read, or `nil` to read to the end of the input.
+    private var dataBytesLeft: Int64?
+    private var state = State.reading
+
+    private enum State {
+        case reading
+        case ended
+        case failed
+    }
+
+    /// Opens the WAV file at `path` (`-` reads standard input) and parses its header.
+    ///
+    /// - Parameters:
+    ///   - path: the file to read.
+    ///   - framesPerSample: the most frames in one sample (at least 1).
+    /// - Throws: ``MediaError/Code/invalidArgument`` for `framesPerSample` below 1,
+    ///   ``MediaError/Code/io`` if the file cannot be opened or read, and the header errors the type's
+    ///   documentation lists.
+    public convenience init(path: String, framesPerSample: Int = 4096) throws(MediaError) {
+        try Self.check(framesPerSample: framesPerSample)
+        try self.init(input: ForwardInput(path: path), framesPerSample: framesPerSample)
+    }
+
+    /// Reads a WAV file held in memory and parses its header.
+    ///
+    /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - framesPerSample: the most frames in one sample (at least 1).
+    /// - Throws: ``MediaError/Code/invalidArgument`` for `framesPerSample` below 1, and the header errors the
+    ///   type's documentation lists.
+    public convenience init(bytes: [UInt8], framesPerSample: Int = 4096) throws(MediaError) {
+        try Self.check(framesPerSample: framesPerSample)
+        try self.init(input: ForwardInput(bytes: bytes), framesPerSample: framesPerSample)
+    }
+
+    private init(input: ForwardInput, framesPerSample: Int) throws(MediaError) {
+        let header = try WAVHeader.read(from: input)
+        let blockAlign = header.formatChunk.blockAlign
+        let (maximumBytes, overflow) = framesPerSample.multipliedReportingOverflow(by: blockAlign)
+        guard !overflow else {
+            throw MediaError(
+                .invalidArgument,
+                "WAVReader frames per sample of \(framesPerSample) times \(blockAlign) bytes per frame overflows")
+        }
+        self.input = input
+        self.framesPerSample = framesPerSample
+        bytesPerFrame = blockAlign
+        bytesPerSample = maximumBytes
+        formatChunk = header.formatChunk
+        format = .pcm(PCMFormat(header.sampleType), sampleRate: header.formatChunk.sampleRate,
+                      channelLayout: header.channelLayout)
+        dataOffset = header.dataOffset
+        dataChunkOffset = header.dataChunkOffset
+        var diagnostics = header.diagnostics
+
+        // How many bytes to read: what the chunk declares, cut to what the file holds.
+        let available = input.remaining
+        var limit: Int64?
+        switch header.dataSize {
+        case .open:
+            limit = available
+        case .declared(let declared):
+            if let available, declared > available {
+                diagnostics.append(Diagnostic(
+                    .dataBeyondEndOfFile,
+                    "WAV 'data' chunk declares \(declared) bytes but the file holds \(available) after its header; reading those",
+                    byteOffset: header.dataChunkOffset))
+                limit = available
+            } else {
+                limit = declared
+            }
+        }
+        if let limit {
+            let frames = limit / Int64(blockAlign)
+            let partial = limit % Int64(blockAlign)
+            if partial > 0 {
+                diagnostics.append(Self.partialFrame(partial, of: blockAlign, at: header.dataOffset + frames * Int64(blockAlign)))
+            }
+            frameCount = frames
+            dataBytesLeft = frames * Int64(blockAlign)
+        } else {
+            frameCount = -1
+            dataBytesLeft = nil
+        }
+        self.diagnostics = diagnostics
+    }
+
+    /// The next up to ``framesPerSample`` frames, or `nil` after the last.
+    ///
+    /// Each sample's timing starts at ``framesRead`` at a timescale of the sample rate. After `nil`, further
+    /// calls return `nil`; after an error, they throw ``MediaError/Code/stageFinished``.
+    public func next() throws(MediaError) -> MediaSample? {
+        switch state {
+        case .reading: break
+        case .ended: return nil
+        case .failed: throw MediaError.stageFinished(name)
+        }
+        var wanted = bytesPerSample
+        if let left = dataBytesLeft { wanted = Int(min(Int64(wanted), left)) }
+        guard wanted > 0 else {
+            state = .ended
+            return nil
+        }
+        let offset = input.position
+        var bytes: [UInt8]
+        do {
+            bytes = try input.read(upTo: wanted)
+        } catch {
+            state = .failed
+            throw error
+        }
+        if bytes.count < wanted {
+            // The input ended first: a pipe, or a file cut while it was being read. Keep the whole frames.
+            state = .ended
+            if let left = dataBytesLeft {
+                let got = offset - dataOffset + Int64(bytes.count)
+                diagnostics.append(Diagnostic(
+                    .dataBeyondEndOfFile,
+                    "WAV input ended \(got) bytes into the data, \(left - Int64(bytes.count)) bytes short of what the header declares",
+                    byteOffset: dataChunkOffset))
+            }
+            let partial = bytes.count % bytesPerFrame
+            if partial > 0 {
+                let start = offset + Int64(bytes.count - partial)
+                diagnostics.append(Self.partialFrame(Int64(partial), of: bytesPerFrame, at: start))
+                bytes.removeLast(partial)
+            }
+        }
+        if let left = dataBytesLeft { dataBytesLeft = left - Int64(bytes.count) }
+        let frames = bytes.count / bytesPerFrame
+        guard frames > 0 else {
+            state = .ended
+            return nil
+        }
+        let sample = MediaSample(
+            format: .audio(format), data: bytes,
+            timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate),
+            frameCount: frames)
+        framesRead += Int64(frames)
+        return sample
+    }
+
+    private static func check(framesPerSample: Int) throws(MediaError) {
+        guard framesPerSample >= 1 else {
+            throw MediaError(.invalidArgument, "WAVReader frames per sample must be at least 1, not \(framesPerSample)")
+        }
+    }
+
+    private static func partialFrame(_ partial: Int64, of blockAlign: Int, at offset: Int64) -> Diagnostic {
+        Diagnostic(
+            .partialFrameDropped,
+            "WAV data ends \(partial) bytes into a \(blockAlign)-byte frame; the partial frame is dropped",
+            byteOffset: offset)
+    }
+}
+
+@available(*, unavailable)
+extension WAVReader: Sendable {}
