@@ -27,11 +27,13 @@ func run() throws -> Int32 {
     // Source: a WAV file, or a sine tone (phase 0, amplitude 0.5, 48 kHz stereo unless told otherwise).
     let source: any MediaSource
     let inputFormat: AudioFormat
+    var wavReader: WAVReader?
     switch options.input {
     case .file(let path):
         let reader = try WAVReader(path: path)
         inputFormat = reader.format
         source = reader
+        wavReader = reader
     case .tone(let frequency):
         let rate = options.sampleRate ?? 48_000
         let length: ToneGenerator.Length =
@@ -87,6 +89,8 @@ func run() throws -> Int32 {
     let summary = "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
         + "\(format(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
         + "\(format(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
+    // What the reader worked around (a file cut short, an open data size), as ffmpeg prints warnings.
+    for diagnostic in wavReader?.diagnostics ?? [] { printError("aac-encoder: warning: \(diagnostic)") }
     if !options.quiet { printError(summary) }
     return 0
 }
