@@ -123,13 +123,17 @@ import Testing
     @Test func formatChangeMidStreamRederivesTheHeader() throws {
         let stereo = try AudioSpecificConfig(objectType: 2, sampleRate: 44_100, channelConfiguration: 2)
         let mono = try AudioSpecificConfig(parsing: [0x11, 0x88, 0x56, 0xE5, 0x00])  // 48 kHz mono, FFmpeg style
-        let packets = [aacPacket([1, 2], config: stereo), aacPacket([3], config: mono), aacPacket([4, 5, 6], config: stereo)]
+        let packets = [
+            aacPacket([1, 2], config: stereo), aacPacket([3], config: mono), aacPacket([7], config: mono),
+            aacPacket([4, 5, 6], config: stereo),
+        ]
         let bytes = try mux(packets)
         #expect(bytes == [0xFF, 0xF1, 0x50, 0x80, 0x01, 0x3F, 0xFC, 1, 2,
                           0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 3,
+                          0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 7,
                           0xFF, 0xF1, 0x50, 0x80, 0x01, 0x5F, 0xFC, 4, 5, 6])
         let reparsed = parseADTS(bytes, chunkSizes: [bytes.count])
-        #expect(reparsed.packets.map(\.data) == [[1, 2], [3], [4, 5, 6]])
-        #expect(reparsed.diagnostics.count == 2)
+        #expect(reparsed.packets.map(\.data) == [[1, 2], [3], [7], [4, 5, 6]])
+        #expect(reparsed.diagnostics.map(\.byteOffset) == [9, 25])
     }
 }

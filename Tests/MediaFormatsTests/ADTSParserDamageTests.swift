@@ -69,6 +69,59 @@ import Testing
         #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 350 bytes", at: 0))
     }
 
+    @Test(arguments: [1000, 8191])
+    func damagedLongerFrameLengthCostsOnlyThatFrame(declaredLength: Int) throws {
+        let clean = try Clean()
+        let broken = clean.frames[10]
+        let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: declaredLength)
+
+        let outcome = parseEverySplit(damaged)
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        try #require(outcome.packets.count == 47)
+        #expect(outcome.packets.map(\.data) == Array(clean.packets.map(\.data)[0..<10] + clean.packets.map(\.data)[11...]))
+        #expect(outcome.packets[10].flags == [.keyframe, .discontinuity])
+    }
+
+    @Test func damagedLengthRunningPastTheEndCostsOnlyThatFrame() throws {
+        let clean = try Clean()
+        let broken = clean.frames[40]
+        let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: 8000)
+        #expect(broken.lowerBound + 8000 > damaged.count)
+
+        let outcome = parseEverySplit(damaged)
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        #expect(outcome.packets.count == 47)
+    }
+
+    @Test func damagedShorterFrameLengthIsEmittedThenResynchronised() throws {
+        let clean = try Clean()
+        let broken = clean.frames[10]
+        let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: broken.count - 50)
+
+        let outcome = parseEverySplit(damaged)
+        // No confirmed frame starts inside the shortened frame, so it is emitted as declared; the 50
+        // bytes after it are skipped.
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.upperBound - 50), skippedBytes: 50)])
+        try #require(outcome.packets.count == 48)
+        #expect(outcome.packets[10].data == Array(clean.packets[10].data.dropLast(50)))
+        #expect(outcome.packets[11].data == clean.packets[11].data)
+        #expect(outcome.packets[11].flags == [.keyframe, .discontinuity])
+    }
+
+    @Test func damagedFormatBitsInOneHeaderCostOnlyThatFrame() throws {
+        let clean = try Clean()
+        let broken = clean.frames[10]
+        var damaged = clean.stream
+        damaged[broken.lowerBound + 2] &= 0xC3  // sampling_frequency_index 0 (96 kHz) instead of 3
+
+        let outcome = parseEverySplit(damaged)
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        try #require(outcome.packets.count == 47)
+        #expect(outcome.packets.allSatisfy { $0.format == clean.packets[0].format })
+        #expect(outcome.packets[10].data == clean.packets[11].data)
+        #expect(outcome.packets[10].flags == [.keyframe, .discontinuity])
+    }
+
     @Test func frameRunningPastTheEndIsReportedNotEmitted() throws {
         let clean = try Clean()
         let last = clean.frames[47]
@@ -168,7 +221,7 @@ import Testing
         }
     }
 
-    @Test func consumesEachFrameAsSoonAsItIsComplete() throws {
+    @Test func consumesEachFrameOnceTheNextHeaderHasArrived() throws {
         let clean = try Clean()
         var parser = ADTSParser()
         var packets = 0
@@ -176,10 +229,11 @@ import Testing
             let end = min(clean.stream.count, start + 1000)
             parser.append(clean.stream[start..<end])
             while try parser.nextPacket() != nil { packets += 1 }
-            // Consumed up to the end of the last complete frame; only the incomplete one stays buffered.
-            let completeEnd = clean.frames.last { $0.upperBound <= end }?.upperBound ?? 0
-            #expect(parser.bytesConsumed == Int64(completeEnd))
-            #expect(packets == clean.frames.filter { $0.upperBound <= end }.count)
+            // A frame is taken once the 7 header bytes of the next one confirm it; only the rest stays
+            // buffered.
+            let confirmed = clean.frames.filter { $0.upperBound + 7 <= end }
+            #expect(parser.bytesConsumed == Int64(confirmed.last?.upperBound ?? 0))
+            #expect(packets == confirmed.count)
         }
         parser.endOfInput()
         while try parser.nextPacket() != nil { packets += 1 }
