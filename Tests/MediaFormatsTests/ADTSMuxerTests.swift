@@ -39,8 +39,10 @@ import Testing
         #expect(extradata.count == 5)
         let encoderPackets = packets.map { packet in
             var copy = packet
-            copy.format = .audio(AudioFormat.aac(
-                sampleRate: sampleRate, channelLayout: .default(channelCount: channels), audioSpecificConfig: extradata))
+            copy.format = .audio(
+                AudioFormat.aac(
+                    sampleRate: sampleRate, channelLayout: .default(channelCount: channels),
+                    audioSpecificConfig: extradata))
             return copy
         }
         #expect(try mux(encoderPackets) == original)
@@ -108,12 +110,15 @@ import Testing
         let output = MemoryOutput()
         var muxer = ADTSMuxer(output: output)
         for (index, size) in sizes.enumerated() {
-            try muxer.write(aacPacket([UInt8](repeating: UInt8(index), count: size), config: config, index: Int64(index)))
+            try muxer.write(
+                aacPacket([UInt8](repeating: UInt8(index), count: size), config: config, index: Int64(index)))
         }
         try #require(output.bytes.count == sizes.reduce(0, +) + 7 * sizes.count)
         var offset = 0
         for (index, size) in sizes.enumerated() {
-            let expected = ADTSHeader(objectType: 2, samplingFrequencyIndex: 4, channelConfiguration: 2, payloadLength: size).bytes
+            let expected = ADTSHeader(
+                objectType: 2, samplingFrequencyIndex: 4, channelConfiguration: 2, payloadLength: size
+            ).bytes
             #expect(Array(output.bytes[offset..<offset + 7]) == expected, "packet \(index) of \(size) bytes")
             #expect(output.bytes[offset + 7..<offset + 7 + size].allSatisfy { $0 == UInt8(index) })
             offset += 7 + size
@@ -128,10 +133,13 @@ import Testing
             aacPacket([4, 5, 6], config: stereo),
         ]
         let bytes = try mux(packets)
-        #expect(bytes == [0xFF, 0xF1, 0x50, 0x80, 0x01, 0x3F, 0xFC, 1, 2,
-                          0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 3,
-                          0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 7,
-                          0xFF, 0xF1, 0x50, 0x80, 0x01, 0x5F, 0xFC, 4, 5, 6])
+        #expect(
+            bytes == [
+                0xFF, 0xF1, 0x50, 0x80, 0x01, 0x3F, 0xFC, 1, 2,
+                0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 3,
+                0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 7,
+                0xFF, 0xF1, 0x50, 0x80, 0x01, 0x5F, 0xFC, 4, 5, 6,
+            ])
         let reparsed = parseADTS(bytes, chunkSizes: [bytes.count])
         #expect(reparsed.packets.map(\.data) == [[1, 2], [3], [7], [4, 5, 6]])
         #expect(reparsed.diagnostics.map(\.byteOffset) == [9, 25])

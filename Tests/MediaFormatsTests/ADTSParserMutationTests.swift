@@ -23,11 +23,11 @@ import Testing
             guard !bytes.isEmpty else { break }
             let at = random.next(bytes.count)
             switch random.next(5) {
-            case 0: bytes[at] ^= UInt8(1 + random.next(255))                           // flip bits
+            case 0: bytes[at] ^= UInt8(1 + random.next(255))  // flip bits
             case 1: bytes.insert(contentsOf: [0xFF, 0xF1][..<(1 + random.next(2))], at: at)  // a false sync
             case 2: bytes.removeSubrange(at..<min(bytes.count, at + 1 + random.next(40)))  // lose bytes
-            case 3: bytes[at] = 0xFF                                                   // sync-like byte
-            default: bytes.removeLast(random.next(min(400, bytes.count)))              // cut the end
+            case 3: bytes[at] = 0xFF  // sync-like byte
+            default: bytes.removeLast(random.next(min(400, bytes.count)))  // cut the end
             }
         }
         return bytes
@@ -45,9 +45,12 @@ import Testing
         #expect(whole.packets.count <= 215 + 2)
         #expect(!whole.packets.isEmpty)
         // The segment has one format; damage to a header must not show up as a format change.
-        let format = MediaFormat.audio(.aac(sampleRate: 22_050, channelLayout: .stereo, audioSpecificConfig: [0x13, 0x90]))
+        let format = MediaFormat.audio(
+            .aac(sampleRate: 22_050, channelLayout: .stereo, audioSpecificConfig: [0x13, 0x90]))
         #expect(whole.packets.allSatisfy { $0.format == format })
         #expect(parseADTS(damaged, chunkSizes: [1]) == whole)
-        #expect(parseADTS(damaged, chunkSizes: pseudoRandomChunkSizes(count: 31, limit: 900, seed: UInt64(seed) + 7)) == whole)
+        #expect(
+            parseADTS(damaged, chunkSizes: pseudoRandomChunkSizes(count: 31, limit: 900, seed: UInt64(seed) + 7))
+                == whole)
     }
 }

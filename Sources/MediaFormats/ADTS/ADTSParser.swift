@@ -20,9 +20,9 @@ public import MediaCore
 /// and ``MediaSample/Flags/keyframe``.
 ///
 /// A frame is returned once the first bytes after it (the next header) have arrived, or at
-/// ``endOfInput()``. The parser makes every decision only once it has the bytes the decision depends on, or once
-/// ``endOfInput()`` says no more will come. So the packets and ``diagnostics`` are the same however the
-/// input is split: whole, byte by byte, or in chunks of any size.
+/// ``endOfInput()``. The parser makes every decision only once it has the bytes the decision depends
+/// on, or once ``endOfInput()`` says no more will come. So the packets and ``diagnostics`` are the same
+/// however the input is split: whole, byte by byte, or in chunks of any size.
 ///
 /// What it does with imperfect input:
 /// - It skips ID3v2 tags where a frame should start (at the start of an HLS segment, for instance).
@@ -51,7 +51,8 @@ public import MediaCore
 ///   frame makes ``nextPacket()`` throw.
 ///
 /// The parser keeps only the bytes it has not consumed yet (at most about two frames plus the last
-/// chunk appended: 16 KiB and a chunk, with maximum-length frames), and allocates nothing per packet beyond the packet's own bytes.
+/// chunk appended: 16 KiB and a chunk, with maximum-length frames), and allocates nothing per packet
+/// beyond the packet's own bytes.
 public struct ADTSParser: Sendable {
     /// What the parser expects at ``bytesConsumed``.
     private enum Mode: Sendable {
@@ -79,17 +80,15 @@ public struct ADTSParser: Sendable {
     }
 
     /// What the parser compares between neighbouring headers: the frame length, and the fixed-header
-    /// fields that define the format (ID, profile, sampling frequency index, channel configuration).
+    /// fields that define the format (profile, sampling frequency index, channel configuration).
     private struct FrameKey {
         let length: Int
-        let id: Int
         let profile: Int
         let samplingFrequencyIndex: Int
         let channelConfiguration: Int
 
         init(_ header: ADTSHeader) {
             length = header.frameLength
-            id = header.id
             profile = header.profile
             samplingFrequencyIndex = header.samplingFrequencyIndex
             channelConfiguration = header.channelConfiguration
@@ -139,7 +138,11 @@ public struct ADTSParser: Sendable {
         }
         if start > 0 && start * 2 >= buffer.count {
             // Drop what has been consumed; memmove in place, the capacity is kept.
-            if start == buffer.count { buffer.removeAll(keepingCapacity: true) } else { buffer.removeSubrange(0..<start) }
+            if start == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+            } else {
+                buffer.removeSubrange(0..<start)
+            }
             bufferOffset += Int64(start)
             start = 0
         }
@@ -380,7 +383,8 @@ public struct ADTSParser: Sendable {
         sawFrame = true
         defer { start += length }
         if !header.protectionAbsent && header.rawDataBlocks > 0 {
-            diagnostics.append(.unsupportedFrame(byteOffset: offset, frameLength: length, rawDataBlocks: header.rawDataBlocks))
+            diagnostics.append(
+                .unsupportedFrame(byteOffset: offset, frameLength: length, rawDataBlocks: header.rawDataBlocks))
             nextIsDiscontinuity = true
             return nil
         }
