@@ -17,7 +17,9 @@ public import MediaCore
 /// Each packet is the raw data of one frame (without the header and CRC) with the format the header
 /// describes (`AudioFormat.aac` with the AudioSpecificConfig of the header's profile, rate and channel
 /// configuration as the cookie), 1024 frames, time stamps counting frames from 0 at the sample rate,
-/// and ``MediaSample/Flags/keyframe``.
+/// and ``MediaSample/Flags/keyframe``. The time stamps count the frames of the packets emitted: frames
+/// lost to damage are not counted, and the packet after the gap carries
+/// ``MediaSample/Flags/discontinuity`` instead.
 ///
 /// A frame is returned once the first bytes after it (the next header) have arrived, or at
 /// ``endOfInput()``. The parser makes every decision only once it has the bytes the decision depends
