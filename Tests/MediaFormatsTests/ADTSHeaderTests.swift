@@ -61,7 +61,8 @@ import Testing
         #expect(frames.count == 48)
         #expect(frames.last?.upperBound == stream.count)
         for frame in frames {
-            let ours = ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: frame.count - 7)
+            let ours = ADTSHeader(
+                objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: frame.count - 7)
             #expect(ours.bytes == Array(stream[frame.lowerBound..<frame.lowerBound + 7]))
             let parsed = try ADTSHeader(parsing: stream[frame], at: Int64(frame.lowerBound))
             #expect(parsed == ours)
@@ -74,7 +75,10 @@ import Testing
         #expect(header.frameLength == 8191)
         #expect(header.samplingFrequencyIndex == 3)
         #expect(header.profile == 1)
-        #expect(throws: MediaError(.invalidArgument, "ADTS frame of 8192 bytes exceeds the 8191-byte aac_frame_length limit")) {
+        #expect(
+            throws: MediaError(
+                .invalidArgument, "ADTS frame of 8192 bytes exceeds the 8191-byte aac_frame_length limit")
+        ) {
             try ADTSHeader(audioSpecificConfig: lc, payloadLength: 8185)
         }
     }
@@ -96,7 +100,10 @@ import Testing
         ([0xFF, 0xF1, 0x7C, 0x80, 0x00, 0xFF, 0xFC], "ADTS sampling_frequency_index 15 is not allowed"),
         ([0xFF, 0xF1, 0x50, 0x80, 0x00, 0x1F, 0xFC], "ADTS aac_frame_length 0 is shorter than the 7-byte header"),
         ([0xFF, 0xF1, 0x50, 0x80, 0x00, 0xDF, 0xFC], "ADTS aac_frame_length 6 is shorter than the 7-byte header"),
-        ([0xFF, 0xF0, 0x50, 0x80, 0x01, 0x1F, 0xFC, 0, 0], "ADTS aac_frame_length 8 is shorter than the 9-byte header"),
+        (
+            [0xFF, 0xF0, 0x50, 0x80, 0x01, 0x1F, 0xFC, 0, 0],
+            "ADTS aac_frame_length 8 is shorter than the 9-byte header"
+        ),
     ])
     func invalidHeaderThrowsInvalidDataWithOffset(bytes: [UInt8], message: String) {
         #expect(throws: MediaError(.invalidData, message, byteOffset: 4242)) {

@@ -29,22 +29,35 @@ import Testing
             message: "ADTS frame of 8192 bytes exceeds the 8191-byte aac_frame_length limit"),
         Refusal(
             name: "44056 Hz",
-            packet: { aacPacket([1], config: try AudioSpecificConfig(objectType: 2, sampleRate: 44_056, channelConfiguration: 2)) },
+            packet: {
+                aacPacket(
+                    [1], config: try AudioSpecificConfig(objectType: 2, sampleRate: 44_056, channelConfiguration: 2))
+            },
             code: .unsupportedFormat,
             message: "sample rate 44056 Hz has no ADTS sampling_frequency_index"),
         Refusal(
             name: "object type 5",
-            packet: { aacPacket([1], config: try AudioSpecificConfig(objectType: 5, sampleRate: 48_000, channelConfiguration: 2)) },
+            packet: {
+                aacPacket(
+                    [1], config: try AudioSpecificConfig(objectType: 5, sampleRate: 48_000, channelConfiguration: 2))
+            },
             code: .unsupportedFormat,
-            message: "audio object type 5 (SBR) does not fit the 2-bit ADTS profile field, which holds object types 1 to 4"),
+            message:
+                "audio object type 5 (SBR) does not fit the 2-bit ADTS profile field, which holds object types 1 to 4"),
         Refusal(
             name: "channel configuration 0",
-            packet: { aacPacket([1], config: try AudioSpecificConfig(objectType: 2, sampleRate: 48_000, channelConfiguration: 0)) },
+            packet: {
+                aacPacket(
+                    [1], config: try AudioSpecificConfig(objectType: 2, sampleRate: 48_000, channelConfiguration: 0))
+            },
             code: .unsupportedFormat,
             message: "channel configuration 0 cannot be written in ADTS, which takes 1 to 7"),
         Refusal(
             name: "channel configuration 8",
-            packet: { aacPacket([1], config: try AudioSpecificConfig(objectType: 2, sampleRate: 48_000, channelConfiguration: 8)) },
+            packet: {
+                aacPacket(
+                    [1], config: try AudioSpecificConfig(objectType: 2, sampleRate: 48_000, channelConfiguration: 8))
+            },
             code: .unsupportedFormat,
             message: "channel configuration 8 cannot be written in ADTS, which takes 1 to 7"),
         Refusal(
@@ -60,11 +73,13 @@ import Testing
             name: "AAC without cookie",
             packet: {
                 MediaSample(
-                    format: .audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [])), data: [1],
+                    format: .audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [])),
+                    data: [1],
                     timing: .audio(startFrame: 0, frameCount: 1024, sampleRate: 48_000), frameCount: 1024)
             },
             code: .invalidArgument,
-            message: "AAC format aac 48000 Hz stereo has no AudioSpecificConfig magic cookie to derive the ADTS header from"),
+            message:
+                "AAC format aac 48000 Hz stereo has no AudioSpecificConfig magic cookie to derive the ADTS header from"),
     ]
 
     @Test(arguments: refusals)
@@ -96,7 +111,8 @@ import Testing
     @Test func largestFrameIsAccepted() throws {
         let output = MemoryOutput()
         var muxer = ADTSMuxer(output: output)
-        try muxer.write(aacPacket([UInt8](repeating: 7, count: 8184), config: try AudioSpecificConfig(parsing: Self.lc48)))
+        try muxer.write(
+            aacPacket([UInt8](repeating: 7, count: 8184), config: try AudioSpecificConfig(parsing: Self.lc48)))
         #expect(output.bytes.count == 8191)
         #expect(try ADTSHeader(parsing: output.bytes).frameLength == 8191)
     }

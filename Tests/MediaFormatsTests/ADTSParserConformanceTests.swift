@@ -16,7 +16,8 @@ import Testing
         #expect(outcome.bytesConsumed == 7131)
         try #require(outcome.packets.count == 215)
 
-        let expectedFormat = AudioFormat.aac(sampleRate: 22_050, channelLayout: .stereo, audioSpecificConfig: [0x13, 0x90])
+        let expectedFormat = AudioFormat.aac(
+            sampleRate: 22_050, channelLayout: .stereo, audioSpecificConfig: [0x13, 0x90])
         let frames = frameRanges(stream, from: 73)
         #expect(frames.count == 215)
         for (index, (packet, frame)) in zip(outcome.packets, frames).enumerated() {
@@ -64,7 +65,10 @@ import Testing
         let segment = try fileBytes(TestPaths.fixture(Self.fixtureName))
         let outcome = parseADTS(segment + segment, chunkSizes: [13])
         #expect(outcome.error == nil)
-        #expect(outcome.diagnostics == [.id3TagSkipped(byteOffset: 0, length: 73), .id3TagSkipped(byteOffset: 7131, length: 73)])
+        #expect(
+            outcome.diagnostics == [
+                .id3TagSkipped(byteOffset: 0, length: 73), .id3TagSkipped(byteOffset: 7131, length: 73),
+            ])
         try #require(outcome.packets.count == 430)
         #expect(outcome.packets.allSatisfy { $0.flags == [.keyframe] })
         #expect(outcome.packets[215].timing.presentationTime == MediaTime(value: 215 * 1024, timescale: 22_050))
@@ -135,14 +139,19 @@ import Testing
         try #require(outcome.packets.count == 48 + 45)
         let stereo48 = AudioFormat.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90])
         let mono44 = AudioFormat.aac(sampleRate: 44_100, channelLayout: .mono, audioSpecificConfig: [0x12, 0x08])
-        #expect(outcome.diagnostics == [.formatChanged(frameIndex: 48, byteOffset: Int64(first.count), from: stereo48, to: mono44)])
+        #expect(
+            outcome.diagnostics == [
+                .formatChanged(frameIndex: 48, byteOffset: Int64(first.count), from: stereo48, to: mono44)
+            ])
         #expect(outcome.packets[47].format == .audio(stereo48))
         #expect(outcome.packets[48].format == .audio(mono44))
         // 48 × 1024 frames at 48 kHz are 45158.4 frames at 44.1 kHz.
         #expect(outcome.packets[48].timing.presentationTime.value == 45_158)
         #expect(outcome.packets[48].timing.presentationTime.timescale == 44_100)
         #expect(outcome.packets[49].timing.presentationTime.value == 45_158 + 1024)
-        #expect(outcome.diagnostics.first?.description
-            == "Frame 48 at byte offset \(first.count) changes the format from aac 48000 Hz stereo to aac 44100 Hz mono.")
+        #expect(
+            outcome.diagnostics.first?.description
+                == "Frame 48 at byte offset \(first.count) changes the format from aac 48000 Hz stereo to aac 44100 Hz mono."
+        )
     }
 }

@@ -38,13 +38,17 @@ import Testing
 
         let outcome = parseEverySplit(damaged)
         #expect(outcome.error == nil)
-        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        #expect(
+            outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
         try #require(outcome.packets.count == 47)
-        #expect(outcome.packets.map(\.data) == Array(clean.packets.map(\.data)[0..<10] + clean.packets.map(\.data)[11...]))
+        #expect(
+            outcome.packets.map(\.data) == Array(clean.packets.map(\.data)[0..<10] + clean.packets.map(\.data)[11...]))
         #expect(outcome.packets[10].flags == [.keyframe, .discontinuity])
         #expect(outcome.packets.enumerated().allSatisfy { $0.offset == 10 || $0.element.flags == [.keyframe] })
-        #expect(outcome.diagnostics.first?.description
-            == "Skipped \(broken.count) bytes at byte offset \(broken.lowerBound) to resynchronise to the next ADTS frame.")
+        #expect(
+            outcome.diagnostics.first?.description
+                == "Skipped \(broken.count) bytes at byte offset \(broken.lowerBound) to resynchronise to the next ADTS frame."
+        )
     }
 
     @Test func frameLengthZeroDoesNotHangAndResynchronises() throws {
@@ -54,7 +58,8 @@ import Testing
 
         let outcome = parseEverySplit(damaged)
         #expect(outcome.error == nil)
-        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        #expect(
+            outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
         try #require(outcome.packets.count == 47)
         #expect(outcome.packets[20].data == clean.packets[21].data)
         #expect(outcome.packets[20].flags.contains(.discontinuity))
@@ -62,11 +67,70 @@ import Testing
 
     @Test func everyFrameLengthZeroIsGarbage() throws {
         // Headers that would loop forever in a parser that trusts aac_frame_length = 0.
-        let header = settingFrameLength(ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 0).bytes, at: 0, to: 0)
+        let header = settingFrameLength(
+            ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 0).bytes,
+            at: 0, to: 0)
         let stream = Array([[UInt8]](repeating: header, count: 50).joined())
         let outcome = parseEverySplit(stream)
         #expect(outcome.packets.isEmpty)
         #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 350 bytes", at: 0))
+    }
+
+    @Test(arguments: [1000, 8191])
+    func damagedLongerFrameLengthCostsOnlyThatFrame(declaredLength: Int) throws {
+        let clean = try Clean()
+        let broken = clean.frames[10]
+        let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: declaredLength)
+
+        let outcome = parseEverySplit(damaged)
+        #expect(
+            outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        try #require(outcome.packets.count == 47)
+        #expect(
+            outcome.packets.map(\.data) == Array(clean.packets.map(\.data)[0..<10] + clean.packets.map(\.data)[11...]))
+        #expect(outcome.packets[10].flags == [.keyframe, .discontinuity])
+    }
+
+    @Test func damagedLengthRunningPastTheEndCostsOnlyThatFrame() throws {
+        let clean = try Clean()
+        let broken = clean.frames[40]
+        let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: 8000)
+        #expect(broken.lowerBound + 8000 > damaged.count)
+
+        let outcome = parseEverySplit(damaged)
+        #expect(
+            outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        #expect(outcome.packets.count == 47)
+    }
+
+    @Test func damagedShorterFrameLengthIsEmittedThenResynchronised() throws {
+        let clean = try Clean()
+        let broken = clean.frames[10]
+        let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: broken.count - 50)
+
+        let outcome = parseEverySplit(damaged)
+        // No confirmed frame starts inside the shortened frame, so it is emitted as declared; the 50
+        // bytes after it are skipped.
+        #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.upperBound - 50), skippedBytes: 50)])
+        try #require(outcome.packets.count == 48)
+        #expect(outcome.packets[10].data == Array(clean.packets[10].data.dropLast(50)))
+        #expect(outcome.packets[11].data == clean.packets[11].data)
+        #expect(outcome.packets[11].flags == [.keyframe, .discontinuity])
+    }
+
+    @Test func damagedFormatBitsInOneHeaderCostOnlyThatFrame() throws {
+        let clean = try Clean()
+        let broken = clean.frames[10]
+        var damaged = clean.stream
+        damaged[broken.lowerBound + 2] &= 0xC3  // sampling_frequency_index 0 (96 kHz) instead of 3
+
+        let outcome = parseEverySplit(damaged)
+        #expect(
+            outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
+        try #require(outcome.packets.count == 47)
+        #expect(outcome.packets.allSatisfy { $0.format == clean.packets[0].format })
+        #expect(outcome.packets[10].data == clean.packets[11].data)
+        #expect(outcome.packets[10].flags == [.keyframe, .discontinuity])
     }
 
     @Test func frameRunningPastTheEndIsReportedNotEmitted() throws {
@@ -76,7 +140,10 @@ import Testing
 
         let outcome = parseEverySplit(damaged)
         #expect(outcome.error == nil)
-        #expect(outcome.diagnostics == [.truncatedFrame(byteOffset: Int64(last.lowerBound), declared: last.count + 100, available: last.count)])
+        #expect(
+            outcome.diagnostics == [
+                .truncatedFrame(byteOffset: Int64(last.lowerBound), declared: last.count + 100, available: last.count)
+            ])
         #expect(outcome.packets == Array(clean.packets.prefix(47)))
         #expect(outcome.bytesConsumed == Int64(clean.stream.count))
     }
@@ -87,7 +154,10 @@ import Testing
         let cut = Array(clean.stream.dropLast(50))
 
         let outcome = parseEverySplit(cut)
-        #expect(outcome.diagnostics == [.truncatedFrame(byteOffset: Int64(last.lowerBound), declared: last.count, available: last.count - 50)])
+        #expect(
+            outcome.diagnostics == [
+                .truncatedFrame(byteOffset: Int64(last.lowerBound), declared: last.count, available: last.count - 50)
+            ])
         try #require(outcome.packets.count == 47)
     }
 
@@ -102,7 +172,8 @@ import Testing
     @Test func leadingGarbageIsSkippedAndFlagged() throws {
         let clean = try Clean()
         // Garbage that contains a valid-looking header the next bytes do not confirm.
-        let decoy = ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 20).bytes
+        let decoy = ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 20)
+            .bytes
         let garbage = [UInt8](repeating: 0x55, count: 40) + decoy + [UInt8](repeating: 0xAA, count: 33)
         let outcome = parseEverySplit(garbage + clean.stream)
         #expect(outcome.diagnostics == [.resynchronized(byteOffset: 0, skippedBytes: garbage.count)])
@@ -139,10 +210,11 @@ import Testing
         // An ID3v2 tag declaring 1000 body bytes, of which 20 arrive.
         let tag: [UInt8] = [0x49, 0x44, 0x33, 4, 0, 0, 0x00, 0x00, 0x07, 0x68] + [UInt8](repeating: 0, count: 20)
         let outcome = parseEverySplit(tag)
-        #expect(outcome.diagnostics == [
-            .id3TagSkipped(byteOffset: 0, length: 1010),
-            .truncatedID3Tag(byteOffset: 0, declared: 1010, available: 30),
-        ])
+        #expect(
+            outcome.diagnostics == [
+                .id3TagSkipped(byteOffset: 0, length: 1010),
+                .truncatedID3Tag(byteOffset: 0, declared: 1010, available: 30),
+            ])
         #expect(outcome.error?.code == .invalidData)
     }
 
@@ -168,7 +240,7 @@ import Testing
         }
     }
 
-    @Test func consumesEachFrameAsSoonAsItIsComplete() throws {
+    @Test func consumesEachFrameOnceTheNextHeaderHasArrived() throws {
         let clean = try Clean()
         var parser = ADTSParser()
         var packets = 0
@@ -176,10 +248,11 @@ import Testing
             let end = min(clean.stream.count, start + 1000)
             parser.append(clean.stream[start..<end])
             while try parser.nextPacket() != nil { packets += 1 }
-            // Consumed up to the end of the last complete frame; only the incomplete one stays buffered.
-            let completeEnd = clean.frames.last { $0.upperBound <= end }?.upperBound ?? 0
-            #expect(parser.bytesConsumed == Int64(completeEnd))
-            #expect(packets == clean.frames.filter { $0.upperBound <= end }.count)
+            // A frame is taken once the 7 header bytes of the next one confirm it; only the rest stays
+            // buffered.
+            let confirmed = clean.frames.filter { $0.upperBound + 7 <= end }
+            #expect(parser.bytesConsumed == Int64(confirmed.last?.upperBound ?? 0))
+            #expect(packets == confirmed.count)
         }
         parser.endOfInput()
         while try parser.nextPacket() != nil { packets += 1 }

@@ -54,7 +54,9 @@ func pseudoRandomChunkSizes(count: Int, limit: Int, seed: UInt64 = 0x2545_F491_4
 }
 
 /// The ways a test feeds one input: whole, byte by byte, in fixed and in pseudo-random chunks.
-let chunkings: [[Int]] = [[1], [7], [13], [4096], [2, 3, 5, 8, 13, 21, 34, 55, 89], pseudoRandomChunkSizes(count: 97, limit: 700)]
+let chunkings: [[Int]] = [
+    [1], [7], [13], [4096], [2, 3, 5, 8, 13, 21, 34, 55, 89], pseudoRandomChunkSizes(count: 97, limit: 700),
+]
 
 /// The byte ranges of the frames of a clean ADTS stream starting at `start`, found by following each
 /// header's `aac_frame_length` (13 bits from bit 30), independently of the parser under test.
@@ -84,8 +86,10 @@ func ffmpegADTS(
     let path = directory.file(name)
     try ExternalTool.check(
         "ffmpeg",
-        ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=\(sampleRate)", "-ac", "\(channels)", "-t", "1",
-         "-c:a", "aac", "-b:a", "128k"] + extra + ["-f", "adts", path])
+        [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=\(sampleRate)", "-ac", "\(channels)", "-t", "1",
+            "-c:a", "aac", "-b:a", "128k",
+        ] + extra + ["-f", "adts", path])
     return try fileBytes(path)
 }
 
@@ -95,8 +99,10 @@ func ffmpegExtradata(in directory: TemporaryDirectory, sampleRate: Int = 48_000,
     let path = directory.file("extradata-\(sampleRate)-\(channels).m4a")
     try ExternalTool.check(
         "ffmpeg",
-        ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=\(sampleRate)", "-ac", "\(channels)", "-t", "0.1",
-         "-c:a", "aac", "-b:a", "128k", path])
+        [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=\(sampleRate)", "-ac", "\(channels)", "-t", "0.1",
+            "-c:a", "aac", "-b:a", "128k", path,
+        ])
     let json = try ExternalTool.ffprobeJSON(path, ["-show_streams", "-show_data"])
     guard let streams = json["streams"] as? [[String: Any]], let stream = streams.first else { return [] }
     // "\n00000000: 1190 56e5 00                             ..V..\n": hex groups after the offset,

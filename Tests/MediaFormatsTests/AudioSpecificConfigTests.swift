@@ -47,7 +47,8 @@ import Testing
         (42, 44_100, 2, [0xF9, 0x48, 0x40]),  // object type escape: 31, then 42 - 32 in 6 bits
     ])
     func writesAndReadsBack(objectType: Int, sampleRate: Int, channels: Int, expected: [UInt8]) throws {
-        let config = try AudioSpecificConfig(objectType: objectType, sampleRate: sampleRate, channelConfiguration: channels)
+        let config = try AudioSpecificConfig(
+            objectType: objectType, sampleRate: sampleRate, channelConfiguration: channels)
         #expect(config.bytes == expected)
         let parsed = try AudioSpecificConfig(parsing: expected)
         #expect(parsed == config)
@@ -105,7 +106,9 @@ import Testing
     }
 
     @Test func samplingFrequencyTableHasThirteenRates() {
-        let rates = [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350]
+        let rates = [
+            96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350,
+        ]
         #expect(AudioSpecificConfig.samplingFrequencies == rates)
         for (index, rate) in rates.enumerated() {
             #expect(AudioSpecificConfig.samplingFrequencyIndex(for: rate) == index)
@@ -147,7 +150,8 @@ import Testing
         #expect(throws: MediaError(.truncated, "audioObjectType needs 5 bits but only 0 remain", byteOffset: 0)) {
             try AudioSpecificConfig(parsing: [UInt8]())
         }
-        #expect(throws: MediaError(.truncated, "samplingFrequencyIndex needs 4 bits but only 3 remain", byteOffset: 0)) {
+        #expect(throws: MediaError(.truncated, "samplingFrequencyIndex needs 4 bits but only 3 remain", byteOffset: 0))
+        {
             try AudioSpecificConfig(parsing: [0x12])
         }
         #expect(throws: MediaError(.truncated, "samplingFrequency needs 24 bits but only 15 remain", byteOffset: 1)) {

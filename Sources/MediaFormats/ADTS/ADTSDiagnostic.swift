@@ -47,13 +47,16 @@ public enum ADTSDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case .formatChanged(let index, let offset, let from, let to):
             return "Frame \(index) at byte offset \(offset) changes the format from \(from) to \(to)."
         case .truncatedFrame(let offset, let declared, let available):
-            return "The ADTS frame at byte offset \(offset) declares \(declared) bytes but the input ends after \(available)."
+            return "The ADTS frame at byte offset \(offset) declares \(declared) bytes "
+                + "but the input ends after \(available)."
         case .truncatedID3Tag(let offset, let declared, let available):
-            return "The ID3v2 tag at byte offset \(offset) declares \(declared) bytes but the input ends after \(available)."
+            return "The ID3v2 tag at byte offset \(offset) declares \(declared) bytes "
+                + "but the input ends after \(available)."
         case .trailingBytesSkipped(let offset, let count):
             return "Skipped \(count) trailing bytes at byte offset \(offset) that hold no ADTS frame."
         case .unsupportedFrame(let offset, let length, let blocks):
-            return "Skipped the \(length)-byte ADTS frame at byte offset \(offset): it holds \(blocks + 1) raw data blocks with CRCs."
+            return "Skipped the \(length)-byte ADTS frame at byte offset \(offset): "
+                + "it holds \(blocks + 1) raw data blocks with CRCs."
         }
     }
 }

@@ -80,7 +80,8 @@ public struct ADTSHeader: Sendable, Hashable {
     public init(audioSpecificConfig config: AudioSpecificConfig, payloadLength: Int) throws(MediaError) {
         try Self.checkCarriable(config)
         guard let index = config.samplingFrequencyIndex else {
-            throw MediaError(.unsupportedFormat, "sample rate \(config.sampleRate) Hz has no ADTS sampling_frequency_index")
+            throw MediaError(
+                .unsupportedFormat, "sample rate \(config.sampleRate) Hz has no ADTS sampling_frequency_index")
         }
         guard payloadLength >= 0 else {
             throw MediaError(.invalidArgument, "ADTS payload length \(payloadLength) is negative")
@@ -230,7 +231,9 @@ public struct ADTSHeader: Sendable, Hashable {
             return .failure(.samplingFrequencyIndex(samplingFrequencyIndex))
         }
         let headerLength = protectionAbsent == 1 ? 7 : 9
-        guard frameLength >= headerLength else { return .failure(.frameLength(frameLength, headerLength: headerLength)) }
+        guard frameLength >= headerLength else {
+            return .failure(.frameLength(frameLength, headerLength: headerLength))
+        }
 
         var header = ADTSHeader(
             objectType: profile + 1, samplingFrequencyIndex: samplingFrequencyIndex,

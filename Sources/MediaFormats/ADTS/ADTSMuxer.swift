@@ -98,12 +98,14 @@ public struct ADTSMuxer: MediaSink {
         guard frameLength <= ADTSHeader.maximumFrameLength else {
             throw MediaError(
                 .invalidArgument,
-                "ADTS frame of \(frameLength) bytes exceeds the \(ADTSHeader.maximumFrameLength)-byte aac_frame_length limit")
+                "ADTS frame of \(frameLength) bytes exceeds the \(ADTSHeader.maximumFrameLength)-byte "
+                    + "aac_frame_length limit")
         }
         if format != cachedFormat {
             guard !format.magicCookie.isEmpty else {
                 throw MediaError(
-                    .invalidArgument, "AAC format \(format) has no AudioSpecificConfig magic cookie to derive the ADTS header from")
+                    .invalidArgument,
+                    "AAC format \(format) has no AudioSpecificConfig magic cookie to derive the ADTS header from")
             }
             let config = try AudioSpecificConfig(parsing: format.magicCookie)
             header = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0).bytes

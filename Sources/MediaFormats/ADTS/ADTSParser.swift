@@ -17,18 +17,28 @@ public import MediaCore
 /// Each packet is the raw data of one frame (without the header and CRC) with the format the header
 /// describes (`AudioFormat.aac` with the AudioSpecificConfig of the header's profile, rate and channel
 /// configuration as the cookie), 1024 frames, time stamps counting frames from 0 at the sample rate,
-/// and ``MediaSample/Flags/keyframe``.
+/// and ``MediaSample/Flags/keyframe``. The time stamps count the frames of the packets emitted: frames
+/// lost to damage are not counted, and the packet after the gap carries
+/// ``MediaSample/Flags/discontinuity`` instead.
 ///
-/// The parser makes every decision only once it has the bytes the decision depends on, or once
-/// ``endOfInput()`` says no more will come. So the packets and ``diagnostics`` are the same however the
-/// input is split: whole, byte by byte, or in chunks of any size.
+/// A frame is returned once the first bytes after it (the next header) have arrived, or at
+/// ``endOfInput()``. The parser makes every decision only once it has the bytes the decision depends
+/// on, or once ``endOfInput()`` says no more will come. So the packets and ``diagnostics`` are the same
+/// however the input is split: whole, byte by byte, or in chunks of any size.
 ///
 /// What it does with imperfect input:
 /// - It skips ID3v2 tags where a frame should start (at the start of an HLS segment, for instance).
-/// - Where a frame should start but the bytes are not a valid header, it searches forward for a
-///   position where a valid header starts and the frame after it starts with a valid header too (or the
-///   input ends exactly after it), records ``ADTSDiagnostic/resynchronized(byteOffset:skippedBytes:)``
-///   and flags the next packet with ``MediaSample/Flags/discontinuity``.
+/// - A frame is *confirmed* when the bytes right after it start another valid header of the same format
+///   (ADTS repeats the fixed header in every frame), or an ID3v2 tag, or the input ends exactly there.
+/// - Where a frame should start but the bytes are not a valid header, it searches forward for the first
+///   confirmed frame, records ``ADTSDiagnostic/resynchronized(byteOffset:skippedBytes:)`` and flags the
+///   next packet with ``MediaSample/Flags/discontinuity``.
+/// - A valid header whose frame is not confirmed may have a damaged `aac_frame_length`: the parser looks
+///   for a confirmed frame starting inside the declared extent. If there is one, the suspect frame is
+///   dropped and the parser resynchronises there (so one damaged length costs one frame, not the
+///   frames it would swallow); if not, the frame is emitted and the damage is after it. A frame whose
+///   format differs from the stream's while the next header has the stream's format again is a damaged
+///   header and is skipped the same way.
 /// - A frame whose format differs from the one before gives a packet with the new format and
 ///   ``ADTSDiagnostic/formatChanged(frameIndex:byteOffset:from:to:)``; time stamps continue at the new
 ///   rate.
@@ -43,12 +53,16 @@ public import MediaCore
 ///   frame makes ``nextPacket()`` throw.
 ///
 /// The parser keeps only the bytes it has not consumed yet (at most about two frames plus the last
-/// chunk appended), and allocates nothing per packet beyond the packet's own bytes.
+/// chunk appended: 16 KiB and a chunk, with maximum-length frames), and allocates nothing per packet
+/// beyond the packet's own bytes.
 public struct ADTSParser: Sendable {
     /// What the parser expects at ``bytesConsumed``.
     private enum Mode: Sendable {
         /// A frame (or an ID3v2 tag).
         case frame
+        /// A frame that is not confirmed starts here; positions before `scan` (relative to the frame)
+        /// hold no confirmed frame.
+        case verifying(frame: FrameKey, scan: Int)
         /// Anything: it is looking for the next valid frame, having skipped bytes since `skipStart`.
         case searching(skipStart: Int64)
     }
@@ -58,6 +72,35 @@ public struct ADTSParser: Sendable {
         case needMoreBytes
         case no
         case yes(Int)
+    }
+
+    /// A valid header or nothing yet.
+    private enum HeaderCheck {
+        case needMoreBytes
+        case no
+        case yes(FrameKey)
+    }
+
+    /// What the parser compares between neighbouring headers: the frame length, and the fixed-header
+    /// fields that define the format (profile, sampling frequency index, channel configuration).
+    private struct FrameKey {
+        let length: Int
+        let profile: Int
+        let samplingFrequencyIndex: Int
+        let channelConfiguration: Int
+
+        init(_ header: ADTSHeader) {
+            length = header.frameLength
+            profile = header.profile
+            samplingFrequencyIndex = header.samplingFrequencyIndex
+            channelConfiguration = header.channelConfiguration
+        }
+
+        /// Whether the two headers give the same ``AudioFormat`` (the MPEG version does not matter).
+        func hasSameFormat(as other: FrameKey) -> Bool {
+            profile == other.profile && samplingFrequencyIndex == other.samplingFrequencyIndex
+                && channelConfiguration == other.channelConfiguration
+        }
     }
 
     private var buffer: [UInt8] = []
@@ -77,8 +120,8 @@ public struct ADTSParser: Sendable {
     private var frameIndex = 0
     /// The start of the next packet, in frames at the current sample rate.
     private var nextStartFrame: Int64 = 0
-    /// The format of the last frame, and the header fields it comes from.
-    private var current: (profile: Int, samplingFrequencyIndex: Int, channelConfiguration: Int, format: AudioFormat)?
+    /// The header fields and format of the last frame emitted.
+    private var current: (key: FrameKey, format: AudioFormat)?
 
     /// What the parser noticed and worked around so far, in order.
     public private(set) var diagnostics: [ADTSDiagnostic] = []
@@ -97,7 +140,11 @@ public struct ADTSParser: Sendable {
         }
         if start > 0 && start * 2 >= buffer.count {
             // Drop what has been consumed; memmove in place, the capacity is kept.
-            if start == buffer.count { buffer.removeAll(keepingCapacity: true) } else { buffer.removeSubrange(0..<start) }
+            if start == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+            } else {
+                buffer.removeSubrange(0..<start)
+            }
             bufferOffset += Int64(start)
             start = 0
         }
@@ -155,20 +202,21 @@ public struct ADTSParser: Sendable {
                     return nil
                 case .no:
                     mode = .searching(skipStart: bytesConsumed)
-                case .yes(let frameLength):
-                    let available = buffer.count - start
-                    if available < frameLength {
-                        guard isInputEnded else { return nil }
-                        sawFrame = true
-                        diagnostics.append(
-                            .truncatedFrame(byteOffset: bytesConsumed, declared: frameLength, available: available))
-                        start = buffer.count
-                        continue
+                case .yes(let frame):
+                    switch checkFollower(of: frame, at: start + frame.length) {
+                    case .needMoreBytes: return nil
+                    case .no: mode = .verifying(frame: frame, scan: 1)
+                    case .yes: if let packet = takeFrame(length: frame.length) { return packet }
                     }
-                    if let packet = takeFrame(length: frameLength) { return packet }
+                }
+            case .verifying(let frame, let scan):
+                switch verify(frame, from: scan) {
+                case .needMoreBytes: return nil
+                case .resynchronized, .truncated: continue
+                case .trusted: if let packet = takeFrame(length: frame.length) { return packet }
                 }
             case .searching(let skipStart):
-                guard try search(skipStart: skipStart) else { return nil }
+                guard search(skipStart: skipStart) else { return nil }
             }
         }
     }
@@ -183,10 +231,10 @@ public struct ADTSParser: Sendable {
         return .yes(tag.totalLength)
     }
 
-    /// Whether a valid ADTS header starts at `index`, with the frame's length. Needs 7 bytes, or decides
-    /// earlier when the first two already cannot start a header; at the end of the input fewer bytes
-    /// are no header.
-    private func checkHeader(at index: Int) -> Check {
+    /// Whether a valid ADTS header starts at `index`: the frame's length and the fields that define the
+    /// stream's format. Needs 7 bytes, or decides earlier when the first two already cannot start a
+    /// header; at the end of the input fewer bytes are no header. Allocates nothing.
+    private func checkHeader(at index: Int) -> HeaderCheck {
         let available = buffer.count - index
         guard available > 0 else { return isInputEnded ? .no : .needMoreBytes }
         guard buffer[index] == 0xFF else { return .no }
@@ -196,15 +244,108 @@ public struct ADTSParser: Sendable {
         var fixed: UInt64 = 0
         for i in index..<index + 7 { fixed = fixed << 8 | UInt64(buffer[i]) }
         switch ADTSHeader.decode(fixed: fixed) {
-        case .success(let header): return .yes(header.frameLength)
+        case .success(let header): return .yes(FrameKey(header))
         case .failure: return .no
         }
     }
 
-    /// Scans forward from `start` for a frame that is confirmed by the next one. Returns `true` when it
-    /// found one (or reached the end of the input), so that parsing goes on; `false` when it needs more
-    /// bytes. Every step consumes a byte or returns.
-    private mutating func search(skipStart: Int64) throws(MediaError) -> Bool {
+    /// Whether what starts at `index` confirms the frame `frame` that ends there: a valid ADTS header of
+    /// the same stream format (the fixed header is the same in every frame of a stream), an ID3v2 tag,
+    /// or the end of the input.
+    private func checkFollower(of frame: FrameKey, at index: Int) -> Check {
+        if index >= buffer.count {
+            guard isInputEnded else { return .needMoreBytes }
+            return index == buffer.count ? .yes(0) : .no
+        }
+        guard buffer[index] == 0x49 else {  // "I"
+            switch checkHeader(at: index) {
+            case .needMoreBytes: return .needMoreBytes
+            case .no: return .no
+            case .yes(let next): return next.hasSameFormat(as: frame) ? .yes(0) : .no
+            }
+        }
+        guard buffer.count - index >= ID3v2TagHeader.headerLength else { return isInputEnded ? .no : .needMoreBytes }
+        return ID3v2TagHeader(buffer, at: index) == nil ? .no : .yes(0)
+    }
+
+    /// Whether a confirmed frame starts at `index`, with its length.
+    private func checkConfirmedFrame(at index: Int) -> Check {
+        switch checkHeader(at: index) {
+        case .needMoreBytes: return .needMoreBytes
+        case .no: return .no
+        case .yes(let frame):
+            switch checkFollower(of: frame, at: index + frame.length) {
+            case .needMoreBytes: return .needMoreBytes
+            case .no: return .no
+            case .yes: return .yes(frame.length)
+            }
+        }
+    }
+
+    /// What ``verify(_:from:)`` decided about an unconfirmed frame.
+    private enum Verdict {
+        /// It needs more bytes; it remembered how far it got.
+        case needMoreBytes
+        /// A confirmed frame starts inside the suspect one; `start` is there now.
+        case resynchronized
+        /// No confirmed frame starts inside; the suspect frame is complete and is to be emitted.
+        case trusted
+        /// No confirmed frame starts inside, and the input ends inside the suspect frame; it was reported
+        /// and consumed.
+        case truncated
+    }
+
+    /// Looks for a confirmed frame inside the unconfirmed `frame` at `start`, from `scan` bytes into it.
+    /// Leaves the mode `.frame` unless it needs more bytes.
+    ///
+    /// Without a confirmed frame inside, the suspect frame is trusted, unless its format differs from the
+    /// stream's while the header after it has the stream's format: one frame of another format between
+    /// two of the stream's is a damaged header, and is skipped.
+    private mutating func verify(_ frame: FrameKey, from scan: Int) -> Verdict {
+        let frameLength = frame.length
+        var scan = scan
+        while scan < frameLength && start + scan < buffer.count {
+            switch checkConfirmedFrame(at: start + scan) {
+            case .needMoreBytes:
+                mode = .verifying(frame: frame, scan: scan)
+                return .needMoreBytes
+            case .no:
+                scan += 1
+            case .yes:
+                diagnostics.append(.resynchronized(byteOffset: bytesConsumed, skippedBytes: scan))
+                nextIsDiscontinuity = true
+                start += scan
+                mode = .frame
+                return .resynchronized
+            }
+        }
+        if scan < frameLength && !isInputEnded {
+            mode = .verifying(frame: frame, scan: scan)
+            return .needMoreBytes
+        }
+        mode = .frame
+        let available = buffer.count - start
+        guard available >= frameLength else {
+            sawFrame = true
+            diagnostics.append(.truncatedFrame(byteOffset: bytesConsumed, declared: frameLength, available: available))
+            start = buffer.count
+            return .truncated
+        }
+        if let stream = current?.key, !frame.hasSameFormat(as: stream),
+            case .yes(let next) = checkHeader(at: start + frameLength), next.hasSameFormat(as: stream)
+        {
+            diagnostics.append(.resynchronized(byteOffset: bytesConsumed, skippedBytes: frameLength))
+            nextIsDiscontinuity = true
+            start += frameLength
+            return .resynchronized
+        }
+        return .trusted
+    }
+
+    /// Scans forward from `start` for a confirmed frame. Returns `true` when it found one (or reached the
+    /// end of the input), so that parsing goes on; `false` when it needs more bytes. Every step consumes
+    /// a byte or returns.
+    private mutating func search(skipStart: Int64) -> Bool {
         while true {
             if buffer.count == start {
                 guard isInputEnded else { return false }
@@ -213,25 +354,12 @@ public struct ADTSParser: Sendable {
                 mode = .frame
                 return true
             }
-            switch checkHeader(at: start) {
+            switch checkConfirmedFrame(at: start) {
             case .needMoreBytes:
                 return false
             case .no:
                 start += 1
-            case .yes(let frameLength):
-                let available = buffer.count - start
-                let confirmed: Bool
-                if available >= frameLength + 7 {
-                    if case .yes = checkHeader(at: start + frameLength) { confirmed = true } else { confirmed = false }
-                } else if isInputEnded {
-                    confirmed = available == frameLength
-                } else {
-                    return false
-                }
-                guard confirmed else {
-                    start += 1
-                    continue
-                }
+            case .yes:
                 diagnostics.append(.resynchronized(byteOffset: skipStart, skippedBytes: Int(bytesConsumed - skipStart)))
                 nextIsDiscontinuity = true
                 mode = .frame
@@ -257,7 +385,8 @@ public struct ADTSParser: Sendable {
         sawFrame = true
         defer { start += length }
         if !header.protectionAbsent && header.rawDataBlocks > 0 {
-            diagnostics.append(.unsupportedFrame(byteOffset: offset, frameLength: length, rawDataBlocks: header.rawDataBlocks))
+            diagnostics.append(
+                .unsupportedFrame(byteOffset: offset, frameLength: length, rawDataBlocks: header.rawDataBlocks))
             nextIsDiscontinuity = true
             return nil
         }
@@ -281,12 +410,8 @@ public struct ADTSParser: Sendable {
     /// The format of the frame with `header`, reusing the last one when the fields are the same; records
     /// a format change and carries the time stamps over to a new sample rate.
     private mutating func format(of header: ADTSHeader, sampleRate: Int, at offset: Int64) -> AudioFormat {
-        if let current, current.profile == header.profile,
-            current.samplingFrequencyIndex == header.samplingFrequencyIndex,
-            current.channelConfiguration == header.channelConfiguration
-        {
-            return current.format
-        }
+        let key = FrameKey(header)
+        if let current, current.key.hasSameFormat(as: key) { return current.format }
         let config = AudioSpecificConfig(
             objectType: header.objectType, samplingFrequencyIndex: header.samplingFrequencyIndex,
             sampleRate: sampleRate, channelConfiguration: header.channelConfiguration)
@@ -299,7 +424,7 @@ public struct ADTSParser: Sendable {
                 if time.isNumeric { nextStartFrame = time.value }
             }
         }
-        current = (header.profile, header.samplingFrequencyIndex, header.channelConfiguration, format)
+        current = (key, format)
         return format
     }
 }

@@ -58,7 +58,8 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
         public let psPresent: Bool?
 
         /// A signal saying that SBR is absent (what FFmpeg's AAC encoder writes).
-        public static let absent = SBRSignal(isPresent: false, samplingFrequencyIndex: nil, sampleRate: nil, psPresent: nil)
+        public static let absent = SBRSignal(
+            isPresent: false, samplingFrequencyIndex: nil, sampleRate: nil, psPresent: nil)
     }
 
     /// The 13 sampling frequencies an index can name, `samplingFrequencyIndex` 0 (96000 Hz) to 12 (7350 Hz)
@@ -86,7 +87,8 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     ///   outside 1...16777215 or `channelConfiguration` outside 0...15.
     public init(objectType: Int, sampleRate: Int, channelConfiguration: Int) throws(MediaError) {
         guard (1...Self.maximumObjectType).contains(objectType) else {
-            throw MediaError(.invalidArgument, "audio object type \(objectType) is outside 1...\(Self.maximumObjectType)")
+            throw MediaError(
+                .invalidArgument, "audio object type \(objectType) is outside 1...\(Self.maximumObjectType)")
         }
         guard (1...Self.maximumExplicitSampleRate).contains(sampleRate) else {
             throw MediaError(
@@ -236,7 +238,9 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `samplingFrequencyIndex` and, for index 15, the 24-bit `samplingFrequency`.
-    private static func readSamplingFrequency(_ reader: inout BitReader) throws(MediaError) -> (index: Int?, rate: Int) {
+    private static func readSamplingFrequency(
+        _ reader: inout BitReader
+    ) throws(MediaError) -> (index: Int?, rate: Int) {
         let offset = reader.baseOffset + Int64(reader.bitPosition / 8)
         let index = Int(try reader.read(4, "samplingFrequencyIndex"))
         if index < samplingFrequencies.count { return (index, samplingFrequencies[index]) }
