@@ -131,15 +131,18 @@ import Testing
         }
     }
 
+    /// One second of stereo noise at amplitude 0.6.
+    static func noise(seed: UInt64, _ type: PCMSampleType = .f32) throws -> [UInt8] {
+        var tone = try ToneGenerator(.noise(amplitude: 0.6, seed: seed), channels: 2, sampleType: type, length: .frames(48_000))
+        return try WAVTest.drain(&tone).bytes
+    }
+
     @Test func noiseIsDeterministicPerSeedAndDiffersBetweenSeedsAndChannels() throws {
-        func noise(_ seed: UInt64, _ type: PCMSampleType = .f32) throws -> [UInt8] {
-            var tone = try ToneGenerator(.noise(amplitude: 0.6, seed: seed), channels: 2, sampleType: type, length: .frames(48_000))
-            return try WAVTest.drain(&tone).bytes
-        }
-        let a = try noise(1)
-        #expect(try noise(1) == a)
-        #expect(try noise(2) != a)
-        #expect(try noise(1, .s16) == (try noise(1, .s16)))
+        let a = try Self.noise(seed: 1)
+        #expect(try Self.noise(seed: 1) == a)
+        #expect(try Self.noise(seed: 2) != a)
+        #expect(try Self.noise(seed: 1, .s16) == (try Self.noise(seed: 1, .s16)))
+        #expect(try Self.noise(seed: 1, .s16) != (try Self.noise(seed: 3, .s16)))
         let values = Self.floats(a)
         let left = stride(from: 0, to: values.count, by: 2).map { values[$0] }
         let right = stride(from: 1, to: values.count, by: 2).map { values[$0] }
