@@ -135,6 +135,28 @@ import Testing
         #expect(twelve.frameCount == 20)
     }
 
+    @Test func duplicateFormatChunkAndExcessValidBitsAreReported() throws {
+        let data = WAVTest.dataChunk(WAVTest.pattern(60))
+        let duplicate = try WAVReader(bytes: WAVTest.riff([
+            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, bits: 24)),
+            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 1, bits: 16)), data,
+        ]))
+        #expect(duplicate.format.pcm == PCMFormat(.s24))
+        #expect(duplicate.format.channelCount == 2)
+        #expect(duplicate.frameCount == 10)
+        #expect(duplicate.diagnostics.map(\.code) == [.duplicateFormatChunk])
+        #expect(duplicate.diagnostics.map(\.byteOffset) == [36])
+
+        let excess = try WAVReader(bytes: WAVTest.riff([
+            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, validBits: 28, mask: 3)), data,
+        ]))
+        #expect(excess.format.pcm == PCMFormat(.s24))
+        #expect(excess.formatChunk.validBitsPerSample == 28)
+        #expect(excess.diagnostics.map(\.code) == [.validBitsExceedContainer])
+        #expect(excess.diagnostics.map(\.byteOffset) == [38])
+        #expect(try WAVTest.readAll(excess).bytes.count == 60)
+    }
+
     @Test func openDataSizeReadsToTheEndOfTheFile() throws {
         let (fmt, data) = (WAVTest.fmtBody(), WAVTest.pattern(4 * 777 + 3))
         for declared: UInt32 in [0xFFFF_FFFF, 0] {

@@ -54,13 +54,8 @@ enum WAVTest {
 
     /// Every sample of `reader` and their bytes concatenated.
     static func readAll(_ reader: WAVReader) throws -> (samples: [MediaSample], bytes: [UInt8]) {
-        var samples: [MediaSample] = []
-        var bytes: [UInt8] = []
-        while let sample = try reader.next() {
-            samples.append(sample)
-            bytes += sample.data
-        }
-        return (samples, bytes)
+        var source = reader  // a class: the copy shares the reader's position
+        return try drain(&source)
     }
 
     /// Every sample of a source and their bytes concatenated.

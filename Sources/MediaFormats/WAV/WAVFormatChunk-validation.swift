@@ -75,7 +75,7 @@ extension WAVFormatChunk {
             default:
                 throw MediaError(
                     .unsupportedFormat,
-                    "\(bitsPerSample)-bit integer PCM WAV is not supported: only up to 32 bits (in 1 to 4 bytes) is",
+                    "\(bitsPerSample)-bit integer PCM WAV is not supported: only 1 to 32 bits (stored in 1 to 4 bytes) are",
                     byteOffset: chunkOffset + FieldOffset.bitsPerSample)
             }
         }

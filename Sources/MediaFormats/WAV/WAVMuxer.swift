@@ -33,7 +33,7 @@ public import MediaCore
 /// It is not thread-safe; hand it to one task at a time.
 public final class WAVMuxer: MediaSink {
     private let output: any MediaOutput
-    private var state = State.waitingForFormat
+    private var state = State.open
     private var layout: Layout?
     /// The format of the first sample; every later one must match it.
     public private(set) var format: AudioFormat?
@@ -44,8 +44,7 @@ public final class WAVMuxer: MediaSink {
     private var samplesWritten: Int64 = 0
 
     private enum State {
-        case waitingForFormat
-        case writing
+        case open
         case failed
         case finished
     }
@@ -75,7 +74,7 @@ public final class WAVMuxer: MediaSink {
     ///   after ``finish()`` or an earlier error; and the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
         switch state {
-        case .waitingForFormat, .writing: break
+        case .open: break
         case .failed, .finished: throw MediaError.stageFinished(name)
         }
         do {
@@ -112,7 +111,6 @@ public final class WAVMuxer: MediaSink {
             let chunk = try Self.formatChunk(for: audio, type: pcm.sampleType)
             try writeHeader(chunk)
             format = audio
-            state = .writing
         }
         try output.write(data)
         samplesWritten += 1

@@ -63,7 +63,7 @@ public final class WAVReader: MediaSource {
 
     private let input: ForwardInput
     private let bytesPerFrame: Int
-    private let bytesPerSample: Int
+    private let maximumSampleBytes: Int
     private let dataChunkOffset: Int64
     /// Whole-frame data bytes not yet read, or `nil` to read to the end of the input.
     private var dataBytesLeft: Int64?
@@ -112,7 +112,7 @@ public final class WAVReader: MediaSource {
         self.input = input
         self.framesPerSample = framesPerSample
         bytesPerFrame = blockAlign
-        bytesPerSample = maximumBytes
+        maximumSampleBytes = maximumBytes
         formatChunk = header.formatChunk
         format = .pcm(PCMFormat(header.sampleType), sampleRate: header.formatChunk.sampleRate,
                       channelLayout: header.channelLayout)
@@ -162,7 +162,7 @@ public final class WAVReader: MediaSource {
         case .ended: return nil
         case .failed: throw MediaError.stageFinished(name)
         }
-        var wanted = bytesPerSample
+        var wanted = maximumSampleBytes
         if let left = dataBytesLeft { wanted = Int(min(Int64(wanted), left)) }
         guard wanted > 0 else {
             state = .ended
