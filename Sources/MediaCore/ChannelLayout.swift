@@ -45,11 +45,12 @@ public struct ChannelLayout: Sendable, Hashable, CustomStringConvertible {
     public static let mono = ChannelLayout(mask: frontCenter)
     /// Front left and right.
     public static let stereo = ChannelLayout(mask: frontLeft | frontRight)
-    /// 5.1 with side surrounds, FFmpeg's "5.1" and AAC channel configuration 6.
-    public static let surround51 = ChannelLayout(mask: frontLeft | frontRight | frontCenter | lowFrequency | sideLeft | sideRight)
-    /// 5.1 with back surrounds, WAV's usual 6-channel mask (0x3F).
-    public static let surround51Back = ChannelLayout(mask: frontLeft | frontRight | frontCenter | lowFrequency | backLeft | backRight)
-    /// 7.1, FFmpeg's "7.1" and AAC channel configuration 7.
+    /// 5.1 with back surrounds (0x3F): FFmpeg's "5.1" and `av_channel_layout_default` for 6 channels,
+    /// and WAV's usual 6-channel mask.
+    public static let surround51 = ChannelLayout(mask: frontLeft | frontRight | frontCenter | lowFrequency | backLeft | backRight)
+    /// 5.1 with side surrounds (0x60F): FFmpeg's "5.1(side)".
+    public static let surround51Side = ChannelLayout(mask: frontLeft | frontRight | frontCenter | lowFrequency | sideLeft | sideRight)
+    /// 7.1 (0x63F): FFmpeg's "7.1", front, centre, LFE, back and side pairs.
     public static let surround71 = ChannelLayout(mask: 0x63F)
 
     /// The layout a player assumes for `count` channels when nothing says otherwise (the same as FFmpeg's
@@ -73,7 +74,7 @@ public struct ChannelLayout: Sendable, Hashable, CustomStringConvertible {
         case .mono: return "mono"
         case .stereo: return "stereo"
         case .surround51: return "5.1"
-        case .surround51Back: return "5.1(back)"
+        case .surround51Side: return "5.1(side)"
         case .surround71: return "7.1"
         default:
             let hex = String(mask, radix: 16)

@@ -28,31 +28,42 @@ public struct Pipeline {
         public var bytesWritten: Int64 = 0
     }
 
-    private let source: SourceBox
-    private let stages: [StageBox]
-    private let sink: SinkBox
-    private var progress = Progress()
-    private var state = State.ready
-
-    private enum State { case ready, running, done }
+    private let engine: Engine
 
     /// A pipeline of `source` → `stages` (in order) → `sink`.
     public init(source: any MediaSource, stages: [any MediaStage] = [], sink: any MediaSink) {
-        self.source = SourceBox(source)
-        self.stages = stages.map(StageBox.init)
-        self.sink = SinkBox(sink)
+        engine = Engine(source: source, stages: stages, sink: sink)
     }
 
     /// The sink, with everything written to it (for a ``CollectingSink``, the samples).
-    public var finishedSink: any MediaSink { sink.sink }
+    public var finishedSink: any MediaSink { engine.sink.sink }
 
     /// Runs to the end of the source, calling `progress` after each source sample, and returns the
     /// final counts. Can run once; a second call throws ``MediaError/Code/stageFinished``.
     @discardableResult
     public mutating func run(progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
-        guard state == .ready else { throw MediaError.stageFinished("Pipeline") }
-        state = .running
-        defer { state = .done }
+        try engine.run(progress: report)
+    }
+}
+
+/// The state of one run. A class, so that the emit closures that carry samples from stage to stage
+/// capture a reference rather than `inout` access to the `Pipeline` value they were started from.
+private final class Engine {
+    let source: SourceBox
+    let stages: [StageBox]
+    let sink: SinkBox
+    var progress = Pipeline.Progress()
+    var hasRun = false
+
+    init(source: any MediaSource, stages: [any MediaStage], sink: any MediaSink) {
+        self.source = SourceBox(source)
+        self.stages = stages.map(StageBox.init)
+        self.sink = SinkBox(sink)
+    }
+
+    func run(progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
+        guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
+        hasRun = true
         do {
             while let sample = try named(source.source.name, { try source.source.next() }) {
                 progress.samplesRead += 1
@@ -65,7 +76,7 @@ public struct Pipeline {
             for index in stages.indices {
                 let box = stages[index]
                 try named(box.stage.name) {
-                    try box.stage.finish { output in try push(output, from: index + 1) }
+                    try box.stage.finish { output in try self.push(output, from: index + 1) }
                 }
             }
             sink.isFinished = true
@@ -82,7 +93,7 @@ public struct Pipeline {
         }
     }
 
-    private mutating func push(_ sample: MediaSample, from index: Int) throws {
+    private func push(_ sample: MediaSample, from index: Int) throws {
         if index == stages.count {
             progress.samplesWritten += 1
             progress.bytesWritten += Int64(sample.byteCount)
@@ -91,13 +102,14 @@ public struct Pipeline {
         }
         let box = stages[index]
         try named(box.stage.name) {
-            try box.stage.process(sample) { output in try push(output, from: index + 1) }
+            try box.stage.process(sample) { output in try self.push(output, from: index + 1) }
         }
     }
+}
 
-    private func named<R>(_ name: String, _ body: () throws -> R) throws -> R {
-        do { return try body() } catch let error as MediaError { throw error.inStage(name) }
-    }
+/// Runs `body`, setting `name` as the stage of any ``MediaError`` it throws.
+private func named<R>(_ name: String, _ body: () throws -> R) throws -> R {
+    do { return try body() } catch let error as MediaError { throw error.inStage(name) }
 }
 
 // Boxes give each stage its own storage, so that a stage's `process` can call into the next stage

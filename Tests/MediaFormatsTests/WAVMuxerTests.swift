@@ -25,8 +25,8 @@ import Testing
         Case(type: .s32, layout: .mono, ffmpegLayout: "mono", rate: 48_000, frames: 1000),
         Case(type: .f32, layout: .stereo, ffmpegLayout: "stereo", rate: 48_000, frames: 1234),  // fact chunk
         Case(type: .f64, layout: .mono, ffmpegLayout: "mono", rate: 22_050, frames: 500),
-        Case(type: .s16, layout: .surround51, ffmpegLayout: "5.1(side)", rate: 48_000, frames: 1000),
-        Case(type: .s16, layout: .surround51Back, ffmpegLayout: "5.1", rate: 48_000, frames: 1000),
+        Case(type: .s16, layout: .surround51Side, ffmpegLayout: "5.1(side)", rate: 48_000, frames: 1000),
+        Case(type: .s16, layout: .surround51, ffmpegLayout: "5.1", rate: 48_000, frames: 1000),
         Case(type: .f32, layout: .surround71, ffmpegLayout: "7.1", rate: 48_000, frames: 700),
     ]
 

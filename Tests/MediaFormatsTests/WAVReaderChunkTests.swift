@@ -79,7 +79,7 @@ import Testing
             WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 6, bits: 16, mask: 0x60F)), WAVTest.dataChunk(data),
         ])
         let reader = try WAVReader(bytes: file)
-        #expect(reader.format.channelLayout == .surround51)
+        #expect(reader.format.channelLayout == .surround51Side)
         #expect(reader.formatChunk.channelMask == 0x60F)
         #expect(reader.formatChunk.isExtensible)
         #expect(reader.formatChunk.subFormatTag == 1)

@@ -67,7 +67,7 @@ import Testing
         let extensible = c.channels > 2 || c.type.bytesPerSample > 2 || c.rate > 48_000
         #expect(reader.formatChunk.isExtensible == extensible)
         #expect(reader.formatChunk.codecTag == (c.type.isFloat ? 3 : 1))
-        if c.channels == 6 { #expect(reader.format.channelLayout == .surround51Back) }
+        if c.channels == 6 { #expect(reader.format.channelLayout == .surround51) }
         if c.channels == 8 { #expect(reader.format.channelLayout == .surround71) }
     }
 
