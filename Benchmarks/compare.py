@@ -6,10 +6,16 @@ wall time, CPU time (user + system) and peak resident memory, and their ratios (
 Also checks that both outputs are byte-identical, and that our peak memory is flat in the input
 length (a 60-minute input against a 1-minute one).
 
+Wall-clock time on a shared 2-core machine varies by ±15 % from run to run, more than the
+difference being measured, so the script also counts instructions with valgrind's callgrind on a
+1-minute input: a figure that is the same on every run (SKIP_CALLGRIND=1 skips it).
+
 Environment: RUNS (default 5), BENCH_DIR (default /tmp/mediapipeline-bench), SKIP_FLAT=1 to skip
-the 60-minute memory check.
+the 60-minute memory check, SKIP_CALLGRIND=1 to skip the instruction counts.
 """
+import re
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -72,6 +78,22 @@ def main():
     compare("aac-encoder vs ffmpeg -c:a aac -b:a 128k -f adts", ours, theirs)
     same = open(ours_out, "rb").read() == open(cli_out, "rb").read()
     print(f"  outputs byte-identical: {'yes' if same else 'NO'}")
+
+    if os.environ.get("SKIP_CALLGRIND") != "1" and shutil.which("valgrind"):
+        short = os.path.join(WORK, "in-1min.wav")
+        make_wav(short, 1)
+        counts = {}
+        for key, command in (("ours", ours), ("theirs", theirs)):
+            command = [short if c == wav else c for c in command]
+            log = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + command,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
+            match = re.search(r"Collected : (\d+)", log)
+            counts[key] = int(match.group(1)) if match else 0
+        if counts["theirs"]:
+            print("\nInstructions executed (valgrind callgrind, 1-minute input; repeatable)")
+            print(f"  MediaPipeline {counts['ours'] / 1e9:8.3f} G")
+            print(f"  ffmpeg CLI    {counts['theirs'] / 1e9:8.3f} G")
+            print(f"  ratio         {counts['ours'] / counts['theirs']:8.3f}")
 
     if os.environ.get("SKIP_FLAT") != "1":
         short = os.path.join(WORK, "in-1min.wav")
