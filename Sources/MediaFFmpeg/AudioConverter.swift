@@ -12,7 +12,9 @@ public import MediaCore
 /// Whatever is not given stays as the input has it. Frame accounting is exact: every input frame is
 /// accounted for in the output, and ``finish(into:)`` drains the resampler's filter delay, so N frames at
 /// rate A come out as N × B / A frames at rate B (rounded to the nearest frame). Output timing starts at
-/// the first input sample's presentation time and advances by the frames produced. Mono ↔ stereo and
+/// the first input sample's presentation time and advances by the frames produced. (libswresample's
+/// own tail is a frame longer or shorter depending on its filter phase; the converter trims or pads it
+/// with silence to the exact count.) Mono ↔ stereo and
 /// 5.1 → stereo use FFmpeg's standard matrices.
 ///
 /// The input format is fixed by the first sample; a sample of another format throws
@@ -87,12 +89,37 @@ public final class AudioConverter: MediaStage {
         try emitConverted(converted, format: resampler.output, into: emit)
     }
 
-    /// Drains the resampler's delay.
+    /// Drains the resampler's delay, so that the output holds exactly N × B / A frames (rounded to
+    /// nearest) for N input frames at rate A and output rate B.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
         guard !finished else { throw MediaError.stageFinished(name) }
         finished = true
         guard let resampler else { return }
-        try emitConverted(try resampler.drain(), format: resampler.output, into: emit)
+        var tail = try resampler.drain()
+        // libswresample's drained length depends on its filter phase (a frame more or less, or nothing
+        // at all for a tiny input). Trim or pad the tail with silence to the exact count.
+        let expected = Self.expectedOutputFrames(input: framesIn, from: resampler.input.sampleRate, to: resampler.output.sampleRate)
+        let missing = expected - (framesOut + Int64(tail.frames))
+        let format = resampler.output
+        if missing < 0 {
+            let cut = Int(min(-missing, Int64(tail.frames)))
+            let keep = tail.frames - cut
+            tail.planes = tail.planes.map { Array($0.prefix(keep * format.bytesPerFrame)) }
+            tail.frames = keep
+        } else if missing > 0 {
+            let silence: UInt8 = format.pcm?.sampleType == .u8 ? 0x80 : 0
+            let pad = [UInt8](repeating: silence, count: Int(missing) * format.bytesPerFrame)
+            tail.planes = tail.planes.map { $0 + pad }
+            tail.frames += Int(missing)
+        }
+        try emitConverted(tail, format: format, into: emit)
+    }
+
+    /// The frames `input` frames at rate `from` give at rate `to`: `input × to / from`, rounded to nearest.
+    public static func expectedOutputFrames(input: Int64, from: Int, to: Int) -> Int64 {
+        guard from > 0 else { return 0 }
+        let scaled = MediaTime(value: input, timescale: Int32(clamping: from)).converted(to: Int32(clamping: to))
+        return scaled.isNumeric ? scaled.value : 0
     }
 
     private func emitConverted(_ converted: (planes: [[UInt8]], frames: Int), format: AudioFormat, into emit: (MediaSample) throws -> Void) throws {

@@ -3,20 +3,33 @@ import MediaFFmpeg
 import Testing
 
 @Suite struct AudioConverterTests {
-    /// N frames at 44.1 kHz come out as N × 48000 / 44100 frames at 48 kHz, the filter delay drained.
-    @Test(arguments: [441, 44_100, 100_000, 123_457])
+    /// N frames at rate A come out as exactly N × B / A frames (rounded to nearest) at rate B, with the
+    /// resampler's delay drained, whatever the length (even a single frame).
+    @Test(arguments: [1, 441, 1000, 44_100, 100_000, 123_457])
     func resamplingAccountsForEveryFrame(frames: Int) throws {
-        let converter = try AudioConverter(sampleRate: 48_000)
-        let out = try PCM.run(converter, PCM.sine(frames: frames, sampleRate: 44_100, chunk: 1000))
-        let total = out.reduce(0) { $0 + $1.frameCount }
-        let expected = Int((Double(frames) * 48_000 / 44_100).rounded())
-        #expect(abs(total - expected) <= 1, "\(total) frames, expected \(expected)")
-        #expect(out.allSatisfy { $0.format.audio?.sampleRate == 48_000 })
-        var time = MediaTime.zero
-        for sample in out {
-            #expect(sample.timing.presentationTime == time)
-            time += sample.timing.duration
+        for (from, to) in [(44_100, 48_000), (48_000, 44_100), (48_000, 16_000), (22_050, 48_000)] {
+            let converter = try AudioConverter(sampleRate: to)
+            let out = try PCM.run(converter, PCM.sine(frames: frames, sampleRate: from, chunk: 1000))
+            let total = out.reduce(0) { $0 + $1.frameCount }
+            let expected = Int((Double(frames) * Double(to) / Double(from)).rounded())
+            #expect(total == expected, "\(frames) frames \(from) → \(to) Hz gave \(total)")
+            #expect(out.allSatisfy { $0.format.audio?.sampleRate == to })
+            var time = MediaTime.zero
+            for sample in out {
+                #expect(sample.timing.presentationTime == time)
+                time += sample.timing.duration
+            }
         }
+    }
+
+    /// The resampled tone keeps its frequency (zero crossings) and level.
+    @Test func resampledToneKeepsItsPitch() throws {
+        let out = try PCM.run(try AudioConverter(format: .f32, sampleRate: 48_000), PCM.sine(frames: 44_100, frequency: 1000, sampleRate: 44_100, type: .f32))
+        let left = PCM.firstChannel(out)
+        var crossings = 0
+        for i in 1..<left.count where (left[i - 1] < 0) != (left[i] < 0) { crossings += 1 }
+        #expect(abs(crossings - 2000) <= 2, "\(crossings) zero crossings in one second")
+        #expect(abs(Double(left[1000..<47_000].map(abs).max() ?? 0) - 0.5) < 0.01)
     }
 
     @Test func s16ToFloatIsExact() throws {
