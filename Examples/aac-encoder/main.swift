@@ -46,11 +46,12 @@ func run() throws -> Int32 {
         source = tone
     }
 
-    // Stages: convert rate or channels only when asked to, then encode.
+    // Stages: convert to the encoder's float planar (and the rate and channels asked for) in a stage of
+    // its own, so that it runs on another core than the encoder; then encode.
     var stages: [any MediaStage] = []
     let wantsRate = options.sampleRate.map { $0 != inputFormat.sampleRate } ?? false
     let wantsChannels = options.channels.map { $0 != inputFormat.channelCount } ?? false
-    if wantsRate || wantsChannels {
+    if wantsRate || wantsChannels || inputFormat.pcm != .f32Planar {
         stages.append(try AudioConverter(
             format: .f32Planar, sampleRate: options.sampleRate,
             channelLayout: options.channels.map { ChannelLayout.default(channelCount: $0) }))
@@ -67,7 +68,9 @@ func run() throws -> Int32 {
     var lastReport = started
     let showProgress = !options.quiet && options.output != "-"
     let interactive = isatty(2) != 0
-    let result = try pipeline.run { progress in
+    // One thread per stage: the encoder keeps one core busy while reading, converting and writing
+    // run on the other.
+    let result = try pipeline.runConcurrently { progress in
         guard showProgress else { return }
         let now = clock.now
         guard now - lastReport >= .milliseconds(500) else { return }

@@ -28,7 +28,7 @@ public struct Pipeline {
         public var bytesWritten: Int64 = 0
     }
 
-    private let engine: Engine
+    let engine: Engine
 
     /// A pipeline of `source` → `stages` (in order) → `sink`.
     public init(source: any MediaSource, stages: [any MediaStage] = [], sink: any MediaSink) {
@@ -48,7 +48,7 @@ public struct Pipeline {
 
 /// The state of one run. A class, so that the emit closures that carry samples from stage to stage
 /// capture a reference rather than `inout` access to the `Pipeline` value they were started from.
-private final class Engine {
+final class Engine {
     let source: SourceBox
     let stages: [StageBox]
     let sink: SinkBox
@@ -108,23 +108,23 @@ private final class Engine {
 }
 
 /// Runs `body`, setting `name` as the stage of any ``MediaError`` it throws.
-private func named<R>(_ name: String, _ body: () throws -> R) throws -> R {
+func named<R>(_ name: String, _ body: () throws -> R) throws -> R {
     do { return try body() } catch let error as MediaError { throw error.inStage(name) }
 }
 
 // Boxes give each stage its own storage, so that a stage's `process` can call into the next stage
 // (through the emit closure) without overlapping access to one array.
-private final class SourceBox {
+final class SourceBox {
     var source: any MediaSource
     init(_ source: any MediaSource) { self.source = source }
 }
 
-private final class StageBox {
+final class StageBox {
     var stage: any MediaStage
     init(_ stage: any MediaStage) { self.stage = stage }
 }
 
-private final class SinkBox {
+final class SinkBox {
     var sink: any MediaSink
     var isFinished = false
     init(_ sink: any MediaSink) { self.sink = sink }

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A POSIX thread running one closure, joined explicitly: one per stage of a concurrent ``Pipeline``.
+///
+/// Dispatch's global queues are not used because each stage blocks on its queues for the whole run, and
+/// a pool about as wide as the machine's cores could leave a stage unscheduled.
+final class StageThread {
+    private var thread = pthread_t()
+    private var joined = false
+
+    /// Starts `body` on a new thread.
+    ///
+    /// The closure, and the stage it captures, move to the new thread: the thread that starts it does
+    /// not touch the stage again until ``join()`` returns, which orders all of the new thread's writes
+    /// before the joiner's reads. That is why a non-`Sendable` stage can run there safely.
+    init(_ body: @escaping () -> Void) throws(MediaError) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let code = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        guard code == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            throw MediaError(.outOfMemory, "cannot start a pipeline thread: pthread_create returned \(code)")
+        }
+    }
+
+    /// Waits for the thread to end.
+    func join() {
+        guard !joined else { return }
+        joined = true
+        pthread_join(thread, nil)
+    }
+
+    deinit { join() }
+
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+}

@@ -1,0 +1,136 @@
+extension Pipeline {
+    /// Runs like ``run(progress:)``, but each stage and the sink on a thread of its own, with queues of
+    /// at most `queueDepth` samples between them: an encoder works on one core while the reader,
+    /// converter and muxer work on another. Memory stays bounded by the queue depths.
+    ///
+    /// The source runs on the calling thread, which also calls `progress`. The output is the same as
+    /// ``run(progress:)``'s, sample for sample. On the first error anywhere, the other stages stop
+    /// processing, the sink is finished so that what was written stays a valid file, and the error is
+    /// rethrown with the failing stage's name.
+    @discardableResult
+    public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
+        try engine.runConcurrently(queueDepth: queueDepth, progress: report)
+    }
+}
+
+/// What the threads of a concurrent run share: the first error, which also tells the others to stop.
+private final class RunState: Sendable {
+    private let firstError = Locked<(any Error)?>(nil)
+
+    /// Keeps `error` if it is the first.
+    func record(_ error: any Error) {
+        firstError.withLock { if $0 == nil { $0 = error } }
+    }
+
+    /// The first error, if any.
+    var error: (any Error)? { firstError.withLock { $0 } }
+    /// Whether some thread failed.
+    var isFailed: Bool { firstError.withLock { $0 != nil } }
+}
+
+/// Counts the sink's thread keeps, read after it has been joined.
+private final class SinkCounts {
+    var samples: Int64 = 0
+    var bytes: Int64 = 0
+}
+
+extension Engine {
+    func runConcurrently(queueDepth: Int, progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
+        guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
+        hasRun = true
+        let queues = (0...stages.count).map { _ in SampleQueue(capacity: queueDepth) }
+        let state = RunState()
+        let counts = SinkCounts()
+        var threads: [StageThread] = []
+        defer { threads.forEach { $0.join() } }
+
+        do {
+            for (index, box) in stages.enumerated() {
+                threads.append(try StageThread { runStage(box, from: queues[index], to: queues[index + 1], state: state) })
+            }
+            let sinkInput = queues[stages.count]
+            threads.append(try StageThread { [sink] in runSink(sink, from: sinkInput, counts: counts, state: state) })
+        } catch {
+            // Unwind the threads already started: each passes the end of the stream on and returns.
+            state.record(error)
+            queues[0].put(.end)
+            throw error
+        }
+
+        do {
+            while !state.isFailed, let sample = try named(source.source.name, { try source.source.next() }) {
+                progress.samplesRead += 1
+                progress.framesRead += Int64(sample.frameCount)
+                let end = sample.timing.presentationTime + sample.timing.duration
+                if end.isNumeric { progress.position = end }
+                queues[0].put(.sample(sample))
+                try report?(progress)
+            }
+        } catch {
+            state.record(error)
+        }
+        queues[0].put(.end)
+        threads.forEach { $0.join() }
+        if let error = state.error { throw error }
+        progress.samplesWritten = counts.samples
+        progress.bytesWritten = counts.bytes
+        return progress
+    }
+}
+
+/// One stage's thread: process until the end of the stream, then finish and pass the end on. After an
+/// error anywhere it keeps taking (and dropping) samples, so that the threads before it never block.
+private func runStage(_ box: StageBox, from input: SampleQueue, to output: SampleQueue, state: RunState) {
+    let emit: (MediaSample) throws -> Void = { output.put(.sample($0)) }
+    while true {
+        switch input.take() {
+        case .sample(let sample):
+            guard !state.isFailed else { continue }
+            do {
+                try named(box.stage.name) { try box.stage.process(sample, into: emit) }
+            } catch {
+                state.record(error)
+            }
+        case .end:
+            if !state.isFailed {
+                do {
+                    try named(box.stage.name) { try box.stage.finish(into: emit) }
+                } catch {
+                    state.record(error)
+                }
+            }
+            output.put(.end)
+            return
+        }
+    }
+}
+
+/// The sink's thread: write until the end of the stream, then finish, even after an error elsewhere,
+/// so that what was written stays valid.
+private func runSink(_ box: SinkBox, from input: SampleQueue, counts: SinkCounts, state: RunState) {
+    while true {
+        switch input.take() {
+        case .sample(let sample):
+            guard !state.isFailed else { continue }
+            do {
+                try named(box.sink.name) { try box.sink.write(sample) }
+                counts.samples += 1
+                counts.bytes += Int64(sample.byteCount)
+            } catch {
+                state.record(error)
+            }
+        case .end:
+            box.isFinished = true
+            if state.isFailed {
+                try? box.sink.finish()
+            } else {
+                do {
+                    try named(box.sink.name) { try box.sink.finish() }
+                } catch {
+                    state.record(error)
+                }
+            }
+            return
+        }
+    }
+}
