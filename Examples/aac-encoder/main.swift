@@ -46,12 +46,12 @@ func run() throws -> Int32 {
         source = tone
     }
 
-    // Stages: convert to the encoder's float planar (and the rate and channels asked for) in a stage of
-    // its own, so that it runs on another core than the encoder; then encode.
+    // Stages: convert rate or channels only when asked to (the encoder converts the sample format
+    // itself), then encode.
     var stages: [any MediaStage] = []
     let wantsRate = options.sampleRate.map { $0 != inputFormat.sampleRate } ?? false
     let wantsChannels = options.channels.map { $0 != inputFormat.channelCount } ?? false
-    if wantsRate || wantsChannels || inputFormat.pcm != .f32Planar {
+    if wantsRate || wantsChannels {
         stages.append(try AudioConverter(
             format: .f32Planar, sampleRate: options.sampleRate,
             channelLayout: options.channels.map { ChannelLayout.default(channelCount: $0) }))
@@ -68,9 +68,7 @@ func run() throws -> Int32 {
     var lastReport = started
     let showProgress = !options.quiet && options.output != "-"
     let interactive = isatty(2) != 0
-    // One thread per stage: the encoder keeps one core busy while reading, converting and writing
-    // run on the other.
-    let result = try pipeline.runConcurrently { progress in
+    let report: (Pipeline.Progress) -> Void = { progress in
         guard showProgress else { return }
         let now = clock.now
         guard now - lastReport >= .milliseconds(500) else { return }
@@ -84,6 +82,9 @@ func run() throws -> Int32 {
             printError(line)
         }
     }
+    // By default everything runs on this thread: for audio alone, handing each packet to another
+    // thread costs more than it saves (Benchmarks/README.md). --threads gives each stage its own.
+    let result = options.threads ? try pipeline.runConcurrently(progress: report) : try pipeline.run(progress: report)
     if showProgress && interactive && clock.now - started >= .milliseconds(500) { printError("") }
 
     let elapsed = clock.now - started

@@ -74,6 +74,12 @@ import Testing
         #expect(a.count == b.count)
         #expect(a == b)
 
+        // The same with every stage on its own thread (Pipeline.runConcurrently).
+        let threaded = dir.file("threaded.aac")
+        let threadedRun = try runExample(["--input", wav, "--bitrate", "\(bitRate)", "--output", threaded, "--quiet", "--threads"])
+        #expect(threadedRun.status == 0, "\(threadedRun.lines)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: threaded)) == b)
+
         // The same through the library API into memory.
         let memory = MemoryOutput()
         var pipeline = Pipeline(source: try WAVReader(path: wav, framesPerSample: 333), stages: [try AACEncoder(bitRate: bitRate)], sink: ADTSMuxer(output: memory))
