@@ -108,3 +108,18 @@ private struct Counter: MediaSource {
         #expect { try pipeline.runConcurrently() } throws: { ($0 as? MediaError)?.code == .stageFinished }
     }
 }
+
+extension ConcurrentPipelineTests {
+    /// The first stage fails at once while the source and the queues are full: every thread still ends.
+    @Test func failureAtTheFirstSampleWithFullQueuesEnds() throws {
+        for depth in [1, 2, 3] {
+            let record = Record()
+            var pipeline = Pipeline(
+                source: Counter(count: 2000), stages: [Increment(failOn: 0), Increment(), Increment()],
+                sink: RecordingSink(record: record))
+            #expect(throws: MediaError.self) { try pipeline.runConcurrently(queueDepth: depth) }
+            #expect(record.bytes.isEmpty)
+            #expect(record.finished == 1)
+        }
+    }
+}
