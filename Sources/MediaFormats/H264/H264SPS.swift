@@ -14,60 +14,60 @@ public import MediaCore
 public struct H264SPS: Sendable, Hashable {
     /// `profile_idc`: 66 Baseline, 77 Main, 88 Extended, 100 High, 110 High 10, 122 High 4:2:2,
     /// 244 High 4:4:4 Predictive, ...
-    public var profileIdc: UInt8
+    public private(set) var profileIdc: UInt8
     /// The byte holding `constraint_set0_flag` (bit 7) to `constraint_set5_flag` (bit 2) and
     /// `reserved_zero_2bits`: the `profile_compatibility` byte of the avcC.
-    public var constraintFlags: UInt8
+    public private(set) var constraintFlags: UInt8
     /// `level_idc`: ten times the level number (31 is level 3.1); 9 is level 1b.
-    public var levelIdc: UInt8
+    public private(set) var levelIdc: UInt8
     /// `seq_parameter_set_id` (0...31).
-    public var seqParameterSetId: Int
+    public private(set) var seqParameterSetId: Int
     /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4 (1 when the profile does not send it).
-    public var chromaFormatIdc: Int
+    public private(set) var chromaFormatIdc: Int
     /// `separate_colour_plane_flag` (only with `chroma_format_idc` 3).
-    public var separateColourPlaneFlag: Bool
+    public private(set) var separateColourPlaneFlag: Bool
     /// `bit_depth_luma_minus8` (0...6).
-    public var bitDepthLumaMinus8: Int
+    public private(set) var bitDepthLumaMinus8: Int
     /// `bit_depth_chroma_minus8` (0...6).
-    public var bitDepthChromaMinus8: Int
+    public private(set) var bitDepthChromaMinus8: Int
     /// `qpprime_y_zero_transform_bypass_flag`.
-    public var qpprimeYZeroTransformBypassFlag: Bool
+    public private(set) var qpprimeYZeroTransformBypassFlag: Bool
     /// `seq_scaling_matrix_present_flag` (the lists themselves are skipped).
-    public var seqScalingMatrixPresentFlag: Bool
+    public private(set) var seqScalingMatrixPresentFlag: Bool
     /// `log2_max_frame_num_minus4` (0...12).
-    public var log2MaxFrameNumMinus4: Int
+    public private(set) var log2MaxFrameNumMinus4: Int
     /// `pic_order_cnt_type` (0...2).
-    public var picOrderCntType: Int
+    public private(set) var picOrderCntType: Int
     /// `log2_max_pic_order_cnt_lsb_minus4` (0...12), with `pic_order_cnt_type` 0; 0 otherwise.
-    public var log2MaxPicOrderCntLsbMinus4: Int
+    public private(set) var log2MaxPicOrderCntLsbMinus4: Int
     /// `delta_pic_order_always_zero_flag`, with `pic_order_cnt_type` 1.
-    public var deltaPicOrderAlwaysZeroFlag: Bool
+    public private(set) var deltaPicOrderAlwaysZeroFlag: Bool
     /// `offset_for_non_ref_pic`, with `pic_order_cnt_type` 1.
-    public var offsetForNonRefPic: Int32
+    public private(set) var offsetForNonRefPic: Int32
     /// `offset_for_top_to_bottom_field`, with `pic_order_cnt_type` 1.
-    public var offsetForTopToBottomField: Int32
+    public private(set) var offsetForTopToBottomField: Int32
     /// `offset_for_ref_frame[i]` (at most 255 of them, `num_ref_frames_in_pic_order_cnt_cycle`),
     /// with `pic_order_cnt_type` 1.
-    public var offsetForRefFrame: [Int32]
+    public private(set) var offsetForRefFrame: [Int32]
     /// `max_num_ref_frames`.
-    public var maxNumRefFrames: Int
+    public private(set) var maxNumRefFrames: Int
     /// `gaps_in_frame_num_value_allowed_flag`.
-    public var gapsInFrameNumValueAllowedFlag: Bool
+    public private(set) var gapsInFrameNumValueAllowedFlag: Bool
     /// `pic_width_in_mbs_minus1`.
-    public var picWidthInMbsMinus1: Int
+    public private(set) var picWidthInMbsMinus1: Int
     /// `pic_height_in_map_units_minus1`.
-    public var picHeightInMapUnitsMinus1: Int
+    public private(set) var picHeightInMapUnitsMinus1: Int
     /// `frame_mbs_only_flag`: `false` when pictures may be coded as fields.
-    public var frameMbsOnlyFlag: Bool
+    public private(set) var frameMbsOnlyFlag: Bool
     /// `mb_adaptive_frame_field_flag` (only without `frame_mbs_only_flag`).
-    public var mbAdaptiveFrameFieldFlag: Bool
+    public private(set) var mbAdaptiveFrameFieldFlag: Bool
     /// `direct_8x8_inference_flag`.
-    public var direct8x8InferenceFlag: Bool
+    public private(set) var direct8x8InferenceFlag: Bool
     /// `frame_crop_left_offset`, `frame_crop_right_offset`, `frame_crop_top_offset`,
     /// `frame_crop_bottom_offset` in crop units, or `nil` without `frame_cropping_flag`.
-    public var frameCropping: Cropping?
+    public private(set) var frameCropping: Cropping?
     /// The VUI parameters, or `nil` without `vui_parameters_present_flag`.
-    public var vui: VUI?
+    public private(set) var vui: VUI?
 
     /// The four `frame_crop_*_offset` fields, in crop units (see ``cropUnitX`` and ``cropUnitY``).
     public struct Cropping: Sendable, Hashable {
@@ -367,15 +367,15 @@ public struct H264SPS: Sendable, Hashable {
 /// leading fields a muxer needs (which SPS it refers to, and CAVLC or CABAC).
 public struct H264PPS: Sendable, Hashable {
     /// `pic_parameter_set_id` (0...255).
-    public var picParameterSetId: Int
+    public private(set) var picParameterSetId: Int
     /// `seq_parameter_set_id` (0...31) of the SPS this PPS refers to.
-    public var seqParameterSetId: Int
+    public private(set) var seqParameterSetId: Int
     /// `entropy_coding_mode_flag`: `true` for CABAC, `false` for CAVLC.
-    public var entropyCodingModeFlag: Bool
+    public private(set) var entropyCodingModeFlag: Bool
     /// `bottom_field_pic_order_in_frame_present_flag`.
-    public var bottomFieldPicOrderInFramePresentFlag: Bool
+    public private(set) var bottomFieldPicOrderInFramePresentFlag: Bool
     /// `num_slice_groups_minus1` (0...7).
-    public var numSliceGroupsMinus1: Int
+    public private(set) var numSliceGroupsMinus1: Int
 
     /// Parses the PPS NAL unit `nalUnit` (header byte included), which starts at `baseOffset`.
     ///
