@@ -1,0 +1,145 @@
+public import MediaCore
+
+/// Splits an H.264 Annex-B byte stream (ITU-T H.264 annex B) into NAL units, incrementally.
+///
+/// NAL units are separated by 3-byte (`00 00 01`) or 4-byte (`00 00 00 01`) start codes. Zero bytes
+/// before a start code (`trailing_zero_8bits`, and the `zero_byte` of a 4-byte start code) are not
+/// part of the NAL unit and are removed. Bytes before the first start code are skipped and counted in
+/// ``skippedLeadingBytes``.
+///
+/// Push bytes in chunks of any size with ``push(_:)`` and take NAL units with ``nextNALUnit()``; a NAL
+/// unit is complete when the next start code has arrived, or when ``finish()`` says the input ended.
+/// However the input is split, the same NAL units come out. Scanning is linear in the input: every
+/// byte is examined once and the buffer is compacted only when its consumed part is at least half of it.
+///
+/// ```swift
+/// var scanner = AnnexBScanner()
+/// scanner.push(chunk)
+/// while let nal = try scanner.nextNALUnit() { print(nal.header.nalUnitType, nal.offset) }
+/// scanner.finish()
+/// while let nal = try scanner.nextNALUnit() { print(nal.header.nalUnitType, nal.offset) }
+/// ```
+public struct AnnexBScanner: Sendable {
+    /// One NAL unit found in the stream.
+    public struct NALUnit: Sendable, Hashable {
+        /// The NAL unit's bytes, from its header byte to the next start code with trailing zero bytes
+        /// removed; emulation prevention bytes are kept.
+        public var bytes: [UInt8]
+        /// The position of the NAL unit's header byte in the whole stream.
+        public var offset: Int64
+
+        /// A NAL unit of `bytes` found at `offset`.
+        public init(bytes: [UInt8], offset: Int64) {
+            self.bytes = bytes
+            self.offset = offset
+        }
+
+        /// The NAL unit header (the first byte), read without validation.
+        public var header: H264NALHeader { H264NALHeader(byte: bytes.first ?? 0) }
+    }
+
+    private var buffer: [UInt8] = []
+    /// Stream offset of `buffer[0]`.
+    private var bufferBase: Int64 = 0
+    /// First buffer index that may still start a start code.
+    private var scanIndex = 0
+    /// Buffer index of the first byte after the last start code, or nil before the first one.
+    private var nalStart: Int?
+    /// Buffer index before which everything has been handed out or skipped.
+    private var consumed = 0
+    private var isFinished = false
+
+    /// Non-zero bytes seen before the first start code (not part of any NAL unit).
+    public private(set) var skippedLeadingBytes = 0
+
+    /// A scanner at the start of a stream.
+    public init() {}
+
+    /// Appends the next bytes of the stream.
+    public mutating func push<C: Collection>(_ chunk: C) where C.Element == UInt8 {
+        if consumed > 0 && consumed >= buffer.count / 2 {
+            buffer.removeSubrange(0..<consumed)
+            bufferBase += Int64(consumed)
+            scanIndex -= consumed
+            if let start = nalStart { nalStart = start - consumed }
+            consumed = 0
+        }
+        buffer.append(contentsOf: chunk)
+    }
+
+    /// Says that the stream has ended: the bytes after the last start code form the last NAL unit.
+    /// Bytes pushed after this call are still scanned, but the end of the buffer always ends a NAL unit.
+    public mutating func finish() { isFinished = true }
+
+    /// The next complete NAL unit, or `nil` when more input (or ``finish()``) is needed.
+    ///
+    /// - Throws: ``MediaError/Code/invalidData`` for a NAL unit of only zero bytes (two start codes
+    ///   with nothing but zeros between them), with its offset; the scanner then continues after it.
+    public mutating func nextNALUnit() throws(MediaError) -> NALUnit? {
+        while true {
+            if let end = findStartCode() {
+                let unit = takeNAL(endingAt: end)
+                nalStart = end + 3
+                scanIndex = end + 3
+                consumed = end + 3
+                if let unit { return try checked(unit) }
+                continue
+            }
+            guard isFinished, nalStart != nil else { return nil }
+            let unit = takeNAL(endingAt: buffer.count)
+            nalStart = nil
+            consumed = buffer.count
+            scanIndex = buffer.count
+            if let unit { return try checked(unit) }
+            return nil
+        }
+    }
+
+    /// Splits a whole stream into NAL units.
+    public static func split<C: Collection>(_ stream: C) throws(MediaError) -> [NALUnit] where C.Element == UInt8 {
+        var scanner = AnnexBScanner()
+        scanner.push(stream)
+        scanner.finish()
+        var units: [NALUnit] = []
+        while let unit = try scanner.nextNALUnit() { units.append(unit) }
+        return units
+    }
+
+    /// The buffer index of the next `00 00 01`, searching from `scanIndex`; updates `scanIndex`.
+    private mutating func findStartCode() -> Int? {
+        var i = scanIndex
+        let count = buffer.count
+        while i + 2 < count {
+            let third = buffer[i + 2]
+            if third > 1 {
+                i += 3
+            } else if third == 1 && buffer[i + 1] == 0 && buffer[i] == 0 {
+                scanIndex = i
+                return i
+            } else {
+                i += 1
+            }
+        }
+        scanIndex = i
+        return nil
+    }
+
+    /// The NAL unit from `nalStart` to `end` without trailing zeros, or nil before the first start
+    /// code (then the skipped bytes are counted). An all-zero NAL unit comes back with empty bytes.
+    private mutating func takeNAL(endingAt end: Int) -> NALUnit? {
+        guard let start = nalStart else {
+            for index in consumed..<end where buffer[index] != 0 { skippedLeadingBytes += 1 }
+            return nil
+        }
+        var last = end
+        while last > start && buffer[last - 1] == 0 { last -= 1 }  // trailing_zero_8bits
+        return NALUnit(bytes: Array(buffer[start..<last]), offset: bufferBase + Int64(start))
+    }
+
+    private func checked(_ unit: NALUnit) throws(MediaError) -> NALUnit {
+        guard !unit.bytes.isEmpty else {
+            throw MediaError.invalidData("NAL unit between two start codes holds only zero bytes", at: unit.offset)
+        }
+        return unit
+    }
+}

@@ -1,0 +1,79 @@
+public import MediaCore
+
+/// Conversions between the two ways H.264 NAL units are framed: AVCC (ISO/IEC 14496-15: each NAL unit
+/// preceded by its length in 1, 2 or 4 big-endian bytes, as in MP4 and in ``MediaSample``) and Annex B
+/// (ITU-T H.264 annex B: each NAL unit preceded by a start code, as in `.h264` files and MPEG-TS).
+///
+/// ```swift
+/// let annexB = try H264Bitstream.avccToAnnexB([0, 0, 0, 2, 0x09, 0xF0])   // [0, 0, 0, 1, 0x09, 0xF0]
+/// assert(try H264Bitstream.annexBToAVCC(annexB) == [0, 0, 0, 2, 0x09, 0xF0])
+/// ```
+public enum H264Bitstream {
+    /// The 4-byte start code `00 00 00 01` that ``avccToAnnexB(_:lengthSize:)`` puts before every NAL unit.
+    public static let startCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
+
+    /// The NAL units of an AVCC sample, in order, each as a slice of `sample`.
+    ///
+    /// - Parameters:
+    ///   - lengthSize: the size of each length prefix: 1, 2 or 4 (`lengthSizeMinusOne + 1` of the avcC).
+    ///   - baseOffset: the position of `sample` in the input, for errors.
+    /// - Throws: ``MediaError/Code/invalidArgument`` for another `lengthSize`; ``MediaError/Code/truncated``
+    ///   when a length prefix or the NAL unit it announces runs past the end, with the prefix's offset;
+    ///   ``MediaError/Code/invalidData`` for a zero length.
+    public static func avccNALUnits(
+        _ sample: [UInt8], lengthSize: Int = 4, baseOffset: Int64 = 0
+    ) throws(MediaError) -> [ArraySlice<UInt8>] {
+        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
+            throw MediaError(.invalidArgument, "AVCC length size must be 1, 2 or 4 bytes, not \(lengthSize)")
+        }
+        var units: [ArraySlice<UInt8>] = []
+        var reader = ByteReader(sample, baseOffset: baseOffset)
+        while !reader.isAtEnd {
+            let prefixOffset = reader.absoluteOffset
+            var length = 0
+            for _ in 0..<lengthSize {
+                length = length << 8 | Int(try reader.readUInt8("NAL unit length prefix"))  // NALUnitLength
+            }
+            guard length > 0 else {
+                throw MediaError.invalidData("AVCC NAL unit length prefix is 0", at: prefixOffset)
+            }
+            guard length <= reader.remaining else {
+                throw MediaError.truncated(
+                    "AVCC NAL unit of \(length) bytes", needed: length, available: reader.remaining, at: prefixOffset)
+            }
+            units.append(try reader.readBytes(length, "NAL unit"))  // NALUnit
+        }
+        return units
+    }
+
+    /// An AVCC sample (length-prefixed NAL units) as Annex B: each length prefix replaced by the 4-byte
+    /// start code `00 00 00 01`.
+    ///
+    /// - Throws: as ``avccNALUnits(_:lengthSize:baseOffset:)``.
+    public static func avccToAnnexB(_ sample: [UInt8], lengthSize: Int = 4) throws(MediaError) -> [UInt8] {
+        let units = try avccNALUnits(sample, lengthSize: lengthSize)
+        var output: [UInt8] = []
+        output.reserveCapacity(sample.count + units.count * max(0, 4 - lengthSize))
+        for unit in units {
+            output.append(contentsOf: startCode)
+            output.append(contentsOf: unit)
+        }
+        return output
+    }
+
+    /// An Annex-B byte stream (or one access unit of it) as AVCC: every NAL unit that
+    /// ``AnnexBScanner`` finds, preceded by its length in 4 big-endian bytes.
+    ///
+    /// - Throws: ``MediaError/Code/invalidData`` for a NAL unit of only zero bytes.
+    public static func annexBToAVCC(_ stream: [UInt8]) throws(MediaError) -> [UInt8] {
+        var scanner = AnnexBScanner()
+        scanner.push(stream)
+        scanner.finish()
+        var writer = ByteWriter(capacity: stream.count + 16)
+        while let unit = try scanner.nextNALUnit() {
+            writer.writeUInt32BE(UInt32(truncatingIfNeeded: unit.bytes.count))  // NALUnitLength
+            writer.write(unit.bytes)  // NALUnit
+        }
+        return writer.bytes
+    }
+}

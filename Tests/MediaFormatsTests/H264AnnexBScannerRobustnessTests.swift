@@ -1,0 +1,84 @@
+import MediaCore
+import MediaFormats
+import Testing
+
+/// What a scanner gives for one input: NAL units and errors, in order, scanning on after each error.
+enum ScanEvent: Equatable {
+    case unit(AnnexBScanner.NALUnit)
+    case error(MediaError)
+}
+
+func scanEvents(_ bytes: [UInt8], chunkSizes: [Int]) -> [ScanEvent] {
+    var scanner = AnnexBScanner()
+    var events: [ScanEvent] = []
+    func drain() {
+        while true {
+            do throws(MediaError) {
+                guard let unit = try scanner.nextNALUnit() else { return }
+                events.append(.unit(unit))
+            } catch {
+                events.append(.error(error))
+            }
+        }
+    }
+    var offset = 0
+    var turn = 0
+    while offset < bytes.count {
+        let end = min(bytes.count, offset + max(1, chunkSizes[turn % chunkSizes.count]))
+        turn += 1
+        scanner.push(bytes[offset..<end])
+        offset = end
+        drain()
+    }
+    scanner.finish()
+    drain()
+    return events
+}
+
+@Suite struct H264AnnexBScannerRobustnessTests {
+    @Test func randomStartCodeHeavyInputIsChunkingInvariant() {
+        var generator = SystemRandomNumberGenerator()
+        var sawError = false
+        var sawUnit = false
+        for _ in 0..<300 {
+            // Bytes drawn mostly from 0 and 1 so that start codes, zero runs and empty NAL units abound.
+            let bytes = (0..<Int.random(in: 0...200, using: &generator)).map { _ -> UInt8 in
+                let r = Int.random(in: 0..<10, using: &generator)
+                return r < 6 ? 0 : (r < 8 ? 1 : UInt8.random(in: 2...255, using: &generator))
+            }
+            let whole = scanEvents(bytes, chunkSizes: [bytes.count])
+            #expect(scanEvents(bytes, chunkSizes: [1]) == whole)
+            #expect(scanEvents(bytes, chunkSizes: [Int.random(in: 1...7, using: &generator), 3]) == whole)
+            for event in whole {
+                switch event {
+                case .unit(let unit):
+                    sawUnit = true
+                    #expect(unit.bytes.last != 0)
+                    #expect(!unit.bytes.isEmpty)
+                    let at = Int(unit.offset)
+                    #expect(Array(bytes[at..<at + unit.bytes.count]) == unit.bytes)
+                case .error(let error):
+                    sawError = true
+                    #expect(error.code == .invalidData)
+                    #expect((error.byteOffset ?? -1) >= 3 && (error.byteOffset ?? Int64.max) <= Int64(bytes.count))
+                }
+            }
+        }
+        #expect(sawError && sawUnit)
+    }
+
+    @Test func oneLargeNALFedByteByByteIsScannedInLinearTime() throws {
+        // 512 KiB of payload without a start code: a scanner that rescans or copies its buffer on
+        // every push would take minutes here.
+        var payload: [UInt8] = [0x65]
+        payload += (0..<(512 * 1024)).map { UInt8(truncatingIfNeeded: $0 % 251 + 2) }
+        let stream = [0, 0, 0, 1] + payload + [0, 0, 1, 0x09, 0xF0]
+        let clock = ContinuousClock()
+        var units: [AnnexBScanner.NALUnit] = []
+        let elapsed = try clock.measure {
+            units = try scanAnnexB(stream, chunkSizes: [1])
+        }
+        #expect(units.map(\.bytes) == [payload, [0x09, 0xF0]])
+        #expect(elapsed < .seconds(20))
+    }
+}
