@@ -24,12 +24,14 @@ public import MediaCore
 ///   the next packets when they exceed one packet: 2112 = 1024 + 1024 + 64) and its remainder frames the
 ///   last packets' ``MediaSample/trimAtEnd``. The packet table is held in memory.
 ///
-/// Errors are ``MediaError``s naming the chunk and its byte offset: a file cut short inside a header or
-/// chunk (``MediaError/Code/truncated``); not a `caff` version 1 file, a chunk size beyond the file or
-/// negative (but -1 for `data`), no `desc` or `data`, zero channels or rate, a packetised format without
-/// `pakt`, `pakt` counts that disagree with the data or with each other, a variable-length integer that
-/// never ends (``MediaError/Code/invalidData``); PCM bit depths without a ``PCMSampleType``
-/// (``MediaError/Code/unsupportedFormat``).
+/// Errors are ``MediaError``s naming the chunk and its byte offset:
+/// - ``MediaError/Code/truncated``: a file cut short inside a header or chunk, a chunk size beyond the
+///   file (up to 2^63-1), a file that ends without a `data` chunk;
+/// - ``MediaError/Code/invalidData``: not a `caff` file, a negative chunk size (but -1 for `data`), no
+///   `desc`, zero channels or rate, a packetised format without `pakt`, `pakt` counts that disagree with
+///   the data or with each other, a variable-length integer that never ends;
+/// - ``MediaError/Code/unsupportedFormat``: a file version other than 1, PCM bit depths without a
+///   ``PCMSampleType``.
 ///
 /// A pipe (whose length cannot be known up front) is read into memory whole. The reader is a class
 /// because it owns its position in the file; it is not thread-safe.
@@ -91,11 +93,12 @@ public final class CAFReader: MediaSource {
         chunks = parsed.chunks
         info = parsed.info
         magicCookie = parsed.cookie ?? []
+        guard let data = parsed.data else {
+            // Every chunk was complete, so the file ends where a 'data' chunk should have followed.
+            throw MediaError.truncated("CAF 'data' chunk header", needed: CAFFile.chunkHeaderSize, available: 0, at: parsed.end)
+        }
         guard let desc = parsed.desc else {
             throw MediaError.invalidData("CAF file has no 'desc' chunk", at: Int64(CAFFile.fileHeaderSize))
-        }
-        guard let data = parsed.data else {
-            throw MediaError.invalidData("CAF file has no 'data' chunk", at: Int64(CAFFile.fileHeaderSize))
         }
         description = desc.value
         let descOffset = desc.offset
@@ -142,7 +145,7 @@ public final class CAFReader: MediaSource {
                     "CAF '\(CAFFile.fourCCString(desc.value.formatID))' has packets of varying \(fixedBytes == 0 ? "size" : "duration") but no 'pakt' chunk",
                     at: descOffset)
             }
-            let table = try CAFPacketTable(parsing: pakt.body, hasSizes: fixedBytes == 0, hasFrames: fixedFrames == 0, at: pakt.offset)
+            let table = try CAFPacketTable(parsing: pakt.body, hasSizes: fixedBytes == 0, hasFrames: fixedFrames == 0, at: pakt.offset + 12)
             if fixedBytes == 0 {
                 var sum: Int64 = 0
                 for size in table.packetSizes { sum += Int64(size) }  // each < 2^63 / count: the sum cannot overflow in practice
@@ -176,7 +179,7 @@ public final class CAFReader: MediaSource {
         } else {
             let packets = data.size / Int64(fixedBytes)
             if let pakt = parsed.pakt {
-                let table = try CAFPacketTable(parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset)
+                let table = try CAFPacketTable(parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
                 let declared = table.numberValidFrames + Int64(table.primingFrames) + Int64(table.remainderFrames)
                 guard table.numberPackets <= packets, declared == table.numberPackets * Int64(fixedFrames) else {
                     throw MediaError.invalidData(
@@ -319,6 +322,8 @@ private struct Parsed {
     var info: [(String, String)] = []
     /// The audio bytes: their offset and size (for size -1, what the file holds), and whether the size was -1.
     var data: (offset: Int64, size: Int64, isOpen: Bool)?
+    /// Where the chunk walk stopped: the end of the file, or of an open `data` chunk.
+    var end: Int64 = 0
 
     init(_ input: ForwardInput) throws(MediaError) {
         let header = try input.read(upTo: CAFFile.fileHeaderSize)
@@ -385,6 +390,7 @@ private struct Parsed {
                 _ = try input.skip(size)
             }
         }
+        end = input.position
     }
 
     private mutating func store(_ type: String, _ body: [UInt8], at bodyOffset: Int64, chunkOffset: Int64) throws(MediaError) {
