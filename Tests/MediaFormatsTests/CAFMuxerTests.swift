@@ -148,6 +148,19 @@ import Testing
         #expect((try #require(throws: MediaError.self) { try muxer.write(packets[0]) }).code == .stageFinished)
     }
 
+    @Test func trimsBeyondThePacketAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        var packets = try Self.aacPackets(in: dir, remainder: 0)
+        packets[1].trimAtStart = Int.max
+        let muxer = CAFMuxer(output: MemoryOutput())
+        try muxer.write(packets[0])
+        let error = try #require(throws: MediaError.self) { try muxer.write(packets[1]) }
+        #expect(error.code == .invalidData)
+        #expect(error.sampleIndex == 1)
+        try muxer.finish()  // completes the file with the one packet written
+        #expect(muxer.packetsWritten == 1)
+    }
+
     @Test func callsAfterFinishThrowStageFinished() throws {
         let dir = try TemporaryDirectory()
         let input = try Self.pcmInput(.s16, channels: 1, frames: 10, in: dir)

@@ -157,6 +157,25 @@ import Testing
         #expect(samples.map(\.frameCount) == [1024, 1024])
     }
 
+    @Test func packetSizesWhoseSumOverflows() throws {
+        // Two sizes of 2^62 + 2^62 - 1 … as 9-byte varints: the sum passes Int64.max.
+        let big: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]
+        let error = try Self.readError(Self.handBuilt(packets: 2, table: big + big, dataBytes: 10))
+        #expect(error.code == .invalidData)
+        #expect(error.byteOffset == 52)
+        #expect(error.message == "CAF 'pakt' packet sizes add up to more than 2^63-1 bytes but 'data' holds 10")
+    }
+
+    @Test func validFramesNearInt64MaxDoNotOverflow() throws {
+        var file = Self.handBuilt(packets: 1, table: [0x0A], dataBytes: 10)
+        file.replaceSubrange(52 + 12 + 8..<52 + 12 + 16, with: CAFTest.be64(Int64.max))  // mNumberValidFrames
+        file.replaceSubrange(52 + 12 + 16..<52 + 12 + 20, with: CAFTest.be32(1))          // mPrimingFrames
+        let error = try Self.readError(file)
+        #expect(error.code == .invalidData)
+        #expect(error.byteOffset == 52)
+        #expect(error.message.hasPrefix("CAF 'pakt' says 9223372036854775807 valid + 1 priming"))
+    }
+
     @Test func zeroChannels() throws {
         let error = try Self.readError(Self.handBuilt(packets: 1, table: [0x0A], dataBytes: 10, channels: 0))
         #expect(error.code == .invalidData)

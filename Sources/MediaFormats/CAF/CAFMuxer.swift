@@ -71,8 +71,8 @@ public final class CAFMuxer: MediaSink {
     /// - Throws: ``MediaError/Code/formatMismatch`` for a sample that is neither interleaved PCM nor AAC,
     ///   or whose format differs from the first; ``MediaError/Code/unsupportedFormat`` for AAC to an output
     ///   that cannot seek, and for a rate or channel count CAF cannot express; ``MediaError/Code/invalidData``
-    ///   for a PCM sample whose byte count is not frames × frame size, an empty AAC packet or negative
-    ///   trims; ``MediaError/Code/stageFinished`` after ``finish()`` or an earlier error; the output's errors.
+    ///   for a PCM sample whose byte count is not frames × frame size, an empty AAC packet, or trims
+    ///   that are negative or add up to more than the packet's frames; ``MediaError/Code/stageFinished`` after ``finish()`` or an earlier error; the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
         guard state == .open else { throw MediaError.stageFinished(name) }
         do {
@@ -107,7 +107,10 @@ public final class CAFMuxer: MediaSink {
 
     private func appendPacket(_ sample: MediaSample) throws(MediaError) {
         let data = sample.data
-        guard sample.planes.count == 1, !data.isEmpty, sample.trimAtStart >= 0, sample.trimAtEnd >= 0 else {
+        let frames = format?.framesPerPacket ?? 0
+        guard sample.planes.count == 1, !data.isEmpty, sample.trimAtStart >= 0, sample.trimAtEnd >= 0,
+            sample.trimAtStart <= frames - sample.trimAtEnd
+        else {
             throw MediaError(
                 .invalidData,
                 "\(name) was given an AAC packet of \(data.count) bytes in \(sample.planes.count) planes with trims \(sample.trimAtStart)/\(sample.trimAtEnd)",
@@ -241,8 +244,9 @@ public final class CAFMuxer: MediaSink {
 
     private func writePacketTable(_ format: AudioFormat) throws(MediaError) {
         let framesPerPacket = Int64(format.framesPerPacket)
-        let total = packetsWritten * framesPerPacket
-        guard primingFrames + remainderFrames <= total, primingFrames <= Int64(Int32.max), remainderFrames <= Int64(Int32.max) else {
+        // Each packet's trims are within its frames (checked in write), so the sums are within the total.
+        let (total, overflow) = packetsWritten.multipliedReportingOverflow(by: framesPerPacket)
+        guard !overflow, primingFrames + remainderFrames <= total, primingFrames <= Int64(Int32.max), remainderFrames <= Int64(Int32.max) else {
             throw MediaError(
                 .invalidData,
                 "\(name) was given trims of \(primingFrames) priming and \(remainderFrames) remainder frames for \(total) frames")
@@ -257,11 +261,11 @@ public final class CAFMuxer: MediaSink {
         Self.appendChunk("pakt", table.bytes, into: &w)
         try output.write(w.bytes)
         if let kukiOffset, total > 0 {
-            let rate = Int64(format.sampleRate)
-            let average = dataBytesWritten * 8 * rate / total
-            let maximum = Int64(maxPacketSize) * 8 * rate / framesPerPacket
-            try output.overwrite(Self.uint32BE(UInt32(clamping: maximum)), at: kukiOffset + Int64(CAFMagicCookie.maxBitrateOffset))
-            try output.overwrite(Self.uint32BE(UInt32(clamping: average)), at: kukiOffset + Int64(CAFMagicCookie.averageBitrateOffset))
+            let rate = Double(format.sampleRate)
+            let average = Double(dataBytesWritten) * 8 * rate / Double(total)
+            let maximum = Double(maxPacketSize) * 8 * rate / Double(framesPerPacket)
+            try output.overwrite(Self.uint32BE(Self.bitrate(maximum)), at: kukiOffset + Int64(CAFMagicCookie.maxBitrateOffset))
+            try output.overwrite(Self.uint32BE(Self.bitrate(average)), at: kukiOffset + Int64(CAFMagicCookie.averageBitrateOffset))
         }
     }
 
@@ -278,6 +282,12 @@ public final class CAFMuxer: MediaSink {
         let fitsTwoBytes = asc.objectType < 31 && asc.samplingFrequencyIndex != nil && !asc.dependsOnCoreCoder
             && !asc.extensionFlag && asc.sbrSignal?.isPresent != true && [1, 2, 3, 4, 6, 7].contains(asc.objectType)
         return fitsTwoBytes ? Array(asc.bytes.prefix(2)) : asc.bytes
+    }
+
+    /// A bitrate in bits per second, rounded down and clamped to 32 bits.
+    private static func bitrate(_ value: Double) -> UInt32 {
+        guard value.isFinite, value >= 0 else { return 0 }
+        return value >= Double(UInt32.max) ? UInt32.max : UInt32(value)
     }
 
     private static func appendChunk(_ type: String, _ body: [UInt8], into w: inout ByteWriter) {

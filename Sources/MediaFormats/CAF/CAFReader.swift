@@ -146,44 +146,43 @@ public final class CAFReader: MediaSource {
                     at: descOffset)
             }
             let table = try CAFPacketTable(parsing: pakt.body, hasSizes: fixedBytes == 0, hasFrames: fixedFrames == 0, at: pakt.offset + 12)
+            let bytes: Int64
             if fixedBytes == 0 {
-                var sum: Int64 = 0
-                for size in table.packetSizes { sum += Int64(size) }  // each < 2^63 / count: the sum cannot overflow in practice
-                guard data.isOpen ? sum <= data.size : sum == data.size else {
+                guard let sum = Self.sum(table.packetSizes), data.isOpen ? sum <= data.size : sum == data.size else {
                     throw MediaError.invalidData(
-                        "CAF 'pakt' packet sizes add up to \(sum) bytes but 'data' holds \(data.size)", at: pakt.offset)
+                        "CAF 'pakt' packet sizes add up to \(Self.sum(table.packetSizes).map(String.init) ?? "more than 2^63-1") bytes but 'data' holds \(data.size)",
+                        at: pakt.offset)
                 }
+                bytes = sum
             } else {
                 let (need, overflow) = table.numberPackets.multipliedReportingOverflow(by: Int64(fixedBytes))
                 guard !overflow, need <= data.size else {
                     throw MediaError.invalidData(
                         "CAF 'pakt' declares \(table.numberPackets) packets of \(fixedBytes) bytes but 'data' holds \(data.size)", at: pakt.offset)
                 }
+                bytes = need
             }
-            var frames: Int64 = 0
-            if fixedFrames == 0 {
-                for f in table.packetFrames { frames += Int64(f) }
-            } else {
-                frames = table.numberPackets * Int64(fixedFrames)
-            }
-            let declared = table.numberValidFrames + Int64(table.primingFrames) + Int64(table.remainderFrames)
-            guard declared == frames else {
+            let frames = fixedFrames == 0
+                ? Self.sum(table.packetFrames)
+                : Self.product(table.numberPackets, Int64(fixedFrames))
+            guard let frames, Self.declaredFrames(table) == frames else {
                 throw MediaError.invalidData(
-                    "CAF 'pakt' says \(table.numberValidFrames) valid + \(table.primingFrames) priming + \(table.remainderFrames) remainder frames but its \(table.numberPackets) packets hold \(frames)",
+                    "CAF 'pakt' says \(table.numberValidFrames) valid + \(table.primingFrames) priming + \(table.remainderFrames) remainder frames but its \(table.numberPackets) packets hold \(frames.map(String.init) ?? "more than 2^63-1")",
                     at: pakt.offset)
             }
             packetTable = table
             packetCount = table.numberPackets
             totalFrames = frames
-            dataSize = fixedBytes == 0 ? table.packetSizes.reduce(0) { $0 + Int64($1) } : table.numberPackets * Int64(fixedBytes)
+            dataSize = bytes
         } else {
             let packets = data.size / Int64(fixedBytes)
             if let pakt = parsed.pakt {
                 let table = try CAFPacketTable(parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
-                let declared = table.numberValidFrames + Int64(table.primingFrames) + Int64(table.remainderFrames)
-                guard table.numberPackets <= packets, declared == table.numberPackets * Int64(fixedFrames) else {
+                guard table.numberPackets <= packets, let frames = Self.product(table.numberPackets, Int64(fixedFrames)),
+                    Self.declaredFrames(table) == frames
+                else {
                     throw MediaError.invalidData(
-                        "CAF 'pakt' counts (\(table.numberPackets) packets, \(declared) frames) disagree with 'data' of \(packets) packets of \(fixedFrames) frames",
+                        "CAF 'pakt' counts (\(table.numberPackets) packets, \(table.numberValidFrames) valid frames) disagree with 'data' of \(packets) packets of \(fixedFrames) frames",
                         at: pakt.offset)
                 }
                 packetTable = table
@@ -192,8 +191,12 @@ public final class CAFReader: MediaSource {
                 packetTable = nil
                 packetCount = packets
             }
-            totalFrames = packetCount * Int64(fixedFrames)
-            dataSize = packetCount * Int64(fixedBytes)
+            guard let frames = Self.product(packetCount, Int64(fixedFrames)) else {
+                throw MediaError.invalidData(
+                    "CAF 'data' of \(packetCount) packets of \(fixedFrames) frames holds more than 2^63-1 frames", at: data.offset)
+            }
+            totalFrames = frames
+            dataSize = packetCount * Int64(fixedBytes)  // ≤ data.size: cannot overflow
         }
 
         if desc.value.formatID == CAFAudioDescription.mpeg4AAC {
@@ -204,6 +207,28 @@ public final class CAFReader: MediaSource {
                 codec: .other(fourCC: desc.value.formatID), sampleRate: rate, channelLayout: layout,
                 framesPerPacket: fixedFrames, magicCookie: magicCookie)
         }
+    }
+
+    /// The sum of `values`, or `nil` when it exceeds `Int64.max`.
+    private static func sum(_ values: [Int]) -> Int64? {
+        var total: Int64 = 0
+        for value in values {
+            let (next, overflow) = total.addingReportingOverflow(Int64(value))
+            guard !overflow else { return nil }
+            total = next
+        }
+        return total
+    }
+
+    /// `a × b`, or `nil` when it exceeds `Int64.max`.
+    private static func product(_ a: Int64, _ b: Int64) -> Int64? {
+        let (result, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? nil : result
+    }
+
+    /// valid + priming + remainder, or `nil` when it exceeds `Int64.max`.
+    private static func declaredFrames(_ table: CAFPacketTable) -> Int64? {
+        sum([Int(table.numberValidFrames), Int(table.primingFrames), Int(table.remainderFrames)])
     }
 
     private static func pcmType(
