@@ -186,3 +186,36 @@ enum CAFTest {
         #expect(output.bytes == expected)
     }
 }
+
+/// Seeking by packet and by frame gives the samples a front-to-back read gives.
+@Suite struct CAFSeekTests {
+    @Test func seekingTheAppleAACFile() throws {
+        let all = try CAFTest.readAll(try CAFReader(path: CAFTest.ringPath))
+        let reader = try CAFReader(path: CAFTest.ringPath)
+        #expect(reader.packetCount == 89)
+        #expect(reader.totalFrames == 89 * 1024)
+        try reader.seek(toPacket: 88)
+        #expect(try reader.next() == all[88])
+        #expect(try reader.next() == nil)
+        try reader.seek(toPacket: 2)  // backwards: the file is reopened
+        #expect(try reader.next() == all[2])
+        #expect(try reader.next() == all[3])
+        #expect(try reader.seek(toFrame: 5000) == 4096)
+        #expect(try reader.next() == all[4])
+        let error = try #require(throws: MediaError.self) { try reader.seek(toPacket: 90) }
+        #expect(error.code == .invalidArgument)
+    }
+
+    @Test func seekingPCMFromMemory() throws {
+        let file = try WAVTest.bytes(CAFTest.beepPath)
+        let all = try CAFTest.readAll(try CAFReader(bytes: file, framesPerSample: 1)).map(\.data)
+        let reader = try CAFReader(bytes: file, framesPerSample: 3)
+        #expect(try reader.seek(toFrame: 5960) == 5960)
+        let tail = try CAFTest.readAll(reader)
+        #expect(tail.map(\.frameCount) == [2])
+        #expect(tail.first?.data == all[5960] + all[5961])
+        #expect(tail.first?.timing.presentationTime.value == 5960)
+        try reader.seek(toPacket: 0)
+        #expect(try reader.next()?.data == all[0] + all[1] + all[2])
+    }
+}

@@ -33,6 +33,8 @@ public import MediaCore
 /// - ``MediaError/Code/unsupportedFormat``: a file version other than 1, PCM bit depths without a
 ///   ``PCMSampleType``.
 ///
+/// ``seek(toPacket:)`` and ``seek(toFrame:)`` move within the data; a backward seek reopens the file.
+///
 /// A pipe (whose length cannot be known up front) is read into memory whole. The reader is a class
 /// because it owns its position in the file; it is not thread-safe.
 public final class CAFReader: MediaSource {
@@ -55,14 +57,18 @@ public final class CAFReader: MediaSource {
     /// The most frames one PCM sample holds.
     public let framesPerSample: Int
 
-    private let input: ForwardInput
-    private let packetCount: Int64
+    private var input: ForwardInput
+    /// Opens the input afresh, to seek backwards.
+    private let reopen: () throws(MediaError) -> ForwardInput
+    /// The number of packets the reader delivers (for PCM, frames).
+    public let packetCount: Int64
     private var nextPacket: Int64 = 0
     private var framesRead: Int64 = 0
     private var bytesRead: Int64 = 0
     private var failed = false
     private let pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)?
-    private let totalFrames: Int64
+    /// The frames all packets hold, priming and remainder included (for PCM, ``packetCount``).
+    public let totalFrames: Int64
 
     /// A short name for errors: `CAFReader`.
     public var name: String { "CAFReader" }
@@ -75,16 +81,18 @@ public final class CAFReader: MediaSource {
         if probe.size == nil {
             try self.init(bytes: try FileInput(path: path).readAll(), framesPerSample: framesPerSample)
         } else {
-            try self.init(first: probe, second: try ForwardInput(path: path), framesPerSample: framesPerSample)
+            try self.init(first: probe, open: { () throws(MediaError) -> ForwardInput in try ForwardInput(path: path) }, framesPerSample: framesPerSample)
         }
     }
 
     /// Parses the CAF file in `bytes`.
     public convenience init(bytes: [UInt8], framesPerSample: Int = 4096) throws(MediaError) {
-        try self.init(first: ForwardInput(bytes: bytes), second: ForwardInput(bytes: bytes), framesPerSample: framesPerSample)
+        try self.init(first: ForwardInput(bytes: bytes), open: { ForwardInput(bytes: bytes) }, framesPerSample: framesPerSample)
     }
 
-    private init(first: ForwardInput, second: ForwardInput, framesPerSample: Int) throws(MediaError) {
+    private init(
+        first: ForwardInput, open: @escaping () throws(MediaError) -> ForwardInput, framesPerSample: Int
+    ) throws(MediaError) {
         guard framesPerSample >= 1 else {
             throw MediaError(.invalidArgument, "CAFReader framesPerSample must be at least 1, not \(framesPerSample)")
         }
@@ -112,7 +120,8 @@ public final class CAFReader: MediaSource {
         let channels = Int(desc.value.channelsPerFrame)
         let layout = parsed.layout(channels: channels)
         dataOffset = data.offset
-        input = second
+        reopen = open
+        input = try open()
         guard try input.skip(data.offset) == data.offset else {
             throw MediaError.truncated("CAF 'data' chunk", needed: 1, available: 0, at: data.offset)
         }
@@ -297,6 +306,76 @@ public final class CAFReader: MediaSource {
         nextPacket += 1
         framesRead = end
         return sample
+    }
+
+    /// Moves so that the next sample starts at packet `index` (for PCM, at frame `index`); `index` equal
+    /// to the packet count moves to the end. Trims and timing are those of a front-to-back read.
+    ///
+    /// - Throws: ``MediaError/Code/invalidArgument`` for an index outside `0...packetCount`;
+    ///   ``MediaError/Code/truncated`` when the file is shorter than the packet's offset;
+    ///   ``MediaError/Code/stageFinished`` after an error.
+    public func seek(toPacket index: Int64) throws(MediaError) {
+        guard !failed else { throw MediaError.stageFinished(name) }
+        guard index >= 0, index <= packetCount else {
+            throw MediaError(.invalidArgument, "CAFReader cannot seek to packet \(index) of \(packetCount)")
+        }
+        let bytesBefore: Int64
+        let framesBefore: Int64
+        if pcm != nil {
+            bytesBefore = index * Int64(format.bytesPerFrame)  // ≤ dataSize
+            framesBefore = index
+        } else {
+            let count = Int(index)
+            if let sizes = packetTable?.packetSizes, !sizes.isEmpty {
+                bytesBefore = sizes[..<count].reduce(Int64(0)) { $0 + Int64($1) }  // ≤ dataSize, checked at open
+            } else {
+                bytesBefore = index * Int64(description.bytesPerPacket)
+            }
+            if let counts = packetTable?.packetFrames, !counts.isEmpty {
+                framesBefore = counts[..<count].reduce(Int64(0)) { $0 + Int64($1) }  // ≤ total, checked at open
+            } else {
+                framesBefore = index * Int64(format.framesPerPacket)
+            }
+        }
+        let target = dataOffset + bytesBefore
+        if target < input.position { input = try reopen() }
+        let wanted = target - input.position
+        guard try input.skip(wanted) == wanted else {
+            throw MediaError.truncated("CAF 'data' packet \(index)", needed: Int(clamping: wanted), available: 0, at: target)
+        }
+        nextPacket = index
+        framesRead = framesBefore
+        bytesRead = bytesBefore
+    }
+
+    /// Moves to the packet that holds frame `frame` (counted from the first frame of the first packet,
+    /// priming included) and returns that packet's first frame. For PCM, that is `frame` itself.
+    ///
+    /// - Throws: as ``seek(toPacket:)``; ``MediaError/Code/invalidArgument`` for a frame outside the stream.
+    @discardableResult
+    public func seek(toFrame frame: Int64) throws(MediaError) -> Int64 {
+        guard frame >= 0, frame <= totalFrames else {
+            throw MediaError(.invalidArgument, "CAFReader cannot seek to frame \(frame) of \(totalFrames)")
+        }
+        if pcm != nil {
+            try seek(toPacket: frame)
+            return frame
+        }
+        if let counts = packetTable?.packetFrames, !counts.isEmpty {
+            var start: Int64 = 0
+            var index: Int64 = 0
+            for count in counts {
+                if start + Int64(count) > frame { break }
+                start += Int64(count)
+                index += 1
+            }
+            try seek(toPacket: index)
+            return start
+        }
+        let perPacket = Int64(max(1, format.framesPerPacket))
+        let index = min(frame / perPacket, packetCount)
+        try seek(toPacket: index)
+        return index * perPacket
     }
 
     private func readExactly(_ count: Int) throws(MediaError) -> [UInt8] {
