@@ -166,6 +166,29 @@ import Testing
         #expect(muxer.packetsWritten == 1)
     }
 
+    @Test func formatsCAFCannotTakeAreRefused() throws {
+        let planar = AudioFormat.pcm(.f32Planar, sampleRate: 48_000, channels: 2)
+        let other = AudioFormat(codec: .other(fourCC: CAFFile.fourCC("opus")), sampleRate: 48_000, channelLayout: .stereo, framesPerPacket: 960)
+        for format in [planar, other] {
+            let output = MemoryOutput()
+            let muxer = CAFMuxer(output: output)
+            let sample = MediaSample(format: .audio(format), planes: [[0, 0, 0, 0], [0, 0, 0, 0]], timing: .invalid, frameCount: 1)
+            let error = try #require(throws: MediaError.self) { try muxer.write(sample) }
+            #expect(error.code == .formatMismatch)
+            #expect(output.bytes.isEmpty)
+        }
+        let muxer = CAFMuxer(output: MemoryOutput())
+        let s16 = AudioFormat.pcm(.s16, sampleRate: 48_000, channels: 1)
+        try muxer.write(MediaSample(format: .audio(s16), data: [0, 0], timing: .invalid, frameCount: 1))
+        var changed = s16
+        changed.sampleRate = 44_100
+        let error = try #require(throws: MediaError.self) {
+            try muxer.write(MediaSample(format: .audio(changed), data: [0, 0], timing: .invalid, frameCount: 1))
+        }
+        #expect(error.code == .formatMismatch)
+        #expect(error.sampleIndex == 1)
+    }
+
     @Test func callsAfterFinishThrowStageFinished() throws {
         let dir = try TemporaryDirectory()
         let input = try Self.pcmInput(.s16, channels: 1, frames: 10, in: dir)

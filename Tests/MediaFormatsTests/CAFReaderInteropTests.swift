@@ -35,6 +35,19 @@ import Testing
         #expect(samples.flatMap(\.data) == (try WAVTest.ffmpegRaw(path, WAVTest.rawFormat(type))))
     }
 
+    @Test func ffmpegToAPipeLeavesDataOpen() throws {
+        let result = try ExternalTool.check("ffmpeg", [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=3", "-af",
+            "atrim=end_sample=\(Self.frames)", "-ac", "2", "-c:a", "pcm_s16le", "-f", "caf", "-",
+        ])
+        let file = [UInt8](result.stdout)
+        let reader = try CAFReader(bytes: file)
+        #expect(reader.chunks.last?.type == "data")
+        #expect(reader.chunks.last?.size == -1)
+        let samples = try CAFTest.readAll(reader)
+        #expect(samples.reduce(0) { $0 + $1.frameCount } == Self.frames)
+    }
+
     @Test func ffmpegALACIsOnePacketPerSample() throws {
         let dir = try TemporaryDirectory()
         let path = try Self.ffmpegCAF("alac", in: dir)
