@@ -1,0 +1,550 @@
+public import MediaCore
+
+/// Reads a Core Audio Format file: linear PCM in samples of ``framesPerSample`` frames, or a packetised
+/// format (AAC, ALAC, …) as one packet per sample, like `AudioFile` reading packets.
+///
+/// ```swift
+/// let reader = try CAFReader(path: "ring.caf")
+/// print(reader.format, reader.packetTable?.primingFrames ?? 0)   // aac 44100 Hz stereo 2112
+/// while let packet = try reader.next() { try decoder.process(packet, into: play) }
+/// ```
+///
+/// Every chunk is parsed when the reader is created, in any order: `desc`, `kuki`, `pakt`, `chan`,
+/// `info`; `free`, `uuid` and unknown chunks are skipped; chunks after `data` are read too; a `data`
+/// size of -1 runs to the end of the file.
+///
+/// - Linear PCM of every `mFormatFlags` combination (integer or float, big- or little-endian) with 8
+///   (signed, delivered as u8), 16, 24, 32 or 64 (float) bits, interleaved: delivered little-endian as
+///   ``PCMFormat`` says, big-endian data swapped. Only complete frames are delivered. The file is read in
+///   pieces, so memory stays flat.
+/// - Packetised formats: one packet per sample, sizes from `pakt` (or `mBytesPerPacket` when constant),
+///   frame counts from `mFramesPerPacket` (or `pakt`). `'aac '` becomes ``AudioCodec/aac`` with the
+///   cookie unwrapped to the AudioSpecificConfig; others ``AudioCodec/other(fourCC:)`` with the raw
+///   cookie. `pakt`'s priming frames are the first packets' ``MediaSample/trimAtStart`` (spilling into
+///   the next packets when they exceed one packet: 2112 = 1024 + 1024 + 64) and its remainder frames the
+///   last packets' ``MediaSample/trimAtEnd``. The packet table is held in memory.
+///
+/// Errors are ``MediaError``s naming the chunk and its byte offset:
+/// - ``MediaError/Code/truncated``: a file cut short inside a header or chunk, a chunk size beyond the
+///   file (up to 2^63-1), a file that ends without a `data` chunk;
+/// - ``MediaError/Code/invalidData``: not a `caff` file, a negative chunk size (but -1 for `data`), no
+///   `desc`, zero channels or rate, a packetised format without `pakt`, `pakt` counts that disagree with
+///   the data or with each other, a variable-length integer that never ends;
+/// - ``MediaError/Code/unsupportedFormat``: a file version other than 1, PCM bit depths without a
+///   ``PCMSampleType``.
+///
+/// ``seek(toPacket:)`` and ``seek(toFrame:)`` move within the data; a backward seek reopens the file.
+///
+/// A pipe (whose length cannot be known up front) is read into memory whole. The reader is a class
+/// because it owns its position in the file; it is not thread-safe.
+public final class CAFReader: MediaSource {
+    /// The audio format of every sample.
+    public let format: AudioFormat
+    /// The `desc` chunk.
+    public let description: CAFAudioDescription
+    /// The `pakt` chunk, when the file has one.
+    public let packetTable: CAFPacketTable?
+    /// The `kuki` chunk's bytes as stored (for AAC, the `ES_Descriptor`), empty when there is none.
+    public let magicCookie: [UInt8]
+    /// Every chunk in file order: its type, the offset of its header and its declared `mChunkSize`.
+    public let chunks: [(type: String, offset: Int64, size: Int64)]
+    /// The `info` chunk's key/value strings, in order.
+    public let info: [(String, String)]
+    /// The byte offset of the first audio byte (after `data`'s `mEditCount`).
+    public let dataOffset: Int64
+    /// The number of audio bytes the reader will deliver from (the `data` chunk, or what is in the file).
+    public let dataSize: Int64
+    /// The most frames one PCM sample holds.
+    public let framesPerSample: Int
+
+    private var input: ForwardInput
+    /// Opens the input afresh, to seek backwards.
+    private let reopen: () throws(MediaError) -> ForwardInput
+    /// The number of packets the reader delivers (for PCM, frames).
+    public let packetCount: Int64
+    private var nextPacket: Int64 = 0
+    private var framesRead: Int64 = 0
+    private var bytesRead: Int64 = 0
+    private var failed = false
+    private let pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)?
+    /// The frames all packets hold, priming and remainder included (for PCM, ``packetCount``).
+    public let totalFrames: Int64
+
+    /// A short name for errors: `CAFReader`.
+    public var name: String { "CAFReader" }
+
+    /// Opens and parses the file at `path` (`-` is standard input).
+    ///
+    /// - Throws: see the type's description; ``MediaError/Code/invalidArgument`` for `framesPerSample` < 1.
+    public convenience init(path: String, framesPerSample: Int = 4096) throws(MediaError) {
+        let probe = try ForwardInput(path: path)
+        if probe.size == nil {
+            try self.init(bytes: try FileInput(path: path).readAll(), framesPerSample: framesPerSample)
+        } else {
+            try self.init(first: probe, open: { () throws(MediaError) -> ForwardInput in try ForwardInput(path: path) }, framesPerSample: framesPerSample)
+        }
+    }
+
+    /// Parses the CAF file in `bytes`.
+    public convenience init(bytes: [UInt8], framesPerSample: Int = 4096) throws(MediaError) {
+        try self.init(first: ForwardInput(bytes: bytes), open: { ForwardInput(bytes: bytes) }, framesPerSample: framesPerSample)
+    }
+
+    private init(
+        first: ForwardInput, open: @escaping () throws(MediaError) -> ForwardInput, framesPerSample: Int
+    ) throws(MediaError) {
+        guard framesPerSample >= 1 else {
+            throw MediaError(.invalidArgument, "CAFReader framesPerSample must be at least 1, not \(framesPerSample)")
+        }
+        self.framesPerSample = framesPerSample
+        let parsed = try Parsed(first)
+        chunks = parsed.chunks
+        info = parsed.info
+        magicCookie = parsed.cookie ?? []
+        guard let data = parsed.data else {
+            // Every chunk was complete, so the file ends where a 'data' chunk should have followed.
+            throw MediaError.truncated("CAF 'data' chunk header", needed: CAFFile.chunkHeaderSize, available: 0, at: parsed.end)
+        }
+        guard let desc = parsed.desc else {
+            throw MediaError.invalidData("CAF file has no 'desc' chunk", at: Int64(CAFFile.fileHeaderSize))
+        }
+        description = desc.value
+        let descOffset = desc.offset
+        guard desc.value.sampleRate.isFinite, desc.value.sampleRate >= 1, desc.value.sampleRate <= Double(Int32.max) else {
+            throw MediaError.invalidData("CAF 'desc' mSampleRate of \(desc.value.sampleRate) is not a usable rate", at: descOffset)
+        }
+        guard desc.value.channelsPerFrame >= 1, desc.value.channelsPerFrame <= 4096 else {
+            throw MediaError.invalidData("CAF 'desc' mChannelsPerFrame of \(desc.value.channelsPerFrame) is not a usable channel count", at: descOffset)
+        }
+        let rate = Int(desc.value.sampleRate.rounded())
+        let channels = Int(desc.value.channelsPerFrame)
+        let layout = parsed.layout(channels: channels)
+        dataOffset = data.offset
+        reopen = open
+        input = try open()
+        guard try input.skip(data.offset) == data.offset else {
+            throw MediaError.truncated("CAF 'data' chunk", needed: 1, available: 0, at: data.offset)
+        }
+
+        if desc.value.isLinearPCM {
+            let sampleType = try Self.pcmType(desc.value, at: descOffset)
+            let frameBytes = sampleType.type.bytesPerSample * channels
+            guard desc.value.bytesPerPacket == UInt32(frameBytes), desc.value.framesPerPacket == 1 else {
+                throw MediaError(
+                    .unsupportedFormat,
+                    "CAF 'desc' linear PCM of \(desc.value.bitsPerChannel) bits × \(channels) channels with \(desc.value.bytesPerPacket) bytes and \(desc.value.framesPerPacket) frames per packet is not packed interleaved PCM",
+                    byteOffset: descOffset)
+            }
+            pcm = sampleType
+            packetTable = nil
+            format = .pcm(PCMFormat(sampleType.type), sampleRate: rate, channelLayout: layout)
+            let frames = data.size / Int64(frameBytes)
+            dataSize = frames * Int64(frameBytes)
+            packetCount = frames
+            totalFrames = frames
+            return
+        }
+
+        pcm = nil
+        let fixedBytes = Int(desc.value.bytesPerPacket)
+        let fixedFrames = Int(desc.value.framesPerPacket)
+        if fixedBytes == 0 || fixedFrames == 0 {
+            guard let pakt = parsed.pakt else {
+                throw MediaError.invalidData(
+                    "CAF '\(CAFFile.fourCCString(desc.value.formatID))' has packets of varying \(fixedBytes == 0 ? "size" : "duration") but no 'pakt' chunk",
+                    at: descOffset)
+            }
+            let table = try CAFPacketTable(parsing: pakt.body, hasSizes: fixedBytes == 0, hasFrames: fixedFrames == 0, at: pakt.offset + 12)
+            let bytes: Int64
+            if fixedBytes == 0 {
+                guard let sum = Self.sum(table.packetSizes), data.isOpen ? sum <= data.size : sum == data.size else {
+                    throw MediaError.invalidData(
+                        "CAF 'pakt' packet sizes add up to \(Self.sum(table.packetSizes).map(String.init) ?? "more than 2^63-1") bytes but 'data' holds \(data.size)",
+                        at: pakt.offset)
+                }
+                bytes = sum
+            } else {
+                let (need, overflow) = table.numberPackets.multipliedReportingOverflow(by: Int64(fixedBytes))
+                guard !overflow, need <= data.size else {
+                    throw MediaError.invalidData(
+                        "CAF 'pakt' declares \(table.numberPackets) packets of \(fixedBytes) bytes but 'data' holds \(data.size)", at: pakt.offset)
+                }
+                bytes = need
+            }
+            let frames = fixedFrames == 0
+                ? Self.sum(table.packetFrames)
+                : Self.product(table.numberPackets, Int64(fixedFrames))
+            guard let frames, Self.declaredFrames(table) == frames else {
+                throw MediaError.invalidData(
+                    "CAF 'pakt' says \(table.numberValidFrames) valid + \(table.primingFrames) priming + \(table.remainderFrames) remainder frames but its \(table.numberPackets) packets hold \(frames.map(String.init) ?? "more than 2^63-1")",
+                    at: pakt.offset)
+            }
+            packetTable = table
+            packetCount = table.numberPackets
+            totalFrames = frames
+            dataSize = bytes
+        } else {
+            let packets = data.size / Int64(fixedBytes)
+            if let pakt = parsed.pakt {
+                let table = try CAFPacketTable(parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
+                guard table.numberPackets <= packets, let frames = Self.product(table.numberPackets, Int64(fixedFrames)),
+                    Self.declaredFrames(table) == frames
+                else {
+                    throw MediaError.invalidData(
+                        "CAF 'pakt' counts (\(table.numberPackets) packets, \(table.numberValidFrames) valid frames) disagree with 'data' of \(packets) packets of \(fixedFrames) frames",
+                        at: pakt.offset)
+                }
+                packetTable = table
+                packetCount = table.numberPackets
+            } else {
+                packetTable = nil
+                packetCount = packets
+            }
+            guard let frames = Self.product(packetCount, Int64(fixedFrames)) else {
+                throw MediaError.invalidData(
+                    "CAF 'data' of \(packetCount) packets of \(fixedFrames) frames holds more than 2^63-1 frames", at: data.offset)
+            }
+            totalFrames = frames
+            dataSize = packetCount * Int64(fixedBytes)  // ≤ data.size: cannot overflow
+        }
+
+        if desc.value.formatID == CAFAudioDescription.mpeg4AAC {
+            let asc = try CAFMagicCookie.audioSpecificConfig(unwrapping: magicCookie, at: parsed.cookieOffset)
+            format = AudioFormat(codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: fixedFrames, magicCookie: asc)
+        } else {
+            format = AudioFormat(
+                codec: .other(fourCC: desc.value.formatID), sampleRate: rate, channelLayout: layout,
+                framesPerPacket: fixedFrames, magicCookie: magicCookie)
+        }
+    }
+
+    /// The sum of `values`, or `nil` when it exceeds `Int64.max`.
+    private static func sum(_ values: [Int]) -> Int64? {
+        var total: Int64 = 0
+        for value in values {
+            let (next, overflow) = total.addingReportingOverflow(Int64(value))
+            guard !overflow else { return nil }
+            total = next
+        }
+        return total
+    }
+
+    /// `a × b`, or `nil` when it exceeds `Int64.max`.
+    private static func product(_ a: Int64, _ b: Int64) -> Int64? {
+        let (result, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? nil : result
+    }
+
+    /// valid + priming + remainder, or `nil` when it exceeds `Int64.max`.
+    private static func declaredFrames(_ table: CAFPacketTable) -> Int64? {
+        sum([Int(table.numberValidFrames), Int(table.primingFrames), Int(table.remainderFrames)])
+    }
+
+    private static func pcmType(
+        _ desc: CAFAudioDescription, at offset: Int64
+    ) throws(MediaError) -> (type: PCMSampleType, bigEndian: Bool, signed8: Bool) {
+        let isFloat = desc.formatFlags & CAFAudioDescription.flagIsFloat != 0
+        let bigEndian = desc.formatFlags & CAFAudioDescription.flagIsLittleEndian == 0
+        switch (isFloat, desc.bitsPerChannel) {
+        case (false, 8): return (.u8, false, true)
+        case (false, 16): return (.s16, bigEndian, false)
+        case (false, 24): return (.s24, bigEndian, false)
+        case (false, 32): return (.s32, bigEndian, false)
+        case (true, 32): return (.f32, bigEndian, false)
+        case (true, 64): return (.f64, bigEndian, false)
+        default:
+            throw MediaError(
+                .unsupportedFormat,
+                "CAF 'desc' linear PCM of \(desc.bitsPerChannel)-bit \(isFloat ? "float" : "integer") samples is not supported",
+                byteOffset: offset)
+        }
+    }
+
+    /// The next sample: up to ``framesPerSample`` PCM frames, or one packet; `nil` at the end.
+    ///
+    /// - Throws: ``MediaError/Code/truncated`` when the file ends before the data the header promised;
+    ///   ``MediaError/Code/stageFinished`` after an error.
+    public func next() throws(MediaError) -> MediaSample? {
+        guard !failed else { throw MediaError.stageFinished(name) }
+        do {
+            return try read()
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    private func read() throws(MediaError) -> MediaSample? {
+        guard nextPacket < packetCount else { return nil }
+        if let pcm {
+            let frameBytes = format.bytesPerFrame
+            let frames = Int(min(Int64(framesPerSample), packetCount - nextPacket))
+            var bytes = try readExactly(frames * frameBytes)
+            Self.toLittleEndian(&bytes, pcm)
+            let sample = MediaSample(
+                format: .audio(format), data: bytes,
+                timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate), frameCount: frames)
+            nextPacket += Int64(frames)
+            framesRead += Int64(frames)
+            return sample
+        }
+        let index = Int(nextPacket)
+        let size: Int
+        if let sizes = packetTable?.packetSizes, !sizes.isEmpty { size = sizes[index] } else { size = Int(description.bytesPerPacket) }
+        let frames: Int
+        if let counts = packetTable?.packetFrames, !counts.isEmpty { frames = counts[index] } else { frames = format.framesPerPacket }
+        let bytes = try readExactly(size)
+        let priming = Int64(packetTable?.primingFrames ?? 0)
+        let validEnd = totalFrames - Int64(packetTable?.remainderFrames ?? 0)
+        let end = framesRead + Int64(frames)
+        let trimStart = Int(max(0, min(Int64(frames), priming - framesRead)))
+        let trimEnd = Int(max(0, min(Int64(frames), end - max(validEnd, framesRead))))
+        let sample = MediaSample(
+            format: .audio(format), data: bytes,
+            timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate), frameCount: frames,
+            trimAtStart: trimStart, trimAtEnd: min(trimEnd, frames - trimStart))
+        nextPacket += 1
+        framesRead = end
+        return sample
+    }
+
+    /// Moves so that the next sample starts at packet `index` (for PCM, at frame `index`); `index` equal
+    /// to the packet count moves to the end. Trims and timing are those of a front-to-back read.
+    ///
+    /// - Throws: ``MediaError/Code/invalidArgument`` for an index outside `0...packetCount`;
+    ///   ``MediaError/Code/truncated`` when the file is shorter than the packet's offset;
+    ///   ``MediaError/Code/stageFinished`` after an error.
+    public func seek(toPacket index: Int64) throws(MediaError) {
+        guard !failed else { throw MediaError.stageFinished(name) }
+        guard index >= 0, index <= packetCount else {
+            throw MediaError(.invalidArgument, "CAFReader cannot seek to packet \(index) of \(packetCount)")
+        }
+        let bytesBefore: Int64
+        let framesBefore: Int64
+        if pcm != nil {
+            bytesBefore = index * Int64(format.bytesPerFrame)  // ≤ dataSize
+            framesBefore = index
+        } else {
+            let count = Int(index)
+            if let sizes = packetTable?.packetSizes, !sizes.isEmpty {
+                bytesBefore = sizes[..<count].reduce(Int64(0)) { $0 + Int64($1) }  // ≤ dataSize, checked at open
+            } else {
+                bytesBefore = index * Int64(description.bytesPerPacket)
+            }
+            if let counts = packetTable?.packetFrames, !counts.isEmpty {
+                framesBefore = counts[..<count].reduce(Int64(0)) { $0 + Int64($1) }  // ≤ total, checked at open
+            } else {
+                framesBefore = index * Int64(format.framesPerPacket)
+            }
+        }
+        let target = dataOffset + bytesBefore
+        if target < input.position { input = try reopen() }
+        let wanted = target - input.position
+        guard try input.skip(wanted) == wanted else {
+            throw MediaError.truncated("CAF 'data' packet \(index)", needed: Int(clamping: wanted), available: 0, at: target)
+        }
+        nextPacket = index
+        framesRead = framesBefore
+        bytesRead = bytesBefore
+    }
+
+    /// Moves to the packet that holds frame `frame` (counted from the first frame of the first packet,
+    /// priming included) and returns that packet's first frame. For PCM, that is `frame` itself.
+    ///
+    /// - Throws: as ``seek(toPacket:)``; ``MediaError/Code/invalidArgument`` for a frame outside the stream.
+    @discardableResult
+    public func seek(toFrame frame: Int64) throws(MediaError) -> Int64 {
+        guard frame >= 0, frame <= totalFrames else {
+            throw MediaError(.invalidArgument, "CAFReader cannot seek to frame \(frame) of \(totalFrames)")
+        }
+        if pcm != nil {
+            try seek(toPacket: frame)
+            return frame
+        }
+        if let counts = packetTable?.packetFrames, !counts.isEmpty {
+            var start: Int64 = 0
+            var index: Int64 = 0
+            for count in counts {
+                if start + Int64(count) > frame { break }
+                start += Int64(count)
+                index += 1
+            }
+            try seek(toPacket: index)
+            return start
+        }
+        let perPacket = Int64(max(1, format.framesPerPacket))
+        let index = min(frame / perPacket, packetCount)
+        try seek(toPacket: index)
+        return index * perPacket
+    }
+
+    private func readExactly(_ count: Int) throws(MediaError) -> [UInt8] {
+        let offset = dataOffset + bytesRead
+        let bytes = try input.read(upTo: count)
+        guard bytes.count == count else {
+            throw MediaError.truncated("CAF 'data' sample \(nextPacket)", needed: count, available: bytes.count, at: offset)
+        }
+        bytesRead += Int64(count)
+        return bytes
+    }
+
+    private static func toLittleEndian(_ bytes: inout [UInt8], _ pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)) {
+        if pcm.signed8 {
+            for i in bytes.indices { bytes[i] ^= 0x80 }  // CAF's signed 8-bit → unsigned u8
+            return
+        }
+        guard pcm.bigEndian else { return }
+        let width = pcm.type.bytesPerSample
+        guard width > 1 else { return }
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var start = 0
+            while start + width <= buffer.count {
+                var lo = start
+                var hi = start + width - 1
+                while lo < hi {
+                    buffer.swapAt(lo, hi)
+                    lo += 1
+                    hi -= 1
+                }
+                start += width
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension CAFReader: Sendable {}
+
+/// The chunks of a CAF file, read front to back in one pass.
+private struct Parsed {
+    var chunks: [(type: String, offset: Int64, size: Int64)] = []
+    var desc: (value: CAFAudioDescription, offset: Int64)?
+    var cookie: [UInt8]?
+    var cookieOffset: Int64 = 0
+    var pakt: (body: [UInt8], offset: Int64)?
+    var chan: (body: [UInt8], offset: Int64)?
+    var info: [(String, String)] = []
+    /// The audio bytes: their offset and size (for size -1, what the file holds), and whether the size was -1.
+    var data: (offset: Int64, size: Int64, isOpen: Bool)?
+    /// Where the chunk walk stopped: the end of the file, or of an open `data` chunk.
+    var end: Int64 = 0
+
+    init(_ input: ForwardInput) throws(MediaError) {
+        let header = try input.read(upTo: CAFFile.fileHeaderSize)
+        guard header.count == CAFFile.fileHeaderSize else {
+            throw MediaError.truncated("CAF file header", needed: CAFFile.fileHeaderSize, available: header.count, at: 0)
+        }
+        guard Array(header[0..<4]) == CAFFile.fileType else {
+            throw MediaError.invalidData("not a CAF file: it starts with \(FourCC.describe(header[0..<4])), not 'caff'", at: 0)
+        }
+        let version = UInt16(header[4]) << 8 | UInt16(header[5])
+        guard version == CAFFile.fileVersion else {
+            throw MediaError(.unsupportedFormat, "CAF mFileVersion \(version) is not 1", byteOffset: 4)
+        }
+        while true {
+            let offset = input.position
+            let head = try input.read(upTo: CAFFile.chunkHeaderSize)
+            if head.isEmpty { break }
+            guard head.count == CAFFile.chunkHeaderSize else {
+                throw MediaError.truncated("CAF chunk header", needed: CAFFile.chunkHeaderSize, available: head.count, at: offset)
+            }
+            let typeBytes = Array(head[0..<4])
+            let type = String(decoding: typeBytes.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x3F }, as: UTF8.self)
+            let size = Int64(bitPattern: head[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            let remaining = input.remaining ?? 0
+            chunks.append((type, offset, size))
+            if type == "data" {
+                guard data == nil else { throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset) }
+                let isOpen = size == -1
+                guard isOpen || size >= 0 else {
+                    throw MediaError.invalidData("CAF 'data' chunk declares a size of \(size) bytes", at: offset)
+                }
+                guard remaining >= 4 else {
+                    throw MediaError.truncated("CAF 'data' mEditCount", needed: 4, available: Int(remaining), at: offset + 12)
+                }
+                if !isOpen {
+                    guard size >= 4 else {
+                        throw MediaError.invalidData("CAF 'data' chunk of \(size) bytes cannot hold its 4-byte mEditCount", at: offset)
+                    }
+                    guard size <= remaining else {
+                        throw MediaError.truncated("CAF 'data' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
+                    }
+                }
+                let body = isOpen ? remaining : size
+                data = (offset + 16, body - 4, isOpen)
+                _ = try input.skip(body)
+                if isOpen { break }
+                continue
+            }
+            guard size >= 0 else {
+                throw MediaError.invalidData("CAF '\(type)' chunk declares a size of \(size) bytes", at: offset)
+            }
+            guard size <= remaining else {
+                throw MediaError.truncated("CAF '\(type)' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
+            }
+            let bodyOffset = offset + Int64(CAFFile.chunkHeaderSize)
+            switch type {
+            case "desc", "kuki", "pakt", "chan", "info":
+                let body = try input.read(upTo: Int(size))
+                guard body.count == Int(size) else {
+                    throw MediaError.truncated("CAF '\(type)' chunk", needed: Int(size), available: body.count, at: offset)
+                }
+                try store(type, body, at: bodyOffset, chunkOffset: offset)
+            default:
+                _ = try input.skip(size)
+            }
+        }
+        end = input.position
+    }
+
+    private mutating func store(_ type: String, _ body: [UInt8], at bodyOffset: Int64, chunkOffset: Int64) throws(MediaError) {
+        switch type {
+        case "desc":
+            guard body.count >= CAFAudioDescription.size else {
+                throw MediaError.truncated("CAF 'desc' chunk", needed: CAFAudioDescription.size, available: body.count, at: chunkOffset)
+            }
+            desc = (try CAFAudioDescription(parsing: body, at: bodyOffset), chunkOffset)
+        case "kuki":
+            cookie = body
+            cookieOffset = bodyOffset
+        case "pakt":
+            pakt = (body, chunkOffset)
+        case "chan":
+            chan = (body, chunkOffset)
+        default:
+            info = try Self.parseInfo(body, at: chunkOffset)
+        }
+    }
+
+    /// `mNumEntries`, then each key and value as a NUL-terminated UTF-8 string.
+    private static func parseInfo(_ body: [UInt8], at offset: Int64) throws(MediaError) -> [(String, String)] {
+        var r = ByteReader(body, baseOffset: offset + Int64(CAFFile.chunkHeaderSize))
+        let count = try r.readUInt32BE("CAF 'info' mNumEntries")  // mNumEntries
+        guard Int(count) <= r.remaining / 2 else {
+            throw MediaError.invalidData("CAF 'info' declares \(count) entries but holds \(r.remaining) bytes", at: offset)
+        }
+        var strings: [String] = []
+        while strings.count < Int(count) * 2 {
+            guard let end = body[r.offset...].firstIndex(of: 0) else {
+                throw MediaError.invalidData("CAF 'info' string \(strings.count) has no terminating NUL", at: offset)
+            }
+            let text = try r.readBytes(end - r.offset, "CAF 'info' string")
+            try r.skip(1, "CAF 'info' NUL")
+            strings.append(String(decoding: text, as: UTF8.self))
+        }
+        return stride(from: 0, to: strings.count, by: 2).map { (strings[$0], strings[$0 + 1]) }
+    }
+
+    /// The layout `chan` gives for `channels` channels: a bitmap with that many bits, or mono/stereo;
+    /// otherwise (and without `chan`) the default layout for the count.
+    func layout(channels: Int) -> ChannelLayout {
+        guard let chan, chan.body.count >= 12 else { return .default(channelCount: channels) }
+        var r = ByteReader(chan.body)
+        let tag = (try? r.readUInt32BE()) ?? 0     // mChannelLayoutTag
+        let bitmap = (try? r.readUInt32BE()) ?? 0  // mChannelBitmap
+        if tag == CAFFile.channelLayoutTagUseBitmap, bitmap.nonzeroBitCount == channels {
+            return ChannelLayout(mask: UInt64(bitmap))
+        }
+        return .default(channelCount: channels)
+    }
+}
