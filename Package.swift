@@ -47,6 +47,28 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .executableTarget(
+            name: "caf-recorder",
+            dependencies: ["MediaPipeline"],
+            path: "Examples/caf-recorder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "caf-info",
+            dependencies: ["MediaPipeline"],
+            path: "Examples/caf-info",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        // Muxing/parsing throughput for `make bench` (Benchmarks/compare.py runs it).
+        .executableTarget(
+            name: "mux-benchmark",
+            dependencies: ["MediaPipeline"],
+            path: "Benchmarks/mux-benchmark",
+            swiftSettings: strict
+        ),
+
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFormatsTests",

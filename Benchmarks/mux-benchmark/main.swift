@@ -1,0 +1,1 @@
+print("mux-benchmark: not written yet")

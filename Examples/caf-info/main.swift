@@ -1,0 +1,1 @@
+print("caf-info: not written yet")

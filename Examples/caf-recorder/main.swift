@@ -1,0 +1,1 @@
+print("caf-recorder: not written yet")
