@@ -1,1 +1,191 @@
-print("caf-recorder: not written yet")
+// caf-recorder: PCM (a generated tone, a WAV or PCM CAF file) → AAC-LC or linear PCM → CAF, the way
+// Apple's AudioFile records. AAC input (ADTS or CAF) is remuxed into CAF, or decoded for --format lpcm.
+#if canImport(Glibc)
+import Glibc
+#endif
+import MediaPipeline
+
+/// Writes one line to standard error.
+func printError(_ text: String) {
+    let line = text + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+/// Delivers another source's samples at the pace of real time, as a microphone delivers its buffers:
+/// each sample is handed on once the clock has reached its end (the frames delivered so far ÷ the rate),
+/// measured from the first call.
+struct RealtimeSource: MediaSource {
+    var base: any MediaSource
+    let clock = ContinuousClock()
+    var start: ContinuousClock.Instant?
+    var frames: Int64 = 0
+
+    init(_ base: any MediaSource) { self.base = base }
+
+    var name: String { base.name }
+
+    mutating func next() throws -> MediaSample? {
+        let started = start ?? clock.now
+        start = started
+        guard let sample = try base.next() else { return nil }
+        guard let rate = sample.format.audio?.sampleRate, rate > 0 else { return sample }
+        frames += Int64(sample.frameCount)
+        let due = started + .nanoseconds(frames * 1_000_000_000 / Int64(rate))
+        let wait = due - clock.now
+        if wait > .zero {
+            let (seconds, attoseconds) = wait.components
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var remaining = timespec()
+            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+        }
+        return sample
+    }
+}
+
+/// The kind of file `path` names, from its extension.
+enum InputKind {
+    case wav, caf, adts
+
+    init(path: String) throws(UsageError) {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".wav") || lower.hasSuffix(".wave") { self = .wav }
+        else if lower.hasSuffix(".caf") { self = .caf }
+        else if lower.hasSuffix(".aac") || lower.hasSuffix(".adts") { self = .adts }
+        else { throw UsageError("cannot tell the format of '\(path)' from its name (use .wav, .caf or .aac)") }
+    }
+}
+
+/// Whether `format` is PCM the CAF muxer writes as it is: interleaved s16, s24, s32, f32 or f64.
+func isWritablePCM(_ format: AudioFormat) -> Bool {
+    guard let pcm = format.pcm, pcm.isInterleaved else { return false }
+    return [.s16, .s24, .s32, .f32, .f64].contains(pcm.sampleType)
+}
+
+func run() throws -> Int32 {
+    let options: Options
+    let inputKind: InputKind?
+    do {
+        options = try Options(Array(CommandLine.arguments.dropFirst()))
+        if case .file(let path) = options.input { inputKind = try InputKind(path: path) } else { inputKind = nil }
+    } catch {
+        if error.isHelp {
+            print(error.message)
+            return 0
+        }
+        printError("caf-recorder: \(error.message)")
+        return 2
+    }
+
+    // Source and stages: PCM is encoded (aac) or kept / converted to s16 (lpcm); AAC packets are
+    // passed through (aac) or decoded to s16 (lpcm).
+    var source: any MediaSource
+    var stages: [any MediaStage] = []
+    var wavReader: WAVReader?
+    var adtsInput = false
+    let pcmStages: (AudioFormat) throws -> [any MediaStage] = { format in
+        switch options.format {
+        case .aac: return [try AACEncoder(bitRate: options.bitRate)]
+        case .lpcm: return isWritablePCM(format) ? [] : [try AudioConverter(format: .s16)]
+        }
+    }
+    let packetStages: () -> [any MediaStage] = {
+        options.format == .aac ? [] : [AACDecoder(outputFormat: .s16)]
+    }
+    switch (options.input, inputKind) {
+    case (.tone(let frequency), _):
+        // The tone of aac-encoder; for lpcm generated as s16, as a microphone delivers it.
+        let rate = 48_000
+        let length: ToneGenerator.Length =
+            if let frames = options.frames { .frames(frames) }
+            else { .duration(MediaTime(value: Int64(((options.durationSeconds ?? 5) * Double(rate)).rounded()), timescale: Int32(rate))) }
+        let sampleType: PCMSampleType = options.format == .lpcm ? .s16 : .f32
+        source = try ToneGenerator(
+            .sine(frequency: frequency, amplitude: 0.5), sampleRate: rate, channels: 2, sampleType: sampleType, length: length)
+        stages = try pcmStages(.pcm(PCMFormat(sampleType), sampleRate: rate, channels: 2))
+    case (.file(let path), .wav?):
+        let reader = try WAVReader(path: path)
+        wavReader = reader
+        source = reader
+        stages = try pcmStages(reader.format)
+    case (.file(let path), .caf?):
+        let reader = try CAFReader(path: path)
+        source = reader
+        if reader.format.pcm != nil {
+            stages = try pcmStages(reader.format)
+        } else if reader.format.codec == .aac {
+            stages = packetStages()
+        } else {
+            throw MediaError(.unsupportedFormat, "caf-recorder records PCM or AAC, not \(reader.format.codec) from \(path)")
+        }
+    case (.file(let path), .adts?), (.file(let path), nil):
+        source = try ADTSReader(path: path)
+        adtsInput = true
+        stages = packetStages()
+    }
+    if options.realtime { source = RealtimeSource(source) }
+
+    let output = try FileOutput(path: options.output)
+    let muxer = CAFMuxer(output: output)
+    var pipeline = Pipeline(source: source, stages: stages, sink: muxer)
+
+    let clock = ContinuousClock()
+    let started = clock.now
+    var lastReport = started
+    let showProgress = !options.quiet && options.output != "-"
+    let interactive = isatty(2) != 0
+    let report: (Pipeline.Progress) -> Void = { progress in
+        guard showProgress else { return }
+        let now = clock.now
+        guard now - lastReport >= .milliseconds(500) else { return }
+        lastReport = now
+        let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
+        let line = "caf-recorder: \(format(seconds, 1)) s recorded, \(progress.samplesWritten) packets"
+        if interactive {
+            let text = "\r" + line + "\u{1B}[K"
+            _ = text.withCString { write(2, $0, strlen($0)) }
+        } else {
+            printError(line)
+        }
+    }
+    let result = try pipeline.run(progress: report)
+    if showProgress && interactive && clock.now - started >= .milliseconds(500) { printError("") }
+
+    let elapsed = clock.now - started
+    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let rate = muxer.format?.sampleRate ?? 0
+    // PCM out: the frames written; AAC out: the frames that went in (for a remux, the packets' frames).
+    let framesOut = options.format == .lpcm ? muxer.packetsWritten : result.framesRead
+    let audioSeconds = rate > 0 ? Double(framesOut) / Double(rate) : 0
+    let kind = options.format == .aac ? "AAC" : "PCM"
+    let summary = "caf-recorder: \(result.framesRead) frames in, \(muxer.packetsWritten) packets out, "
+        + "\(format(audioSeconds, 3)) s of audio, \(muxer.dataBytesWritten) bytes of \(kind), "
+        + "\(format(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
+        + (adtsInput && options.format == .aac ? " (ADTS has no priming or remainder: pakt says 0 for both)" : "")
+    for diagnostic in wavReader?.diagnostics ?? [] { printError("caf-recorder: warning: \(diagnostic)") }
+    if !options.quiet { printError(summary) }
+    return 0
+}
+
+/// `value` with `digits` decimals, without Foundation.
+func format(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    var text = String(rounded)
+    if let dot = text.firstIndex(of: ".") {
+        let decimals = text.distance(from: dot, to: text.endIndex) - 1
+        if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+        if digits == 0 { text = String(text[..<dot]) }
+    }
+    return text
+}
+
+do {
+    exit(try run())
+} catch let error as MediaError {
+    printError("caf-recorder: \(error)")
+    exit(1)
+} catch {
+    printError("caf-recorder: \(error)")
+    exit(1)
+}
