@@ -30,7 +30,8 @@ struct RealtimeSource: MediaSource {
         guard let sample = try base.next() else { return nil }
         guard let rate = sample.format.audio?.sampleRate, rate > 0 else { return sample }
         frames += Int64(sample.frameCount)
-        let due = started + .nanoseconds(frames * 1_000_000_000 / Int64(rate))
+        let r = Int64(rate)
+        let due = started + .seconds(frames / r) + .nanoseconds(frames % r * 1_000_000_000 / r)
         let wait = due - clock.now
         if wait > .zero {
             let (seconds, attoseconds) = wait.components

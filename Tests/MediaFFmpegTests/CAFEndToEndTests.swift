@@ -183,6 +183,22 @@ import Testing
         #expect(pcmJSON["validFrames"] as? Int == 88_064)
     }
 
+    /// Examples/caf-recorder/README.md, "The same pipeline in code": WAV → AAC → CAF, sample-exact.
+    @Test func readmePipelineInCode() throws {
+        let dir = try TemporaryDirectory()
+        let wav = dir.file("in.wav")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-af", "atrim=end_sample=30000", "-ac", "2", wav])
+        let source = try WAVReader(path: wav)
+        var pipeline = Pipeline(source: source, stages: [try AACEncoder(bitRate: 96_000)],
+                                sink: CAFMuxer(output: try FileOutput(path: dir.file("rec.caf"))))
+        let result = try pipeline.run()
+        #expect(result.framesRead == 30_000)
+        #expect(result.samplesWritten == 31)  // ceil((30000 + 1024) / 1024)
+        let json = try infoJSON(dir.file("rec.caf"))
+        #expect(json["validFrames"] as? Int == 30_000)
+        #expect(try decodedFrames(dir.file("rec.caf")) == 30_000)
+    }
+
     /// A realtime PCM recording killed with SIGKILL after ~1.5 s: the file (data size -1) is read to the
     /// last complete frame by our reader and by ffprobe.
     @Test func killedPCMRecordingIsReadable() throws {
