@@ -199,6 +199,34 @@ import Testing
         #expect(try decodedFrames(dir.file("rec.caf")) == 30_000)
     }
 
+    /// PCM CAF inputs written by ffmpeg (s24, big-endian s16, f32) and libsndfile: caf-info counts their
+    /// frames, and caf-recorder --format lpcm copies their samples bit for bit (ffmpeg decodes both the same).
+    @Test(arguments: [["ffmpeg", "pcm_s24le"], ["ffmpeg", "pcm_s16be"], ["ffmpeg", "pcm_f32le"], ["sndfile", "-pcm16"]])
+    func pcmCAFInputsAreCopied(arguments: [String]) throws {
+        let dir = try TemporaryDirectory()
+        let frames = 23_456
+        let input = dir.file("in.caf")
+        if arguments[0] == "ffmpeg" {
+            try ExternalTool.check("ffmpeg", [
+                "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100", "-af", "atrim=end_sample=\(frames)",
+                "-ac", "2", "-c:a", arguments[1], "-f", "caf", input,
+            ])
+        } else {
+            let wav = dir.file("in.wav")
+            try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100", "-af", "atrim=end_sample=\(frames)", "-ac", "2", wav])
+            try ExternalTool.check("sndfile-convert", [arguments[1], wav, input])
+        }
+        #expect(try infoJSON(input)["validFrames"] as? Int == frames)
+        let out = dir.file("out.caf")
+        let run = try record(["--format", "lpcm", "--input", input, "--output", out, "--quiet"])
+        #expect(run.status == 0, "\(arguments): \(run.lines)")
+        let json = try infoJSON(out)
+        #expect(json["validFrames"] as? Int == frames)
+        #expect(json["sampleRate"] as? Int == 44_100)
+        let raw = arguments[1] == "pcm_f32le" ? "f32le" : "s32le"
+        #expect(try ExternalTool.decode(out, format: raw) == ExternalTool.decode(input, format: raw), "\(arguments)")
+    }
+
     /// A realtime PCM recording killed with SIGKILL after ~1.5 s: the file (data size -1) is read to the
     /// last complete frame by our reader and by ffprobe.
     @Test func killedPCMRecordingIsReadable() throws {
