@@ -34,6 +34,8 @@ public import MediaCore
 public final class CAFMuxer: MediaSink {
     private let output: any MediaOutput
     private let info: [(String, String)]
+    private let pcmByteOrder: ByteOrder
+    private let reservedSpace: Int
     private var state = State.open
     /// The format of the first sample; every later one must match it.
     public private(set) var format: AudioFormat?
@@ -45,6 +47,8 @@ public final class CAFMuxer: MediaSink {
     private var kukiOffset: Int64?
     private var isAAC = false
     private var convertsU8 = false
+    /// Bytes per sample value to reverse when writing big-endian PCM, or 0.
+    private var swapBytes = 0
     private var packetSizes: [Int] = []
     private var maxPacketSize = 0
     private var primingFrames: Int64 = 0
@@ -56,14 +60,34 @@ public final class CAFMuxer: MediaSink {
         case finished
     }
 
-    /// A muxer writing to `output`, with `info` as the `info` chunk's key/value strings (none when empty).
-    /// Nothing is written until the first sample.
-    public init(output: any MediaOutput, info: [(String, String)] = []) {
-        self.output = output
-        self.info = info
+    /// The byte order in which linear PCM is stored.
+    public enum ByteOrder: Sendable, Hashable {
+        /// Little-endian: `kCAFLinearPCMFormatFlagIsLittleEndian` set, as iOS records.
+        case littleEndian
+        /// Big-endian: the flag clear, CAF's original order.
+        case bigEndian
     }
 
-    /// A short name for errors: `CAFMuxer`.
+    /// A muxer writing to `output`, with `info` as the `info` chunk's key/value strings (none when empty).
+    /// Nothing is written until the first sample.
+    ///
+    /// - Parameters:
+    ///   - pcmByteOrder: the byte order linear PCM is stored in (`desc` flags and data); MediaPipeline's
+    ///     samples are little-endian in memory and are byte-swapped for ``ByteOrder/bigEndian``.
+    ///   - reservedSpace: bytes of `free` chunk written before `data`, as afconvert leaves room for
+    ///     chunks added later (0: none).
+    public init(
+        output: any MediaOutput,
+        info: [(String, String)] = [],
+        pcmByteOrder: ByteOrder = .littleEndian,
+        reservedSpace: Int = 0
+    ) {
+        self.output = output
+        self.info = info
+        self.pcmByteOrder = pcmByteOrder
+        self.reservedSpace = max(0, reservedSpace)
+    }
+
     public var name: String { "CAFMuxer" }
 
     /// Appends `sample`, writing the header first if it is the first sample.
@@ -137,6 +161,21 @@ public final class CAFMuxer: MediaSink {
         if convertsU8 {
             for i in data.indices { data[i] ^= 0x80 }  // unsigned 8-bit → CAF's signed 8-bit
         }
+        if swapBytes > 1 {
+            data.withUnsafeMutableBytes { raw in
+                var start = 0
+                while start + swapBytes <= raw.count {
+                    var low = start
+                    var high = start + swapBytes - 1
+                    while low < high {
+                        raw.swapAt(low, high)
+                        low += 1
+                        high -= 1
+                    }
+                    start += swapBytes
+                }
+            }
+        }
         try output.write(data)
         packetsWritten += Int64(sample.frameCount)
         dataBytesWritten += Int64(data.count)
@@ -155,12 +194,14 @@ public final class CAFMuxer: MediaSink {
             desc = CAFAudioDescription(
                 sampleRate: Double(audio.sampleRate),
                 formatID: CAFAudioDescription.linearPCM,
-                formatFlags: CAFAudioDescription.flagIsLittleEndian | (pcm.sampleType.isFloat ? CAFAudioDescription.flagIsFloat : 0),
+                formatFlags: (pcmByteOrder == .littleEndian ? CAFAudioDescription.flagIsLittleEndian : 0)
+                    | (pcm.sampleType.isFloat ? CAFAudioDescription.flagIsFloat : 0),
                 bytesPerPacket: UInt32(bytes * channels),
                 framesPerPacket: 1,
                 channelsPerFrame: UInt32(channels),
                 bitsPerChannel: UInt32(bytes * 8))
             convertsU8 = pcm.sampleType == .u8
+            swapBytes = pcmByteOrder == .bigEndian && bytes > 1 ? bytes : 0
         case .aac:
             guard output.isSeekable else {
                 throw MediaError(
@@ -212,6 +253,9 @@ public final class CAFMuxer: MediaSink {
                 body.writeUInt8(0)
             }
             Self.appendChunk("info", body.bytes, into: &w)
+        }
+        if reservedSpace > 0 {
+            Self.appendChunk("free", [UInt8](repeating: 0, count: reservedSpace), into: &w)
         }
         w.write(Array("data".utf8))                // mChunkType
         dataSizeOffset = start + Int64(w.bytes.count)
