@@ -10,8 +10,13 @@ Wall-clock time on a shared 2-core machine varies by ±15 % from run to run, mor
 difference being measured, so the script also counts instructions with valgrind's callgrind on a
 1-minute input: a figure that is the same on every run (SKIP_CALLGRIND=1 skips it).
 
+Then (unless SKIP_MUX=1) times mux-benchmark's CAF and ADTS muxing and parsing of 10 minutes of AAC
+packets against `ffmpeg -c copy`, checks the outputs, and counts heap allocations per packet with
+valgrind's memcheck (1-minute against 2-minute input).
+
 Environment: RUNS (default 5), BENCH_DIR (default /tmp/mediapipeline-bench), SKIP_FLAT=1 to skip
-the 60-minute memory check, SKIP_CALLGRIND=1 to skip the instruction counts.
+the 60-minute memory check, SKIP_CALLGRIND=1 to skip the instruction counts, SKIP_AAC=1 to skip
+the AAC encoder section, SKIP_MUX=1 to skip the muxing section.
 """
 import re
 import os
@@ -23,6 +28,7 @@ import sys
 RUNS = int(os.environ.get("RUNS", "5"))
 WORK = os.environ.get("BENCH_DIR", "/tmp/mediapipeline-bench")
 ENCODER = os.path.abspath(".build/release/aac-encoder")
+MUXBENCH = os.path.abspath(".build/release/mux-benchmark")
 
 
 def make_wav(path, minutes):
@@ -34,6 +40,17 @@ def make_wav(path, minutes):
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
                     f"aevalsrc={expr}:s=48000:d={minutes * 60}",
                     "-c:a", "pcm_s16le", path], check=True)
+
+
+def make_packets(path, minutes):
+    """ADTS AAC-LC 128 kb/s packets of the same signal as make_wav, encoded by ffmpeg."""
+    if os.path.exists(path):
+        return
+    expr = ("0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|"
+            "0.4*sin(2*PI*660*t)+0.05*(random(1)-0.5)")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    f"aevalsrc={expr}:s=48000:d={minutes * 60}",
+                    "-c:a", "aac", "-b:a", "128k", "-f", "adts", path], check=True)
 
 
 def timed(command):
@@ -66,9 +83,16 @@ def compare(name, commands, runs=RUNS):
 
 
 def main():
+    os.makedirs(WORK, exist_ok=True)
+    if os.environ.get("SKIP_AAC") != "1":
+        aac_encoder_section()
+    if os.environ.get("SKIP_MUX") != "1":
+        mux_section()
+
+
+def aac_encoder_section():
     if not os.path.exists(ENCODER):
         sys.exit("build first: swift build -c release --product aac-encoder")
-    os.makedirs(WORK, exist_ok=True)
     wav = os.path.join(WORK, "in-10min.wav")
     make_wav(wav, 10)
     ours_out = os.path.join(WORK, "ours.aac")
@@ -113,6 +137,81 @@ def main():
         for label, peak in peaks.items():
             print(f"  {label:8}{peak / 1024:8.1f} MiB")
         print(f"  difference: {(peaks['60 min'] - peaks['1 min']) / 1024:.1f} MiB")
+
+
+def heap_allocs(command):
+    """Total heap allocations of `command`, from valgrind memcheck's summary."""
+    log = subprocess.run(["valgrind", "--tool=memcheck"] + command,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
+    match = re.search(r"total heap usage: ([\d,]+) allocs", log)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
+def packet_count(mode, path):
+    """Packets mux-benchmark reports for `path` (from its stderr line)."""
+    line = subprocess.run([MUXBENCH, mode, path, "-"], stderr=subprocess.PIPE, text=True, check=True).stderr
+    return int(re.search(r"packets=(\d+)", line).group(1))
+
+
+def mux_section():
+    if not os.path.exists(MUXBENCH):
+        sys.exit("build first: swift build -c release --product mux-benchmark")
+    packets = os.path.join(WORK, "packets-10min.aac")
+    make_packets(packets, 10)
+    out_caf = os.path.join(WORK, "out.caf")
+    out_aac = os.path.join(WORK, "out.aac")
+    out_ff = os.path.join(WORK, "out-ff.aac")
+    print("\nMuxing: 10 minutes of AAC-LC 128 kb/s packets (ADTS, made by ffmpeg), no decoding")
+    write = compare("writing: mux-benchmark vs ffmpeg -c copy -f adts", [
+        ("CAF write (ours)", [MUXBENCH, "caf-write", packets, out_caf]),
+        ("ADTS rewrite (ours)", [MUXBENCH, "adts", packets, out_aac]),
+        ("ffmpeg -c copy -f adts", ["ffmpeg", "-v", "error", "-y", "-i", packets, "-c", "copy", "-f", "adts", out_ff])])
+    read = compare("reading: mux-benchmark vs ffmpeg -c copy -f null", [
+        ("CAF read (ours)", [MUXBENCH, "caf-read", out_caf, "-"]),
+        ("ADTS read (ours)", [MUXBENCH, "adts-read", packets, "-"]),
+        ("ffmpeg -c copy -f null", ["ffmpeg", "-v", "error", "-i", packets, "-c", "copy", "-f", "null", "-"])])
+    for name, med, caf, adts, ff in (("write", write, "CAF write (ours)", "ADTS rewrite (ours)", "ffmpeg -c copy -f adts"),
+                                     ("read", read, "CAF read (ours)", "ADTS read (ours)", "ffmpeg -c copy -f null")):
+        ratio = med[caf][0] / med[adts][0]
+        print(f"  {name}: CAF / ADTS wall {ratio:.2f} (target ≤ 1.5: {'met' if ratio <= 1.5 else 'NOT met'}); "
+              f"vs ffmpeg: CAF {med[caf][0] / med[ff][0]:.2f}, ADTS {med[adts][0] / med[ff][0]:.2f} "
+              f"(target < 1: {'met' if med[caf][0] < med[ff][0] and med[adts][0] < med[ff][0] else 'NOT met'})")
+    same = open(out_aac, "rb").read() == open(packets, "rb").read()
+    print(f"  ADTS rewrite byte-identical to its input: {'yes' if same else 'NO'}")
+    count = packet_count("adts-read", packets)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets",
+                            "-of", "csv=p=0", out_caf], stdout=subprocess.PIPE, text=True).stdout.strip()
+    print(f"  ffprobe packets in out.caf: {probe}, packets in input: {count} "
+          f"({'equal' if probe == str(count) else 'DIFFERENT'})")
+
+    if shutil.which("valgrind"):
+        inputs = {}
+        for minutes in (1, 2):
+            path = os.path.join(WORK, f"packets-{minutes}min.aac")
+            make_packets(path, minutes)
+            inputs[minutes] = path
+        # caf-read reads the CAF that caf-write made from the same input.
+        cafs = {m: os.path.join(WORK, f"alloc-{m}min.caf") for m in inputs}
+        print("\nHeap allocations (valgrind memcheck; per packet = Δallocs / Δpackets, 2 min − 1 min)")
+        print(f"  {'':12}{'allocs 1 min':>14}{'allocs 2 min':>14}{'packets 1':>11}{'packets 2':>11}{'per packet':>12}")
+        for mode in ("caf-write", "adts", "caf-read", "adts-read"):
+            allocs, counts = {}, {}
+            for m, path in inputs.items():
+                if mode == "caf-read":
+                    command = [MUXBENCH, mode, cafs[m], "-"]
+                elif mode == "caf-write":
+                    command = [MUXBENCH, mode, path, cafs[m]]
+                elif mode == "adts":
+                    command = [MUXBENCH, mode, path, os.path.join(WORK, "alloc.aac")]
+                else:
+                    command = [MUXBENCH, mode, path, "-"]
+                allocs[m] = heap_allocs(command)
+                counts[m] = packet_count("adts-read", path)
+            if None in allocs.values():
+                print(f"  {mode:12} (no memcheck summary)")
+                continue
+            per = (allocs[2] - allocs[1]) / (counts[2] - counts[1])
+            print(f"  {mode:12}{allocs[1]:14}{allocs[2]:14}{counts[1]:11}{counts[2]:11}{per:12.2f}")
 
 
 if __name__ == "__main__":
