@@ -18,13 +18,13 @@ public struct BitReader: Sendable {
     public var bitsRemaining: Int { bytes.count * 8 - bitPosition }
 
     /// The next `count` bits (0...32) as an unsigned integer.
-    public mutating func read(_ count: Int, _ what: String = "bit field") throws(MediaError) -> UInt32 {
+    public mutating func read(_ count: Int, _ what: @autoclosure () -> String = "bit field") throws(MediaError) -> UInt32 {
         guard count >= 0, count <= 32 else {
             throw MediaError(.invalidArgument, "cannot read \(count) bits at once")
         }
         guard bitsRemaining >= count else {
             throw MediaError(
-                .truncated, "\(what) needs \(count) bits but only \(bitsRemaining) remain",
+                .truncated, "\(what()) needs \(count) bits but only \(bitsRemaining) remain",
                 byteOffset: baseOffset + Int64(bitPosition / 8))
         }
         var value: UInt32 = 0
@@ -38,15 +38,15 @@ public struct BitReader: Sendable {
     }
 
     /// One bit as a `Bool`.
-    public mutating func readFlag(_ what: String = "flag") throws(MediaError) -> Bool {
-        try read(1, what) == 1
+    public mutating func readFlag(_ what: @autoclosure () -> String = "flag") throws(MediaError) -> Bool {
+        try read(1, what()) == 1
     }
 
     /// Skips `count` bits.
-    public mutating func skip(_ count: Int, _ what: String = "bits") throws(MediaError) {
+    public mutating func skip(_ count: Int, _ what: @autoclosure () -> String = "bits") throws(MediaError) {
         guard count >= 0, bitsRemaining >= count else {
             throw MediaError(
-                .truncated, "\(what) needs \(count) bits but only \(bitsRemaining) remain",
+                .truncated, "\(what()) needs \(count) bits but only \(bitsRemaining) remain",
                 byteOffset: baseOffset + Int64(bitPosition / 8))
         }
         bitPosition += count

@@ -23,58 +23,58 @@ public struct ByteReader: Sendable {
     /// The absolute position of the next read in the file.
     public var absoluteOffset: Int64 { baseOffset + Int64(offset) }
 
-    private func require(_ count: Int, _ what: String) throws(MediaError) {
+    private func require(_ count: Int, _ what: () -> String) throws(MediaError) {
         guard count >= 0, remaining >= count else {
-            throw MediaError.truncated(what, needed: count, available: remaining, at: absoluteOffset)
+            throw MediaError.truncated(what(), needed: count, available: remaining, at: absoluteOffset)
         }
     }
 
     /// One byte.
-    public mutating func readUInt8(_ what: String = "byte") throws(MediaError) -> UInt8 {
+    public mutating func readUInt8(_ what: @autoclosure () -> String = "byte") throws(MediaError) -> UInt8 {
         try require(1, what)
         defer { offset += 1 }
         return bytes[offset]
     }
 
     /// A big-endian 16-bit integer.
-    public mutating func readUInt16BE(_ what: String = "16-bit field") throws(MediaError) -> UInt16 {
+    public mutating func readUInt16BE(_ what: @autoclosure () -> String = "16-bit field") throws(MediaError) -> UInt16 {
         UInt16(truncatingIfNeeded: try readBE(2, what))
     }
 
     /// A big-endian 32-bit integer.
-    public mutating func readUInt32BE(_ what: String = "32-bit field") throws(MediaError) -> UInt32 {
+    public mutating func readUInt32BE(_ what: @autoclosure () -> String = "32-bit field") throws(MediaError) -> UInt32 {
         UInt32(truncatingIfNeeded: try readBE(4, what))
     }
 
     /// A big-endian 64-bit integer.
-    public mutating func readUInt64BE(_ what: String = "64-bit field") throws(MediaError) -> UInt64 {
+    public mutating func readUInt64BE(_ what: @autoclosure () -> String = "64-bit field") throws(MediaError) -> UInt64 {
         try readBE(8, what)
     }
 
     /// A little-endian 16-bit integer.
-    public mutating func readUInt16LE(_ what: String = "16-bit field") throws(MediaError) -> UInt16 {
+    public mutating func readUInt16LE(_ what: @autoclosure () -> String = "16-bit field") throws(MediaError) -> UInt16 {
         UInt16(truncatingIfNeeded: try readLE(2, what))
     }
 
     /// A little-endian 32-bit integer.
-    public mutating func readUInt32LE(_ what: String = "32-bit field") throws(MediaError) -> UInt32 {
+    public mutating func readUInt32LE(_ what: @autoclosure () -> String = "32-bit field") throws(MediaError) -> UInt32 {
         UInt32(truncatingIfNeeded: try readLE(4, what))
     }
 
     /// A little-endian 64-bit integer.
-    public mutating func readUInt64LE(_ what: String = "64-bit field") throws(MediaError) -> UInt64 {
+    public mutating func readUInt64LE(_ what: @autoclosure () -> String = "64-bit field") throws(MediaError) -> UInt64 {
         try readLE(8, what)
     }
 
     /// `count` bytes.
-    public mutating func readBytes(_ count: Int, _ what: String = "bytes") throws(MediaError) -> ArraySlice<UInt8> {
+    public mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws(MediaError) -> ArraySlice<UInt8> {
         try require(count, what)
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
     /// Moves the position forward by `count` bytes.
-    public mutating func skip(_ count: Int, _ what: String = "bytes") throws(MediaError) {
+    public mutating func skip(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws(MediaError) {
         try require(count, what)
         offset += count
     }
@@ -92,7 +92,7 @@ public struct ByteReader: Sendable {
         bytes[offset..<min(bytes.count, offset + max(0, count))]
     }
 
-    private mutating func readBE(_ count: Int, _ what: String) throws(MediaError) -> UInt64 {
+    private mutating func readBE(_ count: Int, _ what: () -> String) throws(MediaError) -> UInt64 {
         try require(count, what)
         var value: UInt64 = 0
         for i in offset..<offset + count { value = value << 8 | UInt64(bytes[i]) }
@@ -100,7 +100,7 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    private mutating func readLE(_ count: Int, _ what: String) throws(MediaError) -> UInt64 {
+    private mutating func readLE(_ count: Int, _ what: () -> String) throws(MediaError) -> UInt64 {
         try require(count, what)
         var value: UInt64 = 0
         for i in (offset..<offset + count).reversed() { value = value << 8 | UInt64(bytes[i]) }

@@ -19,6 +19,12 @@ final class ForwardInput {
 
     /// The largest piece read at once when skipping a file.
     private static let skipPieceSize = 1 << 16
+    /// How much a regular file is read ahead, so that small reads (a CAF packet, a chunk header) do not
+    /// each cost a system call. Pipes are not read ahead: a read there waits until it is filled.
+    private static let readAheadSize = 1 << 16
+    /// Bytes read ahead from the file and not yet consumed start at `bufferIndex`.
+    private var buffer: [UInt8] = []
+    private var bufferIndex = 0
 
     /// An input reading the file at `path` (`-` is standard input).
     init(path: String) throws(MediaError) {
@@ -44,7 +50,21 @@ final class ForwardInput {
             // Never ask for more than the file holds, so a large request does not allocate for nothing.
             let wanted = remaining.map { Int(clamping: min(Int64(count), $0)) } ?? count
             guard wanted > 0 else { return [] }
-            let bytes = try file.read(upTo: wanted)
+            var buffered = buffer.count - bufferIndex
+            if buffered < wanted, size != nil, wanted < Self.readAheadSize {
+                buffer = Array(buffer[bufferIndex...]) + (try file.read(upTo: Self.readAheadSize))
+                bufferIndex = 0
+                buffered = buffer.count
+            }
+            var bytes: [UInt8]
+            if buffered > 0 {
+                let taken = min(wanted, buffered)
+                bytes = Array(buffer[bufferIndex..<bufferIndex + taken])
+                bufferIndex += taken
+                if taken < wanted { bytes += try file.read(upTo: wanted - taken) }
+            } else {
+                bytes = try file.read(upTo: wanted)
+            }
             position += Int64(bytes.count)
             return bytes
         case .memory(let bytes):
@@ -61,7 +81,10 @@ final class ForwardInput {
         guard count > 0 else { return 0 }
         switch backing {
         case .file(let file):
-            var skipped: Int64 = 0
+            let fromBuffer = Int(min(count, Int64(buffer.count - bufferIndex)))
+            bufferIndex += fromBuffer
+            position += Int64(fromBuffer)
+            var skipped = Int64(fromBuffer)
             while skipped < count {
                 let piece = Int(min(Int64(Self.skipPieceSize), count - skipped))
                 let bytes = try file.read(upTo: piece)
