@@ -53,6 +53,7 @@ demo: deps
 # Side-by-side timing against the ffmpeg CLI; see Benchmarks/README.md.
 bench: deps
 	$(SWIFT) build -c release --product aac-encoder
+	$(SWIFT) build -c release --product mux-benchmark
 	Benchmarks/run.sh
 
 clean:
