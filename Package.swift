@@ -36,12 +36,15 @@ let package = Package(
         // Umbrella module.
         .target(name: "MediaPipeline", dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg"], swiftSettings: strict),
 
+        // What the example executables share (one-line errors, argument cursor, number formatting).
+        .target(name: "ExampleSupport", dependencies: ["MediaCore"], path: "Examples/Support", swiftSettings: strict),
+
         // Helpers for tests: running the external tools that judge our output, fixtures, analysis.
         .target(name: "MediaTestSupport", swiftSettings: strict),
 
         .executableTarget(
             name: "aac-encoder",
-            dependencies: ["MediaPipeline"],
+            dependencies: ["MediaPipeline", "ExampleSupport"],
             path: "Examples/aac-encoder",
             exclude: ["README.md"],
             swiftSettings: strict
@@ -49,14 +52,14 @@ let package = Package(
 
         .executableTarget(
             name: "caf-recorder",
-            dependencies: ["MediaPipeline"],
+            dependencies: ["MediaPipeline", "ExampleSupport"],
             path: "Examples/caf-recorder",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "caf-info",
-            dependencies: ["MediaPipeline"],
+            dependencies: ["MediaPipeline", "ExampleSupport"],
             path: "Examples/caf-info",
             exclude: ["README.md"],
             swiftSettings: strict

@@ -1,3 +1,4 @@
+import ExampleSupport
 import MediaPipeline
 
 /// The command line of `aac-encoder`, parsed by hand (no dependency for a dozen flags).
@@ -30,19 +31,14 @@ struct Options {
 
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.
     init(_ arguments: [String]) throws(UsageError) {
-        var rest = arguments[...]
-        func value(_ flag: String) throws(UsageError) -> String {
-            guard let v = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
-            return v
-        }
-        func number<T: LosslessStringConvertible>(_ flag: String, _: T.Type) throws(UsageError) -> T {
-            let text = try value(flag)
-            guard let n = T(text) else { throw UsageError("\(flag) takes a number, not '\(text)'") }
-            return n
+        var rest = ArgumentCursor(arguments)
+        func value(_ flag: String) throws(UsageError) -> String { try rest.value(for: flag) }
+        func number<T: LosslessStringConvertible>(_ flag: String, _ type: T.Type) throws(UsageError) -> T {
+            try rest.number(for: flag, type)
         }
         var sawTone = false
         var sawInput = false
-        while let flag = rest.popFirst() {
+        while let flag = rest.next() {
             switch flag {
             case "--output", "-o": output = try value(flag)
             case "--input", "-i":
@@ -71,15 +67,5 @@ struct Options {
         if let d = durationSeconds, !(d > 0 && d <= 86_400) { throw UsageError("--duration must be between 0 and 86400 seconds") }
         if let f = frames, f <= 0 { throw UsageError("--frames must be positive") }
         if let c = channels, !(1...8).contains(c) { throw UsageError("--channels must be 1 to 8") }
-    }
-}
-
-/// A bad command line: printed as one line (or the usage text for --help).
-struct UsageError: Error {
-    var message: String
-    var isHelp = false
-    init(_ message: String, isHelp: Bool = false) {
-        self.message = message
-        self.isHelp = isHelp
     }
 }

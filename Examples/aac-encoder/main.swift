@@ -3,13 +3,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExampleSupport
 import MediaPipeline
-
-/// Writes one line to standard error.
-func printError(_ text: String) {
-    let line = text + "\n"
-    _ = line.withCString { write(2, $0, strlen($0)) }
-}
 
 func run() throws -> Int32 {
     let options: Options
@@ -74,10 +69,10 @@ func run() throws -> Int32 {
         guard now - lastReport >= .milliseconds(500) else { return }
         lastReport = now
         let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
-        let line = "aac-encoder: \(format(seconds, 1)) s encoded, \(progress.samplesWritten) packets"
+        let line = "aac-encoder: \(formatDecimal(seconds, 1)) s encoded, \(progress.samplesWritten) packets"
         if interactive {
             let text = "\r" + line + "\u{1B}[K"
-            _ = text.withCString { write(2, $0, strlen($0)) }
+            printErrorInPlace(text)
         } else {
             printError(line)
         }
@@ -91,34 +86,12 @@ func run() throws -> Int32 {
     let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let audioSeconds = Double(result.framesRead) / Double(inputFormat.sampleRate)
     let summary = "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
-        + "\(format(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
-        + "\(format(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
+        + "\(formatDecimal(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
+        + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
     // What the reader worked around (a file cut short, an open data size), as ffmpeg prints warnings.
     for diagnostic in wavReader?.diagnostics ?? [] { printError("aac-encoder: warning: \(diagnostic)") }
     if !options.quiet { printError(summary) }
     return 0
 }
 
-/// `value` with `digits` decimals, without Foundation.
-func format(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = String(rounded)
-    if let dot = text.firstIndex(of: ".") {
-        let decimals = text.distance(from: dot, to: text.endIndex) - 1
-        if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
-        if digits == 0 { text = String(text[..<dot]) }
-    }
-    return text
-}
-
-do {
-    exit(try run())
-} catch let error as MediaError {
-    printError("aac-encoder: \(error)")
-    exit(1)
-} catch {
-    printError("aac-encoder: \(error)")
-    exit(1)
-}
+runExample("aac-encoder", run)

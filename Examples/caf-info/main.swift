@@ -3,13 +3,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExampleSupport
 import MediaPipeline
-
-/// Writes one line to standard error.
-func printError(_ text: String) {
-    let line = text + "\n"
-    _ = line.withCString { write(2, $0, strlen($0)) }
-}
 
 let usage = """
     usage: caf-info FILE.caf [--json]

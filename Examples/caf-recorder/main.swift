@@ -3,13 +3,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExampleSupport
 import MediaPipeline
-
-/// Writes one line to standard error.
-func printError(_ text: String) {
-    let line = text + "\n"
-    _ = line.withCString { write(2, $0, strlen($0)) }
-}
 
 /// Delivers another source's samples at the pace of real time, as a microphone delivers its buffers:
 /// each sample is handed on once the clock has reached its end (the frames delivered so far ÷ the rate),
@@ -140,10 +135,10 @@ func run() throws -> Int32 {
         guard now - lastReport >= .milliseconds(500) else { return }
         lastReport = now
         let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
-        let line = "caf-recorder: \(format(seconds, 1)) s recorded, \(progress.samplesWritten) packets"
+        let line = "caf-recorder: \(formatDecimal(seconds, 1)) s recorded, \(progress.samplesWritten) packets"
         if interactive {
             let text = "\r" + line + "\u{1B}[K"
-            _ = text.withCString { write(2, $0, strlen($0)) }
+            printErrorInPlace(text)
         } else {
             printError(line)
         }
@@ -159,34 +154,12 @@ func run() throws -> Int32 {
     let audioSeconds = rate > 0 ? Double(framesOut) / Double(rate) : 0
     let kind = options.format == .aac ? "AAC" : "PCM"
     let summary = "caf-recorder: \(result.framesRead) frames in, \(muxer.packetsWritten) packets out, "
-        + "\(format(audioSeconds, 3)) s of audio, \(muxer.dataBytesWritten) bytes of \(kind), "
-        + "\(format(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
+        + "\(formatDecimal(audioSeconds, 3)) s of audio, \(muxer.dataBytesWritten) bytes of \(kind), "
+        + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
         + (adtsInput && options.format == .aac ? " (ADTS has no priming or remainder: pakt says 0 for both)" : "")
     for diagnostic in wavReader?.diagnostics ?? [] { printError("caf-recorder: warning: \(diagnostic)") }
     if !options.quiet { printError(summary) }
     return 0
 }
 
-/// `value` with `digits` decimals, without Foundation.
-func format(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = String(rounded)
-    if let dot = text.firstIndex(of: ".") {
-        let decimals = text.distance(from: dot, to: text.endIndex) - 1
-        if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
-        if digits == 0 { text = String(text[..<dot]) }
-    }
-    return text
-}
-
-do {
-    exit(try run())
-} catch let error as MediaError {
-    printError("caf-recorder: \(error)")
-    exit(1)
-} catch {
-    printError("caf-recorder: \(error)")
-    exit(1)
-}
+runExample("caf-recorder", run)

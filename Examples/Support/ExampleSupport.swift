@@ -1,0 +1,83 @@
+// What the example executables share: one-line errors on standard error, number formatting without
+// Foundation, a small command-line cursor, and the top-level error handling.
+#if canImport(Glibc)
+import Glibc
+#endif
+import MediaCore
+
+/// Writes one line to standard error (Glibc's `stderr` is a mutable C global, which Swift 6 refuses).
+public func printError(_ text: String) {
+    let line = text + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+/// Writes `text` to standard error without a newline (for a progress line redrawn with `\r`).
+public func printErrorInPlace(_ text: String) {
+    _ = text.withCString { write(2, $0, strlen($0)) }
+}
+
+/// `value` with `digits` decimals, without Foundation: `formatDecimal(2.5, 3)` is `"2.500"`.
+public func formatDecimal(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    var text = String(rounded)
+    if let dot = text.firstIndex(of: ".") {
+        let decimals = text.distance(from: dot, to: text.endIndex) - 1
+        if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+        if digits == 0 { text = String(text[..<dot]) }
+    }
+    return text
+}
+
+/// A bad command line: printed as one line (or the usage text for `--help`).
+public struct UsageError: Error {
+    /// The one-line message, or the usage text.
+    public var message: String
+    /// Whether this is `--help` (printed on standard output, exit 0).
+    public var isHelp: Bool
+
+    /// A usage error with `message`.
+    public init(_ message: String, isHelp: Bool = false) {
+        self.message = message
+        self.isHelp = isHelp
+    }
+}
+
+/// The arguments not yet parsed, with the two reads every option needs.
+public struct ArgumentCursor {
+    private var rest: ArraySlice<String>
+
+    /// A cursor over `arguments` (without the program name).
+    public init(_ arguments: [String]) { rest = arguments[...] }
+
+    /// The next argument, or `nil` at the end.
+    public mutating func next() -> String? { rest.popFirst() }
+
+    /// The value after `flag`; throws when it is missing.
+    public mutating func value(for flag: String) throws(UsageError) -> String {
+        guard let value = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
+        return value
+    }
+
+    /// The value after `flag` as a number of type `T`; throws when it is missing or not a number.
+    public mutating func number<T: LosslessStringConvertible>(for flag: String, _: T.Type) throws(UsageError) -> T {
+        let text = try value(for: flag)
+        guard let number = T(text) else { throw UsageError("\(flag) takes a number, not '\(text)'") }
+        return number
+    }
+}
+
+/// Runs an example's `body` and exits with its status; any error becomes one line `<name>: <error>` on
+/// standard error and exit status 1.
+public func runExample(_ name: String, _ body: () throws -> Int32) -> Never {
+    do {
+        exit(try body())
+    } catch let error as MediaError {
+        printError("\(name): \(error)")
+        exit(1)
+    } catch {
+        printError("\(name): \(error)")
+        exit(1)
+    }
+}
