@@ -3,7 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import MediaCore
+public import MediaCore
 
 /// Writes one line to standard error (Glibc's `stderr` is a mutable C global, which Swift 6 refuses).
 public func printError(_ text: String) {
@@ -79,5 +79,48 @@ public func runExample(_ name: String, _ body: () throws -> Int32) -> Never {
     } catch {
         printError("\(name): \(error)")
         exit(1)
+    }
+}
+
+/// The progress line and timing of an example's run: at most two lines a second on standard error,
+/// redrawn in place on a terminal, and the wall time for the summary.
+public final class ProgressReporter {
+    private let name: String
+    private let verb: String
+    private let enabled: Bool
+    private let interactive = isatty(2) != 0
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+    private var lastReport: ContinuousClock.Instant
+
+    /// A reporter printing `<name>: <seconds> s <verb>, <packets> packets` when `enabled`.
+    public init(name: String, verb: String, enabled: Bool) {
+        self.name = name
+        self.verb = verb
+        self.enabled = enabled
+        started = clock.now
+        lastReport = started
+    }
+
+    /// Reports `progress` if half a second has passed since the last line.
+    public func report(_ progress: Pipeline.Progress) {
+        guard enabled else { return }
+        let now = clock.now
+        guard now - lastReport >= .milliseconds(500) else { return }
+        lastReport = now
+        let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
+        let line = "\(name): \(formatDecimal(seconds, 1)) s \(verb), \(progress.samplesWritten) packets"
+        if interactive {
+            printErrorInPlace("\r" + line + "\u{1B}[K")
+        } else {
+            printError(line)
+        }
+    }
+
+    /// Ends the redrawn line (if one was drawn) and returns the seconds since the reporter was made.
+    public func finish() -> Double {
+        if enabled && interactive && lastReport != started { printError("") }
+        let elapsed = clock.now - started
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 }

@@ -58,32 +58,11 @@ func run() throws -> Int32 {
     let output = try FileOutput(path: options.output)
     var pipeline = Pipeline(source: source, stages: stages, sink: ADTSMuxer(output: output))
 
-    let clock = ContinuousClock()
-    let started = clock.now
-    var lastReport = started
-    let showProgress = !options.quiet && options.output != "-"
-    let interactive = isatty(2) != 0
-    let report: (Pipeline.Progress) -> Void = { progress in
-        guard showProgress else { return }
-        let now = clock.now
-        guard now - lastReport >= .milliseconds(500) else { return }
-        lastReport = now
-        let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
-        let line = "aac-encoder: \(formatDecimal(seconds, 1)) s encoded, \(progress.samplesWritten) packets"
-        if interactive {
-            let text = "\r" + line + "\u{1B}[K"
-            printErrorInPlace(text)
-        } else {
-            printError(line)
-        }
-    }
+    let progress = ProgressReporter(name: "aac-encoder", verb: "encoded", enabled: !options.quiet && options.output != "-")
     // By default everything runs on this thread: for audio alone, handing each packet to another
     // thread costs more than it saves (Benchmarks/README.md). --threads gives each stage its own.
-    let result = options.threads ? try pipeline.runConcurrently(progress: report) : try pipeline.run(progress: report)
-    if showProgress && interactive && clock.now - started >= .milliseconds(500) { printError("") }
-
-    let elapsed = clock.now - started
-    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let result = options.threads ? try pipeline.runConcurrently(progress: progress.report) : try pipeline.run(progress: progress.report)
+    let wall = progress.finish()
     let audioSeconds = Double(result.framesRead) / Double(inputFormat.sampleRate)
     let summary = "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
         + "\(formatDecimal(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "

@@ -124,30 +124,9 @@ func run() throws -> Int32 {
     let muxer = CAFMuxer(output: output)
     var pipeline = Pipeline(source: source, stages: stages, sink: muxer)
 
-    let clock = ContinuousClock()
-    let started = clock.now
-    var lastReport = started
-    let showProgress = !options.quiet && options.output != "-"
-    let interactive = isatty(2) != 0
-    let report: (Pipeline.Progress) -> Void = { progress in
-        guard showProgress else { return }
-        let now = clock.now
-        guard now - lastReport >= .milliseconds(500) else { return }
-        lastReport = now
-        let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
-        let line = "caf-recorder: \(formatDecimal(seconds, 1)) s recorded, \(progress.samplesWritten) packets"
-        if interactive {
-            let text = "\r" + line + "\u{1B}[K"
-            printErrorInPlace(text)
-        } else {
-            printError(line)
-        }
-    }
-    let result = try pipeline.run(progress: report)
-    if showProgress && interactive && clock.now - started >= .milliseconds(500) { printError("") }
-
-    let elapsed = clock.now - started
-    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let progress = ProgressReporter(name: "caf-recorder", verb: "recorded", enabled: !options.quiet && options.output != "-")
+    let result = try pipeline.run(progress: progress.report)
+    let wall = progress.finish()
     let rate = muxer.format?.sampleRate ?? 0
     // PCM out: the frames written; AAC out: the frames that went in (for a remux, the packets' frames).
     let framesOut = options.format == .lpcm ? muxer.packetsWritten : result.framesRead
