@@ -88,6 +88,7 @@ public final class CAFMuxer: MediaSink {
         self.reservedSpace = max(0, reservedSpace)
     }
 
+    /// The name used in errors: `CAFMuxer`.
     public var name: String { "CAFMuxer" }
 
     /// Appends `sample`, writing the header first if it is the first sample.
