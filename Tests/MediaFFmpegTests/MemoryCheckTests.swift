@@ -5,10 +5,10 @@ import Testing
 /// The example under valgrind's memcheck: every FFmpeg allocation freed (no definite leak) and no
 /// invalid read or write in the interop, through the encoder and through the resampler.
 @Suite struct MemoryCheckTests {
-    func memcheck(_ arguments: [String]) throws -> String {
+    func memcheck(_ arguments: [String], example: String = "aac-encoder") throws -> String {
         let result = try ExternalTool.run("valgrind", [
             "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=9",
-            TestPaths.executable("aac-encoder"), "--quiet",
+            TestPaths.executable(example), "--quiet",
         ] + arguments)
         #expect(result.status == 0, "valgrind: \(result.stderr.suffix(3000))")
         #expect(result.stderr.contains("ERROR SUMMARY: 0 errors"))
@@ -32,5 +32,17 @@ import Testing
         let stream = try ExternalTool.probeFirstStream(out)
         #expect(stream["sample_rate"] as? String == "48000")
         #expect(stream["channels"] as? Int == 1)
+    }
+
+    /// ADTS → AACDecoder (to s16, through the decoder's converter) → CAF: the decode path.
+    @Test func decodingLeaksNothing() throws {
+        let dir = try TemporaryDirectory()
+        let aac = dir.file("in.aac")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "aac", aac])
+        let out = dir.file("out.caf")
+        _ = try memcheck(["--input", aac, "--format", "lpcm", "--output", out], example: "caf-recorder")
+        let stream = try ExternalTool.probeFirstStream(out)
+        #expect(stream["codec_name"] as? String == "pcm_s16le")
+        #expect(stream["channels"] as? Int == 2)
     }
 }
