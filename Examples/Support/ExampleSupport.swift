@@ -124,3 +124,16 @@ public final class ProgressReporter {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 }
+
+extension UsageError {
+    /// Prints this error the way every example does (the usage text on standard output for `--help`,
+    /// otherwise one line `<name>: <message>` on standard error) and returns the exit status: 0 or 2.
+    public func report(as name: String) -> Int32 {
+        if isHelp {
+            print(message)
+            return 0
+        }
+        printError("\(name): \(message)")
+        return 2
+    }
+}

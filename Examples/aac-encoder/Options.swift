@@ -32,26 +32,22 @@ struct Options {
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.
     init(_ arguments: [String]) throws(UsageError) {
         var rest = ArgumentCursor(arguments)
-        func value(_ flag: String) throws(UsageError) -> String { try rest.value(for: flag) }
-        func number<T: LosslessStringConvertible>(_ flag: String, _ type: T.Type) throws(UsageError) -> T {
-            try rest.number(for: flag, type)
-        }
         var sawTone = false
         var sawInput = false
         while let flag = rest.next() {
             switch flag {
-            case "--output", "-o": output = try value(flag)
+            case "--output", "-o": output = try rest.value(for: flag)
             case "--input", "-i":
-                input = .file(try value(flag))
+                input = .file(try rest.value(for: flag))
                 sawInput = true
             case "--tone":
-                input = .tone(frequency: try number(flag, Double.self))
+                input = .tone(frequency: try rest.number(for: flag, Double.self))
                 sawTone = true
-            case "--duration": durationSeconds = try number(flag, Double.self)
-            case "--frames": frames = try number(flag, Int64.self)
-            case "--bitrate", "-b": bitRate = try number(flag, Int.self)
-            case "--sample-rate", "-r": sampleRate = try number(flag, Int.self)
-            case "--channels", "-c": channels = try number(flag, Int.self)
+            case "--duration": durationSeconds = try rest.number(for: flag, Double.self)
+            case "--frames": frames = try rest.number(for: flag, Int64.self)
+            case "--bitrate", "-b": bitRate = try rest.number(for: flag, Int.self)
+            case "--sample-rate", "-r": sampleRate = try rest.number(for: flag, Int.self)
+            case "--channels", "-c": channels = try rest.number(for: flag, Int.self)
             case "--quiet", "-q": quiet = true
             case "--threads": threads = true
             case "--help", "-h": throw UsageError(Self.usage, isHelp: true)

@@ -11,12 +11,7 @@ func run() throws -> Int32 {
     do {
         options = try Options(Array(CommandLine.arguments.dropFirst()))
     } catch {
-        if error.isHelp {
-            print(error.message)
-            return 0
-        }
-        printError("aac-encoder: \(error.message)")
-        return 2
+        return error.report(as: "aac-encoder")
     }
 
     // Source: a WAV file, or a sine tone (phase 0, amplitude 0.5, 48 kHz stereo unless told otherwise).

@@ -37,30 +37,26 @@ struct Options {
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.
     init(_ arguments: [String]) throws(UsageError) {
         var rest = ArgumentCursor(arguments)
-        func value(_ flag: String) throws(UsageError) -> String { try rest.value(for: flag) }
-        func number<T: LosslessStringConvertible>(_ flag: String, _ type: T.Type) throws(UsageError) -> T {
-            try rest.number(for: flag, type)
-        }
         var sawTone = false
         var sawInput = false
         var sawBitRate = false
         while let flag = rest.next() {
             switch flag {
-            case "--output", "-o": output = try value(flag)
+            case "--output", "-o": output = try rest.value(for: flag)
             case "--format", "-f":
-                let text = try value(flag)
+                let text = try rest.value(for: flag)
                 guard let f = Format(rawValue: text) else { throw UsageError("--format is aac or lpcm, not '\(text)'") }
                 format = f
             case "--input", "-i":
-                input = .file(try value(flag))
+                input = .file(try rest.value(for: flag))
                 sawInput = true
             case "--tone":
-                input = .tone(frequency: try number(flag, Double.self))
+                input = .tone(frequency: try rest.number(for: flag, Double.self))
                 sawTone = true
-            case "--duration": durationSeconds = try number(flag, Double.self)
-            case "--frames": frames = try number(flag, Int64.self)
+            case "--duration": durationSeconds = try rest.number(for: flag, Double.self)
+            case "--frames": frames = try rest.number(for: flag, Int64.self)
             case "--bitrate", "-b":
-                bitRate = try number(flag, Int.self)
+                bitRate = try rest.number(for: flag, Int.self)
                 sawBitRate = true
             case "--realtime": realtime = true
             case "--quiet", "-q": quiet = true

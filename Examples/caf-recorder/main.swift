@@ -64,12 +64,7 @@ func run() throws -> Int32 {
         options = try Options(Array(CommandLine.arguments.dropFirst()))
         if case .file(let path) = options.input { inputKind = try InputKind(path: path) } else { inputKind = nil }
     } catch {
-        if error.isHelp {
-            print(error.message)
-            return 0
-        }
-        printError("caf-recorder: \(error.message)")
-        return 2
+        return error.report(as: "caf-recorder")
     }
 
     // Source and stages: PCM is encoded (aac) or kept / converted to s16 (lpcm); AAC packets are

@@ -162,21 +162,7 @@ public final class CAFMuxer: MediaSink {
         if convertsU8 {
             for i in data.indices { data[i] ^= 0x80 }  // unsigned 8-bit → CAF's signed 8-bit
         }
-        if swapBytes > 1 {
-            data.withUnsafeMutableBytes { raw in
-                var start = 0
-                while start + swapBytes <= raw.count {
-                    var low = start
-                    var high = start + swapBytes - 1
-                    while low < high {
-                        raw.swapAt(low, high)
-                        low += 1
-                        high -= 1
-                    }
-                    start += swapBytes
-                }
-            }
-        }
+        if swapBytes > 1 { reverseByteOrder(of: &data, width: swapBytes) }
         try output.write(data)
         packetsWritten += Int64(sample.frameCount)
         dataBytesWritten += Int64(data.count)

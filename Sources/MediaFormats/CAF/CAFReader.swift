@@ -394,21 +394,7 @@ public final class CAFReader: MediaSource {
             return
         }
         guard pcm.bigEndian else { return }
-        let width = pcm.type.bytesPerSample
-        guard width > 1 else { return }
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            var start = 0
-            while start + width <= buffer.count {
-                var lo = start
-                var hi = start + width - 1
-                while lo < hi {
-                    buffer.swapAt(lo, hi)
-                    lo += 1
-                    hi -= 1
-                }
-                start += width
-            }
-        }
+        reverseByteOrder(of: &bytes, width: pcm.type.bytesPerSample)
     }
 }
 
