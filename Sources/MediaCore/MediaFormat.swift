@@ -2,18 +2,26 @@
 public enum MediaFormat: Sendable, Hashable, CustomStringConvertible {
     /// Audio, PCM or compressed.
     case audio(AudioFormat)
+    /// Video, raw frames or compressed.
+    case video(VideoFormat)
 
     /// The audio format, or `nil` for other media.
     public var audio: AudioFormat? {
-        switch self {
-        case .audio(let format): return format
-        }
+        if case .audio(let format) = self { return format }
+        return nil
     }
 
-    /// A short human-readable summary, e.g. `aac 48000 Hz stereo`.
+    /// The video format, or `nil` for other media.
+    public var video: VideoFormat? {
+        if case .video(let format) = self { return format }
+        return nil
+    }
+
+    /// A short human-readable summary, e.g. `aac 48000 Hz stereo` or `h264 1280x720 @ 24/1`.
     public var description: String {
         switch self {
         case .audio(let format): return format.description
+        case .video(let format): return format.description
         }
     }
 }

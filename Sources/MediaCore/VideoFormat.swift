@@ -1,0 +1,144 @@
+/// The codec of a video stream.
+public enum VideoCodec: Sendable, Hashable, CustomStringConvertible {
+    /// Uncompressed frames in the given pixel format.
+    case raw(PixelFormat)
+    /// H.264 / AVC, as AVCC samples (4-byte length-prefixed NAL units, one access unit per sample),
+    /// with the parameter sets in ``VideoFormat/h264``.
+    case h264
+
+    /// `yuv420p`, `nv12`, ... or `h264`.
+    public var description: String {
+        switch self {
+        case .raw(let pixelFormat): return pixelFormat.description
+        case .h264: return "h264"
+        }
+    }
+}
+
+/// What an H.264 decoder needs before the first frame, and what describes the stream: the parameter
+/// sets (`CMVideoFormatDescriptionCreateFromH264ParameterSets`) and the profile and level they declare.
+public struct H264Parameters: Sendable, Hashable {
+    /// The sequence parameter set NAL units, header byte included, without start codes or lengths.
+    public var sequenceParameterSets: [[UInt8]]
+    /// The picture parameter set NAL units, header byte included.
+    public var pictureParameterSets: [[UInt8]]
+    /// `profile_idc` of the first SPS (66 Baseline, 77 Main, 100 High, ...); 0 when there is none.
+    public var profile: Int { sequenceParameterSets.first.map { $0.count > 1 ? Int($0[1]) : 0 } ?? 0 }
+    /// `level_idc` of the first SPS (31 is level 3.1); 0 when there is none.
+    public var level: Int { sequenceParameterSets.first.map { $0.count > 3 ? Int($0[3]) : 0 } ?? 0 }
+
+    /// Parameters with the given SPS and PPS NAL units.
+    public init(sequenceParameterSets: [[UInt8]], pictureParameterSets: [[UInt8]]) {
+        self.sequenceParameterSets = sequenceParameterSets
+        self.pictureParameterSets = pictureParameterSets
+    }
+}
+
+/// A video stream's format, like `CMVideoFormatDescription`: codec, coded size, frame rate and, for raw
+/// frames, the plane layout; for H.264, the parameter sets.
+///
+/// A raw frame travels as one ``MediaSample`` whose ``MediaSample/planes`` hold the pixel planes in
+/// ``PixelFormat`` order, each row ``bytesPerRow``[plane] bytes apart (the stride, `linesize` in FFmpeg,
+/// `CVPixelBufferGetBytesPerRowOfPlane` on Apple's platforms), with ``height`` (or the chroma height)
+/// rows in each plane.
+public struct VideoFormat: Sendable, Hashable, CustomStringConvertible {
+    /// The codec, with the pixel format for raw frames.
+    public var codec: VideoCodec
+    /// Visible width in pixels.
+    public var width: Int
+    /// Visible height in pixels.
+    public var height: Int
+    /// Frames per second as a rational number (`24/1`, `30000/1001`), or `nil` when the stream does not say.
+    public var frameRate: FrameRate?
+    /// For raw frames, the distance in bytes between rows of each plane; empty for compressed codecs.
+    public var bytesPerRow: [Int]
+    /// For H.264, the parameter sets; `nil` for other codecs or before they are known.
+    public var h264: H264Parameters?
+
+    /// A format with every field given. `bytesPerRow` empty means tightly packed rows for raw frames.
+    public init(
+        codec: VideoCodec, width: Int, height: Int, frameRate: FrameRate? = nil,
+        bytesPerRow: [Int] = [], h264: H264Parameters? = nil
+    ) {
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        if case .raw(let pixelFormat) = codec, bytesPerRow.isEmpty {
+            self.bytesPerRow = (0..<pixelFormat.planeCount).map {
+                pixelFormat.planeSize($0, width: width, height: height).bytesPerRow
+            }
+        } else {
+            self.bytesPerRow = bytesPerRow
+        }
+        self.h264 = h264
+    }
+
+    /// Raw frames of `pixelFormat`, tightly packed.
+    public static func raw(_ pixelFormat: PixelFormat, width: Int, height: Int, frameRate: FrameRate? = nil) -> VideoFormat {
+        VideoFormat(codec: .raw(pixelFormat), width: width, height: height, frameRate: frameRate)
+    }
+
+    /// H.264 with the given parameter sets.
+    public static func h264(
+        width: Int, height: Int, frameRate: FrameRate? = nil, parameters: H264Parameters
+    ) -> VideoFormat {
+        VideoFormat(codec: .h264, width: width, height: height, frameRate: frameRate, h264: parameters)
+    }
+
+    /// The pixel format when the codec is raw, otherwise `nil`.
+    public var pixelFormat: PixelFormat? {
+        if case .raw(let pixelFormat) = codec { return pixelFormat }
+        return nil
+    }
+
+    /// For raw frames, the number of rows in each plane; empty for compressed codecs.
+    public var planeRows: [Int] {
+        guard let pixelFormat else { return [] }
+        return (0..<pixelFormat.planeCount).map { pixelFormat.planeSize($0, width: width, height: height).rows }
+    }
+
+    /// For raw frames, the bytes each plane takes with this format's strides.
+    public var planeByteCounts: [Int] { zip(bytesPerRow, planeRows).map { $0 * $1 } }
+
+    /// The same format with tightly packed rows (no padding at the end of a row).
+    public var packed: VideoFormat {
+        VideoFormat(codec: codec, width: width, height: height, frameRate: frameRate, h264: h264)
+    }
+
+    /// E.g. `yuv420p 1280x720 @ 24/1` or `h264 1280x720 (profile 100, level 31)`.
+    public var description: String {
+        var text = "\(codec) \(width)x\(height)"
+        if let frameRate { text += " @ \(frameRate)" }
+        if let h264 { text += " (profile \(h264.profile), level \(h264.level))" }
+        return text
+    }
+}
+
+/// Frames per second as a rational number, like `AVRational` or y4m's `F30000:1001`.
+public struct FrameRate: Sendable, Hashable, CustomStringConvertible {
+    /// Frames in ``denominator`` seconds.
+    public var numerator: Int32
+    /// Seconds in which ``numerator`` frames are shown.
+    public var denominator: Int32
+
+    /// A rate of `numerator`/`denominator` frames per second.
+    public init(_ numerator: Int32, _ denominator: Int32 = 1) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    /// Whether both terms are positive.
+    public var isValid: Bool { numerator > 0 && denominator > 0 }
+
+    /// How long one frame lasts, in a timescale of ``numerator`` (so frame *n* starts at `n × denominator`).
+    public var frameDuration: MediaTime { MediaTime(value: Int64(denominator), timescale: numerator) }
+
+    /// The presentation time of frame `index` (0-based), exact.
+    public func time(ofFrame index: Int64) -> MediaTime {
+        MediaTime(value: index * Int64(denominator), timescale: numerator)
+    }
+
+    /// E.g. `24/1` or `30000/1001`.
+    public var description: String { "\(numerator)/\(denominator)" }
+}
