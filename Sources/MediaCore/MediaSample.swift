@@ -135,8 +135,37 @@ public struct MediaSample: Sendable {
         return try storage.planes[index].withUnsafeMutableBytes(body)
     }
 
+    /// How many buffers the sample holds: 1 for packets and interleaved PCM, the plane count otherwise.
+    public var planeCount: Int { storage.planes.count }
+
     /// Whether two samples share one storage (for tests of copy-on-write).
     public func sharesStorage(with other: MediaSample) -> Bool { storage === other.storage }
+
+    /// Replaces every field, and the bytes with what `fill` appends to an emptied single buffer. When
+    /// this value holds the only reference to its storage and buffer, both are reused in place (the
+    /// buffer keeps its capacity); otherwise fresh ones are made. See ``SampleRecycler``.
+    mutating func refill<E: Error>(
+        format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
+        trimAtStart: Int, trimAtEnd: Int, fill: (inout [UInt8]) throws(E) -> Void
+    ) throws(E) {
+        if isKnownUniquelyReferenced(&storage) {
+            storage.format = format
+            storage.timing = timing
+            storage.frameCount = frameCount
+            storage.flags = flags
+            storage.trimAtStart = trimAtStart
+            storage.trimAtEnd = trimAtEnd
+            if storage.planes.count != 1 { storage.planes = [[]] }
+            storage.planes[0].removeAll(keepingCapacity: true)  // allocates only if a consumer kept the bytes
+            try fill(&storage.planes[0])
+        } else {
+            var bytes: [UInt8] = []
+            try fill(&bytes)
+            storage = Storage(
+                format: format, planes: [bytes], timing: timing, frameCount: frameCount,
+                flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
+        }
+    }
 
     @inlinable mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) { makeUniqueCopy() }

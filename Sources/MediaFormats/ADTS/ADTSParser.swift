@@ -122,6 +122,8 @@ public struct ADTSParser: Sendable {
     private var nextStartFrame: Int64 = 0
     /// The header fields and format of the last frame emitted.
     private var current: (key: FrameKey, format: AudioFormat)?
+    /// Reuses the last packet's storage once its consumer has let go: no allocation per packet.
+    private var recycler = SampleRecycler()
 
     /// What the parser noticed and worked around so far, in order.
     public private(set) var diagnostics: [ADTSDiagnostic] = []
@@ -395,12 +397,13 @@ public struct ADTSParser: Sendable {
         var flags: MediaSample.Flags = [.keyframe]
         if nextIsDiscontinuity { flags.insert(.discontinuity) }
         let frameCount = header.frameCount
-        let packet = MediaSample(
+        let payload = buffer[start + header.headerLength..<start + length]
+        let packet = recycler.make(
             format: .audio(format),
-            data: Array(buffer[start + header.headerLength..<start + length]),
             timing: .audio(startFrame: nextStartFrame, frameCount: frameCount, sampleRate: sampleRate),
             frameCount: frameCount,
-            flags: flags)
+            flags: flags
+        ) { bytes in bytes.append(contentsOf: payload) }
         nextIsDiscontinuity = false
         nextStartFrame += Int64(frameCount)
         frameIndex += 1

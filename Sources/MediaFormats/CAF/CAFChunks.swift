@@ -199,21 +199,22 @@ public struct CAFPacketTable: Sendable, Hashable {
 
     /// Reads one CAF variable-length integer: 7 bits per byte, most significant first, high bit set on
     /// every byte but the last.
-    static func readVarint(_ r: inout ByteReader, _ what: String) throws(MediaError) -> Int {
+    /// `what` names the integer in errors; it is built only when one is thrown.
+    static func readVarint(_ r: inout ByteReader, _ what: @autoclosure () -> String) throws(MediaError) -> Int {
         let start = r.absoluteOffset
         var value: UInt64 = 0
         for _ in 0..<maxVarintBytes {
-            let byte = try r.readUInt8("CAF 'pakt' \(what)")
+            let byte = try r.readUInt8("CAF 'pakt' \(what())")
             value = value << 7 | UInt64(byte & 0x7F)
             if byte & 0x80 == 0 {
                 guard let result = Int(exactly: value) else {
-                    throw MediaError.invalidData("CAF 'pakt' \(what) of \(value) is too large", at: start)
+                    throw MediaError.invalidData("CAF 'pakt' \(what()) of \(value) is too large", at: start)
                 }
                 return result
             }
         }
         throw MediaError.invalidData(
-            "CAF 'pakt' \(what) is a variable-length integer that does not end within \(maxVarintBytes) bytes", at: start)
+            "CAF 'pakt' \(what()) is a variable-length integer that does not end within \(maxVarintBytes) bytes", at: start)
     }
 
     /// Appends `value` as a CAF variable-length integer.

@@ -66,6 +66,8 @@ public final class CAFReader: MediaSource {
     private var framesRead: Int64 = 0
     private var bytesRead: Int64 = 0
     private var failed = false
+    /// Reuses the last sample's storage once its consumer has let go: no allocation per packet.
+    private var recycler = SampleRecycler()
     private let pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)?
     /// The frames all packets hold, priming and remainder included (for PCM, ``packetCount``).
     public let totalFrames: Int64
@@ -279,11 +281,13 @@ public final class CAFReader: MediaSource {
         if let pcm {
             let frameBytes = format.bytesPerFrame
             let frames = Int(min(Int64(framesPerSample), packetCount - nextPacket))
-            var bytes = try readExactly(frames * frameBytes)
-            Self.toLittleEndian(&bytes, pcm)
-            let sample = MediaSample(
-                format: .audio(format), data: bytes,
-                timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate), frameCount: frames)
+            let sample = try recycler.make(
+                format: .audio(format),
+                timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate), frameCount: frames
+            ) { (bytes) throws(MediaError) in
+                try readExactly(frames * frameBytes, into: &bytes)
+                Self.toLittleEndian(&bytes, pcm)
+            }
             nextPacket += Int64(frames)
             framesRead += Int64(frames)
             return sample
@@ -293,16 +297,16 @@ public final class CAFReader: MediaSource {
         if let sizes = packetTable?.packetSizes, !sizes.isEmpty { size = sizes[index] } else { size = Int(description.bytesPerPacket) }
         let frames: Int
         if let counts = packetTable?.packetFrames, !counts.isEmpty { frames = counts[index] } else { frames = format.framesPerPacket }
-        let bytes = try readExactly(size)
         let priming = Int64(packetTable?.primingFrames ?? 0)
         let validEnd = totalFrames - Int64(packetTable?.remainderFrames ?? 0)
         let end = framesRead + Int64(frames)
         let trimStart = Int(max(0, min(Int64(frames), priming - framesRead)))
         let trimEnd = Int(max(0, min(Int64(frames), end - max(validEnd, framesRead))))
-        let sample = MediaSample(
-            format: .audio(format), data: bytes,
+        let sample = try recycler.make(
+            format: .audio(format),
             timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate), frameCount: frames,
-            trimAtStart: trimStart, trimAtEnd: min(trimEnd, frames - trimStart))
+            trimAtStart: trimStart, trimAtEnd: min(trimEnd, frames - trimStart)
+        ) { (bytes) throws(MediaError) in try readExactly(size, into: &bytes) }
         nextPacket += 1
         framesRead = end
         return sample
@@ -378,14 +382,14 @@ public final class CAFReader: MediaSource {
         return index * perPacket
     }
 
-    private func readExactly(_ count: Int) throws(MediaError) -> [UInt8] {
+    /// Appends the next `count` bytes of `data` to `bytes`.
+    private func readExactly(_ count: Int, into bytes: inout [UInt8]) throws(MediaError) {
         let offset = dataOffset + bytesRead
-        let bytes = try input.read(upTo: count)
-        guard bytes.count == count else {
-            throw MediaError.truncated("CAF 'data' sample \(nextPacket)", needed: count, available: bytes.count, at: offset)
+        let got = try input.read(upTo: count, appendingTo: &bytes)
+        guard got == count else {
+            throw MediaError.truncated("CAF 'data' sample \(nextPacket)", needed: count, available: got, at: offset)
         }
         bytesRead += Int64(count)
-        return bytes
     }
 
     private static func toLittleEndian(_ bytes: inout [UInt8], _ pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)) {

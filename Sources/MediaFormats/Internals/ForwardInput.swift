@@ -44,35 +44,43 @@ final class ForwardInput {
 
     /// Up to `count` bytes from the current position; fewer only at the end of the input.
     func read(upTo count: Int) throws(MediaError) -> [UInt8] {
-        guard count > 0 else { return [] }
+        var bytes: [UInt8] = []
+        _ = try read(upTo: count, appendingTo: &bytes)
+        return bytes
+    }
+
+    /// Appends up to `count` bytes from the current position to `bytes` (fewer only at the end of the
+    /// input) and returns how many. Appending to a buffer with room allocates nothing.
+    func read(upTo count: Int, appendingTo bytes: inout [UInt8]) throws(MediaError) -> Int {
+        guard count > 0 else { return 0 }
         switch backing {
         case .file(let file):
             // Never ask for more than the file holds, so a large request does not allocate for nothing.
             let wanted = remaining.map { Int(clamping: min(Int64(count), $0)) } ?? count
-            guard wanted > 0 else { return [] }
-            var buffered = buffer.count - bufferIndex
+            guard wanted > 0 else { return 0 }
+            let buffered = buffer.count - bufferIndex
             if buffered < wanted, size != nil, wanted < Self.readAheadSize {
                 buffer = Array(buffer[bufferIndex...]) + (try file.read(upTo: Self.readAheadSize))
                 bufferIndex = 0
-                buffered = buffer.count
             }
-            var bytes: [UInt8]
-            if buffered > 0 {
-                let taken = min(wanted, buffered)
-                bytes = Array(buffer[bufferIndex..<bufferIndex + taken])
-                bufferIndex += taken
-                if taken < wanted { bytes += try file.read(upTo: wanted - taken) }
-            } else {
-                bytes = try file.read(upTo: wanted)
+            let taken = min(wanted, buffer.count - bufferIndex)
+            bytes.append(contentsOf: buffer[bufferIndex..<bufferIndex + taken])
+            bufferIndex += taken
+            var got = taken
+            if got < wanted {
+                let rest = try file.read(upTo: wanted - got)
+                bytes.append(contentsOf: rest)
+                got += rest.count
             }
-            position += Int64(bytes.count)
-            return bytes
-        case .memory(let bytes):
+            position += Int64(got)
+            return got
+        case .memory(let all):
             let start = Int(clamping: position)
-            guard start < bytes.count else { return [] }
-            let end = start + min(count, bytes.count - start)
+            guard start < all.count else { return 0 }
+            let end = start + min(count, all.count - start)
+            bytes.append(contentsOf: all[start..<end])
             position = Int64(end)
-            return Array(bytes[start..<end])
+            return end - start
         }
     }
 

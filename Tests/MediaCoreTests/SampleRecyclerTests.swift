@@ -1,0 +1,57 @@
+import MediaCore
+import Testing
+
+/// `SampleRecycler`: storage and buffer (seen by the buffer's address) reused only when nobody else holds the previous sample.
+@Suite struct SampleRecyclerTests {
+    let format = MediaFormat.audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90]))
+
+    func timing(_ index: Int64) -> SampleTiming { .audio(startFrame: index * 1024, frameCount: 1024, sampleRate: 48_000) }
+
+    @Test func reusesStorageAndBufferOnceTheConsumerLetsGo() {
+        var recycler = SampleRecycler()
+        var first: MediaSample? = recycler.make(format: format, timing: timing(0), frameCount: 1024) { $0 += [1, 2, 3, 4, 5, 6] }
+        let firstIdentity = first?.storageIdentity
+        first = nil  // the consumer is done with it
+        let second = recycler.make(format: format, timing: timing(1), frameCount: 1024, trimAtEnd: 24) { $0 += [9, 8, 7] }
+        #expect(second.storageIdentity == firstIdentity)
+        #expect(second.data == [9, 8, 7])
+        #expect(second.timing == timing(1))
+        #expect(second.trimAtEnd == 24)
+        #expect(second.planeCount == 1)
+    }
+
+    @Test func aSampleStillHeldIsNeverChanged() {
+        var recycler = SampleRecycler()
+        let kept = recycler.make(format: format, timing: timing(0), frameCount: 1024, flags: [.keyframe]) { $0 += [1, 2, 3] }
+        let keptBytes = kept.data  // a consumer may also keep just the bytes
+        let next = recycler.make(format: format, timing: timing(1), frameCount: 512, flags: [.discontinuity]) { $0 += [4] }
+        #expect(!next.sharesStorage(with: kept))
+        #expect(kept.data == [1, 2, 3])
+        #expect(keptBytes == [1, 2, 3])
+        #expect(kept.timing == timing(0))
+        #expect(kept.frameCount == 1024)
+        #expect(kept.flags == [.keyframe])
+        #expect(next.data == [4])
+        #expect(next.flags == [.discontinuity])
+    }
+
+    @Test func keptBytesAloneAreNotOverwritten() {
+        var recycler = SampleRecycler()
+        var first: MediaSample? = recycler.make(format: format, timing: timing(0), frameCount: 1024) { $0 += [1, 2, 3] }
+        let bytes = first?.data ?? []
+        first = nil
+        let second = recycler.make(format: format, timing: timing(1), frameCount: 1024) { $0 += [7, 7, 7] }
+        #expect(bytes == [1, 2, 3])
+        #expect(second.data == [7, 7, 7])
+    }
+
+    @Test func aThrowingFillLeavesTheRecyclerUsable() {
+        struct Stop: Error {}
+        var recycler = SampleRecycler()
+        #expect(throws: Stop.self) {
+            _ = try recycler.make(format: format, timing: timing(0), frameCount: 1024) { (_: inout [UInt8]) throws(Stop) in throw Stop() }
+        }
+        let sample = recycler.make(format: format, timing: timing(1), frameCount: 1024) { $0 += [5] }
+        #expect(sample.data == [5])
+    }
+}
