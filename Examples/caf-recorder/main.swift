@@ -6,38 +6,6 @@ import Glibc
 import ExampleSupport
 import MediaPipeline
 
-/// Delivers another source's samples at the pace of real time, as a microphone delivers its buffers:
-/// each sample is handed on once the clock has reached its end (the frames delivered so far ÷ the rate),
-/// measured from the first call.
-struct RealtimeSource: MediaSource {
-    var base: any MediaSource
-    let clock = ContinuousClock()
-    var start: ContinuousClock.Instant?
-    var frames: Int64 = 0
-
-    init(_ base: any MediaSource) { self.base = base }
-
-    var name: String { base.name }
-
-    mutating func next() throws -> MediaSample? {
-        let started = start ?? clock.now
-        start = started
-        guard let sample = try base.next() else { return nil }
-        guard let rate = sample.format.audio?.sampleRate, rate > 0 else { return sample }
-        frames += Int64(sample.frameCount)
-        let r = Int64(rate)
-        let due = started + .seconds(frames / r) + .nanoseconds(frames % r * 1_000_000_000 / r)
-        let wait = due - clock.now
-        if wait > .zero {
-            let (seconds, attoseconds) = wait.components
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-            var remaining = timespec()
-            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-        }
-        return sample
-    }
-}
-
 /// The kind of file `path` names, from its extension.
 enum InputKind {
     case wav, caf, adts
