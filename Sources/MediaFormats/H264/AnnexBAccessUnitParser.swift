@@ -43,7 +43,7 @@ public import MediaCore
 /// Errors (``MediaCore/MediaError``, each with the byte offset in the stream): a slice before any SPS or
 /// PPS, or one referring to a PPS (or a PPS referring to an SPS) not given
 /// (``MediaCore/MediaError/Code/invalidData``); a NAL unit of only zero bytes, a start code with nothing
-/// after it, a NAL unit with `forbidden_zero_bit` set, input with no start code at all
+/// after it, a NAL unit with `forbidden_zero_bit` set, input that is not empty but has no start code at all
 /// (``MediaCore/MediaError/Code/invalidData``); a slice header or parameter set cut short
 /// (``MediaCore/MediaError/Code/truncated``). After an error every call throws it again.
 public struct AnnexBAccessUnitParser: Sendable {
@@ -54,6 +54,7 @@ public struct AnnexBAccessUnitParser: Sendable {
     private var scanner = AnnexBScanner()
     private let defaultFrameRate: FrameRate
     private var isFinished = false
+    private var bytesPushed: Int64 = 0
     private var failure: MediaError?
 
     /// Parameter sets by id, with their parsed form.
@@ -88,6 +89,7 @@ public struct AnnexBAccessUnitParser: Sendable {
 
     /// Appends the next bytes of the stream.
     public mutating func push<C: Collection>(_ chunk: C) where C.Element == UInt8 {
+        bytesPushed += Int64(chunk.count)
         scanner.push(chunk)
     }
 
@@ -108,9 +110,8 @@ public struct AnnexBAccessUnitParser: Sendable {
                 if let sample = try consume(nal) { return sample }
             }
             guard isFinished else { return nil }
-            if nalUnitCount == 0 && scanner.skippedLeadingBytes > 0 {
-                throw MediaError.invalidData(
-                    "no Annex-B start code in \(scanner.skippedLeadingBytes) non-zero bytes of input", at: 0)
+            if nalUnitCount == 0 && bytesPushed > 0 {
+                throw MediaError.invalidData("no Annex-B start code in the \(bytesPushed) bytes of input", at: 0)
             }
             return try takeAccessUnit()
         } catch {
