@@ -91,7 +91,7 @@ import Testing
         var reader = AnnexBReader(bytes: first + second, readSize: 1000)
         var samples: [MediaSample] = []
         while let sample = try reader.next() { samples.append(sample) }
-        #expect(samples.count == 60)
+        try #require(samples.count == 60)
         #expect(reader.formatChangeCount == 1)
         #expect(samples[29].format.video?.width == 1280)
         #expect(samples[30].format.video?.width == 640)
