@@ -26,11 +26,11 @@ import Testing
         let original = try H264Fixtures.stream(name).bytes
         let (samples, rewritten) = try Self.rewrite(original)
         let dir = try TemporaryDirectory()
-        let originalPath = try writeFile(original, "in.h264", in: dir)
-        let outputPath = try writeFile(rewritten, "out.h264", in: dir)
-        let expected = try FFmpegView.frameMD5(originalPath)
+        let originalPath = try writeAnnexBFile(original, "in.h264", in: dir)
+        let outputPath = try writeAnnexBFile(rewritten, "out.h264", in: dir)
+        let expected = try AnnexBFFmpegView.frameMD5(originalPath)
         #expect(expected.count == 30)
-        #expect(try FFmpegView.frameMD5(outputPath) == expected)
+        #expect(try AnnexBFFmpegView.frameMD5(outputPath) == expected)
         // Read back by our reader, the samples are the same.
         #expect(try AnnexBAccessUnitParser.parse(rewritten) == samples)
     }
@@ -40,14 +40,14 @@ import Testing
     @Test func parameterSetsBeforeEveryIDR() throws {
         let input = try AnnexBFixtures.parametersOnlyAtStart(try AnnexBFixtures.bytes("keyint10"))
         let dir = try TemporaryDirectory()
-        let inputPath = try writeFile(input, "in.h264", in: dir)
-        let inputTypes = try FFmpegView.tracedNALTypes(inputPath)
+        let inputPath = try writeAnnexBFile(input, "in.h264", in: dir)
+        let inputTypes = try AnnexBFFmpegView.tracedNALTypes(inputPath)
         #expect(inputTypes.filter { $0 == 7 }.count == 1)
         #expect(inputTypes.filter { $0 == 5 }.count >= 3)
 
         let (samples, rewritten) = try Self.rewrite(input)
-        let outputPath = try writeFile(rewritten, "out.h264", in: dir)
-        let types = try FFmpegView.tracedNALTypes(outputPath)
+        let outputPath = try writeAnnexBFile(rewritten, "out.h264", in: dir)
+        let types = try AnnexBFFmpegView.tracedNALTypes(outputPath)
         let idrAccessUnits = samples.filter { $0.flags.contains(.keyframe) }.count
         #expect(idrAccessUnits == 3)
         #expect(types.filter { $0 == 7 }.count == idrAccessUnits)
@@ -57,19 +57,19 @@ import Testing
             #expect(types.dropFirst(index + 1).first == 8)
             #expect(types[(index + 2)...].first { $0 != 6 } == 5)
         }
-        let full = try FFmpegView.frameMD5(outputPath)
+        let full = try AnnexBFFmpegView.frameMD5(outputPath)
         #expect(full.count == 30)
 
         // Cut at the second IDR's SPS (its start code): ffmpeg -xerror decodes the rest.
         let spsUnits = try AnnexBScanner.split(rewritten).filter { $0.header.nalUnitType == .sps }
         let cutOffset = Int(try #require(spsUnits.dropFirst().first).offset) - 4
         #expect(Array(rewritten[cutOffset..<cutOffset + 4]) == [0, 0, 0, 1])
-        let cutPath = try writeFile(Array(rewritten[cutOffset...]), "cut.h264", in: dir)
+        let cutPath = try writeAnnexBFile(Array(rewritten[cutOffset...]), "cut.h264", in: dir)
         let keyIndices = samples.indices.filter { samples[$0].flags.contains(.keyframe) }
         let remaining = samples.count - (try #require(keyIndices.dropFirst().first))
-        let cut = try FFmpegView.frameMD5(cutPath)
+        let cut = try AnnexBFFmpegView.frameMD5(cutPath)
         #expect(cut.count == remaining)
-        #expect(FFmpegView.md5s(cut) == Array(FFmpegView.md5s(full).suffix(remaining)))
+        #expect(AnnexBFFmpegView.md5s(cut) == Array(AnnexBFFmpegView.md5s(full).suffix(remaining)))
     }
 
     /// With parameter sets already in band, the muxer does not add a second copy.
@@ -98,11 +98,11 @@ import Testing
     @Test func accessUnitDelimiters() throws {
         let (samples, rewritten) = try Self.rewrite(try H264Fixtures.stream("baseline").bytes, accessUnitDelimiters: true)
         let dir = try TemporaryDirectory()
-        let path = try writeFile(rewritten, "aud.h264", in: dir)
-        let types = try FFmpegView.tracedNALTypes(path)
+        let path = try writeAnnexBFile(rewritten, "aud.h264", in: dir)
+        let types = try AnnexBFFmpegView.tracedNALTypes(path)
         #expect(types.filter { $0 == 9 }.count == samples.count)
         #expect(types.first == 9)
-        #expect(try FFmpegView.frameMD5(path).count == 30)
+        #expect(try AnnexBFFmpegView.frameMD5(path).count == 30)
         #expect(Array(rewritten.prefix(6)) == [0, 0, 0, 1, 0x09, 0xF0])
         // The stream with AUDs already in band gets no second one.
         let (metadataSamples, again) = try Self.rewrite(try H264Fixtures.stream("metadata").bytes, accessUnitDelimiters: true)
@@ -146,7 +146,7 @@ import Testing
         var muxer = AnnexBMuxer(output: output)
         try muxer.write(good)
         let written = output.bytes.count
-        let error = try #require(mediaError { try muxer.write(bad) })
+        let error = try #require(annexBError { try muxer.write(bad) })
         #expect(error.code == .truncated)
         #expect(error.byteOffset == 6)
         #expect(error.sampleIndex == 1)
@@ -154,19 +154,19 @@ import Testing
         #expect("\(error)".contains("10 bytes"))
         #expect("\(error)".contains("at byte offset 6 (sample 1)"))
         #expect(output.bytes.count == written)
-        #expect(mediaError { try muxer.write(good) }?.code == .stageFinished)
+        #expect(annexBError { try muxer.write(good) }?.code == .stageFinished)
         try muxer.finish()
-        #expect(mediaError { try muxer.finish() }?.code == .stageFinished)
+        #expect(annexBError { try muxer.finish() }?.code == .stageFinished)
     }
 
     /// A length prefix cut short, and a zero length.
     @Test func shortAndZeroPrefixes() throws {
         var muxer = AnnexBMuxer(output: MemoryOutput())
-        let short = mediaError { try muxer.write(try Self.h264Sample([0, 0, 0, 1, 0x09, 0, 0])) }
+        let short = annexBError { try muxer.write(try Self.h264Sample([0, 0, 0, 1, 0x09, 0, 0])) }
         #expect(short?.code == .truncated)
         #expect(short?.byteOffset == 5)
         var muxer2 = AnnexBMuxer(output: MemoryOutput())
-        let zero = mediaError { try muxer2.write(try Self.h264Sample([0, 0, 0, 0, 0x09])) }
+        let zero = annexBError { try muxer2.write(try Self.h264Sample([0, 0, 0, 0, 0x09])) }
         #expect(zero?.code == .invalidData)
         #expect(zero?.byteOffset == 0)
         #expect(zero?.sampleIndex == 0)
@@ -183,7 +183,7 @@ import Testing
         for format in formats {
             var muxer = AnnexBMuxer(output: MemoryOutput())
             let sample = MediaSample(format: format, data: [0, 0, 0, 2, 0x09, 0xF0], timing: timing, frameCount: 1)
-            let error = mediaError { try muxer.write(sample) }
+            let error = annexBError { try muxer.write(sample) }
             #expect(error?.code == .formatMismatch)
             #expect(error?.message.contains("\(format)") == true)
         }
@@ -197,7 +197,7 @@ import Testing
         sample.format = .video(format)
         let output = MemoryOutput()
         var muxer = AnnexBMuxer(output: output)
-        let error = mediaError { try muxer.write(sample) }
+        let error = annexBError { try muxer.write(sample) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.sampleIndex == 0)
         #expect(output.bytes.isEmpty)

@@ -17,12 +17,12 @@ import Testing
     func readsWhatFFprobeCounts(name: String) throws {
         let bytes = try Self.fixture(name)
         let dir = try TemporaryDirectory()
-        let path = try writeFile(bytes, "\(name).h264", in: dir)
+        let path = try writeAnnexBFile(bytes, "\(name).h264", in: dir)
         var reader = try AnnexBReader(path: path, readSize: 4096)
         var samples: [MediaSample] = []
         while let sample = try reader.next() { samples.append(sample) }
 
-        let packets = try FFmpegView.packets(path)
+        let packets = try AnnexBFFmpegView.packets(path)
         #expect(samples.count == packets.count)
         #expect(samples.filter { $0.flags.contains(.keyframe) }.count == packets.keyframes)
         #expect(samples.first?.flags.contains(.keyframe) == true)
@@ -32,14 +32,14 @@ import Testing
         #expect(format.codec == .h264)
         #expect("\(format.width)" == "\(probe["width"] ?? "")")
         #expect("\(format.height)" == "\(probe["height"] ?? "")")
-        let traced = try FFmpegView.tracedNALTypes(path)
+        let traced = try AnnexBFFmpegView.tracedNALTypes(path)
         let trace = try ExternalTool.check("ffmpeg", [
             "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
         ]).stderr
         let profile = H264Stream(name: name, bytes: [], probe: [:], trace: trace, avcC: []).traceFirstSPS["profile_idc"]
         #expect(Int64(format.h264?.profile ?? -1) == profile)
         // The payloads hold every NAL unit but SPS, PPS and AUD, in the stream's order.
-        let payloadTypes = try samples.flatMap { try avccNALTypes($0).map(Int64.init) }
+        let payloadTypes = try samples.flatMap { try annexBPayloadNALTypes($0).map(Int64.init) }
         #expect(payloadTypes == traced.filter { ![7, 8, 9].contains($0) })
         #expect(reader.formatChangeCount == 0)
     }
@@ -50,9 +50,9 @@ import Testing
         let bytes = try Self.fixture(name)
         let whole = try AnnexBAccessUnitParser.parse(bytes)
         #expect(whole.count == 30)
-        #expect(try parseAnnexB(bytes, chunkSizes: [1]) == whole)
-        #expect(try parseAnnexB(bytes, chunkSizes: pseudoRandomChunkSizes(count: 97, limit: 700)) == whole)
-        #expect(try parseAnnexB(bytes, chunkSizes: [3, 4, 5]) == whole)
+        #expect(try parseAnnexBInChunks(bytes, chunkSizes: [1]) == whole)
+        #expect(try parseAnnexBInChunks(bytes, chunkSizes: pseudoRandomChunkSizes(count: 97, limit: 700)) == whole)
+        #expect(try parseAnnexBInChunks(bytes, chunkSizes: [3, 4, 5]) == whole)
         var reader = AnnexBReader(bytes: bytes, readSize: 333)
         var read: [MediaSample] = []
         while let sample = try reader.next() { read.append(sample) }
@@ -76,7 +76,7 @@ import Testing
         let stream = try H264Fixtures.stream("metadata")
         let samples = try AnnexBAccessUnitParser.parse(stream.bytes)
         let first = try #require(samples.first)
-        let types = try avccNALTypes(first)
+        let types = try annexBPayloadNALTypes(first)
         #expect(types.contains(6))
         #expect(types.contains(5))
         let parameters = try #require(first.format.video?.h264)
@@ -113,19 +113,19 @@ import Testing
             stripped += [0, 0, 0, 1] + nal.bytes
         }
         var reader = AnnexBReader(bytes: stripped)
-        let error = try #require(mediaError { _ = try reader.next() })
+        let error = try #require(annexBError { _ = try reader.next() })
         #expect(error.code == .invalidData)
         #expect(error.message.contains("no SPS before the first slice"))
         #expect(error.byteOffset == firstSliceOffset)
         #expect(error.stage == "AnnexBReader")
         // The error stays.
-        #expect(mediaError { _ = try reader.next() } == error)
+        #expect(annexBError { _ = try reader.next() } == error)
     }
 
     /// A NAL unit of only zero bytes between two start codes.
     @Test func zeroNALUnit() throws {
         let bytes: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x09, 0xF0]
-        let error = try #require(mediaError { _ = try AnnexBAccessUnitParser.parse(bytes) })
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
         #expect(error.code == .invalidData)
         #expect(error.byteOffset == 4)
         #expect("\(error)".contains("at byte offset 4"))
@@ -133,7 +133,7 @@ import Testing
 
     /// Only zero bytes, no start code: not an empty stream.
     @Test func onlyZeros() throws {
-        let error = try #require(mediaError { _ = try AnnexBAccessUnitParser.parse([UInt8](repeating: 0, count: 5000)) })
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse([UInt8](repeating: 0, count: 5000)) })
         #expect(error.code == .invalidData)
         #expect(error.message.contains("no Annex-B start code in the 5000 bytes"))
         #expect(error.byteOffset == 0)
@@ -143,12 +143,12 @@ import Testing
     /// Random bytes with a fixed seed: a typed error with an offset, whole and in small chunks.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func garbage(seed: UInt64) throws {
-        var generator = SplitMix(seed: seed)
+        var generator = AnnexBSplitMix(seed: seed)
         let bytes = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-        let error = try #require(mediaError { _ = try AnnexBAccessUnitParser.parse(bytes) })
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
         #expect(error.code == .invalidData || error.code == .truncated)
         #expect(error.byteOffset != nil)
-        let chunked = mediaError { _ = try parseAnnexB(bytes, chunkSizes: [7, 300]) }
+        let chunked = annexBError { _ = try parseAnnexBInChunks(bytes, chunkSizes: [7, 300]) }
         #expect(chunked == error)
     }
 
@@ -158,13 +158,13 @@ import Testing
         let nals = try AnnexBScanner.split(stream)
         let secondSlice = try #require(nals.filter { $0.header.nalUnitType.isVCL }.dropFirst().first)
         let cut = Array(stream[..<Int(secondSlice.offset + 1)])
-        let error = try #require(mediaError { _ = try AnnexBAccessUnitParser.parse(cut) })
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(cut) })
         #expect(error.code == .truncated)
         #expect(error.byteOffset == secondSlice.offset + 1)
         #expect(error.message.contains("slice header"))
 
         let startCodeOnly = Array(stream[..<Int(secondSlice.offset)])
-        let error2 = try #require(mediaError { _ = try AnnexBAccessUnitParser.parse(startCodeOnly) })
+        let error2 = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(startCodeOnly) })
         #expect(error2.code == .invalidData)
         #expect(error2.byteOffset == secondSlice.offset)
     }
@@ -178,7 +178,7 @@ import Testing
         // An IDR slice header: first_mb_in_slice 0 (1), slice_type 7 (0001000), pic_parameter_set_id 5 (00110), ...
         let slice: [UInt8] = [0x65, 0b1000_1000, 0b0011_0100, 0x00, 0x80]
         let bytes = [0, 0, 0, 1] + sps.bytes + [0, 0, 0, 1] + pps.bytes + [0, 0, 0, 1] + slice
-        let error = try #require(mediaError { _ = try AnnexBAccessUnitParser.parse(bytes) })
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
         #expect(error.code == .invalidData)
         #expect(error.message.contains("PPS 5"))
         #expect(error.byteOffset == Int64(bytes.count - slice.count))
@@ -186,7 +186,7 @@ import Testing
 }
 
 /// SplitMix64, for reproducible garbage.
-struct SplitMix {
+struct AnnexBSplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -50,7 +50,7 @@ enum AnnexBFixtures {
 }
 
 /// What FFmpeg's tools say about an Annex-B file.
-enum FFmpegView {
+enum AnnexBFFmpegView {
     /// The packets ffprobe's H.264 parser splits the file into, and how many have the key flag.
     static func packets(_ path: String) throws -> (count: Int, keyframes: Int) {
         let output = try ExternalTool.check("ffprobe", [
@@ -83,7 +83,7 @@ enum FFmpegView {
 }
 
 /// Writes `bytes` to `name` in `dir` and returns the path.
-func writeFile(_ bytes: [UInt8], _ name: String, in dir: TemporaryDirectory) throws -> String {
+func writeAnnexBFile(_ bytes: [UInt8], _ name: String, in dir: TemporaryDirectory) throws -> String {
     let path = dir.file(name)
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     return path
@@ -91,7 +91,7 @@ func writeFile(_ bytes: [UInt8], _ name: String, in dir: TemporaryDirectory) thr
 
 /// Feeds `bytes` to a fresh ``AnnexBAccessUnitParser`` in chunks of `chunkSizes` (cycling), draining it
 /// after every chunk and after the end.
-func parseAnnexB(_ bytes: [UInt8], chunkSizes: [Int]) throws(MediaError) -> [MediaSample] {
+func parseAnnexBInChunks(_ bytes: [UInt8], chunkSizes: [Int]) throws(MediaError) -> [MediaSample] {
     var parser = AnnexBAccessUnitParser()
     var samples: [MediaSample] = []
     var offset = 0
@@ -109,12 +109,12 @@ func parseAnnexB(_ bytes: [UInt8], chunkSizes: [Int]) throws(MediaError) -> [Med
 }
 
 /// The NAL unit types of an AVCC payload, in order.
-func avccNALTypes(_ sample: MediaSample) throws -> [UInt8] {
+func annexBPayloadNALTypes(_ sample: MediaSample) throws -> [UInt8] {
     try H264Bitstream.avccNALUnits(sample.data).map { ($0.first ?? 0) & 0x1F }
 }
 
 /// The error `body` throws, as a MediaError.
-func mediaError(_ body: () throws -> Void) -> MediaError? {
+func annexBError(_ body: () throws -> Void) -> MediaError? {
     do {
         try body()
         return nil
