@@ -1,0 +1,195 @@
+public import MediaCore
+
+/// Writes H.264 access units as an Annex-B elementary stream (`.h264`), as FFmpeg's `h264_mp4toannexb`
+/// filter and `-f h264` muxer do.
+///
+/// Give it AVCC samples (4-byte big-endian length before each NAL unit, one access unit per sample)
+/// whose format is `VideoFormat.h264` with the parameter sets (what an H.264 encoder or
+/// ``AnnexBReader`` emits):
+///
+/// ```swift
+/// var muxer = AnnexBMuxer(output: try FileOutput(path: "out.h264"), accessUnitDelimiters: true)
+/// for accessUnit in accessUnits { try muxer.write(accessUnit) }
+/// try muxer.finish()
+/// ```
+///
+/// Each NAL unit gets the 4-byte start code `00 00 00 01`. Before the first access unit and before every
+/// IDR access unit (one with ``MediaCore/MediaSample/Flags/keyframe`` or an IDR slice), the SPS and PPS
+/// of the sample's format are written, so that a player can start at any IDR picture; an access unit that
+/// already carries both an SPS and a PPS in band is written as it is. Parameter sets that change between
+/// samples are therefore written at the next IDR access unit. With `accessUnitDelimiters`, every access
+/// unit starts with an access unit delimiter (`09 F0`: `primary_pic_type` 7, any slice type) unless it
+/// already starts with one.
+///
+/// The muxer refuses what it cannot write, and writes nothing of that sample: a format that is not H.264
+/// or has no parameter sets (``MediaCore/MediaError/Code/formatMismatch``), a length prefix that runs
+/// past the end of the sample (``MediaCore/MediaError/Code/truncated``) or is 0
+/// (``MediaCore/MediaError/Code/invalidData``) — with the sample index and the prefix's byte offset in
+/// the sample —, an IDR access unit whose format has no SPS or PPS and that carries none in band
+/// (``MediaCore/MediaError/Code/invalidArgument``). After a refusal, ``write(_:)`` throws
+/// ``MediaCore/MediaError/Code/stageFinished``; ``finish()`` still flushes and closes the output, whose
+/// bytes stay a valid stream.
+///
+/// It writes straight from the sample's bytes to the output and allocates nothing per NAL unit.
+public struct AnnexBMuxer: MediaSink {
+    private enum State {
+        case writing
+        case failed
+        case finished
+    }
+
+    /// The start code before every NAL unit.
+    private static let startCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
+    /// An access unit delimiter NAL unit: header (`nal_ref_idc` 0, type 9) and `primary_pic_type` 7
+    /// with `rbsp_stop_one_bit`.
+    private static let accessUnitDelimiter: [UInt8] = [0x09, 0xF0]
+
+    private let output: any MediaOutput
+    private let writesAccessUnitDelimiters: Bool
+    private var state = State.writing
+
+    /// Access units written so far.
+    public private(set) var accessUnitCount: Int64 = 0
+
+    /// A muxer writing to `output`, with an access unit delimiter before every access unit when
+    /// `accessUnitDelimiters` is `true`.
+    public init(output: any MediaOutput, accessUnitDelimiters: Bool = false) {
+        self.output = output
+        self.writesAccessUnitDelimiters = accessUnitDelimiters
+    }
+
+    /// The name used in errors.
+    public var name: String { "AnnexBMuxer" }
+
+    /// What one pass over a sample's NAL units found.
+    private struct Survey {
+        var hasIDR = false
+        var hasSPS = false
+        var hasPPS = false
+        var startsWithDelimiter = false
+    }
+
+    /// Writes one access unit.
+    ///
+    /// - Throws: see the type's documentation; ``MediaCore/MediaError/Code/stageFinished`` after
+    ///   ``finish()`` or after an error; the output's errors.
+    public mutating func write(_ sample: MediaSample) throws(MediaError) {
+        guard state == .writing else { throw MediaError.stageFinished(name) }
+        do throws(MediaError) {
+            guard case .video(let format) = sample.format, format.codec == .h264, let parameters = format.h264 else {
+                throw MediaError.formatMismatch(
+                    stage: name, expected: "H.264 video with parameter sets", actual: sample.format)
+            }
+            var failure: MediaError?
+            sample.withUnsafeBytes { raw in
+                do throws(MediaError) {
+                    let survey = try Self.survey(raw)
+                    let needsParameters = (accessUnitCount == 0 || survey.hasIDR || sample.flags.contains(.keyframe))
+                        && !(survey.hasSPS && survey.hasPPS)
+                    if needsParameters
+                        && (parameters.sequenceParameterSets.isEmpty || parameters.pictureParameterSets.isEmpty)
+                    {
+                        throw MediaError(
+                            .invalidArgument,
+                            "access unit needs SPS and PPS before it, but its format has "
+                                + "\(parameters.sequenceParameterSets.count) SPS and "
+                                + "\(parameters.pictureParameterSets.count) PPS and it carries none in band")
+                    }
+                    try writeAccessUnit(raw, survey: survey, parameters: needsParameters ? parameters : nil)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            accessUnitCount += 1
+        } catch {
+            state = .failed
+            var error = error
+            if error.sampleIndex == nil { error.sampleIndex = accessUnitCount }
+            throw error.inStage(name)
+        }
+    }
+
+    /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when called again; the output's errors.
+    public mutating func finish() throws(MediaError) {
+        guard state != .finished else { throw MediaError.stageFinished(name) }
+        state = .finished
+        do throws(MediaError) {
+            try output.flush()
+            try output.close()
+        } catch {
+            throw error.inStage(name)
+        }
+    }
+
+    /// Checks every length prefix of the AVCC sample `raw` and notes the NAL unit types that matter.
+    private static func survey(_ raw: UnsafeRawBufferPointer) throws(MediaError) -> Survey {
+        var survey = Survey()
+        var offset = 0
+        var isFirst = true
+        while offset < raw.count {
+            guard raw.count - offset >= 4 else {
+                throw MediaError.truncated(
+                    "AVCC NAL unit length prefix", needed: 4, available: raw.count - offset, at: Int64(offset))
+            }
+            let length = Int(raw[offset]) << 24 | Int(raw[offset + 1]) << 16 | Int(raw[offset + 2]) << 8
+                | Int(raw[offset + 3])  // NALUnitLength
+            guard length > 0 else {
+                throw MediaError.invalidData("AVCC NAL unit length prefix is 0", at: Int64(offset))
+            }
+            guard length <= raw.count - offset - 4 else {
+                throw MediaError.truncated(
+                    "AVCC NAL unit of \(length) bytes", needed: length, available: raw.count - offset - 4,
+                    at: Int64(offset))
+            }
+            switch raw[offset + 4] & 0x1F {  // nal_unit_type
+            case 5: survey.hasIDR = true
+            case 7: survey.hasSPS = true
+            case 8: survey.hasPPS = true
+            case 9: if isFirst { survey.startsWithDelimiter = true }
+            default: break
+            }
+            isFirst = false
+            offset += 4 + length
+        }
+        return survey
+    }
+
+    /// Writes the access unit: the delimiter, then the parameter sets (after the sample's own leading
+    /// delimiter, if any), then the sample's NAL units.
+    private func writeAccessUnit(
+        _ raw: UnsafeRawBufferPointer, survey: Survey, parameters: H264Parameters?
+    ) throws(MediaError) {
+        if writesAccessUnitDelimiters && !survey.startsWithDelimiter {
+            try writeNAL(Self.accessUnitDelimiter)
+        }
+        var offset = 0
+        var pendingParameters = parameters
+        while offset < raw.count {
+            let length = Int(raw[offset]) << 24 | Int(raw[offset + 1]) << 16 | Int(raw[offset + 2]) << 8
+                | Int(raw[offset + 3])
+            let isDelimiter = raw[offset + 4] & 0x1F == 9
+            if let parameters = pendingParameters, !isDelimiter {
+                for nal in parameters.sequenceParameterSets { try writeNAL(nal) }
+                for nal in parameters.pictureParameterSets { try writeNAL(nal) }
+                pendingParameters = nil
+            }
+            try output.write(Self.startCode)
+            try output.write(UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length]))
+            offset += 4 + length
+        }
+        if let parameters = pendingParameters {
+            // An empty sample (or delimiters alone): the parameter sets still go out.
+            for nal in parameters.sequenceParameterSets { try writeNAL(nal) }
+            for nal in parameters.pictureParameterSets { try writeNAL(nal) }
+        }
+    }
+
+    /// Writes a start code and `nal`.
+    private func writeNAL(_ nal: [UInt8]) throws(MediaError) {
+        try output.write(Self.startCode)
+        try output.write(nal)
+    }
+}

@@ -1,0 +1,82 @@
+public import MediaCore
+
+/// Reads the access units of an H.264 Annex-B elementary stream (`.h264`) from a file or a byte
+/// array: an ``AnnexBAccessUnitParser`` fed in chunks.
+///
+/// ```swift
+/// var reader = try AnnexBReader(path: "camera.h264")
+/// while let accessUnit = try reader.next() {
+///     // AVCC payload, SPS/PPS in accessUnit.format, .keyframe on IDR access units
+/// }
+/// print(reader.formatChangeCount)
+/// ```
+///
+/// The samples, time stamps (`index × frame duration` in decode order, since the stream has none),
+/// frame rate default and errors are those of ``AnnexBAccessUnitParser``. The reader holds one chunk
+/// and the access unit being collected, not the whole file.
+public struct AnnexBReader: MediaSource {
+    private var parser: AnnexBAccessUnitParser
+    private let input: ForwardInput
+    private let readSize: Int
+    private var failure: MediaError?
+
+    /// A reader of the file at `path` (`-` for standard input), reading `readSize` bytes at a time.
+    ///
+    /// - Parameter defaultFrameRate: the frame rate when the SPS has no timing information.
+    /// - Throws: ``MediaCore/MediaError/Code/io`` when the file cannot be opened;
+    ///   ``MediaCore/MediaError/Code/invalidArgument`` when `readSize` is not positive.
+    public init(
+        path: String, readSize: Int = 65536,
+        defaultFrameRate: FrameRate = AnnexBAccessUnitParser.standardDefaultFrameRate
+    ) throws(MediaError) {
+        guard readSize > 0 else {
+            throw MediaError(.invalidArgument, "AnnexBReader read size \(readSize) is not positive")
+        }
+        input = try ForwardInput(path: path)
+        self.readSize = readSize
+        parser = AnnexBAccessUnitParser(defaultFrameRate: defaultFrameRate)
+    }
+
+    /// A reader of the Annex-B stream in `bytes`, parsed `readSize` bytes at a time.
+    public init(
+        bytes: [UInt8], readSize: Int = 65536,
+        defaultFrameRate: FrameRate = AnnexBAccessUnitParser.standardDefaultFrameRate
+    ) {
+        input = ForwardInput(bytes: bytes)
+        self.readSize = max(1, readSize)
+        parser = AnnexBAccessUnitParser(defaultFrameRate: defaultFrameRate)
+    }
+
+    /// The name used in errors.
+    public var name: String { "AnnexBReader" }
+
+    /// How many times the parameter sets changed after the first sample (see
+    /// ``AnnexBAccessUnitParser/formatChangeCount``).
+    public var formatChangeCount: Int { parser.formatChangeCount }
+
+    /// Access units returned so far.
+    public var accessUnitCount: Int64 { parser.accessUnitCount }
+
+    /// The next access unit, or `nil` at the end of the stream.
+    ///
+    /// - Throws: the parser's errors, and ``MediaCore/MediaError/Code/io`` when reading fails; all in
+    ///   stage `AnnexBReader`. After an error, every call throws it again.
+    public mutating func next() throws(MediaError) -> MediaSample? {
+        if let failure { throw failure }
+        do throws(MediaError) {
+            while true {
+                if let sample = try parser.nextAccessUnit() { return sample }
+                let chunk = try input.read(upTo: readSize)
+                if chunk.isEmpty {
+                    parser.finish()
+                    return try parser.nextAccessUnit()
+                }
+                parser.push(chunk)
+            }
+        } catch {
+            let named = error.inStage(name)
+            failure = named
+            throw named
+        }
+    }
+}

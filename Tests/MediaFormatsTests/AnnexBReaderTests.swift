@@ -1,0 +1,199 @@
+import Foundation
+import MediaCore
+import MediaFormats
+import MediaTestSupport
+import Testing
+
+@Suite struct AnnexBReaderTests {
+    /// Every stream: the H264Fixtures ones (x264 variants and GStreamer openh264enc) and four slices per frame.
+    static let streamNames = ["high", "baseline", "bframes-hrd", "metadata", "interlaced", "cropped", "openh264", "slices"]
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        name == "slices" ? try AnnexBFixtures.bytes(name) : try H264Fixtures.stream(name).bytes
+    }
+
+    /// Access units, keyframes, size and profile agree with ffprobe's parser and trace_headers.
+    @Test(arguments: streamNames)
+    func readsWhatFFprobeCounts(name: String) throws {
+        let bytes = try Self.fixture(name)
+        let dir = try TemporaryDirectory()
+        let path = try writeAnnexBFile(bytes, "\(name).h264", in: dir)
+        var reader = try AnnexBReader(path: path, readSize: 4096)
+        var samples: [MediaSample] = []
+        while let sample = try reader.next() { samples.append(sample) }
+
+        let packets = try AnnexBFFmpegView.packets(path)
+        #expect(samples.count == packets.count)
+        #expect(samples.filter { $0.flags.contains(.keyframe) }.count == packets.keyframes)
+        #expect(samples.first?.flags.contains(.keyframe) == true)
+
+        let probe = try ExternalTool.probeFirstStream(path)
+        let format = try #require(samples.first?.format.video)
+        #expect(format.codec == .h264)
+        #expect("\(format.width)" == "\(probe["width"] ?? "")")
+        #expect("\(format.height)" == "\(probe["height"] ?? "")")
+        let traced = try AnnexBFFmpegView.tracedNALTypes(path)
+        let trace = try ExternalTool.check("ffmpeg", [
+            "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
+        ]).stderr
+        let profile = H264Stream(name: name, bytes: [], probe: [:], trace: trace, avcC: []).traceFirstSPS["profile_idc"]
+        #expect(Int64(format.h264?.profile ?? -1) == profile)
+        // The payloads hold every NAL unit but SPS, PPS and AUD, in the stream's order.
+        let payloadTypes = try samples.flatMap { try annexBPayloadNALTypes($0).map(Int64.init) }
+        #expect(payloadTypes == traced.filter { ![7, 8, 9].contains($0) })
+        #expect(reader.formatChangeCount == 0)
+    }
+
+    /// Whole, byte by byte and in pseudo-random chunks: the same samples.
+    @Test(arguments: ["bframes-hrd", "metadata", "slices", "openh264"])
+    func chunkingInvariant(name: String) throws {
+        let bytes = try Self.fixture(name)
+        let whole = try AnnexBAccessUnitParser.parse(bytes)
+        #expect(whole.count == 30)
+        #expect(try parseAnnexBInChunks(bytes, chunkSizes: [1]) == whole)
+        #expect(try parseAnnexBInChunks(bytes, chunkSizes: pseudoRandomChunkSizes(count: 97, limit: 700)) == whole)
+        #expect(try parseAnnexBInChunks(bytes, chunkSizes: [3, 4, 5]) == whole)
+        var reader = AnnexBReader(bytes: bytes, readSize: 333)
+        var read: [MediaSample] = []
+        while let sample = try reader.next() { read.append(sample) }
+        #expect(read == whole)
+    }
+
+    /// x264's VUI timing gives 30 fps; time stamps count frames in decode order.
+    @Test func timingFromTheSPS() throws {
+        let samples = try AnnexBAccessUnitParser.parse(try H264Fixtures.stream("bframes-hrd").bytes)
+        let rate = try #require(samples.first?.format.video?.frameRate)
+        #expect(rate == FrameRate(30, 1))
+        for (index, sample) in samples.enumerated() {
+            #expect(sample.timing.decodeTime == rate.time(ofFrame: Int64(index)))
+            #expect(sample.timing.presentationTime == rate.time(ofFrame: Int64(index)))
+            #expect(sample.timing.duration == rate.frameDuration)
+        }
+    }
+
+    /// The SEI x264 writes stays in the first payload; the AUDs, SPS and PPS are in the format only.
+    @Test func payloadKeepsSEIAndFormatHoldsParameterSets() throws {
+        let stream = try H264Fixtures.stream("metadata")
+        let samples = try AnnexBAccessUnitParser.parse(stream.bytes)
+        let first = try #require(samples.first)
+        let types = try annexBPayloadNALTypes(first)
+        #expect(types.contains(6))
+        #expect(types.contains(5))
+        let parameters = try #require(first.format.video?.h264)
+        #expect(parameters.sequenceParameterSets == [try #require(try stream.firstNAL(.sps)).bytes])
+        #expect(parameters.pictureParameterSets == [try #require(try stream.firstNAL(.pps)).bytes])
+    }
+
+    /// Two streams back to back: the second one's samples carry its format, and one change is counted.
+    @Test func formatChangeIsReported() throws {
+        let first = try H264Fixtures.stream("baseline").bytes
+        let second = try H264Fixtures.stream("openh264").bytes
+        var reader = AnnexBReader(bytes: first + second, readSize: 1000)
+        var samples: [MediaSample] = []
+        while let sample = try reader.next() { samples.append(sample) }
+        try #require(samples.count == 60)
+        #expect(reader.formatChangeCount == 1)
+        #expect(samples[29].format.video?.width == 1280)
+        #expect(samples[30].format.video?.width == 640)
+        #expect(samples[30].format.video?.height == 480)
+        #expect(samples[30].flags.contains(.keyframe))
+        #expect(samples[30].format != samples[29].format)
+    }
+
+    // MARK: - Bad input
+
+    /// Slices without an SPS before them: invalid data naming the first slice's offset.
+    @Test func noSPSBeforeTheFirstSlice() throws {
+        let stream = try H264Fixtures.stream("baseline").bytes
+        let nals = try AnnexBScanner.split(stream)
+        var stripped: [UInt8] = []
+        var firstSliceOffset: Int64?
+        for nal in nals where nal.header.nalUnitType != .sps {
+            if nal.header.nalUnitType.isVCL && firstSliceOffset == nil { firstSliceOffset = Int64(stripped.count + 4) }
+            stripped += [0, 0, 0, 1] + nal.bytes
+        }
+        var reader = AnnexBReader(bytes: stripped)
+        let error = try #require(annexBError { _ = try reader.next() })
+        #expect(error.code == .invalidData)
+        #expect(error.message.contains("no SPS before the first slice"))
+        #expect(error.byteOffset == firstSliceOffset)
+        #expect(error.stage == "AnnexBReader")
+        // The error stays.
+        #expect(annexBError { _ = try reader.next() } == error)
+    }
+
+    /// A NAL unit of only zero bytes between two start codes.
+    @Test func zeroNALUnit() throws {
+        let bytes: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x09, 0xF0]
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
+        #expect(error.code == .invalidData)
+        #expect(error.byteOffset == 4)
+        #expect("\(error)".contains("at byte offset 4"))
+    }
+
+    /// Only zero bytes, no start code: not an empty stream.
+    @Test func onlyZeros() throws {
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse([UInt8](repeating: 0, count: 5000)) })
+        #expect(error.code == .invalidData)
+        #expect(error.message.contains("no Annex-B start code in the 5000 bytes"))
+        #expect(error.byteOffset == 0)
+        #expect(try AnnexBAccessUnitParser.parse([UInt8]()).isEmpty)
+    }
+
+    /// Random bytes with a fixed seed: a typed error with an offset, whole and in small chunks.
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func garbage(seed: UInt64) throws {
+        var generator = AnnexBSplitMix(seed: seed)
+        let bytes = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
+        #expect(error.code == .invalidData || error.code == .truncated)
+        #expect(error.byteOffset != nil)
+        let chunked = annexBError { _ = try parseAnnexBInChunks(bytes, chunkSizes: [7, 300]) }
+        #expect(chunked == error)
+    }
+
+    /// The stream cut inside the last slice's header, and cut right after a start code.
+    @Test func truncatedLastNALUnit() throws {
+        let stream = try H264Fixtures.stream("baseline").bytes
+        let nals = try AnnexBScanner.split(stream)
+        let secondSlice = try #require(nals.filter { $0.header.nalUnitType.isVCL }.dropFirst().first)
+        let cut = Array(stream[..<Int(secondSlice.offset + 1)])
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(cut) })
+        #expect(error.code == .truncated)
+        #expect(error.byteOffset == secondSlice.offset + 1)
+        #expect(error.message.contains("slice header"))
+
+        let startCodeOnly = Array(stream[..<Int(secondSlice.offset)])
+        let error2 = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(startCodeOnly) })
+        #expect(error2.code == .invalidData)
+        #expect(error2.byteOffset == secondSlice.offset)
+    }
+
+    /// A slice naming a PPS id the stream never gave.
+    @Test func sliceWithUnknownPPS() throws {
+        let stream = try H264Fixtures.stream("baseline").bytes
+        let nals = try AnnexBScanner.split(stream)
+        let sps = try #require(nals.first { $0.header.nalUnitType == .sps })
+        let pps = try #require(nals.first { $0.header.nalUnitType == .pps })
+        // An IDR slice header: first_mb_in_slice 0 (1), slice_type 7 (0001000), pic_parameter_set_id 5 (00110), ...
+        let slice: [UInt8] = [0x65, 0b1000_1000, 0b0011_0100, 0x00, 0x80]
+        let bytes = [0, 0, 0, 1] + sps.bytes + [0, 0, 0, 1] + pps.bytes + [0, 0, 0, 1] + slice
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
+        #expect(error.code == .invalidData)
+        #expect(error.message.contains("PPS 5"))
+        #expect(error.byteOffset == Int64(bytes.count - slice.count))
+    }
+}
+
+/// SplitMix64, for reproducible garbage.
+struct AnnexBSplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
