@@ -152,6 +152,37 @@ import Testing
         #expect(chunked == error)
     }
 
+    /// Random bytes with a start code every 50 to 250 bytes, so that random NAL units (random types,
+    /// parameter sets, slice headers) reach the parser: a typed error with an offset, the same whole and
+    /// in small chunks.
+    @Test(arguments: [11, 12, 13, 14, 15, 16, 17, 18] as [UInt64])
+    func garbageWithStartCodes(seed: UInt64) throws {
+        var generator = AnnexBSplitMix(seed: seed)
+        var bytes: [UInt8] = []
+        while bytes.count < 20_000 {
+            bytes += [0, 0, 1]
+            let length = 50 + Int(generator.next() % 200)
+            bytes += (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        }
+        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
+        #expect(error.code == .invalidData || error.code == .truncated)
+        let offset = try #require(error.byteOffset)
+        #expect(offset >= 0 && offset < Int64(bytes.count))
+        #expect(annexBError { _ = try parseAnnexBInChunks(bytes, chunkSizes: [1, 5, 64]) } == error)
+    }
+
+    /// A missing file and a read size of 0 are refused when the reader is made.
+    @Test func badPathAndReadSize() throws {
+        let missing = annexBError { _ = try AnnexBReader(path: "/nonexistent/dir/none.h264") }
+        #expect(missing?.code == .io)
+        let dir = try TemporaryDirectory()
+        let path = try writeAnnexBFile([0, 0, 0, 1, 0x09, 0xF0], "aud.h264", in: dir)
+        #expect(annexBError { _ = try AnnexBReader(path: path, readSize: 0) }?.code == .invalidArgument)
+        var reader = try AnnexBReader(path: path)
+        #expect(try reader.next() == nil)
+        #expect(try reader.next() == nil)
+    }
+
     /// The stream cut inside the last slice's header, and cut right after a start code.
     @Test func truncatedLastNALUnit() throws {
         let stream = try H264Fixtures.stream("baseline").bytes
