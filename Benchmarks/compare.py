@@ -16,7 +16,9 @@ valgrind's memcheck (1-minute against 2-minute input).
 
 Environment: RUNS (default 5), BENCH_DIR (default /tmp/mediapipeline-bench), SKIP_FLAT=1 to skip
 the 60-minute memory check, SKIP_CALLGRIND=1 to skip the instruction counts, SKIP_AAC=1 to skip
-the AAC encoder section, SKIP_MUX=1 to skip the muxing section.
+the AAC encoder section, SKIP_MUX=1 to skip the muxing section, SKIP_VIDEO=1 to skip the H.264
+section (h264-encoder against `ffmpeg -c:v libx264` on 600 frames of 1280x720, and Annex-B
+parse + rewrite against `ffmpeg -c copy -f h264`).
 """
 import re
 import os
@@ -28,6 +30,7 @@ import sys
 RUNS = int(os.environ.get("RUNS", "5"))
 WORK = os.environ.get("BENCH_DIR", "/tmp/mediapipeline-bench")
 ENCODER = os.path.abspath(".build/release/aac-encoder")
+H264ENCODER = os.path.abspath(".build/release/h264-encoder")
 MUXBENCH = os.path.abspath(".build/release/mux-benchmark")
 
 
@@ -88,6 +91,8 @@ def main():
         aac_encoder_section()
     if os.environ.get("SKIP_MUX") != "1":
         mux_section()
+    if os.environ.get("SKIP_VIDEO") != "1":
+        video_section()
 
 
 def aac_encoder_section():
@@ -212,6 +217,80 @@ def mux_section():
                 continue
             per = (allocs[2] - allocs[1]) / (counts[2] - counts[1])
             print(f"  {mode:12}{allocs[1]:14}{allocs[2]:14}{counts[1]:11}{counts[2]:11}{per:12.2f}")
+
+
+def make_y4m(path, frames, size="1280x720"):
+    """`frames` frames of testsrc2 plus temporal noise at 30 fps as YUV4MPEG2 (yuv420p), made once."""
+    if os.path.exists(path):
+        return
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=size={size}:rate=30,noise=alls=12:allf=t+u", "-frames:v", str(frames),
+                    "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", path], check=True)
+
+
+def make_h264(path, y4m, bitrate):
+    """An Annex-B stream of `y4m` by the ffmpeg CLI (x264 veryfast, gop 30), made once."""
+    if os.path.exists(path):
+        return
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast",
+                    "-b:v", bitrate, "-g", "30", "-f", "h264", path], check=True)
+
+
+def framemd5(path):
+    """The per-frame hashes of `ffmpeg -i path -f framemd5 -` (hash column only)."""
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-"],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    return [line.split(",")[-1].strip() for line in out.splitlines() if line and not line.startswith("#")]
+
+
+def video_section():
+    if not os.path.exists(H264ENCODER) or not os.path.exists(MUXBENCH):
+        sys.exit("build first: swift build -c release --product h264-encoder --product mux-benchmark")
+    y4m = os.path.join(WORK, "in-600-720p.y4m")
+    make_y4m(y4m, 600)
+    ours_out = os.path.join(WORK, "ours.h264")
+    cli_out = os.path.join(WORK, "cli.h264")
+    print("\nH.264 encoding: 600 frames of 1280x720 (testsrc2 + noise, y4m) → 1.5 Mb/s, gop 30, preset veryfast")
+    med = compare("h264-encoder vs ffmpeg -c:v libx264 -preset veryfast -b:v 1500k -g 30 -f h264", [
+        ("h264-encoder", [H264ENCODER, "--quiet", "--input", y4m, "--bitrate", "1500000", "--keyint", "30",
+                          "--preset", "veryfast", "--output", ours_out]),
+        ("ffmpeg CLI", ["ffmpeg", "-v", "error", "-y", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast",
+                        "-b:v", "1500k", "-g", "30", "-f", "h264", cli_out])])
+    ratio = med["h264-encoder"][0] / med["ffmpeg CLI"][0]
+    print(f"  encode wall ratio {ratio:.2f} (target ≤ 1.0: {'met' if ratio <= 1.0 else 'NOT met'})")
+    same_bytes = open(ours_out, "rb").read() == open(cli_out, "rb").read()
+    same_frames = framemd5(ours_out) == framemd5(cli_out)
+    print(f"  streams byte-identical: {'yes' if same_bytes else 'no'}; decoded frames identical (framemd5): "
+          f"{'yes' if same_frames else 'NO'}")
+
+    # Parse + rewrite: a large stream (600 frames at 20 Mb/s), Annex-B → AnnexBReader → AnnexBMuxer.
+    large = os.path.join(WORK, "large-20M.h264")
+    make_h264(large, y4m, "20M")
+    size = os.path.getsize(large)
+    rewrite_out = os.path.join(WORK, "rewrite.h264")
+    med = compare(f"Annex-B parse + rewrite of {size / 1e6:.0f} MB: mux-benchmark annexb vs ffmpeg -c copy -f h264", [
+        ("AnnexB rewrite (ours)", [MUXBENCH, "annexb", large, rewrite_out]),
+        ("ffmpeg -c copy -f h264", ["ffmpeg", "-v", "error", "-y", "-i", large, "-c", "copy", "-f", "h264",
+                                    os.path.join(WORK, "rewrite-ff.h264")])])
+    ours_mbs = size / med["AnnexB rewrite (ours)"][0] / 1e6
+    theirs_mbs = size / med["ffmpeg -c copy -f h264"][0] / 1e6
+    print(f"  throughput: ours {ours_mbs:.0f} MB/s, ffmpeg {theirs_mbs:.0f} MB/s, ratio {ours_mbs / theirs_mbs:.2f} "
+          f"(target ≥ 5: {'met' if ours_mbs >= 5 * theirs_mbs else 'NOT met'})")
+    print(f"  rewrite decodes to the same frames as its input (framemd5): "
+          f"{'yes' if framemd5(rewrite_out) == framemd5(large) else 'NO'}")
+
+    if shutil.which("valgrind"):
+        # Allocations per access unit: 300 frames against 600 frames of the same stream.
+        short_y4m = os.path.join(WORK, "in-300-720p.y4m")
+        make_y4m(short_y4m, 300)
+        inputs = {300: os.path.join(WORK, "large-20M-300.h264"), 600: large}
+        make_h264(inputs[300], short_y4m, "20M")
+        allocs = {n: heap_allocs([MUXBENCH, "annexb", path, os.path.join(WORK, "alloc.h264")])
+                  for n, path in inputs.items()}
+        if None not in allocs.values():
+            per = (allocs[600] - allocs[300]) / 300
+            print(f"\nHeap allocations, Annex-B parse + rewrite (valgrind memcheck): {allocs[300]} for 300 frames, "
+                  f"{allocs[600]} for 600 frames: {per:.2f} per access unit")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 //   caf-write  ADTSReader → CAFMuxer  → FileOutput   (the same packets into CAF: desc, kuki, pakt)
 //   caf-read   CAFReader  → count packets and bytes  (output ignored, pass `-`)
 //   adts-read  ADTSReader → count packets and bytes  (output ignored, pass `-`)
+//   annexb     AnnexBReader → AnnexBMuxer → FileOutput (parse + rewrite H.264 Annex-B, no decode)
 //
 // Prints one line to standard error: mode, packets, bytes, seconds. A plain loop, no Foundation.
 #if canImport(Glibc)
@@ -41,7 +42,7 @@ func drain(_ source: inout some MediaSource, into sink: inout (some MediaSink)?)
 func run() throws -> Int32 {
     let arguments = Array(CommandLine.arguments.dropFirst())
     guard arguments.count == 3 else {
-        printError("usage: mux-benchmark adts|caf-write|caf-read|adts-read <input> <output|->")
+        printError("usage: mux-benchmark adts|caf-write|caf-read|adts-read|annexb <input> <output|->")
         return 2
     }
     let (mode, input, output) = (arguments[0], arguments[1], arguments[2])
@@ -60,12 +61,16 @@ func run() throws -> Int32 {
         var source = try CAFReader(path: input)
         var sink: ADTSMuxer? = nil
         counts = try drain(&source, into: &sink)
+    case "annexb":
+        var source = try AnnexBReader(path: input)
+        var sink: AnnexBMuxer? = AnnexBMuxer(output: try FileOutput(path: output))
+        counts = try drain(&source, into: &sink)
     case "adts-read":
         var source = try ADTSReader(path: input)
         var sink: ADTSMuxer? = nil
         counts = try drain(&source, into: &sink)
     default:
-        printError("mux-benchmark: unknown mode '\(mode)' (adts, caf-write, caf-read, adts-read)")
+        printError("mux-benchmark: unknown mode '\(mode)' (adts, caf-write, caf-read, adts-read, annexb)")
         return 2
     }
     let seconds = now() - start
