@@ -44,13 +44,30 @@ public enum ExternalTool {
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            errData.value = err.fileHandleForReading.readDataToEndOfFile()
+            errData.value = readToEnd(err.fileHandleForReading.fileDescriptor)
             group.leave()
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let outData = readToEnd(out.fileHandleForReading.fileDescriptor)
         group.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData.value, as: UTF8.self))
+    }
+
+    /// Everything readable from `fd` until end of file. A `read(2)` loop that retries on `EINTR`:
+    /// Foundation's `readDataToEndOfFile` traps when a signal interrupts it.
+    static func readToEnd(_ fd: Int32) -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                data.append(contentsOf: chunk[..<n])
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
     }
 
     /// Runs `tool` and throws ``Failure`` unless it exits 0.
