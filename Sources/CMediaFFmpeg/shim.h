@@ -11,6 +11,7 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
 #include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
@@ -30,5 +31,14 @@ static inline int64_t mp_nopts_value(void) { return AV_NOPTS_VALUE; }
 
 /// `av_log` is variadic; this sets the level only (MediaPipeline keeps FFmpeg quiet by default).
 static inline void mp_set_log_level(int level) { av_log_set_level(level); }
+
+/// `frame->data[plane]` (Swift imports the array as an 8-tuple).
+static inline uint8_t *_Nullable mp_frame_data(const AVFrame *_Nonnull frame, int plane) { return frame->data[plane]; }
+/// `frame->linesize[plane]`.
+static inline int mp_frame_linesize(const AVFrame *_Nonnull frame, int plane) { return frame->linesize[plane]; }
+/// `sws_scale` over whole frames: converts all of `src` into `dst` (both allocated, sizes as the context's).
+static inline int mp_sws_scale(struct SwsContext *_Nonnull context, const AVFrame *_Nonnull src, AVFrame *_Nonnull dst) {
+    return sws_scale(context, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
+}
 
 #endif

@@ -1,0 +1,165 @@
+internal import CMediaFFmpeg
+public import MediaCore
+
+/// Decodes H.264 access units to raw frames: VideoToolbox's `VTDecompressionSession`, or GStreamer's
+/// `avdec_h264`.
+///
+/// - Input: AVCC samples (4-byte length before each NAL unit), one access unit per sample, whose format
+///   carries the SPS and PPS (``VideoFormat/h264``), as ``H264Encoder`` and the Annex-B reader give them.
+///   In-band parameter sets are fine too. When a sample's parameter sets differ from the previous
+///   sample's, the new ones are fed to the decoder before it.
+/// - Output: one raw frame per picture, in presentation order, tightly packed, in the pixel format the
+///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams); a
+///   stream in a format ``PixelFormat`` has no case for (10-bit, ...) throws
+///   ``MediaError/Code/unsupportedFormat``. Each frame has the presentation time and duration of the
+///   access unit it came from, and the input's frame rate.
+///
+/// A sample the decoder rejects throws ``MediaError/Code/decoderFailure`` with its index.
+/// ``finish(into:)`` drains the frames held back for reordering. Backed by FFmpeg's `h264` decoder
+/// (`avcodec_send_packet` / `avcodec_receive_frame`).
+public final class H264Decoder: MediaStage {
+    private var session: Session?
+    private var index: Int64 = 0
+    private var finished = false
+    private var failed = false
+
+    /// A decoder; it opens on the first sample.
+    public init() {
+        FFmpeg.quietLogging()
+    }
+
+    /// Decodes one access unit; emits the frames that are ready.
+    public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
+        guard !finished, !failed else { throw MediaError.stageFinished(name) }
+        do {
+            guard case .video(let input) = sample.format, input.codec == .h264 else {
+                throw MediaError.formatMismatch(stage: name, expected: "H.264 video", actual: sample.format)
+            }
+            defer { index += 1 }
+            if session == nil { session = try Session(first: input, timing: sample.timing) }
+            guard let session else { return }
+            do {
+                try session.decode(sample, format: input, into: emit)
+            } catch var error as MediaError {
+                if error.sampleIndex == nil { error.sampleIndex = index }
+                throw error
+            }
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    /// Drains the decoder: emits every frame it still holds.
+    public func finish(into emit: (MediaSample) throws -> Void) throws {
+        guard !finished, !failed else { throw MediaError.stageFinished(name) }
+        finished = true
+        try session?.drain(into: emit)
+    }
+}
+
+@available(*, unavailable) extension H264Decoder: Sendable {}
+
+extension H264Decoder {
+    /// The open decoder and the timing bookkeeping.
+    fileprivate final class Session {
+        private let codec: CodecContext
+        private let frame: Frame
+        private let packet: Packet
+        private var parameters: H264Parameters?
+        private var frameRate: FrameRate?
+        /// The timescale of packet and frame timestamps: the first sample's.
+        private let timescale: Int32
+        /// Input durations by presentation tick, to give each frame its access unit's duration.
+        private var durations: [Int64: MediaTime] = [:]
+
+        init(first format: VideoFormat, timing: SampleTiming) throws(MediaError) {
+            guard let decoder = avcodec_find_decoder(AV_CODEC_ID_H264) else {
+                throw MediaError(.unavailable, "this FFmpeg build has no H.264 decoder", ffmpegCall: "avcodec_find_decoder")
+            }
+            let pts = timing.presentationTime
+            timescale = pts.isNumeric ? pts.timescale : (format.frameRate?.numerator ?? 90_000)
+            frameRate = format.frameRate
+            codec = try CodecContext(codec: decoder)
+            frame = try Frame()
+            packet = try Packet()
+            let ctx = codec.raw
+            ctx.pointee.pkt_timebase = AVRational(num: 1, den: timescale)
+            ctx.pointee.thread_count = 0
+            if let parameters = format.h264 {
+                // The parameter sets as Annex-B extradata: FFmpeg's h264 decoder reads start codes there.
+                let header = AnnexB.annexB(parameters.sequenceParameterSets + parameters.pictureParameterSets)
+                let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+                guard let extradata = av_mallocz(header.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
+                    throw MediaError(.outOfMemory, "cannot allocate \(header.count) bytes of extradata", ffmpegCall: "av_mallocz")
+                }
+                extradata.update(from: header, count: header.count)
+                ctx.pointee.extradata = extradata  // freed by avcodec_free_context
+                ctx.pointee.extradata_size = Int32(header.count)
+                self.parameters = parameters
+            }
+            try check(avcodec_open2(ctx, decoder, nil), calling: "avcodec_open2", .unsupportedFormat)
+        }
+
+        private func ticks(_ time: MediaTime) -> Int64 {
+            time.isNumeric ? time.converted(to: timescale).value : mp_nopts_value()
+        }
+
+        func decode(_ sample: MediaSample, format: VideoFormat, into emit: (MediaSample) throws -> Void) throws {
+            var units = try AnnexB.unitsOfAVCC(sample.data).map { Array($0) }
+            if let new = format.h264, new != parameters {
+                // New parameter sets: in-band, before this access unit.
+                units = new.sequenceParameterSets + new.pictureParameterSets + units
+                parameters = new
+            }
+            if let rate = format.frameRate { frameRate = rate }
+            let bytes = AnnexB.annexB(units)
+            try check(av_new_packet(packet.raw, Int32(bytes.count)), calling: "av_new_packet", .outOfMemory)
+            defer { av_packet_unref(packet.raw) }
+            if let data = packet.raw.pointee.data { data.update(from: bytes, count: bytes.count) }
+            let pts = ticks(sample.timing.presentationTime)
+            packet.raw.pointee.pts = pts
+            packet.raw.pointee.dts = ticks(sample.timing.effectiveDecodeTime)
+            if sample.timing.duration.isNumeric {
+                packet.raw.pointee.duration = ticks(sample.timing.duration)
+                durations[pts] = sample.timing.duration
+            }
+            if sample.flags.contains(.keyframe) { packet.raw.pointee.flags |= AV_PKT_FLAG_KEY }
+            let code = avcodec_send_packet(codec.raw, packet.raw)
+            try check(code, calling: "avcodec_send_packet", .decoderFailure)
+            try receive(into: emit)
+        }
+
+        func drain(into emit: (MediaSample) throws -> Void) throws {
+            try check(avcodec_send_packet(codec.raw, nil), calling: "avcodec_send_packet", .decoderFailure)
+            try receive(into: emit)
+        }
+
+        private func receive(into emit: (MediaSample) throws -> Void) throws {
+            while true {
+                let code = avcodec_receive_frame(codec.raw, frame.raw)
+                if code == mp_averror_eagain() || code == mp_averror_eof() { return }
+                try check(code, calling: "avcodec_receive_frame", .decoderFailure)
+                defer { av_frame_unref(frame.raw) }
+                let raw = frame.raw.pointee
+                guard let pixels = PixelFormat(AVPixelFormat(rawValue: raw.format)) else {
+                    throw MediaError(
+                        .unsupportedFormat,
+                        "the H.264 stream decodes to \(PixelFormat.name(of: AVPixelFormat(rawValue: raw.format))), which PixelFormat does not represent")
+                }
+                let width = Int(raw.width)
+                let height = Int(raw.height)
+                let ptsTick = raw.best_effort_timestamp != mp_nopts_value() ? raw.best_effort_timestamp : raw.pts
+                let pts = ptsTick == mp_nopts_value() ? MediaTime.invalid : MediaTime(value: ptsTick, timescale: timescale)
+                let duration = durations.removeValue(forKey: ptsTick)
+                    ?? frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) }
+                    ?? .invalid
+                let format = VideoFormat.raw(pixels, width: width, height: height, frameRate: frameRate)
+                try emit(MediaSample(
+                    format: .video(format), planes: frame.packedPlanes(pixels, width: width, height: height),
+                    timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration),
+                    frameCount: 1, flags: raw.key_frame != 0 ? .keyframe : []))
+            }
+        }
+    }
+}

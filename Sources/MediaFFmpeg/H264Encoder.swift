@@ -1,0 +1,292 @@
+internal import CMediaFFmpeg
+public import MediaCore
+
+/// Encodes raw video frames to H.264: VideoToolbox's `VTCompressionSession`, or GStreamer's `x264enc`.
+///
+/// ```swift
+/// var settings = H264Encoder.Settings()
+/// settings.averageBitRate = 1_500_000
+/// settings.maxKeyFrameInterval = 30
+/// settings.preset = "veryfast"
+/// let encoder = try H264Encoder(settings: settings)
+/// ```
+///
+/// - Input: raw frames of `yuv420p` (or `yuv422p`, `yuv444p`, `nv12`, which libx264 also takes), any
+///   stride, one frame per sample, presentation times increasing (the first need not be 0). Other pixel
+///   formats throw ``MediaError/Code/formatMismatch``: put a ``VideoConverter`` in front.
+/// - Output: one access unit per sample in AVCC form (4-byte big-endian length before each NAL unit),
+///   without SPS/PPS in-band: they are in the format (``VideoFormat/h264(width:height:frameRate:parameters:)``).
+///   IDR access units carry ``MediaSample/Flags/keyframe``. Presentation times are the input's; decode
+///   times are in the input's timescale and strictly increase; with B-frames they run behind the
+///   presentation times (and the first is negative, as libavcodec gives it).
+///
+/// Defaults follow the `ffmpeg` CLI's for libx264 (time base 1/frame rate, automatic threads, preset
+/// `medium`), so with the same settings the stream is the CLI's (`ffmpeg -i in.y4m -c:v libx264
+/// -preset veryfast -b:v 1500k -g 30`). The presentation times are mapped to frame ticks of
+/// 1/frame rate, as the CLI does; two frames in one tick throw ``MediaError/Code/invalidData``.
+/// ``finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
+///
+/// Backed by libavcodec's `libx264` encoder (or another by name, e.g. `h264_nvenc`, `h264_vaapi`),
+/// `avcodec_send_frame` / `avcodec_receive_packet`.
+public final class H264Encoder: MediaStage {
+    /// The settings the encoder was created with.
+    public let settings: Settings
+    /// The libavcodec encoder's name, e.g. `libx264`.
+    public let encoderName: String
+    /// The output format (set once the first frame has opened the encoder).
+    public private(set) var outputFormat: VideoFormat?
+
+    private var session: Session?
+    private var index: Int64 = 0
+    private var finished = false
+    private var failed = false
+
+    /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`.
+    ///
+    /// Throws ``MediaError/Code/unavailable`` when this FFmpeg build has no such encoder, and
+    /// ``MediaError/Code/invalidArgument`` for a setting out of range. Whether hardware encoders
+    /// (`h264_nvenc`, `h264_vaapi`) can run is known only when the first frame opens them: that throws
+    /// ``MediaError/Code/unavailable`` too.
+    public init(settings: Settings = Settings(), encoderName: String = "libx264") throws(MediaError) {
+        guard avcodec_find_encoder_by_name(encoderName) != nil else {
+            throw MediaError(
+                .unavailable, "this FFmpeg build has no H.264 encoder named \(encoderName)",
+                ffmpegCall: "avcodec_find_encoder_by_name")
+        }
+        let counts: [(String, Int?, ClosedRange<Int>)] = [
+            ("averageBitRate", settings.averageBitRate, 1...1_000_000_000),
+            ("dataRateLimit.maxBitRate", settings.dataRateLimit?.maxBitRate, 1...1_000_000_000),
+            ("dataRateLimit.bufferSize", settings.dataRateLimit?.bufferSize, 1...2_000_000_000),
+            ("maxKeyFrameInterval", settings.maxKeyFrameInterval, 1...100_000),
+            ("maxBFrames", settings.maxBFrames, 0...16),
+            ("threads", settings.threads, 0...64),
+        ]
+        for (name, value, range) in counts {
+            if let value, !range.contains(value) {
+                throw MediaError(.invalidArgument, "H264Encoder setting \(name) \(value) is outside \(range)")
+            }
+        }
+        if let rate = settings.expectedFrameRate, !rate.isValid {
+            throw MediaError(.invalidArgument, "H264Encoder expectedFrameRate \(rate) is not a positive rate")
+        }
+        if let duration = settings.maxKeyFrameIntervalDuration, !(duration.isNumeric && duration > .zero) {
+            throw MediaError(.invalidArgument, "H264Encoder maxKeyFrameIntervalDuration \(duration) is not a positive time")
+        }
+        self.settings = settings
+        self.encoderName = encoderName
+        FFmpeg.quietLogging()
+    }
+
+    /// Encodes one frame; emits the access units that are ready (none while the encoder looks ahead).
+    public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
+        guard !finished, !failed else { throw MediaError.stageFinished(name) }
+        do {
+            guard case .video(let input) = sample.format, let pixels = input.pixelFormat else {
+                throw MediaError.formatMismatch(stage: name, expected: "raw video (yuv420p)", actual: sample.format)
+            }
+            guard [.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixels) else {
+                throw MediaError.formatMismatch(
+                    stage: name, expected: "yuv420p, yuv422p, yuv444p or nv12 frames (put a VideoConverter in front)",
+                    actual: sample.format)
+            }
+            defer { index += 1 }
+            try sample.validateVideoLayout(input, index: index)
+            if session == nil {
+                let opened = try Session(input: input, settings: settings, encoderName: encoderName, first: sample.timing)
+                session = opened
+                outputFormat = opened.outputFormat
+            }
+            guard let session else { return }
+            guard input.packed == session.input.packed else {
+                throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
+            }
+            try session.encode(sample, format: input, index: index, into: emit)
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    /// Drains the encoder: emits every access unit it still holds.
+    public func finish(into emit: (MediaSample) throws -> Void) throws {
+        guard !finished, !failed else { throw MediaError.stageFinished(name) }
+        finished = true
+        try session?.drain(into: emit)
+    }
+}
+
+@available(*, unavailable) extension H264Encoder: Sendable {}
+
+extension H264Encoder {
+    /// The open encoder, its frame and packet, and the timestamp bookkeeping.
+    fileprivate final class Session {
+        let input: VideoFormat
+        let outputFormat: VideoFormat
+        private let codec: CodecContext
+        private let frame: Frame
+        private let packet: Packet
+        /// Ticks of the codec time base: `tick` seconds = `tickNumerator / tickTimescale`.
+        private let tickNumerator: Int64
+        private let tickTimescale: Int32
+        /// The timescale of the output's times: the first input's.
+        private let timescale: Int32
+        private var lastTick: Int64?
+        /// Input timing by codec tick, to give each packet its frame's exact times back.
+        private var pending: [Int64: SampleTiming] = [:]
+
+        init(input: VideoFormat, settings: Settings, encoderName: String, first: SampleTiming) throws(MediaError) {
+            guard let encoder = avcodec_find_encoder_by_name(encoderName) else {
+                throw MediaError(.unavailable, "this FFmpeg build has no H.264 encoder named \(encoderName)", ffmpegCall: "avcodec_find_encoder_by_name")
+            }
+            guard let pixels = input.pixelFormat else {
+                throw MediaError(.invalidArgument, "H264Encoder input \(input) is not raw video")
+            }
+            self.input = input
+            let firstTime = first.presentationTime
+            timescale = firstTime.isNumeric ? firstTime.timescale : (input.frameRate?.numerator ?? 90_000)
+            let rate = settings.expectedFrameRate ?? input.frameRate
+            if let rate, rate.isValid {
+                // The CLI's time base: 1/frame rate.
+                tickNumerator = Int64(rate.denominator)
+                tickTimescale = rate.numerator
+            } else {
+                tickNumerator = 1
+                tickTimescale = timescale
+            }
+            codec = try CodecContext(codec: encoder)
+            frame = try Frame()
+            packet = try Packet()
+            let ctx = codec.raw
+            ctx.pointee.width = Int32(input.width)
+            ctx.pointee.height = Int32(input.height)
+            ctx.pointee.pix_fmt = pixels.avPixelFormat
+            ctx.pointee.time_base = AVRational(num: Int32(tickNumerator), den: tickTimescale)
+            if let rate, rate.isValid {
+                ctx.pointee.framerate = AVRational(num: rate.numerator, den: rate.denominator)
+            }
+            ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+            ctx.pointee.thread_count = Int32(settings.threads ?? 0)
+            if let bitRate = settings.averageBitRate { ctx.pointee.bit_rate = Int64(bitRate) }
+            if let limit = settings.dataRateLimit {
+                ctx.pointee.rc_max_rate = Int64(limit.maxBitRate)
+                ctx.pointee.rc_buffer_size = Int32(clamping: limit.bufferSize)
+            }
+            var gop = settings.maxKeyFrameInterval
+            if let duration = settings.maxKeyFrameIntervalDuration {
+                guard let rate, rate.isValid else {
+                    throw MediaError(.invalidArgument, "H264Encoder maxKeyFrameIntervalDuration needs a frame rate (set expectedFrameRate)")
+                }
+                // frames = seconds × numerator / denominator, rounded to nearest, at least 1
+                let frames = (Int128(duration.value) * Int128(rate.numerator) * 2 + Int128(duration.timescale) * Int128(rate.denominator))
+                    / (2 * Int128(duration.timescale) * Int128(rate.denominator))
+                let fromDuration = max(1, Int(clamping: frames))
+                gop = min(gop ?? fromDuration, fromDuration)
+            }
+            if let gop { ctx.pointee.gop_size = Int32(gop) }
+            if settings.allowFrameReordering == false {
+                ctx.pointee.max_b_frames = 0
+            } else if let bFrames = settings.maxBFrames {
+                ctx.pointee.max_b_frames = Int32(bFrames)
+            }
+            var options: [(String, String)] = [("preset", settings.preset ?? "medium")]
+            if settings.realTime { options.append(("tune", "zerolatency")) }
+            if let profile = settings.profile { options.append(("profile", profile)) }
+            if let level = settings.level { options.append(("level", level)) }
+            if encoderName == "libx264" || encoderName == "libx264rgb" {
+                for (key, value) in options {
+                    try check(av_opt_set(ctx.pointee.priv_data, key, value, 0), calling: "av_opt_set", .invalidArgument)
+                }
+            } else if let profile = settings.profile {
+                // Hardware encoders take the profile; their presets are named differently.
+                _ = av_opt_set(ctx.pointee.priv_data, "profile", profile, 0)
+            }
+            let opened = avcodec_open2(ctx, encoder, nil)
+            if opened < 0, encoderName != "libx264" {
+                throw MediaError(
+                    .unavailable, "the H.264 encoder \(encoderName) cannot run here: \(FFmpeg.describe(opened))",
+                    ffmpegCall: "avcodec_open2", ffmpegCode: opened)
+            }
+            try check(opened, calling: "avcodec_open2", .invalidArgument)
+
+            guard let extradata = ctx.pointee.extradata, ctx.pointee.extradata_size > 0 else {
+                throw MediaError(.encoderFailure, "the H.264 encoder \(encoderName) gave no SPS/PPS in its extradata", ffmpegCall: "avcodec_open2")
+            }
+            let header = Array(UnsafeBufferPointer(start: extradata, count: Int(ctx.pointee.extradata_size)))
+            let units = AnnexB.split(header)
+            let parameters = H264Parameters(
+                sequenceParameterSets: units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) },
+                pictureParameterSets: units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) })
+            guard !parameters.sequenceParameterSets.isEmpty, !parameters.pictureParameterSets.isEmpty else {
+                throw MediaError(
+                    .encoderFailure, "the H.264 encoder's \(header.count)-byte extradata holds no Annex-B SPS and PPS",
+                    ffmpegCall: "avcodec_open2")
+            }
+            outputFormat = .h264(width: input.width, height: input.height, frameRate: rate, parameters: parameters)
+            try frame.allocateVideo(pixels, width: input.width, height: input.height)
+        }
+
+        /// The codec tick of `time`, rounded to nearest.
+        private func tick(of time: MediaTime) -> Int64 {
+            let numerator = Int128(time.value) * Int128(tickTimescale)
+            let denominator = Int128(time.timescale) * Int128(tickNumerator)
+            let doubled = numerator * 2 + (numerator < 0 ? -denominator : denominator)
+            return Int64(clamping: doubled / (2 * denominator))
+        }
+
+        /// The time of codec tick `tick`, in the output timescale (exact when it can be).
+        private func time(ofTick tick: Int64) -> MediaTime {
+            MediaTime(value: tick * tickNumerator, timescale: tickTimescale).converted(to: timescale)
+        }
+
+        func encode(_ sample: MediaSample, format: VideoFormat, index: Int64, into emit: (MediaSample) throws -> Void) throws {
+            let pts = sample.timing.presentationTime
+            guard pts.isNumeric else {
+                throw MediaError(.invalidData, "video frame has no presentation time", sampleIndex: index)
+            }
+            let tick = tick(of: pts)
+            if let lastTick, tick <= lastTick {
+                throw MediaError(
+                    .invalidData,
+                    "video frame at \(pts) falls in codec tick \(tick), not after the previous frame's tick \(lastTick) (time base \(tickNumerator)/\(tickTimescale) s)",
+                    sampleIndex: index)
+            }
+            lastTick = tick
+            try frame.copyPicture(from: sample, format: format)
+            frame.raw.pointee.pts = tick
+            frame.raw.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            var timing = sample.timing
+            if !timing.duration.isNumeric { timing.duration = time(ofTick: 1) - time(ofTick: 0) }
+            pending[tick] = timing
+            try check(avcodec_send_frame(codec.raw, frame.raw), calling: "avcodec_send_frame", .encoderFailure)
+            try receive(into: emit)
+        }
+
+        func drain(into emit: (MediaSample) throws -> Void) throws {
+            try check(avcodec_send_frame(codec.raw, nil), calling: "avcodec_send_frame", .encoderFailure)
+            try receive(into: emit)
+        }
+
+        private func receive(into emit: (MediaSample) throws -> Void) throws {
+            while true {
+                let code = avcodec_receive_packet(codec.raw, packet.raw)
+                if code == mp_averror_eagain() || code == mp_averror_eof() { return }
+                try check(code, calling: "avcodec_receive_packet", .encoderFailure)
+                let bytes = packet.bytes
+                let ptsTick = packet.raw.pointee.pts
+                let dtsTick = packet.raw.pointee.dts
+                let key = packet.raw.pointee.flags & AV_PKT_FLAG_KEY != 0
+                av_packet_unref(packet.raw)
+                let units = AnnexB.split(bytes).filter { ![7, 8].contains(AnnexB.type(of: $0)) }
+                guard !units.isEmpty else { continue }
+                let original = pending.removeValue(forKey: ptsTick)
+                let pts = original?.presentationTime ?? time(ofTick: ptsTick)
+                let dts = dtsTick == mp_nopts_value() ? pts : time(ofTick: dtsTick)
+                let duration = original?.duration ?? (time(ofTick: 1) - time(ofTick: 0))
+                try emit(MediaSample(
+                    format: .video(outputFormat), data: AnnexB.avcc(units),
+                    timing: SampleTiming(presentationTime: pts, decodeTime: dts, duration: duration),
+                    frameCount: 1, flags: key ? .keyframe : []))
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+internal import CMediaFFmpeg
+public import MediaCore
+
+/// Converts raw video frames to another pixel format and, optionally, another size:
+/// `VTPixelTransferSession` / `vImage`, or GStreamer's `videoconvert ! videoscale`.
+///
+/// ```swift
+/// let toEncoder = try VideoConverter(to: .yuv420p)                       // bgra capture → yuv420p
+/// let thumbnail = try VideoConverter(to: .yuv420p, width: 160, height: 120)
+/// ```
+///
+/// - Input: raw frames of any ``PixelFormat`` (yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24, gray), at any
+///   stride: the format's ``VideoFormat/bytesPerRow`` is honoured. The size may change from frame to frame.
+/// - Output: frames of ``pixelFormat`` at the target size (the input's size where none is given),
+///   tightly packed; timing, flags and frame rate are the input's, untouched.
+///
+/// The scaler uses bicubic interpolation (`SWS_BICUBIC`), the `ffmpeg` CLI's default, so the output is
+/// byte-identical to `ffmpeg -f rawvideo -pix_fmt X -s WxH -i in -pix_fmt Y -sws_flags bicubic`. A frame
+/// whose planes are shorter than its format declares throws ``MediaError/Code/invalidData`` naming the
+/// sample index. Backed by libswscale (`sws_getContext` / `sws_scale`).
+public final class VideoConverter: MediaStage {
+    /// The pixel format produced.
+    public let pixelFormat: PixelFormat
+    /// The output width, or `nil` for the input's.
+    public let width: Int?
+    /// The output height, or `nil` for the input's.
+    public let height: Int?
+
+    private var session: Session?
+    private var index: Int64 = 0
+    private var finished = false
+    private var failed = false
+
+    /// A converter to `pixelFormat` at `width`×`height` (each `nil`: the input's).
+    ///
+    /// Throws ``MediaError/Code/invalidArgument`` for a size that is not positive.
+    public init(to pixelFormat: PixelFormat, width: Int? = nil, height: Int? = nil) throws(MediaError) {
+        for (name, value) in [("width", width), ("height", height)] {
+            if let value, !(1...16384).contains(value) {
+                throw MediaError(.invalidArgument, "VideoConverter \(name) \(value) is outside 1...16384")
+            }
+        }
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        FFmpeg.quietLogging()
+    }
+
+    /// Converts one frame.
+    public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
+        guard !finished, !failed else { throw MediaError.stageFinished(name) }
+        do {
+            guard case .video(let input) = sample.format, let inputPixels = input.pixelFormat else {
+                throw MediaError.formatMismatch(stage: name, expected: "raw video", actual: sample.format)
+            }
+            defer { index += 1 }
+            try sample.validateVideoLayout(input, index: index)
+            let output = VideoFormat.raw(
+                pixelFormat, width: width ?? input.width, height: height ?? input.height, frameRate: input.frameRate)
+            if output.packed == input.packed, input.bytesPerRow == output.bytesPerRow {
+                try emit(sample)
+                return
+            }
+            if session?.matches(inputPixels, input.width, input.height) != true {
+                session = try Session(from: inputPixels, width: input.width, height: input.height, to: output)
+            }
+            guard let session else { return }
+            var converted = sample
+            converted.format = .video(output)
+            converted.planes = try session.convert(sample, format: input)
+            try emit(converted)
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    /// Nothing is held back; marks the stage finished.
+    public func finish(into emit: (MediaSample) throws -> Void) throws {
+        guard !finished, !failed else { throw MediaError.stageFinished(name) }
+        finished = true
+        session = nil
+    }
+}
+
+@available(*, unavailable) extension VideoConverter: Sendable {}
+
+extension VideoConverter {
+    /// The scaler and frames for one input size and pixel format.
+    fileprivate final class Session {
+        let source: (format: PixelFormat, width: Int, height: Int)
+        let output: VideoFormat
+        private let scaler: Scaler
+        private let input: Frame
+        private let result: Frame
+
+        init(from pixelFormat: PixelFormat, width: Int, height: Int, to output: VideoFormat) throws(MediaError) {
+            guard let outputPixels = output.pixelFormat else {
+                throw MediaError(.invalidArgument, "VideoConverter output \(output) is not raw video")
+            }
+            source = (pixelFormat, width, height)
+            self.output = output
+            scaler = try Scaler(
+                from: pixelFormat, width: width, height: height,
+                to: outputPixels, width: output.width, height: output.height, flags: SWS_BICUBIC)
+            input = try Frame()
+            try input.allocateVideo(pixelFormat, width: width, height: height)
+            result = try Frame()
+            try result.allocateVideo(outputPixels, width: output.width, height: output.height)
+        }
+
+        func matches(_ pixelFormat: PixelFormat, _ width: Int, _ height: Int) -> Bool {
+            source.format == pixelFormat && source.width == width && source.height == height
+        }
+
+        func convert(_ sample: MediaSample, format: VideoFormat) throws(MediaError) -> [[UInt8]] {
+            try input.copyPicture(from: sample, format: format)
+            try scaler.scale(input, into: result)
+            guard let pixels = output.pixelFormat else { return [] }
+            return result.packedPlanes(pixels, width: output.width, height: output.height)
+        }
+    }
+}
