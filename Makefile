@@ -54,6 +54,7 @@ demo: deps
 bench: deps
 	$(SWIFT) build -c release --product aac-encoder
 	$(SWIFT) build -c release --product mux-benchmark
+	$(SWIFT) build -c release --product h264-encoder
 	Benchmarks/run.sh
 
 clean:

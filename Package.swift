@@ -64,6 +64,13 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "h264-encoder",
+            dependencies: ["MediaPipeline", "ExampleSupport"],
+            path: "Examples/h264-encoder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
         // Muxing/parsing throughput for `make bench` (Benchmarks/compare.py runs it).
         .executableTarget(
             name: "mux-benchmark",

@@ -12,7 +12,8 @@
 /// length. At the end of the source every stage is finished in order (draining encoder delay into the
 /// stages after it) and then the sink. On the first error, the run stops, the sink is finished so that
 /// what was written stays a valid file, and the error is rethrown with ``MediaError/stage`` set to the
-/// name of the stage that failed. The progress callback may throw to cancel the run the same way.
+/// name of the stage that failed. When it is the source that fails (a file cut short), the stages are
+/// drained into the sink first, so an encoder's delayed frames still reach the file. The progress callback may throw to cancel the run the same way.
 public struct Pipeline {
     /// What the progress callback and the run report.
     public struct Progress: Sendable, Hashable {
@@ -64,8 +65,19 @@ final class Engine {
     func run(progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
         guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
         hasRun = true
+        var sourceError: (any Error)?
         do {
-            while let sample = try named(source.source.name, { try source.source.next() }) {
+            while true {
+                let next: MediaSample?
+                do {
+                    next = try named(source.source.name, { try source.source.next() })
+                } catch {
+                    // The input is damaged, not the stages: drain what they hold (an encoder's
+                    // delayed frames) into the sink before reporting, as the ffmpeg CLI does.
+                    sourceError = error
+                    break
+                }
+                guard let sample = next else { break }
                 progress.samplesRead += 1
                 progress.framesRead += Int64(sample.frameCount)
                 let end = sample.timing.presentationTime + sample.timing.duration
@@ -81,8 +93,10 @@ final class Engine {
             }
             sink.isFinished = true
             try named(sink.sink.name) { try sink.sink.finish() }
+            if let sourceError { throw sourceError }
             return progress
         } catch {
+            if let sourceError { throw sourceError }  // a failure while draining is secondary
             // Keep what was written valid: let the sink write its trailer and sizes. Its own error,
             // if any, is secondary to the one that stopped the run.
             if !sink.isFinished {

@@ -28,6 +28,15 @@ private struct RecordingSink: MediaSink {
     func finish() throws { record.finished += 1 }
 }
 
+/// Hands out `samples`, then throws a truncation error instead of ending.
+private struct FailingSource: MediaSource {
+    var samples: [MediaSample]
+    mutating func next() throws -> MediaSample? {
+        if samples.isEmpty { throw MediaError.truncated("frame 3", needed: 10, available: 4, at: 30) }
+        return samples.removeFirst()
+    }
+}
+
 @Suite struct PipelineTests {
     func samples(_ bytes: [UInt8]) -> [MediaSample] {
         bytes.enumerated().map { i, b in
@@ -62,6 +71,23 @@ private struct RecordingSink: MediaSink {
         #expect(record.samples == [1, 1])
         #expect(record.finished == 1, "the sink is finished so its file stays valid")
         #expect { try pipeline.run() } throws: { ($0 as? MediaError)?.code == .stageFinished }
+    }
+
+    /// A source cut short: the stages still drain what they hold into the sink, then the source's error comes out.
+    @Test func sourceErrorDrainsTheStagesBeforeRethrowing() throws {
+        let record = Record()
+        var pipeline = Pipeline(
+            source: FailingSource(samples: samples([1, 2, 3])), stages: [Repeater()], sink: RecordingSink(record: record))
+        do {
+            try pipeline.run()
+            Issue.record("the run did not fail")
+        } catch let error as MediaError {
+            #expect(error.code == .truncated)
+            #expect(error.stage == "FailingSource")
+            #expect(error.byteOffset == 30)
+        }
+        #expect(record.samples == [1, 1, 2, 2, 3, 3], "the sample the stage held back reached the sink")
+        #expect(record.finished == 1)
     }
 
     @Test func progressCallbackCanCancel() throws {
