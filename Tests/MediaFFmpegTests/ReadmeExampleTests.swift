@@ -46,4 +46,27 @@ import Testing
         #expect(stream["sample_rate"] as? String == "44100")
         #expect(stream["channels"] as? Int == 1)
     }
+
+    @Test func h264EncoderReadmePipelineRuns() throws {
+        let dir = try TemporaryDirectory()
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "40", "-pix_fmt", "yuv420p",
+            "-f", "yuv4mpegpipe", dir.file("in.y4m"),
+        ])
+        // Examples/h264-encoder/README.md, "The same pipeline in code"
+        var settings = H264Encoder.Settings()
+        settings.averageBitRate = 1_500_000
+        settings.maxKeyFrameInterval = 30
+        settings.preset = "veryfast"
+        var pipeline = Pipeline(
+            source: try Y4MReader(path: dir.file("in.y4m")),
+            stages: [try H264Encoder(settings: settings)],
+            sink: AnnexBMuxer(output: try FileOutput(path: dir.file("out.h264"))))
+        let result = try pipeline.run()
+        #expect(result.samplesRead == 40)
+        #expect(result.samplesWritten == 40)
+        let stream = try ExternalTool.probeFirstStream(dir.file("out.h264"))
+        #expect(stream["width"] as? Int == 320)
+        #expect(stream["codec_name"] as? String == "h264")
+    }
 }
