@@ -33,7 +33,7 @@ public final class H264Encoder: MediaStage {
     public let settings: Settings
     /// The libavcodec encoder's name, e.g. `libx264`.
     public let encoderName: String
-    /// The output format (set once the first frame has opened the encoder).
+    /// The output format with the parameter sets (set once the encoder has given its first access unit).
     public private(set) var outputFormat: VideoFormat?
 
     private var session: Session?
@@ -101,6 +101,7 @@ public final class H264Encoder: MediaStage {
                 throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
             }
             try session.encode(sample, format: input, index: index, into: emit)
+            outputFormat = session.outputFormat
         } catch {
             failed = true
             throw error
@@ -112,6 +113,7 @@ public final class H264Encoder: MediaStage {
         guard !finished, !failed else { throw MediaError.stageFinished(name) }
         finished = true
         try session?.drain(into: emit)
+        outputFormat = session?.outputFormat
     }
 }
 
@@ -121,7 +123,12 @@ extension H264Encoder {
     /// The open encoder, its frame and packet, and the timestamp bookkeeping.
     fileprivate final class Session {
         let input: VideoFormat
-        let outputFormat: VideoFormat
+        /// The output format, once the parameter sets are known (from extradata or the first packet).
+        var outputFormat: VideoFormat? {
+            parameters.map { .h264(width: input.width, height: input.height, frameRate: rate, parameters: $0) }
+        }
+        private var parameters: H264Parameters?
+        private let rate: FrameRate?
         private let codec: CodecContext
         private let frame: Frame
         private let packet: Packet
@@ -164,7 +171,9 @@ extension H264Encoder {
             if let rate, rate.isValid {
                 ctx.pointee.framerate = AVRational(num: rate.numerator, den: rate.denominator)
             }
-            ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+            // No AV_CODEC_FLAG_GLOBAL_HEADER: with it libx264 stops repeating SPS/PPS in-band, and since
+            // its rate control counts those header bits, the stream would differ from the CLI's (which
+            // writes raw H.264 without global header). The parameter sets are taken from the packets.
             ctx.pointee.thread_count = Int32(settings.threads ?? 0)
             if let bitRate = settings.averageBitRate { ctx.pointee.bit_rate = Int64(bitRate) }
             if let limit = settings.dataRateLimit {
@@ -208,21 +217,23 @@ extension H264Encoder {
             }
             try check(opened, calling: "avcodec_open2", .invalidArgument)
 
-            guard let extradata = ctx.pointee.extradata, ctx.pointee.extradata_size > 0 else {
-                throw MediaError(.encoderFailure, "the H.264 encoder \(encoderName) gave no SPS/PPS in its extradata", ffmpegCall: "avcodec_open2")
+            var parameters: H264Parameters? = nil
+            if let extradata = ctx.pointee.extradata, ctx.pointee.extradata_size > 0 {
+                // Encoders that give global headers anyway (Annex-B extradata).
+                let header = Array(UnsafeBufferPointer(start: extradata, count: Int(ctx.pointee.extradata_size)))
+                parameters = Self.parameterSets(in: AnnexB.split(header))
             }
-            let header = Array(UnsafeBufferPointer(start: extradata, count: Int(ctx.pointee.extradata_size)))
-            let units = AnnexB.split(header)
-            let parameters = H264Parameters(
-                sequenceParameterSets: units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) },
-                pictureParameterSets: units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) })
-            guard !parameters.sequenceParameterSets.isEmpty, !parameters.pictureParameterSets.isEmpty else {
-                throw MediaError(
-                    .encoderFailure, "the H.264 encoder's \(header.count)-byte extradata holds no Annex-B SPS and PPS",
-                    ffmpegCall: "avcodec_open2")
-            }
-            outputFormat = .h264(width: input.width, height: input.height, frameRate: rate, parameters: parameters)
+            self.parameters = parameters
+            self.rate = rate
             try frame.allocateVideo(pixels, width: input.width, height: input.height)
+        }
+
+        /// The SPS and PPS among `units`, or `nil` when there are not both.
+        static func parameterSets(in units: [ArraySlice<UInt8>]) -> H264Parameters? {
+            let sps = units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) }
+            let pps = units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) }
+            guard !sps.isEmpty, !pps.isEmpty else { return nil }
+            return H264Parameters(sequenceParameterSets: sps, pictureParameterSets: pps)
         }
 
         /// The codec tick of `time`, rounded to nearest.
@@ -276,7 +287,13 @@ extension H264Encoder {
                 let dtsTick = packet.raw.pointee.dts
                 let key = packet.raw.pointee.flags & AV_PKT_FLAG_KEY != 0
                 av_packet_unref(packet.raw)
-                let units = AnnexB.split(bytes).filter { ![7, 8].contains(AnnexB.type(of: $0)) }
+                let all = AnnexB.split(bytes)
+                if let inBand = Self.parameterSets(in: all) { parameters = inBand }
+                guard let outputFormat else {
+                    throw MediaError(
+                        .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS", ffmpegCall: "avcodec_receive_packet")
+                }
+                let units = all.filter { ![7, 8].contains(AnnexB.type(of: $0)) }
                 guard !units.isEmpty else { continue }
                 let original = pending.removeValue(forKey: ptsTick)
                 let pts = original?.presentationTime ?? time(ofTick: ptsTick)
