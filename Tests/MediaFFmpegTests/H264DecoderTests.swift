@@ -51,6 +51,38 @@ import Testing
         #expect { try Video.run(H264Decoder(), encoded) } throws: { ($0 as? MediaError)?.sampleIndex == 1 }
     }
 
+    /// A stream whose parameter sets change mid-way (Main, then High profile) decodes whole: the new
+    /// SPS/PPS are fed in-band before the first sample that carries them.
+    @Test func parameterSetChange() throws {
+        let clip = try VideoClip(count: 20)
+        var main = H264Encoder.Settings()
+        main.profile = "main"
+        main.preset = "veryfast"
+        var high = main
+        high.profile = "high"
+        let first = try Video.run(try H264Encoder(settings: main), Array(clip.frames.prefix(10)))
+        let second = try Video.run(try H264Encoder(settings: high), Array(clip.frames.suffix(10)))
+        #expect(first.first?.format.video?.h264 != second.first?.format.video?.h264)
+        let decoded = try Video.run(H264Decoder(), first + second)
+        #expect(decoded.count == 20)
+        #expect(decoded.map(\.timing.presentationTime) == clip.frames.map(\.timing.presentationTime))
+        let path = clip.dir.file("both.h264")
+        try Video.write(Video.annexB(first) + Video.annexB(second), to: path)
+        #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
+    }
+
+    /// A 10-bit stream decodes to a pixel format PixelFormat has no case for: unsupportedFormat.
+    @Test func tenBitIsUnsupported() throws {
+        let clip = try VideoClip(count: 2)
+        let path = clip.dir.file("10bit.h264")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-pix_fmt", "yuv420p10le", "-f", "h264", path])
+        let samples = Video.avccSamples(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
+        #expect(samples.count == 2)
+        #expect { try Video.run(H264Decoder(), samples) } throws: {
+            ($0 as? MediaError)?.code == .unsupportedFormat && "\($0)".contains("yuv420p10")
+        }
+    }
+
     /// FFmpeg's framemd5 hash of a tightly packed frame: the MD5 of its planes in order.
     static func md5(_ frame: MediaSample) -> String {
         let result = try? ExternalTool.run("md5sum", ["-"], stdin: Data(frame.planes.flatMap { $0 }))
