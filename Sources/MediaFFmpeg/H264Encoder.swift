@@ -24,6 +24,9 @@ public import MediaCore
 /// `medium`), so with the same settings the stream is the CLI's (`ffmpeg -i in.y4m -c:v libx264
 /// -preset veryfast -b:v 1500k -g 30`). The presentation times are mapped to frame ticks of
 /// 1/frame rate, as the CLI does; two frames in one tick throw ``MediaError/Code/invalidData``.
+/// The encoder is opened without `AV_CODEC_FLAG_GLOBAL_HEADER`, as the CLI opens it for raw H.264:
+/// x264's rate control counts the SPS/PPS it repeats before each IDR frame, so a global-header encode
+/// is a different stream. The parameter sets are read from the packets instead and stripped from them.
 /// ``finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
 ///
 /// Backed by libavcodec's `libx264` encoder (or another by name, e.g. `h264_nvenc`, `h264_vaapi`),
@@ -191,7 +194,7 @@ extension H264Encoder {
                 let fromDuration = max(1, Int(clamping: frames))
                 gop = min(gop ?? fromDuration, fromDuration)
             }
-            if let gop { ctx.pointee.gop_size = Int32(gop) }
+            if let gop { ctx.pointee.gop_size = Int32(clamping: gop) }
             if settings.allowFrameReordering == false {
                 ctx.pointee.max_b_frames = 0
             } else if let bFrames = settings.maxBFrames {
@@ -246,7 +249,8 @@ extension H264Encoder {
 
         /// The time of codec tick `tick`, in the output timescale (exact when it can be).
         private func time(ofTick tick: Int64) -> MediaTime {
-            MediaTime(value: tick * tickNumerator, timescale: tickTimescale).converted(to: timescale)
+            let (ticks, overflow) = tick.multipliedReportingOverflow(by: tickNumerator)
+            return overflow ? .invalid : MediaTime(value: ticks, timescale: tickTimescale).converted(to: timescale)
         }
 
         func encode(_ sample: MediaSample, format: VideoFormat, index: Int64, into emit: (MediaSample) throws -> Void) throws {
