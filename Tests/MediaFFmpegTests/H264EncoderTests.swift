@@ -161,6 +161,18 @@ import Testing
         #expect(a.map(\.data) == b.map(\.data))
     }
 
+    /// nv12 (what capture hardware gives) goes straight into libx264 and decodes within 35 dB of the source.
+    @Test func acceptsNV12() throws {
+        let clip = try VideoClip(count: 6)
+        let nv12 = try Video.run(try VideoConverter(to: .nv12), clip.frames)
+        let encoded = try Video.run(try H264Encoder(settings: Self.settings { $0.averageBitRate = 4_000_000 }), nv12)
+        #expect(encoded.count == 6)
+        let decoded = try Video.run(H264Decoder(), encoded)
+        #expect(decoded.count == 6)
+        #expect(decoded.allSatisfy { $0.format.video?.pixelFormat == .yuv420p })
+        #expect(zip(clip.frames, decoded).allSatisfy { Video.lumaPSNR($0, $1) >= 35 })
+    }
+
     @Test func unavailableEncoders() throws {
         #expect { try H264Encoder(encoderName: "h264_nonexistent") } throws: { ($0 as? MediaError)?.code == .unavailable && "\($0)".contains("h264_nonexistent") }
         // h264_nvenc is in Debian's build but there is no NVIDIA hardware here: unavailable, either at
