@@ -102,7 +102,8 @@ extension H264Decoder {
         }
 
         private func ticks(_ time: MediaTime) -> Int64 {
-            time.isNumeric ? time.converted(to: timescale).value : mp_nopts_value()
+            let converted = time.converted(to: timescale)
+            return converted.isNumeric ? converted.value : mp_nopts_value()
         }
 
         func decode(_ sample: MediaSample, format: VideoFormat, into emit: (MediaSample) throws -> Void) throws {
@@ -114,6 +115,9 @@ extension H264Decoder {
             }
             if let rate = format.frameRate { frameRate = rate }
             let bytes = AnnexB.annexB(units)
+            guard bytes.count < Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+                throw MediaError(.invalidData, "H.264 access unit of \(bytes.count) bytes is too large for FFmpeg")
+            }
             try check(av_new_packet(packet.raw, Int32(bytes.count)), calling: "av_new_packet", .outOfMemory)
             defer { av_packet_unref(packet.raw) }
             if let data = packet.raw.pointee.data { data.update(from: bytes, count: bytes.count) }

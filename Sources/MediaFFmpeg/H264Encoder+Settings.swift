@@ -47,7 +47,9 @@ extension H264Encoder {
         /// No VideoToolbox equivalent (`kVTCompressionPropertyKey_Quality` is the nearest).
         public var preset: String?
         /// Encoder threads; `nil` or 0: automatic, as the CLI (`-threads auto`). The stream depends on
-        /// the thread count. No VideoToolbox equivalent.
+        /// the thread count, and with more than one thread and a bit rate target x264's rate control
+        /// also depends on thread timing (the CLI's output varies under load too): set 1 for a
+        /// reproducible stream. No VideoToolbox equivalent.
         public var threads: Int?
 
         /// libx264's defaults, as the `ffmpeg` CLI uses them.

@@ -24,6 +24,9 @@ public import MediaCore
 /// `medium`), so with the same settings the stream is the CLI's (`ffmpeg -i in.y4m -c:v libx264
 /// -preset veryfast -b:v 1500k -g 30`). The presentation times are mapped to frame ticks of
 /// 1/frame rate, as the CLI does; two frames in one tick throw ``MediaError/Code/invalidData``.
+/// The encoder is opened without `AV_CODEC_FLAG_GLOBAL_HEADER`, as the CLI opens it for raw H.264:
+/// x264's rate control counts the SPS/PPS it repeats before each IDR frame, so a global-header encode
+/// is a different stream. The parameter sets are read from the packets instead and stripped from them.
 /// ``finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
 ///
 /// Backed by libavcodec's `libx264` encoder (or another by name, e.g. `h264_nvenc`, `h264_vaapi`),
@@ -33,7 +36,7 @@ public final class H264Encoder: MediaStage {
     public let settings: Settings
     /// The libavcodec encoder's name, e.g. `libx264`.
     public let encoderName: String
-    /// The output format (set once the first frame has opened the encoder).
+    /// The output format with the parameter sets (set once the encoder has given its first access unit).
     public private(set) var outputFormat: VideoFormat?
 
     private var session: Session?
@@ -101,6 +104,7 @@ public final class H264Encoder: MediaStage {
                 throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
             }
             try session.encode(sample, format: input, index: index, into: emit)
+            outputFormat = session.outputFormat
         } catch {
             failed = true
             throw error
@@ -112,6 +116,7 @@ public final class H264Encoder: MediaStage {
         guard !finished, !failed else { throw MediaError.stageFinished(name) }
         finished = true
         try session?.drain(into: emit)
+        outputFormat = session?.outputFormat
     }
 }
 
@@ -121,7 +126,12 @@ extension H264Encoder {
     /// The open encoder, its frame and packet, and the timestamp bookkeeping.
     fileprivate final class Session {
         let input: VideoFormat
-        let outputFormat: VideoFormat
+        /// The output format, once the parameter sets are known (from extradata or the first packet).
+        var outputFormat: VideoFormat? {
+            parameters.map { .h264(width: input.width, height: input.height, frameRate: rate, parameters: $0) }
+        }
+        private var parameters: H264Parameters?
+        private let rate: FrameRate?
         private let codec: CodecContext
         private let frame: Frame
         private let packet: Packet
@@ -164,7 +174,9 @@ extension H264Encoder {
             if let rate, rate.isValid {
                 ctx.pointee.framerate = AVRational(num: rate.numerator, den: rate.denominator)
             }
-            ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+            // No AV_CODEC_FLAG_GLOBAL_HEADER: with it libx264 stops repeating SPS/PPS in-band, and since
+            // its rate control counts those header bits, the stream would differ from the CLI's (which
+            // writes raw H.264 without global header). The parameter sets are taken from the packets.
             ctx.pointee.thread_count = Int32(settings.threads ?? 0)
             if let bitRate = settings.averageBitRate { ctx.pointee.bit_rate = Int64(bitRate) }
             if let limit = settings.dataRateLimit {
@@ -182,7 +194,7 @@ extension H264Encoder {
                 let fromDuration = max(1, Int(clamping: frames))
                 gop = min(gop ?? fromDuration, fromDuration)
             }
-            if let gop { ctx.pointee.gop_size = Int32(gop) }
+            if let gop { ctx.pointee.gop_size = Int32(clamping: gop) }
             if settings.allowFrameReordering == false {
                 ctx.pointee.max_b_frames = 0
             } else if let bFrames = settings.maxBFrames {
@@ -208,21 +220,23 @@ extension H264Encoder {
             }
             try check(opened, calling: "avcodec_open2", .invalidArgument)
 
-            guard let extradata = ctx.pointee.extradata, ctx.pointee.extradata_size > 0 else {
-                throw MediaError(.encoderFailure, "the H.264 encoder \(encoderName) gave no SPS/PPS in its extradata", ffmpegCall: "avcodec_open2")
+            var parameters: H264Parameters? = nil
+            if let extradata = ctx.pointee.extradata, ctx.pointee.extradata_size > 0 {
+                // Encoders that give global headers anyway (Annex-B extradata).
+                let header = Array(UnsafeBufferPointer(start: extradata, count: Int(ctx.pointee.extradata_size)))
+                parameters = Self.parameterSets(in: AnnexB.split(header))
             }
-            let header = Array(UnsafeBufferPointer(start: extradata, count: Int(ctx.pointee.extradata_size)))
-            let units = AnnexB.split(header)
-            let parameters = H264Parameters(
-                sequenceParameterSets: units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) },
-                pictureParameterSets: units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) })
-            guard !parameters.sequenceParameterSets.isEmpty, !parameters.pictureParameterSets.isEmpty else {
-                throw MediaError(
-                    .encoderFailure, "the H.264 encoder's \(header.count)-byte extradata holds no Annex-B SPS and PPS",
-                    ffmpegCall: "avcodec_open2")
-            }
-            outputFormat = .h264(width: input.width, height: input.height, frameRate: rate, parameters: parameters)
+            self.parameters = parameters
+            self.rate = rate
             try frame.allocateVideo(pixels, width: input.width, height: input.height)
+        }
+
+        /// The SPS and PPS among `units`, or `nil` when there are not both.
+        static func parameterSets(in units: [ArraySlice<UInt8>]) -> H264Parameters? {
+            let sps = units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) }
+            let pps = units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) }
+            guard !sps.isEmpty, !pps.isEmpty else { return nil }
+            return H264Parameters(sequenceParameterSets: sps, pictureParameterSets: pps)
         }
 
         /// The codec tick of `time`, rounded to nearest.
@@ -235,7 +249,8 @@ extension H264Encoder {
 
         /// The time of codec tick `tick`, in the output timescale (exact when it can be).
         private func time(ofTick tick: Int64) -> MediaTime {
-            MediaTime(value: tick * tickNumerator, timescale: tickTimescale).converted(to: timescale)
+            let (ticks, overflow) = tick.multipliedReportingOverflow(by: tickNumerator)
+            return overflow ? .invalid : MediaTime(value: ticks, timescale: tickTimescale).converted(to: timescale)
         }
 
         func encode(_ sample: MediaSample, format: VideoFormat, index: Int64, into emit: (MediaSample) throws -> Void) throws {
@@ -276,7 +291,13 @@ extension H264Encoder {
                 let dtsTick = packet.raw.pointee.dts
                 let key = packet.raw.pointee.flags & AV_PKT_FLAG_KEY != 0
                 av_packet_unref(packet.raw)
-                let units = AnnexB.split(bytes).filter { ![7, 8].contains(AnnexB.type(of: $0)) }
+                let all = AnnexB.split(bytes)
+                if let inBand = Self.parameterSets(in: all) { parameters = inBand }
+                guard let outputFormat else {
+                    throw MediaError(
+                        .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS", ffmpegCall: "avcodec_receive_packet")
+                }
+                let units = all.filter { ![7, 8].contains(AnnexB.type(of: $0)) }
                 guard !units.isEmpty else { continue }
                 let original = pending.removeValue(forKey: ptsTick)
                 let pts = original?.presentationTime ?? time(ofTick: ptsTick)

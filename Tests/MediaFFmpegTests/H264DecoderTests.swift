@@ -1,0 +1,91 @@
+import Foundation
+import MediaCore
+import MediaFFmpeg
+import MediaTestSupport
+import Testing
+
+@Suite struct H264DecoderTests {
+    /// Our encoder's output at a high bit rate decodes to every frame, the right size and times, within
+    /// 35 dB luma PSNR of the source, and to exactly the frames ffmpeg decodes from the same stream.
+    @Test func decodesOurEncoderOutput() throws {
+        let clip = try VideoClip(count: 24)
+        var settings = H264Encoder.Settings()
+        settings.preset = "veryfast"
+        settings.averageBitRate = 4_000_000
+        settings.maxBFrames = 3
+        let encoded = try Video.run(try H264Encoder(settings: settings), clip.frames)
+        let decoded = try Video.run(H264Decoder(), encoded)
+        #expect(decoded.count == 24)
+        #expect(decoded.allSatisfy { $0.format == .video(.raw(.yuv420p, width: 320, height: 240, frameRate: FrameRate(24))) })
+        #expect(decoded.map(\.timing.presentationTime) == clip.frames.map(\.timing.presentationTime))
+        for (source, frame) in zip(clip.frames, decoded) {
+            let psnr = Video.lumaPSNR(source, frame)
+            #expect(psnr >= 35, "PSNR \(psnr) dB at \(frame.timing.presentationTime)")
+        }
+        let path = clip.dir.file("ours.h264")
+        try Video.write(Video.annexB(encoded), to: path)
+        #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
+    }
+
+    /// The CLI's own stream (parameter sets in-band, read into AVCC samples by the test helper) decodes
+    /// to the frames ffmpeg decodes from it.
+    @Test func decodesTheCLIStream() throws {
+        let clip = try VideoClip(count: 30)
+        let path = clip.dir.file("cli.h264")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3M", "-g", "10", "-f", "h264", path])
+        let samples = Video.avccSamples(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
+        #expect(samples.count == 30)
+        let decoded = try Video.run(H264Decoder(), samples)
+        #expect(decoded.count == 30)
+        #expect(decoded.allSatisfy { $0.format.video?.width == 320 && $0.format.video?.height == 240 && $0.planes.map(\.count) == [76_800, 19_200, 19_200] })
+        #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
+        #expect(zip(clip.frames, decoded).allSatisfy { Video.lumaPSNR($0, $1) >= 35 })
+    }
+
+    @Test func rejectsBadInput() throws {
+        let raw = try VideoClip(count: 1).frames[0]
+        #expect { try Video.run(H264Decoder(), [raw]) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
+        let clip = try VideoClip(count: 3)
+        var encoded = try Video.run(try H264Encoder(), clip.frames)
+        encoded[1].data = [0, 0, 1, 0] + encoded[1].data  // a length past the end
+        #expect { try Video.run(H264Decoder(), encoded) } throws: { ($0 as? MediaError)?.sampleIndex == 1 }
+    }
+
+    /// A stream whose parameter sets change mid-way (Main, then High profile) decodes whole: the new
+    /// SPS/PPS are fed in-band before the first sample that carries them.
+    @Test func parameterSetChange() throws {
+        let clip = try VideoClip(count: 20)
+        var main = H264Encoder.Settings()
+        main.profile = "main"
+        main.preset = "veryfast"
+        var high = main
+        high.profile = "high"
+        let first = try Video.run(try H264Encoder(settings: main), Array(clip.frames.prefix(10)))
+        let second = try Video.run(try H264Encoder(settings: high), Array(clip.frames.suffix(10)))
+        #expect(first.first?.format.video?.h264 != second.first?.format.video?.h264)
+        let decoded = try Video.run(H264Decoder(), first + second)
+        #expect(decoded.count == 20)
+        #expect(decoded.map(\.timing.presentationTime) == clip.frames.map(\.timing.presentationTime))
+        let path = clip.dir.file("both.h264")
+        try Video.write(Video.annexB(first) + Video.annexB(second), to: path)
+        #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
+    }
+
+    /// A 10-bit stream decodes to a pixel format PixelFormat has no case for: unsupportedFormat.
+    @Test func tenBitIsUnsupported() throws {
+        let clip = try VideoClip(count: 2)
+        let path = clip.dir.file("10bit.h264")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-pix_fmt", "yuv420p10le", "-f", "h264", path])
+        let samples = Video.avccSamples(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
+        #expect(samples.count == 2)
+        #expect { try Video.run(H264Decoder(), samples) } throws: {
+            ($0 as? MediaError)?.code == .unsupportedFormat && "\($0)".contains("yuv420p10")
+        }
+    }
+
+    /// FFmpeg's framemd5 hash of a tightly packed frame: the MD5 of its planes in order.
+    static func md5(_ frame: MediaSample) -> String {
+        let result = try? ExternalTool.run("md5sum", ["-"], stdin: Data(frame.planes.flatMap { $0 }))
+        return result.map { String($0.output.prefix(32)) } ?? ""
+    }
+}

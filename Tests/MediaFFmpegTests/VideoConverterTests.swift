@@ -1,0 +1,77 @@
+import Foundation
+import MediaCore
+import MediaFFmpeg
+import MediaTestSupport
+import Testing
+
+@Suite struct VideoConverterTests {
+    /// The CLI's conversion of the clip's yuv420p to `pixelFormat`, as raw bytes.
+    static func cli(_ clip: VideoClip, from: String, input: String, to: String, size: String? = nil) throws -> [UInt8] {
+        var args = ["-v", "error", "-f", "rawvideo", "-pix_fmt", from, "-s", "\(clip.width)x\(clip.height)", "-i", input]
+        if let size { args += ["-s", size] }
+        args += ["-pix_fmt", to, "-sws_flags", "bicubic", "-f", "rawvideo", "-"]
+        return [UInt8](try ExternalTool.check("ffmpeg", args).stdout)
+    }
+
+    /// yuv420p → nv12/bgra/rgb24 and back give the CLI's bytes (`-sws_flags bicubic`), timing untouched.
+    @Test(arguments: [PixelFormat.nv12, .bgra, .rgb24])
+    func convertsLikeTheCLI(pixelFormat: PixelFormat) throws {
+        let clip = try VideoClip(count: 3)
+        let there = try Video.run(try VideoConverter(to: pixelFormat), clip.frames)
+        #expect(there.count == 3)
+        #expect(there.map(\.timing) == clip.frames.map(\.timing))
+        #expect(there.allSatisfy { $0.format == .video(.raw(pixelFormat, width: 320, height: 240, frameRate: FrameRate(24))) })
+        let cliThere = try Self.cli(clip, from: "yuv420p", input: clip.yuvPath, to: pixelFormat.rawValue)
+        let oursThere = there.flatMap { $0.planes.flatMap { $0 } }
+        #expect(oursThere.count == cliThere.count)
+        #expect(oursThere == cliThere, "\(pixelFormat) bytes differ from the CLI's")
+
+        let otherPath = clip.dir.file("other.raw")
+        try Video.write(cliThere, to: otherPath)
+        let back = try Video.run(try VideoConverter(to: .yuv420p), there)
+        let cliBack = try Self.cli(clip, from: pixelFormat.rawValue, input: otherPath, to: "yuv420p")
+        #expect(back.flatMap { $0.planes.flatMap { $0 } } == cliBack, "\(pixelFormat) → yuv420p differs from the CLI's")
+        #expect(zip(clip.frames, back).allSatisfy { Video.lumaPSNR($0, $1) >= 35 })
+    }
+
+    /// 320x240 → 160x120 gives the CLI's scaled frames.
+    @Test func scalesLikeTheCLI() throws {
+        let clip = try VideoClip(count: 2)
+        let small = try Video.run(try VideoConverter(to: .yuv420p, width: 160, height: 120), clip.frames)
+        #expect(small.allSatisfy { $0.planes.map(\.count) == [19_200, 4800, 4800] })
+        #expect(small.map(\.timing) == clip.frames.map(\.timing))
+        let cli = try Self.cli(clip, from: "yuv420p", input: clip.yuvPath, to: "yuv420p", size: "160x120")
+        #expect(small.flatMap { $0.planes.flatMap { $0 } } == cli)
+    }
+
+    /// Padded input rows give the same output as packed ones.
+    @Test func honoursStrides() throws {
+        let clip = try VideoClip(count: 1)
+        let frame = clip.frames[0]
+        var padded = frame
+        padded.format = .video(VideoFormat(codec: .raw(.yuv420p), width: 320, height: 240, frameRate: FrameRate(24), bytesPerRow: [336, 176, 176]))
+        padded.planes = frame.planes.enumerated().map { index, plane in
+            let width = index == 0 ? 320 : 160
+            let stride = index == 0 ? 336 : 176
+            var out: [UInt8] = []
+            for row in 0..<(plane.count / width) { out += plane[row * width..<(row + 1) * width] + [UInt8](repeating: 7, count: stride - width) }
+            return out
+        }
+        let a = try Video.run(try VideoConverter(to: .bgra), [frame])
+        let b = try Video.run(try VideoConverter(to: .bgra), [padded])
+        #expect(a.first?.planes == b.first?.planes)
+        #expect(a.first?.planes.first?.count == 320 * 240 * 4)
+    }
+
+    /// A plane too short for its declared size throws invalidData naming the sample index.
+    @Test func shortPlaneIsAnError() throws {
+        let clip = try VideoClip(count: 3)
+        var frames = clip.frames
+        frames[2].planes[1] = Array(frames[2].planes[1].prefix(100))
+        #expect { try Video.run(try VideoConverter(to: .rgb24), frames) } throws: {
+            let error = $0 as? MediaError
+            return error?.code == .invalidData && error?.sampleIndex == 2 && "\($0)".contains("plane 1")
+        }
+        #expect(throws: MediaError.self) { try VideoConverter(to: .rgb24, width: 0) }
+    }
+}
