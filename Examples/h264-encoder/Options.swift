@@ -27,6 +27,7 @@ struct Options {
     var realtime = false
     var bframes: Int?
     var encoderName = "libx264"
+    var threads: Int?
     var quiet = false
 
     static let usage = """
@@ -35,7 +36,7 @@ struct Options {
                              | --pattern [--size WxH] [--frames N | --duration SECONDS]]
                             [--fps RATE] [--bitrate BITS] [--maxrate BITS --bufsize BITS] [--keyint N]
                             [--preset NAME] [--profile NAME] [--level N.N] [--realtime] [--bframes N]
-                            [--encoder NAME] [--quiet]
+                            [--encoder NAME] [--threads N] [--quiet]
 
         Encodes raw video to H.264 and writes an Annex-B (.h264) file with SPS/PPS before every
         keyframe. Without --input, encodes the test pattern (moving colour bars with the frame number
@@ -47,7 +48,9 @@ struct Options {
         says (--bframes 0 turns reordering off). --fps defaults to the input's rate (25 for .yuv and the
         pattern). --realtime delivers the frames at the pace of their timestamps, as a camera does,
         and tunes the encoder for zero latency (no lookahead, no frame delay). --encoder picks
-        another FFmpeg encoder (h264_nvenc, h264_vaapi) where the hardware exists.
+        another FFmpeg encoder (h264_nvenc, h264_vaapi) where the hardware exists. --threads sets
+        the encoder's threads (default: automatic, as the CLI; with a bit rate, x264's output depends on
+        its thread count).
         """
 
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.
@@ -82,6 +85,7 @@ struct Options {
             case "--realtime": realtime = true
             case "--bframes": bframes = try rest.number(for: flag, Int.self)
             case "--encoder": encoderName = try rest.value(for: flag)
+            case "--threads": threads = try rest.number(for: flag, Int.self)
             case "--quiet", "-q": quiet = true
             case "--help", "-h": throw UsageError(Self.usage, isHelp: true)
             default: throw UsageError("unknown option '\(flag)' (see --help)")
@@ -101,6 +105,7 @@ struct Options {
         if let b = bitRate, b <= 0 { throw UsageError("--bitrate must be positive") }
         if let k = keyint, k <= 0 { throw UsageError("--keyint must be positive") }
         if let b = bframes, !(0...16).contains(b) { throw UsageError("--bframes must be 0 to 16") }
+        if let t = threads, !(0...64).contains(t) { throw UsageError("--threads must be 0 (automatic) to 64") }
         if (maxRate == nil) != (bufferSize == nil) { throw UsageError("give --maxrate and --bufsize together") }
     }
 

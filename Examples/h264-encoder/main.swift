@@ -126,6 +126,7 @@ func run() throws -> Int32 {
     }
     settings.maxKeyFrameInterval = options.keyint
     settings.preset = options.preset
+    settings.threads = options.threads
     settings.profile = options.profile
     settings.level = options.level
     if let bframes = options.bframes {

@@ -54,12 +54,21 @@ public struct VideoFormat: Sendable, Hashable, CustomStringConvertible {
     public var bytesPerRow: [Int]
     /// For H.264, the parameter sets; `nil` for other codecs or before they are known.
     public var h264: H264Parameters?
+    /// The shape of a pixel, or `nil` when unknown (`kCVImageBufferPixelAspectRatioKey`, y4m's `A`,
+    /// H.264's `sample_aspect_ratio`).
+    public var pixelAspectRatio: PixelAspectRatio?
+    /// Where the chroma samples of subsampled formats sit, or `nil` when unspecified
+    /// (`kCVImageBufferChromaLocationTopFieldKey`, H.264's `chroma_sample_loc_type`).
+    public var chromaLocation: ChromaLocation?
 
     /// A format with every field given. `bytesPerRow` empty means tightly packed rows for raw frames.
     public init(
         codec: VideoCodec, width: Int, height: Int, frameRate: FrameRate? = nil,
-        bytesPerRow: [Int] = [], h264: H264Parameters? = nil
+        bytesPerRow: [Int] = [], h264: H264Parameters? = nil,
+        pixelAspectRatio: PixelAspectRatio? = nil, chromaLocation: ChromaLocation? = nil
     ) {
+        self.pixelAspectRatio = pixelAspectRatio
+        self.chromaLocation = chromaLocation
         self.codec = codec
         self.width = width
         self.height = height
@@ -103,13 +112,17 @@ public struct VideoFormat: Sendable, Hashable, CustomStringConvertible {
 
     /// The same format with tightly packed rows (no padding at the end of a row).
     public var packed: VideoFormat {
-        VideoFormat(codec: codec, width: width, height: height, frameRate: frameRate, h264: h264)
+        VideoFormat(
+            codec: codec, width: width, height: height, frameRate: frameRate, h264: h264,
+            pixelAspectRatio: pixelAspectRatio, chromaLocation: chromaLocation)
     }
 
     /// E.g. `yuv420p 1280x720 @ 24/1` or `h264 1280x720 (profile 100, level 31)`.
     public var description: String {
         var text = "\(codec) \(width)x\(height)"
         if let frameRate { text += " @ \(frameRate)" }
+        if let pixelAspectRatio { text += " sar \(pixelAspectRatio)" }
+        if let chromaLocation { text += " chroma \(chromaLocation)" }
         if let h264 { text += " (profile \(h264.profile), level \(h264.level))" }
         return text
     }
@@ -141,4 +154,42 @@ public struct FrameRate: Sendable, Hashable, CustomStringConvertible {
 
     /// E.g. `24/1` or `30000/1001`.
     public var description: String { "\(numerator)/\(denominator)" }
+}
+
+/// The shape of one pixel as horizontal : vertical spacing (`kCVImageBufferPixelAspectRatioKey`);
+/// 1:1 is square.
+public struct PixelAspectRatio: Sendable, Hashable, CustomStringConvertible {
+    /// Relative width of a pixel.
+    public var horizontalSpacing: Int
+    /// Relative height of a pixel.
+    public var verticalSpacing: Int
+
+    /// A ratio of `horizontalSpacing`:`verticalSpacing`.
+    public init(_ horizontalSpacing: Int, _ verticalSpacing: Int) {
+        self.horizontalSpacing = horizontalSpacing
+        self.verticalSpacing = verticalSpacing
+    }
+
+    /// Square pixels.
+    public static let square = PixelAspectRatio(1, 1)
+
+    /// E.g. `1:1`.
+    public var description: String { "\(horizontalSpacing):\(verticalSpacing)" }
+}
+
+/// Where the first chroma sample of a subsampled frame sits relative to the luma samples, in the
+/// order of H.264's `chroma_sample_loc_type` (0...5) and FFmpeg's `AVChromaLocation` (1...6).
+public enum ChromaLocation: Int, Sendable, Hashable, CaseIterable {
+    /// Co-sited horizontally, between lines vertically: MPEG-2 4:2:0, H.264's default.
+    case left = 0
+    /// Between luma samples both ways: JPEG and MPEG-1 4:2:0.
+    case center = 1
+    /// Co-sited with the top-left luma sample: DV PAL, 4:2:2 as ITU-R BT.601 samples it.
+    case topLeft = 2
+    /// Co-sited with the top luma line, between samples horizontally.
+    case top = 3
+    /// Co-sited with the bottom-left luma sample.
+    case bottomLeft = 4
+    /// Co-sited with the bottom luma line, between samples horizontally.
+    case bottom = 5
 }

@@ -128,7 +128,11 @@ extension H264Encoder {
         let input: VideoFormat
         /// The output format, once the parameter sets are known (from extradata or the first packet).
         var outputFormat: VideoFormat? {
-            parameters.map { .h264(width: input.width, height: input.height, frameRate: rate, parameters: $0) }
+            parameters.map {
+                VideoFormat(
+                    codec: .h264, width: input.width, height: input.height, frameRate: rate, h264: $0,
+                    pixelAspectRatio: input.pixelAspectRatio, chromaLocation: input.chromaLocation)
+            }
         }
         private var parameters: H264Parameters?
         private let rate: FrameRate?
@@ -170,6 +174,15 @@ extension H264Encoder {
             ctx.pointee.width = Int32(input.width)
             ctx.pointee.height = Int32(input.height)
             ctx.pointee.pix_fmt = pixels.avPixelFormat
+            // Written into the SPS's VUI, as the CLI does from a y4m header's A and C tags. They change the
+            // SPS size and so, through rate control, every frame after it: the CLI match needs them.
+            if let aspect = input.pixelAspectRatio {
+                ctx.pointee.sample_aspect_ratio = AVRational(
+                    num: Int32(clamping: aspect.horizontalSpacing), den: Int32(clamping: aspect.verticalSpacing))
+            }
+            if let location = input.chromaLocation {
+                ctx.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(location.rawValue + 1))
+            }
             ctx.pointee.time_base = AVRational(num: Int32(tickNumerator), den: tickTimescale)
             if let rate, rate.isValid {
                 ctx.pointee.framerate = AVRational(num: rate.numerator, den: rate.denominator)

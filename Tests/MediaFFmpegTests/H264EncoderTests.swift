@@ -27,8 +27,10 @@ import Testing
         try Video.write(Video.annexB(ours), to: oursPath)
         let x264 = ["-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30", "-threads", "1", "-f", "h264"]
         let cliPath = clip.dir.file("cli.h264")
-        // `setsar=0`: the y4m says A1:1, which the CLI would write into the VUI; VideoFormat carries no
-        // aspect ratio, and x264's ABR counts header bits, so a longer SPS changes every later frame.
+        // `setsar=0`: the y4m says A1:1, which the CLI writes into the VUI, while our frames here come from
+        // the raw file and carry no aspect ratio; x264's ABR counts header bits, so a longer SPS changes
+        // every later frame. (H264EncoderExampleTests compares Y4MReader's frames, A and C tags included,
+        // with the CLI on the same y4m.)
         try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-vf", "setsar=0"] + x264 + [cliPath])
         let oursHashes = try Video.frameHashes(oursPath)
         let cliHashes = try Video.frameHashes(cliPath)

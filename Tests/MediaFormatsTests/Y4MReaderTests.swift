@@ -21,7 +21,10 @@ import Testing
         let raw = try VideoTest.ffmpegRaw(path)
 
         let reader = try Y4MReader(path: path)
-        #expect(reader.format == .raw(pixelFormat, width: width, height: height, frameRate: FrameRate(30000, 1001)))
+        var expected = VideoFormat.raw(pixelFormat, width: width, height: height, frameRate: FrameRate(30000, 1001))
+        expected.pixelAspectRatio = .square  // ffmpeg writes A1:1
+        expected.chromaLocation = pixelFormat == .yuv420p ? .center : nil  // and C420jpeg for 4:2:0
+        #expect(reader.format == expected)
         #expect(reader.header.hasPrefix("YUV4MPEG2 W\(width) H\(height) F30000:1001"))
         var source = reader
         let frames = try VideoTest.drain(&source)
@@ -64,6 +67,21 @@ import Testing
         #expect(frames.map(\.timing.presentationTime) == [0, 1, 2].map { MediaTime(value: $0, timescale: 25) })
     }
 
+    /// The A and C tags as FFmpeg's y4m demuxer reads them: what the CLI writes into an H.264 SPS.
+    @Test(arguments: [
+        ("A1:1 C420jpeg", PixelAspectRatio?.some(.square), ChromaLocation?.some(.center)),
+        ("A0:0 C420mpeg2", nil, .left),
+        ("A4:3 C420paldv", PixelAspectRatio(4, 3), .topLeft),
+        ("C420", nil, .center),
+        ("A1:1", .square, .center),
+        ("Ax:y C422", nil, nil),
+    ])
+    func aspectAndChromaSiting(tags: String, aspect: PixelAspectRatio?, location: ChromaLocation?) throws {
+        let reader = try Y4MReader(bytes: VideoTest.ascii("YUV4MPEG2 W16 H16 F25:1 \(tags)\n"))
+        #expect(reader.format.pixelAspectRatio == aspect)
+        #expect(reader.format.chromaLocation == location)
+    }
+
     @Test func parametersInAnyOrderWithUnknownOnesAndFrameParameters() throws {
         let width = 18, height = 16
         let frameBytes = PixelFormat.yuv444p.frameByteCount(width: width, height: height)
@@ -72,7 +90,9 @@ import Testing
         let bytes = VideoTest.ascii("YUV4MPEG2 C444 XFOO=1 H16 W18  F24000:1001 Ip A10:11 Zzz\n")
             + VideoTest.ascii("FRAME\n") + pixels0 + VideoTest.ascii("FRAME XBAR=2\n") + pixels1
         var reader = try Y4MReader(bytes: bytes)
-        #expect(reader.format == .raw(.yuv444p, width: 18, height: 16, frameRate: FrameRate(24000, 1001)))
+        var expected = VideoFormat.raw(.yuv444p, width: 18, height: 16, frameRate: FrameRate(24000, 1001))
+        expected.pixelAspectRatio = PixelAspectRatio(10, 11)
+        #expect(reader.format == expected)
         #expect(reader.chromaTag == "444")
         #expect(reader.interlacing == "p")
         let frames = try VideoTest.drain(&reader)

@@ -89,7 +89,9 @@ public final class Y4MReader: MediaSource {
             chromaTag = parsed.chroma
             interlacing = parsed.interlacing
             frameRate = parsed.frameRate
-            format = .raw(parsed.pixelFormat, width: parsed.width, height: parsed.height, frameRate: parsed.frameRate)
+            format = VideoFormat(
+                codec: .raw(parsed.pixelFormat), width: parsed.width, height: parsed.height, frameRate: parsed.frameRate,
+                pixelAspectRatio: parsed.pixelAspectRatio, chromaLocation: parsed.chromaLocation)
             frameByteCount = parsed.pixelFormat.frameByteCount(width: parsed.width, height: parsed.height)
         } catch {
             throw error.inStage("Y4MReader")
@@ -200,6 +202,10 @@ extension Y4MReader {
         var pixelFormat: PixelFormat
         var chroma: String?
         var interlacing: String?
+        /// `A` when both terms are positive (`A0:0` is unknown).
+        var pixelAspectRatio: PixelAspectRatio?
+        /// From the 4:2:0 chroma tags, as FFmpeg's y4m demuxer reads them.
+        var chromaLocation: ChromaLocation?
 
         init(_ line: [UInt8]) throws(MediaError) {
             guard line.count >= magic.count, Array(line.prefix(magic.count)) == magic else {
@@ -223,7 +229,8 @@ extension Y4MReader {
                 case UInt8(ascii: "F"): rate = try Self.rate(value)
                 case UInt8(ascii: "C"): chroma = value
                 case UInt8(ascii: "I"): interlacing = value
-                default: break  // A (aspect), X (extensions) and unknown parameters
+                case UInt8(ascii: "A"): pixelAspectRatio = Self.aspect(value)
+                default: break  // X (extensions) and unknown parameters
                 }
             }
             guard let width else { throw MediaError.invalidData("Y4M stream header has no W (width) parameter", at: 0) }
@@ -234,6 +241,12 @@ extension Y4MReader {
             frameRate = rate ?? FrameRate(25, 1)
             self.chroma = chroma
             self.interlacing = interlacing
+            switch chroma {
+            case nil, "420jpeg", "420": chromaLocation = .center
+            case "420mpeg2": chromaLocation = .left
+            case "420paldv": chromaLocation = .topLeft
+            default: chromaLocation = nil
+            }
             switch chroma {
             case nil, "420jpeg", "420paldv", "420mpeg2", "420": pixelFormat = .yuv420p
             case "422": pixelFormat = .yuv422p
@@ -253,6 +266,13 @@ extension Y4MReader {
                 throw MediaError.invalidData("Y4M \(key) parameter \"\(text)\" is not a size of 1...\(limit) pixels", at: 0)
             }
             return value
+        }
+
+        /// `h:v`; `nil` for `0:0` (unknown) or anything that is not two positive numbers (ignored, as FFmpeg does).
+        private static func aspect(_ text: String) -> PixelAspectRatio? {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let h = Int(parts[0]), let v = Int(parts[1]), h > 0, v > 0 else { return nil }
+            return PixelAspectRatio(h, v)
         }
 
         /// `num:den`; `nil` for `0:0` (unknown).
