@@ -45,4 +45,33 @@ import Testing
         #expect(stream["codec_name"] as? String == "pcm_s16le")
         #expect(stream["channels"] as? Int == 2)
     }
+
+    /// Raw rgb24 → VideoConverter (swscale) → H264Encoder (libx264) → AnnexBMuxer: the video encode path.
+    @Test func convertingAndEncodingVideoLeakNothing() throws {
+        let dir = try TemporaryDirectory()
+        let rgb = dir.file("in.rgb")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "8", "-pix_fmt", "rgb24", "-f", "rawvideo", rgb,
+        ])
+        let out = dir.file("out.h264")
+        _ = try memcheck(
+            ["--input", rgb, "--size", "96x64", "--pix-fmt", "rgb24", "--preset", "ultrafast", "--threads", "1", "--output", out],
+            example: "h264-encoder")
+        let stream = try ExternalTool.probeFirstStream(out)
+        #expect(stream["width"] as? Int == 96)
+        #expect(stream["nb_read_packets"] as? String == "8")
+    }
+
+    /// Annex-B → AnnexBReader → H264Decoder → H264Encoder: the video decode path.
+    @Test func decodingVideoLeaksNothing() throws {
+        let dir = try TemporaryDirectory()
+        let source = dir.file("in.h264")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "8", "-c:v", "libx264",
+            "-preset", "ultrafast", "-f", "h264", source,
+        ])
+        let out = dir.file("out.h264")
+        _ = try memcheck(["--input", source, "--preset", "ultrafast", "--threads", "1", "--output", out], example: "h264-encoder")
+        #expect(try ExternalTool.probeFirstStream(out)["nb_read_packets"] as? String == "8")
+    }
 }
