@@ -1,11 +1,5 @@
 public import MediaCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Splits an H.264 Annex-B byte stream (ITU-T H.264 annex B) into NAL units, incrementally.
 ///
 /// NAL units are separated by 3-byte (`00 00 01`) or 4-byte (`00 00 00 01`) start codes. Zero bytes
@@ -16,8 +10,8 @@ import Darwin
 /// Push bytes in chunks of any size with ``push(_:)`` and take NAL units with ``nextNALUnit()``; a NAL
 /// unit is complete when the next start code has arrived, or when ``finish()`` says the input ended.
 /// However the input is split, the same NAL units come out. Scanning is linear in the input: every
-/// byte is examined once (start codes are found with `memchr` on their `01` byte) and the buffer is
-/// compacted in place only when its consumed part is at least half of it.
+/// byte is examined once (16 bytes at a time where there is no zero byte) and the buffer is compacted
+/// in place only when its consumed part is at least half of it.
 ///
 /// ```swift
 /// var scanner = AnnexBScanner()
@@ -134,22 +128,41 @@ public struct AnnexBScanner: Sendable {
 
     /// The buffer index of the next `00 00 01`, searching from `scanIndex`; updates `scanIndex`.
     ///
-    /// `memchr` finds each `01` byte (vectorised in the C library: this is the loop that touches every
-    /// byte of the stream, and a Swift byte loop ran at a fraction of its speed); the two bytes before
-    /// a hit are then checked.
+    /// This is the loop that touches every byte of the stream, so it reads 16 bytes at a time as two
+    /// 64-bit words. A start code holds two adjacent zero bytes; the zero-byte test of FFmpeg's
+    /// `ff_startcode_find_candidate` flags every zero byte of a word (and at worst a `01` above one), and
+    /// only blocks with two adjacent flagged bytes, rare in coded data thanks to emulation prevention,
+    /// are looked at byte by byte. (A byte loop ran at under 1 GB/s; `memchr` for the `01` byte at about
+    /// 4 GB/s on noisy 20 Mb/s video, whose `01` bytes come every ~110 bytes.)
     private mutating func findStartCode() -> Int? {
         let count = buffer.count
         guard scanIndex + 2 < count else { return nil }
-        let searchFrom = scanIndex + 2  // where the `01` of a start code at `scanIndex` would be
-        let found: Int? = buffer.withUnsafeBufferPointer { bytes in
+        let from = scanIndex
+        let found: Int? = buffer.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return nil }
-            var from = searchFrom
-            while from < count, let hit = memchr(base + from, 1, count - from) {
-                let one = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
-                if bytes[one - 1] == 0 && bytes[one - 2] == 0 { return one - 2 }
-                from = one + 1
+            func startCode(in range: Range<Int>) -> Int? {
+                for j in range where j + 2 < count && bytes[j] == 0 && bytes[j + 1] == 0 && bytes[j + 2] == 1 {
+                    return j
+                }
+                return nil
             }
-            return nil
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            var i = from
+            var previousFlagged: UInt64 = 0  // 0x80 when the byte before `i` is flagged
+            while i + 16 <= count {
+                // Unaligned little-endian loads, within bounds by the loop condition.
+                let first = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let second = base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                let flagsFirst = (first &- ones) & ~first & highs
+                let flagsSecond = (second &- ones) & ~second & highs
+                let pairs = flagsFirst & (flagsFirst >> 8) | flagsSecond & (flagsSecond >> 8)
+                    | (flagsFirst >> 56) & flagsSecond | previousFlagged & flagsFirst
+                if pairs != 0, let j = startCode(in: max(from, i - 1)..<i + 16) { return j }
+                previousFlagged = flagsSecond >> 56
+                i += 16
+            }
+            return startCode(in: max(from, i - 1)..<count)
         }
         // Without a hit, every start position below `count - 2` has been ruled out.
         scanIndex = found ?? count - 2
