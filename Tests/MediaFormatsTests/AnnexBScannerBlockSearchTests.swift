@@ -2,7 +2,7 @@ import MediaCore
 import MediaFormats
 import Testing
 
-/// The scanner looks for start codes 16 bytes at a time and only looks closer at blocks with two
+/// The scanner looks for start codes 32 bytes at a time and only looks closer at blocks with two
 /// adjacent zero bytes: these streams put start codes at every position relative to those blocks and
 /// to the chunk boundaries, between NAL units full of near misses (lone zeros, `00 00 03`, `00 01`).
 @Suite struct AnnexBScannerBlockSearchTests {
@@ -43,9 +43,9 @@ import Testing
     }
 
     @Test func findsAStartCodeRightAfterALongRunWithoutZeros() throws {
-        // 4 KiB without a zero byte, then a start code at each of 16 offsets: the block loop must
+        // 4 KiB without a zero byte, then a start code at each of 32 offsets: the block loop must
         // neither skip it nor stop early.
-        for shift in 0..<16 {
+        for shift in 0..<32 {
             let first: [UInt8] = [0x65] + (0..<(4096 + shift)).map { UInt8(truncatingIfNeeded: $0 % 200 + 2) }
             let stream = [0, 0, 0, 1] + first + [0, 0, 1, 0x09, 0xF0]
             let units = try scanAnnexB(stream, chunkSizes: [stream.count])

@@ -128,12 +128,13 @@ public struct AnnexBScanner: Sendable {
 
     /// The buffer index of the next `00 00 01`, searching from `scanIndex`; updates `scanIndex`.
     ///
-    /// This is the loop that touches every byte of the stream, so it reads 16 bytes at a time as two
-    /// 64-bit words. A start code holds two adjacent zero bytes; the zero-byte test of FFmpeg's
-    /// `ff_startcode_find_candidate` flags every zero byte of a word (and at worst a `01` above one), and
-    /// only blocks with two adjacent flagged bytes, rare in coded data thanks to emulation prevention,
-    /// are looked at byte by byte. (A byte loop ran at under 1 GB/s; `memchr` for the `01` byte at about
-    /// 4 GB/s on noisy 20 Mb/s video, whose `01` bytes come every ~110 bytes.)
+    /// This is the loop that touches every byte of the stream, so it reads 32 bytes at a time as four
+    /// 64-bit words. A start code at byte `k` of a word `w` needs `w[k]` and `w[k + 1]` to be zero, or
+    /// only `w[7]` when `k` is the last byte; `w | w >> 8` has a zero byte exactly there, and the zero-byte
+    /// test (`(y - 0x01…) & ~y & 0x80…`, as in FFmpeg's `ff_startcode_find_candidate`) never misses
+    /// one. Only blocks that pass it, a few percent of coded data thanks to emulation prevention, are
+    /// looked at byte by byte. On 51 MB of 20 Mb/s video in memory this took 4.7 ms, `memchr` for every
+    /// `01` byte (one in ~110 there) 8.5 ms, and a byte loop several times more.
     private mutating func findStartCode() -> Int? {
         let count = buffer.count
         guard scanIndex + 2 < count else { return nil }
@@ -146,23 +147,23 @@ public struct AnnexBScanner: Sendable {
                 }
                 return nil
             }
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            var i = from
-            var previousFlagged: UInt64 = 0  // 0x80 when the byte before `i` is flagged
-            while i + 16 <= count {
-                // Unaligned little-endian loads, within bounds by the loop condition.
-                let first = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let second = base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-                let flagsFirst = (first &- ones) & ~first & highs
-                let flagsSecond = (second &- ones) & ~second & highs
-                let pairs = flagsFirst & (flagsFirst >> 8) | flagsSecond & (flagsSecond >> 8)
-                    | (flagsFirst >> 56) & flagsSecond | previousFlagged & flagsFirst
-                if pairs != 0, let j = startCode(in: max(from, i - 1)..<i + 16) { return j }
-                previousFlagged = flagsSecond >> 56
-                i += 16
+            /// The high bit of every byte of `word` that is zero together with the next byte of the word
+            /// (or that is zero and last), and perhaps of a few others.
+            func zeroPairs(_ word: UInt64) -> UInt64 {
+                let pairs = word | word >> 8
+                return (pairs &- 0x0101_0101_0101_0101) & ~pairs
             }
-            return startCode(in: max(from, i - 1)..<count)
+            var i = from
+            while i + 32 <= count {
+                // Unaligned little-endian loads, within bounds by the loop condition.
+                let candidates = zeroPairs(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    | zeroPairs(base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+                    | zeroPairs(base.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
+                    | zeroPairs(base.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
+                if candidates & 0x8080_8080_8080_8080 != 0, let j = startCode(in: i..<i + 32) { return j }
+                i += 32
+            }
+            return startCode(in: i..<count)
         }
         // Without a hit, every start position below `count - 2` has been ruled out.
         scanIndex = found ?? count - 2
