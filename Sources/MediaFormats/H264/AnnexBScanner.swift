@@ -10,8 +10,8 @@ public import MediaCore
 /// Push bytes in chunks of any size with ``push(_:)`` and take NAL units with ``nextNALUnit()``; a NAL
 /// unit is complete when the next start code has arrived, or when ``finish()`` says the input ended.
 /// However the input is split, the same NAL units come out. Scanning is linear in the input: every
-/// byte is examined once (16 bytes at a time where there is no zero byte) and the buffer is compacted
-/// in place only when its consumed part is at least half of it.
+/// byte is examined once (32 bytes at a time where there are no two adjacent zero bytes) and the buffer
+/// is compacted in place only when its consumed part is at least half of it.
 ///
 /// ```swift
 /// var scanner = AnnexBScanner()
