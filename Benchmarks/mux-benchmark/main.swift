@@ -8,11 +8,13 @@
 //   adts-read  ADTSReader → count packets and bytes  (output ignored, pass `-`)
 //   annexb     AnnexBReader → AnnexBMuxer → FileOutput (parse + rewrite H.264 Annex-B, no decode)
 //
-// Prints one line to standard error: mode, packets, bytes, seconds. A plain loop, no Foundation.
+// Prints one line to standard error: mode, packets, bytes, seconds. A plain loop, no Foundation, and
+// only the pure-Swift modules (no FFmpeg libraries to load at start-up).
 #if canImport(Glibc)
 import Glibc
 #endif
-import MediaPipeline
+import MediaCore
+import MediaFormats
 
 /// Writes one line to standard error.
 func printError(_ text: String) {

@@ -78,12 +78,12 @@ public final class FileOutput: MediaOutput {
     /// Writes the buffer to the file.
     public func flush() throws(MediaError) {
         guard !buffer.isEmpty else { return }
-        let pending = buffer
-        buffer.removeAll(keepingCapacity: true)
         var failure: MediaError?
-        pending.withUnsafeBytes { raw in
+        buffer.withUnsafeBytes { raw in
             do throws(MediaError) { try writeAll(raw) } catch { failure = error }
         }
+        // Emptied after the write, so that the buffer is not shared and keeps its capacity: no allocation.
+        buffer.removeAll(keepingCapacity: true)
         if let failure { throw failure }
     }
 
@@ -154,6 +154,24 @@ public final class FileInput {
         }
         result.removeLast(count - filled)
         return result
+    }
+
+    /// Reads into `destination` until it is full or the file ends, and returns how many bytes were read
+    /// (0 at the end of the file). Unlike ``read(upTo:)`` it allocates nothing.
+    public func read(into destination: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+        guard fd >= 0, let base = destination.baseAddress else { return 0 }
+        var filled = 0
+        while filled < destination.count {
+            let n = Glibc.read(fd, base + filled, destination.count - filled)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else {
+                throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: position)
+            }
+            if n == 0 { break }
+            filled += n
+            position += Int64(n)
+        }
+        return filled
     }
 
     /// The whole rest of the file.

@@ -67,8 +67,11 @@ public struct AnnexBAccessUnitParser: Sendable {
     private var lastEmittedParameters: H264Parameters?
 
     /// The access unit being collected: its AVCC payload, whether it has a VCL NAL unit and an IDR
-    /// slice, the SPS its first slice refers to.
+    /// slice, the SPS its first slice refers to. The payload becomes the sample's buffer and the
+    /// recycled sample's emptied buffer becomes the next payload, so that in steady state (when the
+    /// consumer lets go of each sample before asking for the next) nothing is allocated.
     private var payload: [UInt8] = []
+    private var recycler = SampleRecycler()
     private var hasVCL = false
     private var hasIDR = false
     private var activeSPSId = 0
@@ -93,6 +96,14 @@ public struct AnnexBAccessUnitParser: Sendable {
         scanner.push(chunk)
     }
 
+    /// Appends up to `count` bytes read from `input` without an intermediate array; returns how many
+    /// (0 at the end of the input).
+    mutating func append(from input: ForwardInput, upTo count: Int) throws(MediaError) -> Int {
+        let got = try scanner.append(from: input, upTo: count)
+        bytesPushed += Int64(got)
+        return got
+    }
+
     /// Says that the stream has ended, so that the last access unit can be returned.
     public mutating func finish() {
         isFinished = true
@@ -106,8 +117,8 @@ public struct AnnexBAccessUnitParser: Sendable {
     public mutating func nextAccessUnit() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }
         do throws(MediaError) {
-            while let nal = try scanner.nextNALUnit() {
-                if let sample = try consume(nal) { return sample }
+            while let nal = try scanner.nextNALUnitRange() {
+                if let sample = try consume(scanner.buffer[nal.range], at: nal.offset) { return sample }
             }
             guard isFinished else { return nil }
             if nalUnitCount == 0 && bytesPushed > 0 {
@@ -134,13 +145,13 @@ public struct AnnexBAccessUnitParser: Sendable {
 
     /// Adds `nal` to the current access unit, or ends it first when `nal` starts the next one; returns
     /// the ended access unit.
-    private mutating func consume(_ nal: AnnexBScanner.NALUnit) throws(MediaError) -> MediaSample? {
+    private mutating func consume(_ nal: ArraySlice<UInt8>, at offset: Int64) throws(MediaError) -> MediaSample? {
         nalUnitCount += 1
-        let header = try H264NALHeader(parsing: nal.bytes, baseOffset: nal.offset)
+        let header = try H264NALHeader(parsing: nal, baseOffset: offset)
         let type = header.nalUnitType.rawValue
         var slice: H264SliceHeaderStart?
         if type == 1 || type == 2 || type == 5 {
-            slice = try H264SliceHeaderStart(nal: nal.bytes, offset: nal.offset)
+            slice = try H264SliceHeaderStart(nal: nal, offset: offset)
         }
         var ended: MediaSample?
         if hasVCL {
@@ -149,21 +160,21 @@ public struct AnnexBAccessUnitParser: Sendable {
         }
         switch type {
         case 7:
-            try addSPS(nal)
+            try addSPS(nal, at: offset)
         case 8:
-            try addPPS(nal)
+            try addPPS(nal, at: offset)
         case 9:
             break  // access_unit_delimiter_rbsp: implied by the sample boundary
         default:
             if (1...5).contains(type) {
                 if !hasVCL {
-                    try activate(slice, at: nal.offset)
+                    try activate(slice, at: offset)
                 }
                 hasVCL = true
                 if type == 5 { hasIDR = true }
             }
-            appendLength(nal.bytes.count)
-            payload.append(contentsOf: nal.bytes)
+            appendLength(nal.count)
+            payload.append(contentsOf: nal)
         }
         return ended
     }
@@ -190,20 +201,27 @@ public struct AnnexBAccessUnitParser: Sendable {
         activeSPSId = pps.pps.seqParameterSetId
     }
 
-    private mutating func addSPS(_ nal: AnnexBScanner.NALUnit) throws(MediaError) {
-        let sps = try H264SPS(parsing: nal.bytes, baseOffset: nal.offset)
+    /// Adds or replaces an SPS. One with the same bytes as a set already held (the usual repetition
+    /// before every IDR picture) parsed then and would change nothing now: it is not parsed again.
+    private mutating func addSPS(_ nal: ArraySlice<UInt8>, at offset: Int64) throws(MediaError) {
+        if sequenceParameterSets.values.contains(where: { $0.nal[...] == nal }) { return }
+        let bytes = Array(nal)
+        let sps = try H264SPS(parsing: bytes, baseOffset: offset)
         let id = sps.seqParameterSetId
-        if sequenceParameterSets[id]?.nal != nal.bytes {
-            sequenceParameterSets[id] = (nal.bytes, sps)
+        if sequenceParameterSets[id]?.nal != bytes {
+            sequenceParameterSets[id] = (bytes, sps)
             parameterVersion += 1
         }
     }
 
-    private mutating func addPPS(_ nal: AnnexBScanner.NALUnit) throws(MediaError) {
-        let pps = try H264PPS(parsing: nal.bytes, baseOffset: nal.offset)
+    /// Adds or replaces a PPS; a repeated one is not parsed again (see ``addSPS(_:at:)``).
+    private mutating func addPPS(_ nal: ArraySlice<UInt8>, at offset: Int64) throws(MediaError) {
+        if pictureParameterSets.values.contains(where: { $0.nal[...] == nal }) { return }
+        let bytes = Array(nal)
+        let pps = try H264PPS(parsing: bytes, baseOffset: offset)
         let id = pps.picParameterSetId
-        if pictureParameterSets[id]?.nal != nal.bytes {
-            pictureParameterSets[id] = (nal.bytes, pps)
+        if pictureParameterSets[id]?.nal != bytes {
+            pictureParameterSets[id] = (bytes, pps)
             parameterVersion += 1
         }
     }
@@ -235,9 +253,13 @@ public struct AnnexBAccessUnitParser: Sendable {
         let time = rate.time(ofFrame: accessUnitCount)
         let timing = SampleTiming(presentationTime: time, decodeTime: time, duration: rate.frameDuration)
         accessUnitCount += 1
-        return MediaSample(
-            format: .video(format), data: payload, timing: timing, frameCount: 1,
-            flags: hasIDR ? [.keyframe] : [])
+        var collected: [UInt8] = []
+        swap(&collected, &payload)
+        let sample = recycler.make(
+            format: .video(format), timing: timing, frameCount: 1, flags: hasIDR ? [.keyframe] : []
+        ) { buffer in swap(&buffer, &collected) }  // the payload moves in; the old buffer comes out empty
+        payload = collected
+        return sample
     }
 
     /// The format for the parameter sets now known and the active SPS, made again only when they changed.

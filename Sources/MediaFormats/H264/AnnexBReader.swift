@@ -13,7 +13,9 @@ public import MediaCore
 ///
 /// The samples, time stamps (`index × frame duration` in decode order, since the stream has none),
 /// frame rate default and errors are those of ``AnnexBAccessUnitParser``. The reader holds one chunk
-/// and the access unit being collected, not the whole file.
+/// and the access unit being collected, not the whole file. Chunks are read straight into the parser's
+/// buffer, NAL units are copied once (into the sample), and the sample handed out last is reused when
+/// the caller has let go of it: in steady state reading allocates nothing.
 public struct AnnexBReader: MediaSource {
     private var parser: AnnexBAccessUnitParser
     private let input: ForwardInput
@@ -26,7 +28,7 @@ public struct AnnexBReader: MediaSource {
     /// - Throws: ``MediaCore/MediaError/Code/io`` when the file cannot be opened;
     ///   ``MediaCore/MediaError/Code/invalidArgument`` when `readSize` is not positive.
     public init(
-        path: String, readSize: Int = 65536,
+        path: String, readSize: Int = AnnexBReader.standardReadSize,
         defaultFrameRate: FrameRate = AnnexBAccessUnitParser.standardDefaultFrameRate
     ) throws(MediaError) {
         guard readSize > 0 else {
@@ -39,13 +41,17 @@ public struct AnnexBReader: MediaSource {
 
     /// A reader of the Annex-B stream in `bytes`, parsed `readSize` bytes at a time.
     public init(
-        bytes: [UInt8], readSize: Int = 65536,
+        bytes: [UInt8], readSize: Int = AnnexBReader.standardReadSize,
         defaultFrameRate: FrameRate = AnnexBAccessUnitParser.standardDefaultFrameRate
     ) {
         input = ForwardInput(bytes: bytes)
         self.readSize = max(1, readSize)
         parser = AnnexBAccessUnitParser(defaultFrameRate: defaultFrameRate)
     }
+
+    /// How much is read at once unless told otherwise: 1 MiB, so that system calls and buffer
+    /// compaction are rare.
+    public static let standardReadSize = 1 << 20
 
     /// The name used in errors.
     public var name: String { "AnnexBReader" }
@@ -66,12 +72,10 @@ public struct AnnexBReader: MediaSource {
         do throws(MediaError) {
             while true {
                 if let sample = try parser.nextAccessUnit() { return sample }
-                let chunk = try input.read(upTo: readSize)
-                if chunk.isEmpty {
+                if try parser.append(from: input, upTo: readSize) == 0 {
                     parser.finish()
                     return try parser.nextAccessUnit()
                 }
-                parser.push(chunk)
             }
         } catch {
             let named = error.inStage(name)

@@ -59,6 +59,11 @@ final class ForwardInput {
             let wanted = remaining.map { Int(clamping: min(Int64(count), $0)) } ?? count
             guard wanted > 0 else { return 0 }
             let buffered = buffer.count - bufferIndex
+            if buffered == 0 && wanted >= Self.readAheadSize {
+                let got = try Self.readDirectly(wanted, from: file, appendingTo: &bytes)
+                position += Int64(got)
+                return got
+            }
             if buffered < wanted, size != nil, wanted < Self.readAheadSize {
                 buffer = Array(buffer[bufferIndex...]) + (try file.read(upTo: Self.readAheadSize))
                 bufferIndex = 0
@@ -82,6 +87,27 @@ final class ForwardInput {
             position = Int64(end)
             return end - start
         }
+    }
+
+    /// Reads up to `count` bytes from `file` straight into the end of `bytes`: a large read with nothing
+    /// read ahead, so neither a temporary array nor a second copy is needed.
+    private static func readDirectly(
+        _ count: Int, from file: FileInput, appendingTo bytes: inout [UInt8]
+    ) throws(MediaError) -> Int {
+        let oldCount = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        var got = 0
+        var failure: MediaError?
+        bytes.withUnsafeMutableBytes { raw in
+            do throws(MediaError) {
+                got = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[oldCount...]))
+            } catch {
+                failure = error
+            }
+        }
+        bytes.removeLast(count - got)
+        if let failure { throw failure }
+        return got
     }
 
     /// Moves forward by `count` bytes, or to the end if it comes first. Returns how many were skipped.
