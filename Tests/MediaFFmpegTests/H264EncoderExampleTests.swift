@@ -124,7 +124,8 @@ import Testing
         #expect(try Self.strictDecodeCount(cut) == 30)
     }
 
-    /// With the same settings, the example's stream decodes to exactly the frames of the ffmpeg CLI's.
+    /// With the same settings, the example's stream decodes to exactly the frames of the ffmpeg CLI's, and
+    /// the file is byte-identical.
     @Test func sameFramesAsTheFFmpegCLI() throws {
         let dir = try TemporaryDirectory()
         let y4m = dir.file("in.y4m")
@@ -146,6 +147,8 @@ import Testing
         let ourHashes = try Self.frameHashes(ours)
         #expect(ourHashes.count == 45)
         #expect(ourHashes == (try Self.frameHashes(cli)))
+        // And the files themselves: same SPS (the y4m's A and C tags included), same start codes.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ours)) == (try Data(contentsOf: URL(fileURLWithPath: cli))))
     }
 
     /// `--bframes 0` turns reordering off; `--bframes 3` allows it (ffprobe's has_b_frames).

@@ -91,7 +91,19 @@ import Testing
         let types = try AnnexBScanner.split(output.bytes).map(\.header.nalUnitType.rawValue)
         #expect(types.filter { $0 == 7 }.count == 1)
         #expect(types.filter { $0 == 8 }.count == 1)
-        #expect(output.bytes.count == payload.count + first.data.count)
+        // Every length prefix becomes a start code: 4 bytes for the SPS and PPS (the first NAL units),
+        // 3 for the sample's own NAL units after them.
+        let sampleNALs = types.count - 2
+        #expect(output.bytes.count == payload.count + first.data.count - sampleNALs)
+        #expect(Array(output.bytes.prefix(5)) == [0, 0, 0, 1, parameters.sequenceParameterSets[0][0]])
+    }
+
+    /// The first NAL unit of every access unit and every SPS/PPS get `00 00 00 01`, the rest `00 00 01`:
+    /// what x264 and `ffmpeg -f h264` write, so a rewrite of their stream is byte-identical.
+    @Test func startCodeLengthsFollowX264() throws {
+        let original = try H264Fixtures.stream("high").bytes
+        let (_, rewritten) = try Self.rewrite(original)
+        #expect(rewritten == original)
     }
 
     /// With the option, every access unit starts with an AUD, as trace_headers shows.

@@ -13,7 +13,10 @@ public import MediaCore
 /// try muxer.finish()
 /// ```
 ///
-/// Each NAL unit gets the 4-byte start code `00 00 00 01`. Before the first access unit and before every
+/// The first NAL unit of each access unit, and every SPS and PPS, get the 4-byte start code
+/// `00 00 00 01` (H.264 B.1.2: `zero_byte` is required there); the others get `00 00 01`, as x264 and the
+/// ffmpeg CLI write them, so that a stream from ``MediaCore/MediaSample``s of the same encoder comes
+/// out byte for byte as `ffmpeg -f h264` writes it. Before the first access unit and before every
 /// IDR access unit (one with ``MediaCore/MediaSample/Flags/keyframe`` or an IDR slice), the SPS and PPS
 /// of the sample's format are written, so that a player can start at any IDR picture; an access unit that
 /// already carries both an SPS and a PPS in band is written as it is. Parameter sets that change between
@@ -38,8 +41,10 @@ public struct AnnexBMuxer: MediaSink {
         case finished
     }
 
-    /// The start code before every NAL unit.
-    private static let startCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
+    /// The start code before the first NAL unit of an access unit and before SPS and PPS.
+    private static let longStartCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
+    /// The start code before the other NAL units.
+    private static let shortStartCode: [UInt8] = [0x00, 0x00, 0x01]
     /// An access unit delimiter NAL unit: header (`nal_ref_idc` 0, type 9) and `primary_pic_type` 7
     /// with `rbsp_stop_one_bit`.
     private static let accessUnitDelimiter: [UInt8] = [0x09, 0xF0]
@@ -162,34 +167,44 @@ public struct AnnexBMuxer: MediaSink {
     private func writeAccessUnit(
         _ raw: UnsafeRawBufferPointer, survey: Survey, parameters: H264Parameters?
     ) throws(MediaError) {
+        var isFirst = true
         if writesAccessUnitDelimiters && !survey.startsWithDelimiter {
-            try writeNAL(Self.accessUnitDelimiter)
+            try writeNAL(Self.accessUnitDelimiter, isFirst: &isFirst)
         }
         var offset = 0
         var pendingParameters = parameters
         while offset < raw.count {
             let length = Int(raw[offset]) << 24 | Int(raw[offset + 1]) << 16 | Int(raw[offset + 2]) << 8
                 | Int(raw[offset + 3])
-            let isDelimiter = raw[offset + 4] & 0x1F == 9
-            if let parameters = pendingParameters, !isDelimiter {
-                for nal in parameters.sequenceParameterSets { try writeNAL(nal) }
-                for nal in parameters.pictureParameterSets { try writeNAL(nal) }
+            let type = raw[offset + 4] & 0x1F
+            if let parameters = pendingParameters, type != 9 {
+                try writeParameterSets(parameters, isFirst: &isFirst)
                 pendingParameters = nil
             }
-            try output.write(Self.startCode)
+            try output.write(Self.startCode(type: type, isFirst: &isFirst))
             try output.write(UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length]))
             offset += 4 + length
         }
         if let parameters = pendingParameters {
             // An empty sample (or delimiters alone): the parameter sets still go out.
-            for nal in parameters.sequenceParameterSets { try writeNAL(nal) }
-            for nal in parameters.pictureParameterSets { try writeNAL(nal) }
+            try writeParameterSets(parameters, isFirst: &isFirst)
         }
     }
 
+    private func writeParameterSets(_ parameters: H264Parameters, isFirst: inout Bool) throws(MediaError) {
+        for nal in parameters.sequenceParameterSets { try writeNAL(nal, isFirst: &isFirst) }
+        for nal in parameters.pictureParameterSets { try writeNAL(nal, isFirst: &isFirst) }
+    }
+
+    /// The long start code for the access unit's first NAL unit and for SPS (7) and PPS (8), else the short one.
+    private static func startCode(type: UInt8, isFirst: inout Bool) -> [UInt8] {
+        defer { isFirst = false }
+        return isFirst || type == 7 || type == 8 ? longStartCode : shortStartCode
+    }
+
     /// Writes a start code and `nal`.
-    private func writeNAL(_ nal: [UInt8]) throws(MediaError) {
-        try output.write(Self.startCode)
+    private func writeNAL(_ nal: [UInt8], isFirst: inout Bool) throws(MediaError) {
+        try output.write(Self.startCode(type: (nal.first ?? 0) & 0x1F, isFirst: &isFirst))
         try output.write(nal)
     }
 }
