@@ -66,16 +66,16 @@ def timed(command):
     return float(wall), float(user) + float(system), int(peak)
 
 
-def compare(name, commands, runs=RUNS, remove=()):
+def compare(name, commands, runs=RUNS, remove=None):
     """Runs each (label, command) pair `runs` times, rotating the order every round so that none
     always runs first, and prints medians and ratios against the last pair (the reference).
-    The files in `remove` are deleted (untimed) before every run, so that no command waits for the
-    kernel to finish writing back the file a previous run left at the same path."""
+    `remove` maps a label to the files its command writes; they are deleted (untimed) before each of
+    its runs, so that no command waits for the kernel to write back what a previous run left there."""
     samples = {label: [] for label, _ in commands}
     for i in range(runs):
         order = commands[i % len(commands):] + commands[:i % len(commands)]
         for label, command in order:
-            for path in remove:
+            for path in (remove or {}).get(label, ()):
                 if os.path.exists(path):
                     os.remove(path)
             samples[label].append(timed(command))
@@ -260,7 +260,7 @@ def video_section():
         ("h264-encoder", [H264ENCODER, "--quiet", "--input", y4m, "--bitrate", "1500000", "--keyint", "30",
                           "--preset", "veryfast", "--output", ours_out]),
         ("ffmpeg CLI", ["ffmpeg", "-v", "error", "-y", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast",
-                        "-b:v", "1500k", "-g", "30", "-f", "h264", cli_out])], remove=(ours_out, cli_out))
+                        "-b:v", "1500k", "-g", "30", "-f", "h264", cli_out])], remove={"h264-encoder": [ours_out], "ffmpeg CLI": [cli_out]})
     ratio = med["h264-encoder"][0] / med["ffmpeg CLI"][0]
     print(f"  encode wall ratio {ratio:.2f} (target ≤ 1.0: {'met' if ratio <= 1.0 else 'NOT met'})")
     same_bytes = open(ours_out, "rb").read() == open(cli_out, "rb").read()
@@ -277,7 +277,8 @@ def video_section():
         ("AnnexB rewrite (ours)", [MUXBENCH, "annexb", large, rewrite_out]),
         ("ffmpeg -c copy -f h264", ["ffmpeg", "-v", "error", "-y", "-i", large, "-c", "copy", "-f", "h264",
                                     os.path.join(WORK, "rewrite-ff.h264")])],
-        runs=max(RUNS, 11), remove=(rewrite_out, os.path.join(WORK, "rewrite-ff.h264")))
+        runs=max(RUNS, 11), remove={"AnnexB rewrite (ours)": [rewrite_out],
+                "ffmpeg -c copy -f h264": [os.path.join(WORK, "rewrite-ff.h264")]})
     ours_mbs = size / med["AnnexB rewrite (ours)"][0] / 1e6
     theirs_mbs = size / med["ffmpeg -c copy -f h264"][0] / 1e6
     print(f"  throughput: ours {ours_mbs:.0f} MB/s, ffmpeg {theirs_mbs:.0f} MB/s, ratio {ours_mbs / theirs_mbs:.2f} "

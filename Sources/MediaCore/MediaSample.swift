@@ -141,12 +141,13 @@ public struct MediaSample: Sendable {
     /// Whether two samples share one storage (for tests of copy-on-write).
     public func sharesStorage(with other: MediaSample) -> Bool { storage === other.storage }
 
-    /// Replaces every field, and the bytes with what `fill` appends to an emptied single buffer. When
-    /// this value holds the only reference to its storage and buffer, both are reused in place (the
-    /// buffer keeps its capacity); otherwise fresh ones are made. See ``SampleRecycler``.
+    /// Replaces every field, and the bytes of each of `planeCount` buffers with what `fill` appends to
+    /// it (emptied first; called with each plane's index in order). When this value holds the only
+    /// reference to its storage and buffers, they are reused in place (each buffer keeps its
+    /// capacity); otherwise fresh ones are made. See ``SampleRecycler``.
     mutating func refill<E: Error>(
         format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
-        trimAtStart: Int, trimAtEnd: Int, fill: (inout [UInt8]) throws(E) -> Void
+        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, fill: (Int, inout [UInt8]) throws(E) -> Void
     ) throws(E) {
         if isKnownUniquelyReferenced(&storage) {
             storage.format = format
@@ -155,14 +156,18 @@ public struct MediaSample: Sendable {
             storage.flags = flags
             storage.trimAtStart = trimAtStart
             storage.trimAtEnd = trimAtEnd
-            if storage.planes.count != 1 { storage.planes = [[]] }
-            storage.planes[0].removeAll(keepingCapacity: true)  // allocates only if a consumer kept the bytes
-            try fill(&storage.planes[0])
+            if storage.planes.count != planeCount {
+                storage.planes = Array(repeating: [], count: max(0, planeCount))
+            }
+            for plane in storage.planes.indices {
+                storage.planes[plane].removeAll(keepingCapacity: true)  // allocates only if a consumer kept the bytes
+                try fill(plane, &storage.planes[plane])
+            }
         } else {
-            var bytes: [UInt8] = []
-            try fill(&bytes)
+            var planes: [[UInt8]] = Array(repeating: [], count: max(0, planeCount))
+            for plane in planes.indices { try fill(plane, &planes[plane]) }
             storage = Storage(
-                format: format, planes: [bytes], timing: timing, frameCount: frameCount,
+                format: format, planes: planes, timing: timing, frameCount: frameCount,
                 flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
         }
     }

@@ -32,6 +32,25 @@ public struct SampleRecycler: Sendable {
         trimAtEnd: Int = 0,
         fill: (inout [UInt8]) throws(E) -> Void
     ) throws(E) -> MediaSample {
+        try make(
+            format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
+            trimAtEnd: trimAtEnd, planeCount: 1
+        ) { (_, bytes) throws(E) in try fill(&bytes) }
+    }
+
+    /// A sample of `planeCount` buffers (planar PCM, raw video), whose bytes `fill` appends to each empty
+    /// buffer in turn, given the plane's index. Reuses the previous sample's storage and buffers when
+    /// nothing else refers to them.
+    public mutating func make<E: Error>(
+        format: MediaFormat,
+        timing: SampleTiming,
+        frameCount: Int,
+        flags: MediaSample.Flags = [.keyframe],
+        trimAtStart: Int = 0,
+        trimAtEnd: Int = 0,
+        planeCount: Int,
+        fill: (Int, inout [UInt8]) throws(E) -> Void
+    ) throws(E) -> MediaSample {
         var sample: MediaSample
         if let previous = last {
             last = nil  // so that `previous` is the only reference when the consumer has let go
@@ -41,7 +60,7 @@ public struct SampleRecycler: Sendable {
         }
         try sample.refill(
             format: format, timing: timing, frameCount: frameCount, flags: flags,
-            trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, fill: fill)
+            trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, planeCount: planeCount, fill: fill)
         last = sample
         return sample
     }

@@ -54,4 +54,23 @@ import Testing
         let sample = recycler.make(format: format, timing: timing(1), frameCount: 1024) { $0 += [5] }
         #expect(sample.data == [5])
     }
+
+    @Test func planesAreReusedOneByOne() {
+        var recycler = SampleRecycler()
+        let video = MediaFormat.video(.raw(.yuv420p, width: 4, height: 2))
+        var first: MediaSample? = recycler.make(format: video, timing: timing(0), frameCount: 1, planeCount: 3) { plane, bytes in
+            bytes += Array(repeating: UInt8(plane), count: plane == 0 ? 8 : 2)
+        }
+        let identity = first?.storageIdentity
+        #expect(first?.planes == [[0, 0, 0, 0, 0, 0, 0, 0], [1, 1], [2, 2]])
+        first = nil
+        let second = recycler.make(format: video, timing: timing(1), frameCount: 1, planeCount: 3) { plane, bytes in
+            bytes += Array(repeating: UInt8(10 + plane), count: plane == 0 ? 8 : 2)
+        }
+        #expect(second.storageIdentity == identity)
+        #expect(second.planes == [Array(repeating: 10, count: 8), [11, 11], [12, 12]])
+        // A different plane count on reuse gets exactly that many planes.
+        let one = recycler.make(format: format, timing: timing(2), frameCount: 1024) { $0 += [7] }
+        #expect(one.planes == [[7]])
+    }
 }

@@ -25,6 +25,8 @@ public final class RawVideoReader: MediaSource {
     public let frameByteCount: Int
     /// Frames delivered so far.
     public private(set) var framesRead: Int64 = 0
+    /// Reuses the last frame's buffers once its consumer has let go: no allocation per frame.
+    private var recycler = SampleRecycler()
 
     private let input: ForwardInput
     private let frameRate: FrameRate
@@ -82,15 +84,15 @@ public final class RawVideoReader: MediaSource {
         if ended { return nil }
         let index = framesRead
         do throws(MediaError) {
-            guard let planes = try RawFrameInput.readFrame(
-                from: input, format: format, index: index, structureOffset: input.position,
-                what: "raw \(format.codec)", allowEnd: true)
+            guard let frame = try RawFrameInput.readFrame(
+                from: input, format: format, rate: frameRate, index: index, structureOffset: input.position,
+                what: "raw \(format.codec)", allowEnd: true, recycler: &recycler)
             else {
                 ended = true
                 return nil
             }
             framesRead += 1
-            return RawFrameInput.sample(planes: planes, format: format, rate: frameRate, index: index)
+            return frame
         } catch {
             let named = error.inStage(name)
             failure = named

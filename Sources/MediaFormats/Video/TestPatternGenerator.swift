@@ -129,7 +129,11 @@ public struct TestPatternGenerator: MediaSource, Sendable {
         if let totalFrames, framesGenerated >= totalFrames { return nil }
         let index = framesGenerated
         framesGenerated += 1
-        return RawFrameInput.sample(planes: render(frame: index), format: format, rate: frameRate, index: index)
+        let pts = frameRate.time(ofFrame: index)
+        return MediaSample(
+            format: .video(format), planes: render(frame: index),
+            timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: frameRate.frameDuration),
+            frameCount: 1, flags: [.keyframe])
     }
 
     /// The planes of frame `index`.

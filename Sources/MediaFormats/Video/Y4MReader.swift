@@ -51,6 +51,8 @@ public final class Y4MReader: MediaSource {
     public let frameByteCount: Int
     /// Frames delivered so far.
     public private(set) var framesRead: Int64 = 0
+    /// Reuses the last frame's buffers once its consumer has let go: no allocation per frame.
+    private var recycler = SampleRecycler()
 
     private let input: ForwardInput
     private let frameRate: FrameRate
@@ -112,13 +114,14 @@ public final class Y4MReader: MediaSource {
                 ended = true
                 return nil
             }
-            guard let planes = try RawFrameInput.readFrame(
-                from: input, format: format, index: index, structureOffset: frameOffset, what: "Y4M", allowEnd: false)
+            guard let frame = try RawFrameInput.readFrame(
+                from: input, format: format, rate: frameRate, index: index, structureOffset: frameOffset, what: "Y4M",
+                allowEnd: false, recycler: &recycler)
             else {
                 throw MediaError(.truncated, "Y4M frame \(index) has a FRAME line but no pixel data", byteOffset: frameOffset, sampleIndex: index)
             }
             framesRead += 1
-            return RawFrameInput.sample(planes: planes, format: format, rate: frameRate, index: index)
+            return frame
         } catch {
             let named = error.inStage(name)
             failure = named

@@ -3,8 +3,10 @@ import MediaCore
 /// Reads tightly packed raw video frames, plane by plane, from a ``ForwardInput``: what ``Y4MReader``
 /// and ``RawVideoReader`` share.
 enum RawFrameInput {
-    /// The planes of one frame of `format` (tightly packed), or `nil` when `allowEnd` is set and the
-    /// input ends exactly where the frame would start.
+    /// The sample of one frame of `format` (tightly packed), or `nil` when `allowEnd` is set and the
+    /// input ends exactly where the frame would start. The frame is read straight into buffers from
+    /// `recycler`, so a steady stream of frames allocates nothing once the consumer lets go of each.
+    /// Its pts comes from `rate`, decode time = pts, one frame duration, a keyframe.
     ///
     /// - Parameters:
     ///   - input: where the bytes come from; its position is the frame's first byte.
@@ -15,9 +17,9 @@ enum RawFrameInput {
     /// - Throws: ``MediaError/Code/truncated`` when the input ends inside the frame, naming the frame
     ///   index, the bytes needed and those that remain; ``MediaError/Code/io`` when reading fails.
     static func readFrame(
-        from input: ForwardInput, format: VideoFormat, index: Int64, structureOffset: Int64, what: String,
-        allowEnd: Bool
-    ) throws(MediaError) -> [[UInt8]]? {
+        from input: ForwardInput, format: VideoFormat, rate: FrameRate, index: Int64, structureOffset: Int64,
+        what: String, allowEnd: Bool, recycler: inout SampleRecycler
+    ) throws(MediaError) -> MediaSample? {
         let sizes = format.planeByteCounts
         let total = sizes.reduce(0, +)
         if let remaining = input.remaining {
@@ -26,19 +28,28 @@ enum RawFrameInput {
                 throw truncated(what, format: format, index: index, needed: total, available: Int(remaining), at: structureOffset)
             }
         }
-        var planes: [[UInt8]] = []
-        planes.reserveCapacity(sizes.count)
         var got = 0
-        for size in sizes {
-            let plane = try input.read(upTo: size)
-            got += plane.count
-            if got == 0, allowEnd { return nil }
-            guard plane.count == size else {
+        var endedBeforeFrame = false
+        let pts = rate.time(ofFrame: index)
+        let sample = try recycler.make(
+            format: .video(format),
+            timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: rate.frameDuration),
+            frameCount: 1, flags: [.keyframe], planeCount: sizes.count
+        ) { (plane, bytes) throws(MediaError) in
+            guard !endedBeforeFrame else { return }
+            let size = sizes[plane]
+            bytes.reserveCapacity(size)
+            let read = try input.read(upTo: size, appendingTo: &bytes)
+            got += read
+            if got == 0, allowEnd {
+                endedBeforeFrame = true
+                return
+            }
+            guard read == size else {
                 throw truncated(what, format: format, index: index, needed: total, available: got, at: structureOffset)
             }
-            planes.append(plane)
         }
-        return planes
+        return endedBeforeFrame ? nil : sample
     }
 
     private static func truncated(
@@ -48,16 +59,6 @@ enum RawFrameInput {
             .truncated,
             "\(what) frame \(index) (\(format.codec) \(format.width)x\(format.height)) needs \(needed) bytes but only \(available) remain",
             byteOffset: offset, sampleIndex: index)
-    }
-
-    /// The sample for frame `index` with `planes`: pts from the frame rate, decode time = pts, one frame
-    /// duration, a keyframe.
-    static func sample(planes: [[UInt8]], format: VideoFormat, rate: FrameRate, index: Int64) -> MediaSample {
-        let pts = rate.time(ofFrame: index)
-        return MediaSample(
-            format: .video(format), planes: planes,
-            timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: rate.frameDuration),
-            frameCount: 1, flags: [.keyframe])
     }
 
     /// The largest width or height the readers and the generator accept.
