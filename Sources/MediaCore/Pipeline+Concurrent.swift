@@ -6,7 +6,8 @@ extension Pipeline {
     /// The source runs on the calling thread, which also calls `progress`. The output is the same as
     /// ``run(progress:)``'s, sample for sample. On the first error anywhere, the other stages stop
     /// processing, the sink is finished so that what was written stays a valid file, and the error is
-    /// rethrown with the failing stage's name.
+    /// rethrown with the failing stage's name. When the source fails, the stages first drain what they
+    /// hold into the sink, as in ``run(progress:)``.
     @discardableResult
     public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
         try engine.runConcurrently(queueDepth: queueDepth, progress: report)
@@ -57,8 +58,19 @@ extension Engine {
             throw error
         }
 
+        // A failing source (a file cut short) is not recorded as the run's failure until the stages
+        // have drained what they hold into the sink, as in the synchronous run.
+        var sourceError: (any Error)?
         do {
-            while !state.isFailed, let sample = try named(source.source.name, { try source.source.next() }) {
+            while !state.isFailed {
+                let next: MediaSample?
+                do {
+                    next = try named(source.source.name, { try source.source.next() })
+                } catch {
+                    sourceError = error
+                    break
+                }
+                guard let sample = next else { break }
                 progress.samplesRead += 1
                 progress.framesRead += Int64(sample.frameCount)
                 let end = sample.timing.presentationTime + sample.timing.duration
@@ -71,7 +83,7 @@ extension Engine {
         }
         queues[0].put(.end)
         threads.forEach { $0.join() }
-        if let error = state.error { throw error }
+        if let error = sourceError ?? state.error { throw error }
         progress.samplesWritten = counts.samples
         progress.bytesWritten = counts.bytes
         return progress

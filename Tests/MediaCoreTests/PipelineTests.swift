@@ -90,6 +90,16 @@ private struct FailingSource: MediaSource {
         #expect(record.finished == 1)
     }
 
+    /// The same with a thread per stage.
+    @Test func sourceErrorDrainsTheStagesInAConcurrentRun() throws {
+        let record = Record()
+        var pipeline = Pipeline(
+            source: FailingSource(samples: samples([1, 2, 3])), stages: [Repeater()], sink: RecordingSink(record: record))
+        #expect { try pipeline.runConcurrently() } throws: { ($0 as? MediaError)?.code == .truncated }
+        #expect(record.samples == [1, 1, 2, 2, 3, 3])
+        #expect(record.finished == 1)
+    }
+
     @Test func progressCallbackCanCancel() throws {
         struct Cancelled: Error {}
         let record = Record()
