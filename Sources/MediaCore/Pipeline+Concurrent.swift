@@ -29,10 +29,15 @@ private final class RunState: Sendable {
     var isFailed: Bool { firstError.withLock { $0 != nil } }
 }
 
-/// Counts the sink's thread keeps, read after it has been joined.
-private final class SinkCounts {
-    var samples: Int64 = 0
-    var bytes: Int64 = 0
+/// Counts the sink's thread keeps; the source's thread reads them for each progress report.
+private final class SinkCounts: Sendable {
+    private let counts = Locked<(samples: Int64, bytes: Int64)>((0, 0))
+
+    /// Counts one written sample of `bytes` bytes.
+    func add(bytes: Int) { counts.withLock { $0.samples += 1; $0.bytes += Int64(bytes) } }
+
+    /// Samples and bytes written so far.
+    var current: (samples: Int64, bytes: Int64) { counts.withLock { $0 } }
 }
 
 extension Engine {
@@ -76,6 +81,7 @@ extension Engine {
                 let end = sample.timing.presentationTime + sample.timing.duration
                 if end.isNumeric { progress.position = end }
                 queues[0].put(.sample(sample))
+                (progress.samplesWritten, progress.bytesWritten) = counts.current
                 try report?(progress)
             }
         } catch {
@@ -84,8 +90,7 @@ extension Engine {
         queues[0].put(.end)
         threads.forEach { $0.join() }
         if let error = sourceError ?? state.error { throw error }
-        progress.samplesWritten = counts.samples
-        progress.bytesWritten = counts.bytes
+        (progress.samplesWritten, progress.bytesWritten) = counts.current
         return progress
     }
 }
@@ -126,8 +131,7 @@ private func runSink(_ box: SinkBox, from input: SampleQueue, counts: SinkCounts
             guard !state.isFailed else { continue }
             do {
                 try named(box.sink.name) { try box.sink.write(sample) }
-                counts.samples += 1
-                counts.bytes += Int64(sample.byteCount)
+                counts.add(bytes: sample.byteCount)
             } catch {
                 state.record(error)
             }
