@@ -33,8 +33,22 @@ public final class FileOutput: MediaOutput {
             ownsDescriptor = true
         }
         var info = stat()
-        isSeekable = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let isFile = fstat(fd, &info) == 0
+        isSeekable = isFile && (info.st_mode & S_IFMT) == S_IFREG
+        if isFile && (info.st_mode & S_IFMT) == S_IFIFO { Self.enlargePipe(fd) }
         buffer.reserveCapacity(bufferCapacity)
+    }
+
+    /// Asks Linux for a 1 MiB pipe buffer (the default `pipe-max-size`) instead of the default 64 KiB,
+    /// so that a writer faster than its reader blocks once per megabyte rather than once per 64 KiB
+    /// block: `mux-benchmark annexb in.h264 - | cat > /dev/null` took 0.19 s on 154 MB with the
+    /// default pipe and 0.09 s with this one. Data is readable as soon as it is written either way, so a live reader waits no
+    /// longer. Best effort: an unprivileged process may be refused a size above the limit, and the
+    /// pipe then stays as it was.
+    private static func enlargePipe(_ fd: Int32) {
+        #if os(Linux)
+        _ = fcntl(fd, 1031 /* F_SETPIPE_SZ */, Int32(1 << 20))
+        #endif
     }
 
     /// An output to standard output.

@@ -110,6 +110,31 @@ final class ForwardInput {
         return got
     }
 
+    /// Fills `destination` from the current position (less only at the end of the input) and returns
+    /// how many bytes it holds now. Nothing is allocated and nothing is zero-filled first: this is the
+    /// read for a caller that keeps a buffer of its own (``AnnexBScanner``).
+    func read(into destination: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
+        guard let target = destination.baseAddress, !destination.isEmpty else { return 0 }
+        var got = 0
+        switch backing {
+        case .file(let file):
+            got = min(buffer.count - bufferIndex, destination.count)
+            if got > 0 {
+                buffer.withUnsafeBytes { target.copyMemory(from: $0.baseAddress! + bufferIndex, byteCount: got) }
+                bufferIndex += got
+            }
+            if got < destination.count {
+                got += try file.read(into: UnsafeMutableRawBufferPointer(rebasing: destination[got...]))
+            }
+        case .memory(let all):
+            let start = Int(clamping: position)
+            got = max(0, min(destination.count, all.count - start))
+            if got > 0 { all.withUnsafeBytes { target.copyMemory(from: $0.baseAddress! + start, byteCount: got) } }
+        }
+        position += Int64(got)
+        return got
+    }
+
     /// Moves forward by `count` bytes, or to the end if it comes first. Returns how many were skipped.
     func skip(_ count: Int64) throws(MediaError) -> Int64 {
         guard count > 0 else { return 0 }
