@@ -157,13 +157,13 @@ public struct AnnexBScanner: Sendable {
 
     /// The buffer index of the next `00 00 01`, searching from `scanIndex`; updates `scanIndex`.
     ///
-    /// This is the loop that touches every byte of the stream, so it reads 32 bytes at a time as four
-    /// 64-bit words. A start code at byte `k` of a word `w` needs `w[k]` and `w[k + 1]` to be zero, or
-    /// only `w[7]` when `k` is the last byte; `w | w >> 8` has a zero byte exactly there, and the zero-byte
-    /// test (`(y - 0x01…) & ~y & 0x80…`, as in FFmpeg's `ff_startcode_find_candidate`) never misses
-    /// one. Only blocks that pass it, a few percent of coded data thanks to emulation prevention, are
-    /// looked at byte by byte. On 51 MB of 20 Mb/s video in memory this took 4.7 ms, `memchr` for every
-    /// `01` byte (one in ~110 there) 8.5 ms, and a byte loop several times more.
+    /// This is the loop that touches every byte of the stream, so it looks at 32 bytes at a time: ORing
+    /// 16 bytes with the 16 that start one byte later gives a zero lane exactly where two adjacent bytes
+    /// are zero, which every start code needs. Only blocks with such a pair, a few percent of coded
+    /// data thanks to emulation prevention, are looked at byte by byte. The vector compares (SSE2 on
+    /// x86-64, NEON on arm64) took about 30 % less time on the 154 MB benchmark stream than the 64-bit
+    /// word test FFmpeg uses (`ff_startcode_find_candidate`), which this replaced; `memchr` for every
+    /// `01` byte was slower than both, and a plain byte loop several times slower.
     private mutating func findStartCode() -> Int? {
         let count = end
         guard scanIndex + 2 < count else { return nil }
