@@ -3,8 +3,9 @@ import MediaPipeline
 import MediaTestSupport
 import Testing
 
-/// The `h264-encoder` example end to end, judged by ffprobe and ffmpeg: size, profile and frame count,
-/// every frame decodes, SPS/PPS before every IDR, a cut at the second IDR still decodes, PSNR against the
+/// The `h264-encoder` example end to end, judged by ffprobe, ffmpeg and GStreamer: size, profile and frame
+/// count, every frame decodes, SPS/PPS before every IDR, a cut at the second IDR still decodes (in ffmpeg
+/// and in GStreamer, to the same frames), PSNR against the
 /// source, keyframe placement, the same frames as the ffmpeg CLI with the same settings, and one clear
 /// line on bad input.
 @Suite struct H264EncoderExampleTests {
@@ -42,6 +43,24 @@ import Testing
         #expect(run.status == 0, "ffmpeg -xerror failed on \(path): \(run.stderr)")
         #expect(run.stderr.isEmpty, "ffmpeg printed errors for \(path): \(run.stderr)")
         return run.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+    }
+
+    /// The frames GStreamer decodes from an Annex-B file (`h264parse ! avdec_h264`), as raw I420.
+    static func gstreamerDecode(_ path: String, in dir: TemporaryDirectory) throws -> Data {
+        let raw = dir.file(URL(fileURLWithPath: path).lastPathComponent + ".gst.yuv")
+        let run = try ExternalTool.run("gst-launch-1.0", [
+            "-q", "filesrc", "location=\(path)", "!", "h264parse", "!", "avdec_h264", "!", "videoconvert", "!",
+            "video/x-raw,format=I420", "!", "filesink", "location=\(raw)",
+        ])
+        #expect(run.status == 0, "gst-launch-1.0 failed on \(path): \(run.stderr)")
+        return try Data(contentsOf: URL(fileURLWithPath: raw))
+    }
+
+    /// The frames ffmpeg decodes from a file, as raw yuv420p.
+    static func ffmpegDecode(_ path: String, in dir: TemporaryDirectory) throws -> Data {
+        let raw = dir.file(URL(fileURLWithPath: path).lastPathComponent + ".ff.yuv")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
+        return try Data(contentsOf: URL(fileURLWithPath: raw))
     }
 
     /// Writes the test pattern's raw yuv420p frames (what the example encodes with `--pattern`).
@@ -122,6 +141,23 @@ import Testing
         let cut = dir.file("cut.h264")
         try Data(bytes[cutOffset...]).write(to: URL(fileURLWithPath: cut))
         #expect(try Self.strictDecodeCount(cut) == 30)
+
+        // GStreamer: discovers the stream, and decodes the whole file and the cut to the frames ffmpeg
+        // decodes (the cut: the whole file's frames 20 to 49).
+        let discovered = try ExternalTool.run("gst-discoverer-1.0", ["file://" + out])
+        #expect(discovered.status == 0, "\(discovered.stderr)")
+        for fact in ["H.264 (High Profile)", "Width: 320", "Height: 240", "Frame rate: 25/1"] {
+            #expect(discovered.output.contains(fact), "gst-discoverer-1.0 did not report \(fact): \(discovered.output)")
+        }
+        let frameSize = 320 * 240 * 3 / 2
+        let whole = try Self.ffmpegDecode(out, in: dir)
+        #expect(whole.count == 50 * frameSize)
+        let gstWhole = try Self.gstreamerDecode(out, in: dir)
+        #expect(gstWhole.count == 50 * frameSize)
+        #expect(gstWhole == whole, "GStreamer and ffmpeg decode the file to different frames")
+        let gstCut = try Self.gstreamerDecode(cut, in: dir)
+        #expect(gstCut.count == 30 * frameSize)
+        #expect(gstCut == whole.suffix(30 * frameSize), "GStreamer decodes the cut to other frames than 20...49")
     }
 
     /// With the same settings, the example's stream decodes to exactly the frames of the ffmpeg CLI's, and
