@@ -28,6 +28,7 @@ struct Options {
     var bframes: Int?
     var encoderName = "libx264"
     var threads: Int?
+    var accessUnitDelimiters = false
     var quiet = false
 
     static let usage = """
@@ -36,7 +37,7 @@ struct Options {
                              | --pattern [--size WxH] [--frames N | --duration SECONDS]]
                             [--fps RATE] [--bitrate BITS] [--maxrate BITS --bufsize BITS] [--keyint N]
                             [--preset NAME] [--profile NAME] [--level N.N] [--realtime] [--bframes N]
-                            [--encoder NAME] [--threads N] [--quiet]
+                            [--encoder NAME] [--threads N] [--aud] [--quiet]
 
         Encodes raw video to H.264 and writes an Annex-B (.h264) file with SPS/PPS before every
         keyframe. Without --input, encodes the test pattern (moving colour bars with the frame number
@@ -50,7 +51,8 @@ struct Options {
         and tunes the encoder for zero latency (no lookahead, no frame delay). --encoder picks
         another FFmpeg encoder (h264_nvenc, h264_vaapi) where the hardware exists. --threads sets
         the encoder's threads (default: automatic, as the CLI; with a bit rate, x264's output depends on
-        its thread count).
+        its thread count). --aud starts every access unit with an access unit delimiter (x264's --aud,
+        ffmpeg's -aud 1), which some hardware decoders and transport-stream muxers expect.
         """
 
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.
@@ -86,6 +88,7 @@ struct Options {
             case "--bframes": bframes = try rest.number(for: flag, Int.self)
             case "--encoder": encoderName = try rest.value(for: flag)
             case "--threads": threads = try rest.number(for: flag, Int.self)
+            case "--aud": accessUnitDelimiters = true
             case "--quiet", "-q": quiet = true
             case "--help", "-h": throw UsageError(Self.usage, isHelp: true)
             default: throw UsageError("unknown option '\(flag)' (see --help)")

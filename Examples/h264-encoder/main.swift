@@ -137,7 +137,8 @@ func run() throws -> Int32 {
 
     // Sink: Annex-B with SPS/PPS before every keyframe.
     let output = try FileOutput(path: options.output)
-    var pipeline = Pipeline(source: source, stages: stages, sink: CountingMuxer(muxer: AnnexBMuxer(output: output)))
+    var pipeline = Pipeline(source: source, stages: stages, sink: CountingMuxer(
+        muxer: AnnexBMuxer(output: output, accessUnitDelimiters: options.accessUnitDelimiters)))
     let progress = ProgressReporter(name: "h264-encoder", verb: "encoded", enabled: !options.quiet && options.output != "-")
     // The reader (and converter) on threads of their own beside the encoder's: a 720p frame is 1.4 MB
     // to read and copy, enough work to overlap with x264's (Benchmarks/README.md).

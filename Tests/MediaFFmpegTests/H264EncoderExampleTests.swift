@@ -185,6 +185,21 @@ import Testing
         #expect(ourHashes == (try Self.frameHashes(cli)))
         // And the files themselves: same SPS (the y4m's A and C tags included), same start codes.
         #expect(try Data(contentsOf: URL(fileURLWithPath: ours)) == (try Data(contentsOf: URL(fileURLWithPath: cli))))
+
+        // With --aud, the file is the CLI's with FFmpeg's own delimiter insertion, byte for byte.
+        let oursAUD = dir.file("ours-aud.h264")
+        let cliAUD = dir.file("cli-aud.h264")
+        let audRun = try Self.encode([
+            "--input", y4m, "--preset", "veryfast", "--bitrate", "1500000", "--keyint", "30", "--threads", "1", "--aud",
+            "--output", oursAUD,
+        ])
+        #expect(audRun.status == 0, "\(audRun.lines)")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30", "-threads", "1",
+            "-bsf:v", "h264_metadata=aud=insert", "-f", "h264", cliAUD,
+        ])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: oursAUD)) == (try Data(contentsOf: URL(fileURLWithPath: cliAUD))))
+        #expect(try Self.strictDecodeCount(oursAUD) == 45)
     }
 
     /// `--bframes 0` turns reordering off; `--bframes 3` allows it (ffprobe's has_b_frames).

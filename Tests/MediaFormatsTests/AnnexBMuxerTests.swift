@@ -115,11 +115,30 @@ import Testing
         #expect(types.filter { $0 == 9 }.count == samples.count)
         #expect(types.first == 9)
         #expect(try AnnexBFFmpegView.frameMD5(path).count == 30)
-        #expect(Array(rewritten.prefix(6)) == [0, 0, 0, 1, 0x09, 0xF0])
+        #expect(Array(rewritten.prefix(6)) == [0, 0, 0, 1, 0x09, 0x10])  // primary_pic_type 0: an IDR of I slices
         // The stream with AUDs already in band gets no second one.
         let (metadataSamples, again) = try Self.rewrite(try H264Fixtures.stream("metadata").bytes, accessUnitDelimiters: true)
         let againTypes = try AnnexBScanner.split(again).map(\.header.nalUnitType.rawValue)
         #expect(againTypes.filter { $0 == 9 }.count == metadataSamples.count)
+    }
+
+    /// The delimiters, `primary_pic_type` included, are those FFmpeg's `h264_metadata=aud=insert` filter
+    /// writes: the rewrite of an x264 stream with I, P and B slices is byte-identical to `ffmpeg -c copy
+    /// -bsf:v h264_metadata=aud=insert` of it.
+    @Test(arguments: ["baseline", "high"]) func accessUnitDelimitersAsFFmpegWritesThem(fixture: String) throws {
+        let original = try H264Fixtures.stream(fixture).bytes
+        let (samples, rewritten) = try Self.rewrite(original, accessUnitDelimiters: true)
+        let dir = try TemporaryDirectory()
+        let input = try writeAnnexBFile(original, "in.h264", in: dir)
+        let theirs = dir.file("ffmpeg-aud.h264")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-i", input, "-c", "copy", "-bsf:v", "h264_metadata=aud=insert", "-f", "h264", theirs,
+        ])
+        #expect(rewritten == [UInt8](try Data(contentsOf: URL(fileURLWithPath: theirs))))
+        // Both kinds of picture are there, so more than one primary_pic_type was chosen.
+        let delimiters = try AnnexBScanner.split(rewritten).filter { $0.header.nalUnitType.rawValue == 9 }
+        #expect(delimiters.count == samples.count)
+        #expect(Set(delimiters.map { $0.bytes[1] >> 5 }).count >= 2, "\(delimiters.map { $0.bytes[1] >> 5 })")
     }
 
     /// The parameter sets of a changed format are written at the next IDR access unit.

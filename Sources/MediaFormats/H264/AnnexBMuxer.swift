@@ -21,8 +21,10 @@ public import MediaCore
 /// of the sample's format are written, so that a player can start at any IDR picture; an access unit that
 /// already carries both an SPS and a PPS in band is written as it is. Parameter sets that change between
 /// samples are therefore written at the next IDR access unit. With `accessUnitDelimiters`, every access
-/// unit starts with an access unit delimiter (`09 F0`: `primary_pic_type` 7, any slice type) unless it
-/// already starts with one.
+/// unit starts with an access unit delimiter unless it already starts with one. Its `primary_pic_type`
+/// is the narrowest of Table 7-5 that allows every slice type of the access unit (0 for I slices
+/// only, 1 for I and P, 2 for I, P and B, ...; 7 when a slice header cannot be read or there is no
+/// slice), as FFmpeg's `h264_metadata=aud=insert` bitstream filter chooses it.
 ///
 /// The muxer refuses what it cannot write, and writes nothing of that sample: a format that is not H.264
 /// or has no parameter sets (``MediaCore/MediaError/Code/formatMismatch``), a length prefix that runs
@@ -45,9 +47,14 @@ public struct AnnexBMuxer: MediaSink {
     private static let longStartCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
     /// The start code before the other NAL units.
     private static let shortStartCode: [UInt8] = [0x00, 0x00, 0x01]
-    /// An access unit delimiter NAL unit: header (`nal_ref_idc` 0, type 9) and `primary_pic_type` 7
-    /// with `rbsp_stop_one_bit`.
-    private static let accessUnitDelimiter: [UInt8] = [0x09, 0xF0]
+    /// The access unit delimiter NAL units, by `primary_pic_type` (0...7): the header (`nal_ref_idc` 0,
+    /// type 9), then `primary_pic_type` in 3 bits and the `rbsp_stop_one_bit`.
+    private static let accessUnitDelimiters: [[UInt8]] = (0..<8).map { [0x09, UInt8($0 << 5 | 0x10)] }
+
+    /// For each `primary_pic_type` (H.264 Table 7-5), the bit set of the `slice_type` values (0...9) it
+    /// allows: 0 is I; 1 is I, P; 2 is I, P, B; 3 is SI; 4 is SI, SP; 5 is I, SI; 6 is I, SI, P, SP; 7 is
+    /// all. A `slice_type` and the same type plus 5 are the same kind of slice.
+    private static let allowedSliceTypes: [UInt16] = [0x084, 0x0A5, 0x0E7, 0x210, 0x318, 0x294, 0x3BD, 0x3FF]
 
     private let output: any MediaOutput
     private let writesAccessUnitDelimiters: Bool
@@ -72,6 +79,14 @@ public struct AnnexBMuxer: MediaSink {
         var hasSPS = false
         var hasPPS = false
         var startsWithDelimiter = false
+        /// Bit `t` is set when a slice of `slice_type` `t` was seen (all ten when one was unreadable).
+        var sliceTypes: UInt16 = 0
+
+        /// The narrowest `primary_pic_type` that allows every slice type seen; 7 without slices.
+        var primaryPictureType: Int {
+            guard sliceTypes != 0 else { return 7 }
+            return AnnexBMuxer.allowedSliceTypes.firstIndex { $0 & sliceTypes == sliceTypes } ?? 7
+        }
     }
 
     /// Writes one access unit.
@@ -88,7 +103,7 @@ public struct AnnexBMuxer: MediaSink {
             var failure: MediaError?
             sample.withUnsafeBytes { raw in
                 do throws(MediaError) {
-                    let survey = try Self.survey(raw)
+                    let survey = try Self.survey(raw, readingSliceTypes: writesAccessUnitDelimiters)
                     let needsParameters = (accessUnitCount == 0 || survey.hasIDR || sample.flags.contains(.keyframe))
                         && !(survey.hasSPS && survey.hasPPS)
                     if needsParameters
@@ -129,8 +144,9 @@ public struct AnnexBMuxer: MediaSink {
         }
     }
 
-    /// Checks every length prefix of the AVCC sample `raw` and notes the NAL unit types that matter.
-    private static func survey(_ raw: UnsafeRawBufferPointer) throws(MediaError) -> Survey {
+    /// Checks every length prefix of the AVCC sample `raw` and notes the NAL unit types that matter, and
+    /// the slice types when a delimiter is to be written.
+    private static func survey(_ raw: UnsafeRawBufferPointer, readingSliceTypes: Bool) throws(MediaError) -> Survey {
         var survey = Survey()
         var offset = 0
         var isFirst = true
@@ -149,7 +165,12 @@ public struct AnnexBMuxer: MediaSink {
                     "AVCC NAL unit of \(length) bytes", needed: length, available: raw.count - offset - 4,
                     at: Int64(offset))
             }
-            switch raw[offset + 4] & 0x1F {  // nal_unit_type
+            let type = raw[offset + 4] & 0x1F  // nal_unit_type
+            if readingSliceTypes && (type == 1 || type == 2 || type == 5) {  // a slice, or slice data partition A: slice_header() first
+                let nal = UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length])
+                survey.sliceTypes |= H264SliceHeaderStart.sliceType(of: nal).map { 1 << $0 } ?? 0x3FF
+            }
+            switch type {
             case 5: survey.hasIDR = true
             case 7: survey.hasSPS = true
             case 8: survey.hasPPS = true
@@ -169,7 +190,7 @@ public struct AnnexBMuxer: MediaSink {
     ) throws(MediaError) {
         var isFirst = true
         if writesAccessUnitDelimiters && !survey.startsWithDelimiter {
-            try writeNAL(Self.accessUnitDelimiter, isFirst: &isFirst)
+            try writeNAL(Self.accessUnitDelimiters[survey.primaryPictureType], isFirst: &isFirst)
         }
         var offset = 0
         var pendingParameters = parameters

@@ -43,6 +43,15 @@ struct H264SliceHeaderStart {
         }
     }
 
+    /// The `slice_type` (0...9) of the slice NAL unit `nal` (header byte included), or `nil` when its
+    /// slice header does not start with two valid `ue(v)` codes. Reads in place, allocating nothing.
+    static func sliceType(of nal: UnsafeRawBufferPointer) -> UInt32? {
+        let bytes = nal.assumingMemoryBound(to: UInt8.self)
+        var reader = UnescapingBitReader(bytes, from: 1, to: min(bytes.count, prefixLength + 1))
+        guard reader.readUE() != nil, let type = reader.readUE(), type <= 9 else { return nil }
+        return type
+    }
+
     /// The unescaping parser, which throws the errors of ``init(nal:offset:)``.
     private init(reportingErrorsIn nal: [UInt8], offset: Int64) throws(MediaError) {
         let end = min(nal.count, Self.prefixLength + 1)
