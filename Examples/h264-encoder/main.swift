@@ -73,6 +73,7 @@ func run() throws -> Int32 {
     // Source, and the stages that bring it to raw frames libx264 takes.
     var source: any MediaSource
     var stages: [any MediaStage] = []
+    var decoder: H264Decoder?  // an .h264 input's, for its count of damaged access units
     var pixelFormat: PixelFormat?
     switch options.input {
     case .pattern:
@@ -96,7 +97,9 @@ func run() throws -> Int32 {
     case .file(let path) where path.hasSuffix(".h264") || path.hasSuffix(".264"):
         // Read the access units, decode them to frames, re-encode below.
         source = try AnnexBReader(path: path, defaultFrameRate: options.fps ?? FrameRate(25))
-        stages.append(H264Decoder())
+        let h264Decoder = H264Decoder()
+        decoder = h264Decoder
+        stages.append(h264Decoder)
         stages.append(Retimer())
         pixelFormat = nil  // known after decoding: convert when it is not one libx264 takes
     case .file(let path):
@@ -154,6 +157,11 @@ func run() throws -> Int32 {
         + "\(bytes) bytes, \(formatDecimal(bitRate / 1000, 1)) kb/s over \(formatDecimal(seconds, 3)) s, "
         + "\(formatDecimal(Double(counted.frames) / max(wall, 1e-9), 1)) fps → \(options.output)"
     if !options.quiet { printError(summary) }
+    if let decoder, decoder.missingFrameCount > 0 || decoder.damagedFrameCount > 0 {
+        // Damage the decoder got past: said even with --quiet, as the ffmpeg CLI says it.
+        printError("h264-encoder: warning: the input is damaged: \(decoder.missingFrameCount) of its \(decoder.accessUnitCount) "
+            + "access units gave no frame, \(decoder.damagedFrameCount) frames were decoded with errors concealed")
+    }
     return 0
 }
 

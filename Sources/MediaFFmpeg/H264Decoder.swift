@@ -14,7 +14,10 @@ public import MediaCore
 ///   ``MediaError/Code/unsupportedFormat``. Each frame has the presentation time and duration of the
 ///   access unit it came from, and the input's frame rate.
 ///
-/// A sample the decoder rejects throws ``MediaError/Code/decoderFailure`` with its index.
+/// A sample the decoder rejects throws ``MediaError/Code/decoderFailure`` with its index. Damage the
+/// decoder gets past is not silent either, though it does not stop decoding (as with the ffmpeg CLI
+/// without `-xerror`, and VideoToolbox's per-frame status): ``damagedFrameCount`` counts the frames
+/// it emitted with errors concealed, and ``missingFrameCount`` the access units that gave no frame.
 /// ``finish(into:)`` drains the frames held back for reordering. Backed by FFmpeg's `h264` decoder
 /// (`avcodec_send_packet` / `avcodec_receive_frame`).
 public final class H264Decoder: MediaStage {
@@ -22,6 +25,21 @@ public final class H264Decoder: MediaStage {
     private var index: Int64 = 0
     private var finished = false
     private var failed = false
+
+    /// Access units given to ``process(_:into:)`` so far.
+    public var accessUnitCount: Int64 { index }
+
+    /// Frames emitted so far.
+    public var frameCount: Int64 { session?.frameCount ?? 0 }
+
+    /// Frames emitted that FFmpeg's decoder marked as damaged (`decode_error_flags`, or
+    /// `AV_FRAME_FLAG_CORRUPT`): their picture has errors concealed.
+    public var damagedFrameCount: Int64 { session?.damagedFrameCount ?? 0 }
+
+    /// After ``finish(into:)``: how many access units gave no frame, because the decoder could not
+    /// decode them (damaged or missing references); 0 before. Counted for frame-coded streams, where
+    /// every access unit is one frame; a stream of separately coded fields pairs two into one.
+    public var missingFrameCount: Int64 { finished ? max(0, accessUnitCount - frameCount) : 0 }
 
     /// A decoder; it opens on the first sample.
     public init() {
@@ -72,6 +90,9 @@ extension H264Decoder {
         private let timescale: Int32
         /// Input durations by presentation tick, to give each frame its access unit's duration.
         private var durations: [Int64: MediaTime] = [:]
+        /// Frames emitted, and those among them the decoder marked as damaged.
+        private(set) var frameCount: Int64 = 0
+        private(set) var damagedFrameCount: Int64 = 0
 
         init(first format: VideoFormat, timing: SampleTiming) throws(MediaError) {
             guard let decoder = avcodec_find_decoder(AV_CODEC_ID_H264) else {
@@ -159,6 +180,8 @@ extension H264Decoder {
                     ?? frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) }
                     ?? .invalid
                 let format = VideoFormat.raw(pixels, width: width, height: height, frameRate: frameRate)
+                frameCount += 1
+                if raw.decode_error_flags != 0 || raw.flags & AV_FRAME_FLAG_CORRUPT != 0 { damagedFrameCount += 1 }
                 try emit(MediaSample(
                     format: .video(format), planes: frame.packedPlanes(pixels, width: width, height: height),
                     timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration),

@@ -294,6 +294,34 @@ import Testing
         #expect(run.lines == ["h264-encoder: --size takes WIDTHxHEIGHT, e.g. 1280x720, not 'big'"])
     }
 
+    /// An .h264 input whose first IDR slice is relabelled as a non-IDR slice: the decoder cannot start
+    /// until the next IDR. The example goes on, as the ffmpeg CLI does, encodes the frames ffmpeg
+    /// decodes from the same bytes, and says on standard error how many access units gave no frame.
+    @Test func damagedH264InputIsReencodedWithAWarning() throws {
+        let dir = try TemporaryDirectory()
+        let intact = dir.file("intact.h264")
+        var run = try Self.encode([
+            "--quiet", "--pattern", "--size", "320x240", "--frames", "48", "--keyint", "16", "--preset", "veryfast",
+            "--output", intact,
+        ])
+        #expect(run.status == 0, "\(run.lines)")
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: intact)))
+        let firstIDR = try #require(try AnnexBScanner.split(bytes).first { $0.header.nalUnitType == .idr })
+        bytes[Int(firstIDR.offset)] = 0x41  // nal_ref_idc 2, nal_unit_type 1
+        let damaged = dir.file("damaged.h264")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+
+        let ffmpegFrames = try Self.frameHashes(damaged).count
+        #expect(ffmpegFrames < 48)
+        let out = dir.file("out.h264")
+        run = try Self.encode(["--quiet", "--input", damaged, "--preset", "veryfast", "--output", out])
+        #expect(run.status == 0, "\(run.lines)")
+        #expect(run.lines.count == 1, "\(run.lines)")
+        let warning = try #require(run.lines.first)
+        #expect(warning.hasPrefix("h264-encoder: warning: the input is damaged: \(48 - ffmpegFrames) of its 48 access units gave no frame"), "\(warning)")
+        #expect(try Self.strictDecodeCount(out) == ffmpegFrames)
+    }
+
     /// A short x264 stream for the bad-input cases.
     func makeStream(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("short.h264")
