@@ -1,7 +1,7 @@
 import Foundation
 import MediaCore
 import MediaFFmpeg
-import MediaFormats
+@testable import MediaFormats  // SplitMix64
 import MediaTestSupport
 import Testing
 
@@ -20,22 +20,10 @@ import Testing
         return Video.annexB(try Video.run(try H264Encoder(settings: settings), clip.frames))
     }
 
-    /// Splitmix64: the same damage on every run.
-    struct Damage {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: Array(UInt64(1)...24))
     func damagedStreamGivesFramesOrATypedError(seed: UInt64) throws {
         var bytes = try Self.intactStream()
-        var damage = Damage(state: seed)
+        var damage = SplitMix64(seed: seed)  // the same damage on every run
         // Where the damage hurts most: NAL unit headers, parameter sets and slice headers. Seeds 1-8
         // overwrite one of the first 8 bytes of a NAL unit, 9-16 three NAL unit header bytes (new
         // types), 17-24 a run of 64 zero bytes (a zero NAL unit, start codes) or random bytes.

@@ -1,6 +1,6 @@
 import Foundation
 import MediaCore
-import MediaFormats
+@testable import MediaFormats  // SplitMix64
 import MediaTestSupport
 import Testing
 
@@ -143,7 +143,7 @@ import Testing
     /// Random bytes with a fixed seed: a typed error with an offset, whole and in small chunks.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func garbage(seed: UInt64) throws {
-        var generator = AnnexBSplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let bytes = (0..<20_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
         #expect(error.code == .invalidData || error.code == .truncated)
@@ -157,7 +157,7 @@ import Testing
     /// in small chunks.
     @Test(arguments: [11, 12, 13, 14, 15, 16, 17, 18] as [UInt64])
     func garbageWithStartCodes(seed: UInt64) throws {
-        var generator = AnnexBSplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var bytes: [UInt8] = []
         while bytes.count < 20_000 {
             bytes += [0, 0, 1]
@@ -213,18 +213,5 @@ import Testing
         #expect(error.code == .invalidData)
         #expect(error.message.contains("PPS 5"))
         #expect(error.byteOffset == Int64(bytes.count - slice.count))
-    }
-}
-
-/// SplitMix64, for reproducible garbage.
-struct AnnexBSplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
