@@ -18,3 +18,41 @@ extension MediaSample {
         }
     }
 }
+
+extension MediaSample {
+    /// Checks that a raw video sample's planes hold what its format says: one plane per
+    /// ``PixelFormat`` plane, each at least `bytesPerRow × rows` bytes, each row at least as wide as
+    /// the visible pixels. Throws ``MediaError/Code/invalidData`` naming the plane and sizes, with
+    /// `index` as the error's ``MediaError/sampleIndex``.
+    ///
+    /// Stages that hand planes to C code, and muxers that write them, call this first, so that a
+    /// malformed sample is an error, never an out-of-bounds read.
+    public func validateVideoLayout(_ format: VideoFormat, index: Int64) throws(MediaError) {
+        guard let pixelFormat = format.pixelFormat else { return }
+        guard format.width > 0, format.height > 0 else {
+            throw MediaError(.invalidData, "raw video frame has a size of \(format.width)x\(format.height)", sampleIndex: index)
+        }
+        guard planes.count == pixelFormat.planeCount, format.bytesPerRow.count == pixelFormat.planeCount else {
+            throw MediaError(
+                .invalidData,
+                "\(pixelFormat) frame has \(planes.count) planes and \(format.bytesPerRow.count) strides but the format needs \(pixelFormat.planeCount)",
+                sampleIndex: index)
+        }
+        for plane in 0..<pixelFormat.planeCount {
+            let size = pixelFormat.planeSize(plane, width: format.width, height: format.height)
+            let stride = format.bytesPerRow[plane]
+            guard stride >= size.bytesPerRow else {
+                throw MediaError(
+                    .invalidData, "plane \(plane) of a \(format) frame has \(stride) bytes per row but needs \(size.bytesPerRow)",
+                    sampleIndex: index)
+            }
+            let needed = stride * (size.rows - 1) + size.bytesPerRow
+            guard planes[plane].count >= needed else {
+                throw MediaError(
+                    .invalidData,
+                    "plane \(plane) of a \(format) frame holds \(planes[plane].count) bytes but \(size.rows) rows of \(stride) bytes need \(needed)",
+                    sampleIndex: index)
+            }
+        }
+    }
+}

@@ -12,7 +12,8 @@ public import MediaCore
 ///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams); a
 ///   stream in a format ``PixelFormat`` has no case for (10-bit, ...) throws
 ///   ``MediaError/Code/unsupportedFormat``. Each frame has the presentation time and duration of the
-///   access unit it came from, and the input's frame rate.
+///   access unit it came from, the input's frame rate, and the pixel aspect ratio and chroma location
+///   the stream gives (the SPS's VUI; H.264's default chroma location is left).
 ///
 /// A sample the decoder rejects throws ``MediaError/Code/decoderFailure`` with its index. Damage the
 /// decoder gets past is not silent either, though it does not stop decoding (as with the ffmpeg CLI
@@ -179,7 +180,12 @@ extension H264Decoder {
                 let duration = durations.removeValue(forKey: ptsTick)
                     ?? frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) }
                     ?? .invalid
-                let format = VideoFormat.raw(pixels, width: width, height: height, frameRate: frameRate)
+                var format = VideoFormat.raw(pixels, width: width, height: height, frameRate: frameRate)
+                if raw.sample_aspect_ratio.num > 0 && raw.sample_aspect_ratio.den > 0 {
+                    format.pixelAspectRatio = PixelAspectRatio(Int(raw.sample_aspect_ratio.num), Int(raw.sample_aspect_ratio.den))
+                }
+                // AVChromaLocation counts from 1 (0 is unspecified); H.264's chroma_sample_loc_type from 0.
+                format.chromaLocation = ChromaLocation(rawValue: Int(raw.chroma_location.rawValue) - 1)
                 frameCount += 1
                 if raw.decode_error_flags != 0 || raw.flags & AV_FRAME_FLAG_CORRUPT != 0 { damagedFrameCount += 1 }
                 try emit(MediaSample(

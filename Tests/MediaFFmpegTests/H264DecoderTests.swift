@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import MediaFFmpeg
+import MediaFormats
 import MediaTestSupport
 import Testing
 
@@ -16,7 +17,9 @@ import Testing
         let encoded = try Video.run(try H264Encoder(settings: settings), clip.frames)
         let decoded = try Video.run(H264Decoder(), encoded)
         #expect(decoded.count == 24)
-        #expect(decoded.allSatisfy { $0.format == .video(.raw(.yuv420p, width: 320, height: 240, frameRate: FrameRate(24))) })
+        var expected = VideoFormat.raw(.yuv420p, width: 320, height: 240, frameRate: FrameRate(24))
+        expected.chromaLocation = .left  // H.264's default, which FFmpeg's decoder reports
+        #expect(decoded.allSatisfy { $0.format == .video(expected) })
         #expect(decoded.map(\.timing.presentationTime) == clip.frames.map(\.timing.presentationTime))
         for (source, frame) in zip(clip.frames, decoded) {
             let psnr = Video.lumaPSNR(source, frame)
@@ -40,6 +43,27 @@ import Testing
         #expect(decoded.allSatisfy { $0.format.video?.width == 320 && $0.format.video?.height == 240 && $0.planes.map(\.count) == [76_800, 19_200, 19_200] })
         #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
         #expect(zip(clip.frames, decoded).allSatisfy { Video.lumaPSNR($0, $1) >= 35 })
+    }
+
+    /// AnnexBReader → H264Decoder → Y4MMuxer writes the bytes of `ffmpeg -i x.h264 -f yuv4mpegpipe`:
+    /// frames, order and header (size, rate, the SPS's pixel aspect ratio, H.264's chroma siting).
+    @Test func decodingToY4MMatchesTheCLI() throws {
+        let clip = try VideoClip(count: 20)
+        let path = clip.dir.file("cli.h264")
+        // x264 with B-frames, from a y4m whose A1:1 reaches the SPS.
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-g", "8", "-f", "h264", path])
+        var reader = try AnnexBReader(path: path)
+        let decoder = H264Decoder()
+        let output = MemoryOutput()
+        var muxer = Y4MMuxer(output: output)
+        while let accessUnit = try reader.next() { try decoder.process(accessUnit, into: { try muxer.write($0) }) }
+        try decoder.finish(into: { try muxer.write($0) })
+        try muxer.finish()
+        #expect(muxer.frameCount == 20)
+        let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-f", "yuv4mpegpipe", "-"]).stdout
+        #expect(String(decoding: output.bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+            == String(decoding: cli.prefix { $0 != 0x0A }, as: UTF8.self))
+        #expect(output.bytes == [UInt8](cli))
     }
 
     @Test func rejectsBadInput() throws {

@@ -27,14 +27,8 @@ public import MediaCore
 /// The format may change between packets; the muxer re-derives the header when it does. In steady state
 /// it allocates nothing: the header buffer is reused and only its length field is rewritten.
 public struct ADTSMuxer: MediaSink {
-    private enum State {
-        case writing
-        case failed
-        case finished
-    }
-
     private let output: any MediaOutput
-    private var state = State.writing
+    private var lifecycle = MuxerLifecycle()
     /// The format of the last packet, and its header with the length field to be rewritten per packet.
     private var cachedFormat: AudioFormat?
     private var header: [UInt8] = []
@@ -56,7 +50,7 @@ public struct ADTSMuxer: MediaSink {
     ///   ``MediaError/Code/invalidArgument`` for a packet ADTS cannot carry (nothing is written);
     ///   ``MediaError/Code/stageFinished`` after ``finish()`` or after an error; the output's errors.
     public mutating func write(_ sample: MediaSample) throws(MediaError) {
-        guard state == .writing else { throw MediaError.stageFinished(name) }
+        try lifecycle.checkWritable(name)
         do throws(MediaError) {
             try prepareHeader(for: sample)
             try output.write(header)
@@ -67,10 +61,7 @@ public struct ADTSMuxer: MediaSink {
             if let failure { throw failure }
             packetCount += 1
         } catch {
-            state = .failed
-            var error = error
-            if error.sampleIndex == nil { error.sampleIndex = packetCount }
-            throw error.inStage(name)
+            throw lifecycle.failed(error, stage: name, sampleIndex: packetCount)
         }
     }
 
@@ -78,14 +69,7 @@ public struct ADTSMuxer: MediaSink {
     ///
     /// - Throws: ``MediaError/Code/stageFinished`` when called again; the output's errors.
     public mutating func finish() throws(MediaError) {
-        guard state != .finished else { throw MediaError.stageFinished(name) }
-        state = .finished
-        do throws(MediaError) {
-            try output.flush()
-            try output.close()
-        } catch {
-            throw error.inStage(name)
-        }
+        try lifecycle.finish(name, closing: output)
     }
 
     /// Makes `header` the header for `sample`: derived again when the format changed, otherwise only the

@@ -37,12 +37,6 @@ public import MediaCore
 ///
 /// It writes straight from the sample's bytes to the output and allocates nothing per NAL unit.
 public struct AnnexBMuxer: MediaSink {
-    private enum State {
-        case writing
-        case failed
-        case finished
-    }
-
     /// The start code before the first NAL unit of an access unit and before SPS and PPS.
     private static let longStartCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
     /// The start code before the other NAL units.
@@ -58,7 +52,7 @@ public struct AnnexBMuxer: MediaSink {
 
     private let output: any MediaOutput
     private let writesAccessUnitDelimiters: Bool
-    private var state = State.writing
+    private var lifecycle = MuxerLifecycle()
 
     /// Access units written so far.
     public private(set) var accessUnitCount: Int64 = 0
@@ -94,7 +88,7 @@ public struct AnnexBMuxer: MediaSink {
     /// - Throws: see the type's documentation; ``MediaCore/MediaError/Code/stageFinished`` after
     ///   ``finish()`` or after an error; the output's errors.
     public mutating func write(_ sample: MediaSample) throws(MediaError) {
-        guard state == .writing else { throw MediaError.stageFinished(name) }
+        try lifecycle.checkWritable(name)
         do throws(MediaError) {
             guard case .video(let format) = sample.format, format.codec == .h264, let parameters = format.h264 else {
                 throw MediaError.formatMismatch(
@@ -123,10 +117,7 @@ public struct AnnexBMuxer: MediaSink {
             if let failure { throw failure }
             accessUnitCount += 1
         } catch {
-            state = .failed
-            var error = error
-            if error.sampleIndex == nil { error.sampleIndex = accessUnitCount }
-            throw error.inStage(name)
+            throw lifecycle.failed(error, stage: name, sampleIndex: accessUnitCount)
         }
     }
 
@@ -134,14 +125,7 @@ public struct AnnexBMuxer: MediaSink {
     ///
     /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when called again; the output's errors.
     public mutating func finish() throws(MediaError) {
-        guard state != .finished else { throw MediaError.stageFinished(name) }
-        state = .finished
-        do throws(MediaError) {
-            try output.flush()
-            try output.close()
-        } catch {
-            throw error.inStage(name)
-        }
+        try lifecycle.finish(name, closing: output)
     }
 
     /// Checks every length prefix of the AVCC sample `raw` and notes the NAL unit types that matter, and

@@ -1,0 +1,147 @@
+public import MediaCore
+
+/// Writes raw video frames as a YUV4MPEG2 stream (`.y4m`), as FFmpeg's `yuv4mpegpipe` muxer writes it:
+/// the sink for decoded or converted frames (`ffmpeg -i in.h264 out.y4m`, GStreamer's `y4menc`).
+///
+/// ```swift
+/// var muxer = Y4MMuxer(output: try FileOutput(path: "decoded.y4m"))
+/// for frame in frames { try muxer.write(frame) }
+/// try muxer.finish()
+/// ```
+///
+/// The header comes from the first frame's format, in FFmpeg's words and order:
+/// `YUV4MPEG2 W<width> H<height> F<rate> Ip A<aspect> C<chroma>`. The frame rate is the format's (or,
+/// without one, the first frame's duration inverted); the aspect is the format's pixel aspect ratio,
+/// `0:0` when unknown; the chroma tag is `420jpeg`, `420mpeg2` or `420paldv` for `yuv420p` by the
+/// format's chroma location (centre or unspecified, left, top left: what ``Y4MReader`` reads back),
+/// `422`, `444`, or `mono` for `gray`, each with FFmpeg's `XYSCSS=` extension. Every frame is then
+/// `FRAME` and a newline and its planes, row by row without the stride's padding. So frames that
+/// FFmpeg's H.264 decoder gives, written here, are the bytes of `ffmpeg -i in.h264 -f yuv4mpegpipe`.
+///
+/// The muxer refuses what YUV4MPEG2 cannot carry and writes nothing of that frame: a format that is
+/// not raw `yuv420p`, `yuv422p`, `yuv444p` or `gray` (``MediaCore/MediaError/Code/formatMismatch``: put a
+/// `VideoConverter` in front), a frame whose size or pixel format differs from the first's (the header
+/// is written once; ``MediaCore/MediaError/Code/formatMismatch``), planes smaller than the format says
+/// (``MediaCore/MediaError/Code/invalidData``), no frame rate at all
+/// (``MediaCore/MediaError/Code/invalidArgument``). Errors carry the frame's index. After one,
+/// ``write(_:)`` throws ``MediaCore/MediaError/Code/stageFinished``; ``finish()`` still flushes and
+/// closes the output, whose frames so far stay a valid stream.
+public struct Y4MMuxer: MediaSink {
+    private static let frameHeader = Array("FRAME\n".utf8)
+    private static let supported: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .gray]
+
+    private let output: any MediaOutput
+    private var lifecycle = MuxerLifecycle()
+    /// The first frame's format: every later frame must have its pixel format and size.
+    private var streamFormat: VideoFormat?
+
+    /// Frames written so far.
+    public private(set) var frameCount: Int64 = 0
+
+    /// A muxer writing to `output`.
+    public init(output: any MediaOutput) {
+        self.output = output
+    }
+
+    /// The name used in errors.
+    public var name: String { "Y4MMuxer" }
+
+    /// Writes one frame (after the stream header, for the first).
+    ///
+    /// - Throws: see the type's documentation; ``MediaCore/MediaError/Code/stageFinished`` after
+    ///   ``finish()`` or after an error; the output's errors.
+    public mutating func write(_ sample: MediaSample) throws(MediaError) {
+        try lifecycle.checkWritable(name)
+        do throws(MediaError) {
+            guard case .video(let format) = sample.format, let pixels = format.pixelFormat, Self.supported.contains(pixels)
+            else {
+                throw MediaError.formatMismatch(
+                    stage: name, expected: "raw yuv420p, yuv422p, yuv444p or gray video (put a VideoConverter in front)",
+                    actual: sample.format)
+            }
+            try sample.validateVideoLayout(format, index: frameCount)
+            if let first = streamFormat {
+                guard format.pixelFormat == first.pixelFormat, format.width == first.width, format.height == first.height else {
+                    throw MediaError.formatMismatch(
+                        stage: name, expected: "\(first) (the first frame's size and pixel format)", actual: sample.format)
+                }
+            } else {
+                let header = try Self.header(for: format, firstDuration: sample.timing.duration)
+                try output.write(header)
+                streamFormat = format
+            }
+            try output.write(Self.frameHeader)
+            try writePlanes(of: sample, format: format, pixels: pixels)
+            frameCount += 1
+        } catch {
+            throw lifecycle.failed(error, stage: name, sampleIndex: frameCount)
+        }
+    }
+
+    /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when called again; the output's errors.
+    public mutating func finish() throws(MediaError) {
+        try lifecycle.finish(name, closing: output)
+    }
+
+    /// The stream header line for frames of `format`.
+    static func header(for format: VideoFormat, firstDuration: MediaTime) throws(MediaError) -> [UInt8] {
+        let rate: (numerator: Int64, denominator: Int64)
+        if let frameRate = format.frameRate, frameRate.isValid {
+            rate = (Int64(frameRate.numerator), Int64(frameRate.denominator))
+        } else if firstDuration.isNumeric, firstDuration.value > 0 {
+            rate = (Int64(firstDuration.timescale), firstDuration.value)
+        } else {
+            throw MediaError(.invalidArgument, "a YUV4MPEG2 header needs a frame rate: the format has none and the first frame no duration")
+        }
+        let aspect = format.pixelAspectRatio.map { "\($0.horizontalSpacing):\($0.verticalSpacing)" } ?? "0:0"
+        let chroma: String
+        switch format.pixelFormat {
+        case .yuv420p?:
+            switch format.chromaLocation {
+            case .left?: chroma = "420mpeg2 XYSCSS=420MPEG2"
+            case .topLeft?: chroma = "420paldv XYSCSS=420PALDV"
+            default: chroma = "420jpeg XYSCSS=420JPEG"
+            }
+        case .yuv422p?: chroma = "422 XYSCSS=422"
+        case .yuv444p?: chroma = "444 XYSCSS=444"
+        default: chroma = "mono"
+        }
+        let divisor = greatestCommonDivisor(rate.numerator, rate.denominator)
+        let line = "YUV4MPEG2 W\(format.width) H\(format.height) F\(rate.numerator / divisor):\(rate.denominator / divisor) "
+            + "Ip A\(aspect) C\(chroma)\n"
+        return Array(line.utf8)
+    }
+
+    /// The planes' visible rows, without the padding of strides wider than a row.
+    private func writePlanes(of sample: MediaSample, format: VideoFormat, pixels: PixelFormat) throws(MediaError) {
+        for plane in 0..<pixels.planeCount {
+            let size = pixels.planeSize(plane, width: format.width, height: format.height)
+            let stride = format.bytesPerRow[plane]
+            var failure: MediaError?
+            sample.withUnsafeBytes(plane: plane) { raw in
+                do throws(MediaError) {
+                    if stride == size.bytesPerRow {
+                        try output.write(UnsafeRawBufferPointer(rebasing: raw[0..<stride * size.rows]))
+                    } else {
+                        for row in 0..<size.rows {
+                            try output.write(UnsafeRawBufferPointer(rebasing: raw[row * stride..<row * stride + size.bytesPerRow]))
+                        }
+                    }
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+}
+
+/// The greatest common divisor of two positive integers (1 when either is not positive).
+private func greatestCommonDivisor(_ a: Int64, _ b: Int64) -> Int64 {
+    guard a > 0, b > 0 else { return 1 }
+    var (x, y) = (a, b)
+    while y != 0 { (x, y) = (y, x % y) }
+    return x
+}
