@@ -12,7 +12,10 @@ public import MediaCore
 /// - Input: raw frames of any ``PixelFormat`` (yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24, gray), at any
 ///   stride: the format's ``VideoFormat/bytesPerRow`` is honoured. The size may change from frame to frame.
 /// - Output: frames of ``pixelFormat`` at the target size (the input's size where none is given),
-///   tightly packed; timing, flags and frame rate are the input's, untouched.
+///   tightly packed; timing, flags and frame rate are the input's, untouched. The chroma location is
+///   the input's and the pixel aspect ratio is scaled with the picture so that the display shape stays
+///   the same, as FFmpeg's `scale` filter does. A frame already in the output's pixel format and size
+///   passes through unconverted.
 ///
 /// The scaler uses bicubic interpolation (`SWS_BICUBIC`), the `ffmpeg` CLI's default, so the output is
 /// byte-identical to `ffmpeg -f rawvideo -pix_fmt X -s WxH -i in -pix_fmt Y -sws_flags bicubic`. A frame
@@ -55,8 +58,7 @@ public final class VideoConverter: MediaStage {
             }
             defer { index += 1 }
             try sample.validateVideoLayout(input, index: index)
-            let output = VideoFormat.raw(
-                pixelFormat, width: width ?? input.width, height: height ?? input.height, frameRate: input.frameRate)
+            let output = outputFormat(for: input)
             if output.packed == input.packed, input.bytesPerRow == output.bytesPerRow {
                 try emit(sample)
                 return
@@ -73,6 +75,27 @@ public final class VideoConverter: MediaStage {
             failed = true
             throw error
         }
+    }
+
+    /// The format of a converted `input` frame: this stage's pixel format and size, the input's rate and
+    /// chroma location, and its pixel aspect ratio × (output height × input width) / (output width ×
+    /// input height), reduced (FFmpeg's `scale` filter).
+    private func outputFormat(for input: VideoFormat) -> VideoFormat {
+        let outputWidth = width ?? input.width
+        let outputHeight = height ?? input.height
+        var aspect = input.pixelAspectRatio
+        if let sar = aspect, outputWidth != input.width || outputHeight != input.height {
+            var numerator = Int64(sar.horizontalSpacing) * Int64(outputHeight) * Int64(input.width)
+            var denominator = Int64(sar.verticalSpacing) * Int64(outputWidth) * Int64(input.height)
+            var (a, b) = (numerator, denominator)
+            while b != 0 { (a, b) = (b, a % b) }
+            if a > 0 { numerator /= a; denominator /= a }
+            aspect = numerator > 0 && denominator > 0 && numerator <= Int64(Int32.max) && denominator <= Int64(Int32.max)
+                ? PixelAspectRatio(Int(numerator), Int(denominator)) : nil
+        }
+        return VideoFormat(
+            codec: .raw(pixelFormat), width: outputWidth, height: outputHeight, frameRate: input.frameRate,
+            pixelAspectRatio: aspect, chromaLocation: input.chromaLocation)
     }
 
     /// Nothing is held back; marks the stage finished.

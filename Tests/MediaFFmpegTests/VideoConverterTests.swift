@@ -1,6 +1,7 @@
 import Foundation
 import MediaCore
 import MediaFFmpeg
+import MediaFormats
 import MediaTestSupport
 import Testing
 
@@ -42,6 +43,42 @@ import Testing
         #expect(small.map(\.timing) == clip.frames.map(\.timing))
         let cli = try Self.cli(clip, from: "yuv420p", input: clip.yuvPath, to: "yuv420p", size: "160x120")
         #expect(small.flatMap { $0.planes.flatMap { $0 } } == cli)
+    }
+
+    /// A y4m with a pixel aspect ratio and chroma siting, scaled to 160x240 and written by Y4MMuxer, is
+    /// `ffmpeg -i in.y4m -vf scale=160:240 -f yuv4mpegpipe` byte for byte: the same pixels, the aspect
+    /// ratio scaled with the picture (1:1 → 2:1, the display shape kept), the chroma siting kept. A frame
+    /// already in the output format passes through, its aspect ratio and siting untouched.
+    @Test func scalingKeepsTheDisplayShapeAsTheScaleFilterDoes() throws {
+        let dir = try TemporaryDirectory()
+        let y4m = dir.file("in.y4m")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "3", "-pix_fmt", "yuv420p",
+            "-chroma_sample_location", "left", "-f", "yuv4mpegpipe", y4m,
+        ])
+        let reader = try Y4MReader(path: y4m)
+        #expect(reader.format.pixelAspectRatio == PixelAspectRatio(1, 1))
+        #expect(reader.format.chromaLocation == .left)
+        var frames: [MediaSample] = []
+        while let frame = try reader.next() { frames.append(frame) }
+
+        let scaled = try Video.run(try VideoConverter(to: .yuv420p, width: 160, height: 240), frames)
+        #expect(scaled.first?.format.video?.pixelAspectRatio == PixelAspectRatio(2, 1))
+        #expect(scaled.first?.format.video?.chromaLocation == .left)
+        let output = MemoryOutput()
+        var muxer = Y4MMuxer(output: output)
+        for frame in scaled { try muxer.write(frame) }
+        try muxer.finish()
+        let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", y4m, "-vf", "scale=160:240", "-f", "yuv4mpegpipe", "-"]).stdout
+        let cliHeader = String(decoding: cli.prefix { $0 != 0x0A }, as: UTF8.self)
+        #expect(cliHeader.contains(" A2:1 "), "\(cliHeader)")
+        let cliWithoutRange = cliHeader.split(separator: " ").filter { !$0.hasPrefix("XCOLORRANGE=") }.joined(separator: " ")
+        #expect(String(decoding: output.bytes.prefix { $0 != 0x0A }, as: UTF8.self) == cliWithoutRange)
+        #expect(Array(output.bytes.drop { $0 != 0x0A }) == Array([UInt8](cli).drop { $0 != 0x0A }))
+
+        let same = try Video.run(try VideoConverter(to: .yuv420p), frames)
+        #expect(same.map(\.format) == frames.map(\.format))
+        #expect(zip(same, frames).allSatisfy { $0.sharesStorage(with: $1) }, "an unchanged frame is passed on, not converted")
     }
 
     /// Padded input rows give the same output as packed ones.
