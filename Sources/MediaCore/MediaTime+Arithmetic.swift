@@ -56,9 +56,7 @@ extension MediaTime {
 
     private static func commonTimescale(_ a: Int32, _ b: Int32) -> Int32 {
         if a == b { return a }
-        var x = Int64(a)
-        var y = Int64(b)
-        while y != 0 { (x, y) = (y, x % y) }
+        let x = Int64(greatestCommonDivisor(UInt64(a.magnitude), UInt64(b.magnitude)))
         let lcm = Int64(a) / x * Int64(b)
         return Int32(exactly: lcm) ?? max(a, b)
     }
@@ -91,9 +89,7 @@ extension MediaTime: Comparable, Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(kind)
         guard kind == .numeric else { return }
-        var x = value.magnitude
-        var y = UInt64(timescale)
-        while y != 0 { (x, y) = (y, x % y) }
+        let x = greatestCommonDivisor(value.magnitude, UInt64(timescale))
         let g = Int64(x == 0 ? 1 : x)
         hasher.combine(value / g)
         hasher.combine(Int64(timescale) / g)

@@ -152,6 +152,12 @@ public struct FrameRate: Sendable, Hashable, CustomStringConvertible {
         MediaTime(value: index * Int64(denominator), timescale: numerator)
     }
 
+    /// `numerator`/`denominator` frames per second in lowest terms (`50/2` → `25/1`), or `nil` when a
+    /// term is not positive or the reduced terms do not fit `Int32`.
+    public static func reduced(_ numerator: Int64, _ denominator: Int64) -> FrameRate? {
+        reducedInt32Terms(numerator, denominator).map { FrameRate($0.0, $0.1) }
+    }
+
     /// E.g. `24/1` or `30000/1001`.
     public var description: String { "\(numerator)/\(denominator)" }
 }
@@ -172,6 +178,12 @@ public struct PixelAspectRatio: Sendable, Hashable, CustomStringConvertible {
 
     /// Square pixels.
     public static let square = PixelAspectRatio(1, 1)
+
+    /// `horizontalSpacing`:`verticalSpacing` in lowest terms (`4:2` → `2:1`), or `nil` when a term is
+    /// not positive or the reduced terms do not fit `Int32` (as H.264's and FFmpeg's ratios must).
+    public static func reduced(_ horizontalSpacing: Int64, _ verticalSpacing: Int64) -> PixelAspectRatio? {
+        reducedInt32Terms(horizontalSpacing, verticalSpacing).map { PixelAspectRatio(Int($0.0), Int($0.1)) }
+    }
 
     /// E.g. `1:1`.
     public var description: String { "\(horizontalSpacing):\(verticalSpacing)" }

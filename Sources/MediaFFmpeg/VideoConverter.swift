@@ -85,13 +85,9 @@ public final class VideoConverter: MediaStage {
         let outputHeight = height ?? input.height
         var aspect = input.pixelAspectRatio
         if let sar = aspect, outputWidth != input.width || outputHeight != input.height {
-            var numerator = Int64(sar.horizontalSpacing) * Int64(outputHeight) * Int64(input.width)
-            var denominator = Int64(sar.verticalSpacing) * Int64(outputWidth) * Int64(input.height)
-            var (a, b) = (numerator, denominator)
-            while b != 0 { (a, b) = (b, a % b) }
-            if a > 0 { numerator /= a; denominator /= a }
-            aspect = numerator > 0 && denominator > 0 && numerator <= Int64(Int32.max) && denominator <= Int64(Int32.max)
-                ? PixelAspectRatio(Int(numerator), Int(denominator)) : nil
+            aspect = PixelAspectRatio.reduced(
+                Int64(sar.horizontalSpacing) * Int64(outputHeight) * Int64(input.width),
+                Int64(sar.verticalSpacing) * Int64(outputWidth) * Int64(input.height))
         }
         return VideoFormat(
             codec: .raw(pixelFormat), width: outputWidth, height: outputHeight, frameRate: input.frameRate,

@@ -74,4 +74,17 @@ import Testing
         #expect(MediaTime(value: 1024, timescale: 48_000).description == "1024/48000")
         #expect(MediaTime.invalid.description == "invalid")
     }
+
+    @Test func ratesAndAspectRatiosInLowestTerms() {
+        #expect(FrameRate.reduced(50, 2) == FrameRate(25, 1))
+        #expect(FrameRate.reduced(60000, 2002) == FrameRate(30000, 1001))
+        #expect(FrameRate.reduced(0, 1) == nil)
+        #expect(FrameRate.reduced(1, -1) == nil)
+        #expect(FrameRate.reduced(Int64(Int32.max) + 1, 1) == nil)
+        #expect(FrameRate.reduced(2 * (Int64(Int32.max) + 1), 2) == nil)
+        #expect(FrameRate.reduced(2 * Int64(Int32.max), 2) == FrameRate(Int32.max, 1))
+        #expect(PixelAspectRatio.reduced(320 * 240, 160 * 240) == PixelAspectRatio(2, 1))
+        #expect(PixelAspectRatio.reduced(12, 11) == PixelAspectRatio(12, 11))
+        #expect(PixelAspectRatio.reduced(-1, 1) == nil)
+    }
 }

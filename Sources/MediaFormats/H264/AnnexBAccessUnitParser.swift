@@ -283,14 +283,6 @@ public struct AnnexBAccessUnitParser: Sendable {
         guard let vui = sps.vui, let timeScale = vui.timeScale, let ticks = vui.numUnitsInTick,
             timeScale > 0, ticks > 0
         else { return nil }
-        var numerator = UInt64(timeScale)
-        var denominator = 2 * UInt64(ticks)
-        var a = numerator
-        var b = denominator
-        while b != 0 { (a, b) = (b, a % b) }
-        numerator /= a
-        denominator /= a
-        guard numerator <= UInt64(Int32.max), denominator <= UInt64(Int32.max) else { return nil }
-        return FrameRate(Int32(numerator), Int32(denominator))
+        return FrameRate.reduced(Int64(timeScale), 2 * Int64(ticks))
     }
 }

@@ -176,7 +176,8 @@ public struct AnnexBScanner: Sendable {
                 }
                 return nil
             }
-            // Lane k of `pairs` is zero exactly when bytes i + k and i + k + 1 both are.
+            // Lane k of `low` (of `high`) is zero exactly when bytes i + k and i + k + 1 (i + 16 + k and
+            // i + 17 + k) both are.
             let zero = SIMD16<UInt8>()
             var i = from
             while i + 33 <= count {

@@ -87,11 +87,11 @@ public struct Y4MMuxer: MediaSink {
 
     /// The stream header line for frames of `format`.
     static func header(for format: VideoFormat, firstDuration: MediaTime) throws(MediaError) -> [UInt8] {
-        let rate: (numerator: Int64, denominator: Int64)
-        if let frameRate = format.frameRate, frameRate.isValid {
-            rate = (Int64(frameRate.numerator), Int64(frameRate.denominator))
-        } else if firstDuration.isNumeric, firstDuration.value > 0 {
-            rate = (Int64(firstDuration.timescale), firstDuration.value)
+        let rate: FrameRate
+        if let frameRate = format.frameRate, let reduced = FrameRate.reduced(Int64(frameRate.numerator), Int64(frameRate.denominator)) {
+            rate = reduced
+        } else if firstDuration.isNumeric, let inverted = FrameRate.reduced(Int64(firstDuration.timescale), firstDuration.value) {
+            rate = inverted
         } else {
             throw MediaError(.invalidArgument, "a YUV4MPEG2 header needs a frame rate: the format has none and the first frame no duration")
         }
@@ -108,8 +108,7 @@ public struct Y4MMuxer: MediaSink {
         case .yuv444p?: chroma = "444 XYSCSS=444"
         default: chroma = "mono"
         }
-        let divisor = greatestCommonDivisor(rate.numerator, rate.denominator)
-        let line = "YUV4MPEG2 W\(format.width) H\(format.height) F\(rate.numerator / divisor):\(rate.denominator / divisor) "
+        let line = "YUV4MPEG2 W\(format.width) H\(format.height) F\(rate.numerator):\(rate.denominator) "
             + "Ip A\(aspect) C\(chroma)\n"
         return Array(line.utf8)
     }
@@ -138,10 +137,3 @@ public struct Y4MMuxer: MediaSink {
     }
 }
 
-/// The greatest common divisor of two positive integers (1 when either is not positive).
-private func greatestCommonDivisor(_ a: Int64, _ b: Int64) -> Int64 {
-    guard a > 0, b > 0 else { return 1 }
-    var (x, y) = (a, b)
-    while y != 0 { (x, y) = (y, x % y) }
-    return x
-}
