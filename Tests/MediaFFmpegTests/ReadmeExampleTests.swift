@@ -68,5 +68,16 @@ import Testing
         let stream = try ExternalTool.probeFirstStream(dir.file("out.h264"))
         #expect(stream["width"] as? Int == 320)
         #expect(stream["codec_name"] as? String == "h264")
+
+        // Examples/h264-encoder/README.md, "And back"
+        let decoder = H264Decoder()
+        var back = Pipeline(
+            source: try AnnexBReader(path: dir.file("out.h264")),
+            stages: [decoder],
+            sink: Y4MMuxer(output: try FileOutput(path: dir.file("decoded.y4m"))))
+        try back.run()
+        #expect(decoder.missingFrameCount == 0)
+        let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", dir.file("out.h264"), "-f", "yuv4mpegpipe", "-"]).stdout
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("decoded.y4m"))) == cli)
     }
 }
