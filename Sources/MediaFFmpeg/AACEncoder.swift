@@ -185,24 +185,19 @@ extension AACEncoder {
             try check(read, calling: "av_audio_fifo_read")
             frame.raw.pointee.pts = framesSent
             framesSent += Int64(frames)
-            try check(avcodec_send_frame(codec.raw, frame.raw), calling: "avcodec_send_frame", .encoderFailure)
+            try codec.sendFrame(frame)
             try receive(into: emit)
         }
 
         /// Flushes the encoder and emits everything it held back.
         func drain(into emit: (MediaSample) throws -> Void) throws {
-            try check(avcodec_send_frame(codec.raw, nil), calling: "avcodec_send_frame", .encoderFailure)
+            try codec.sendFrame(nil)
             try receive(into: emit)
         }
 
         private func receive(into emit: (MediaSample) throws -> Void) throws {
-            while true {
-                let code = avcodec_receive_packet(codec.raw, packet.raw)
-                if code == mp_averror_eagain() || code == mp_averror_eof() { return }
-                try check(code, calling: "avcodec_receive_packet", .encoderFailure)
-                let bytes = packet.bytes
-                av_packet_unref(packet.raw)
-                try emit(makePacket(bytes))
+            try codec.receivePackets(into: packet) {
+                try emit(makePacket(packet.bytes))
             }
         }
 

@@ -151,22 +151,17 @@ extension H264Decoder {
                 durations[pts] = sample.timing.duration
             }
             if sample.flags.contains(.keyframe) { packet.raw.pointee.flags |= AV_PKT_FLAG_KEY }
-            let code = avcodec_send_packet(codec.raw, packet.raw)
-            try check(code, calling: "avcodec_send_packet", .decoderFailure)
+            try codec.sendPacket(packet)
             try receive(into: emit)
         }
 
         func drain(into emit: (MediaSample) throws -> Void) throws {
-            try check(avcodec_send_packet(codec.raw, nil), calling: "avcodec_send_packet", .decoderFailure)
+            try codec.sendPacket(nil)
             try receive(into: emit)
         }
 
         private func receive(into emit: (MediaSample) throws -> Void) throws {
-            while true {
-                let code = avcodec_receive_frame(codec.raw, frame.raw)
-                if code == mp_averror_eagain() || code == mp_averror_eof() { return }
-                try check(code, calling: "avcodec_receive_frame", .decoderFailure)
-                defer { av_frame_unref(frame.raw) }
+            try codec.receiveFrames(into: frame) {
                 let raw = frame.raw.pointee
                 guard let pixels = PixelFormat(AVPixelFormat(rawValue: raw.format)) else {
                     throw MediaError(

@@ -285,25 +285,21 @@ extension H264Encoder {
             var timing = sample.timing
             if !timing.duration.isNumeric { timing.duration = time(ofTick: 1) - time(ofTick: 0) }
             pending[tick] = timing
-            try check(avcodec_send_frame(codec.raw, frame.raw), calling: "avcodec_send_frame", .encoderFailure)
+            try codec.sendFrame(frame)
             try receive(into: emit)
         }
 
         func drain(into emit: (MediaSample) throws -> Void) throws {
-            try check(avcodec_send_frame(codec.raw, nil), calling: "avcodec_send_frame", .encoderFailure)
+            try codec.sendFrame(nil)
             try receive(into: emit)
         }
 
         private func receive(into emit: (MediaSample) throws -> Void) throws {
-            while true {
-                let code = avcodec_receive_packet(codec.raw, packet.raw)
-                if code == mp_averror_eagain() || code == mp_averror_eof() { return }
-                try check(code, calling: "avcodec_receive_packet", .encoderFailure)
+            try codec.receivePackets(into: packet) {
                 let bytes = packet.bytes
                 let ptsTick = packet.raw.pointee.pts
                 let dtsTick = packet.raw.pointee.dts
                 let key = packet.raw.pointee.flags & AV_PKT_FLAG_KEY != 0
-                av_packet_unref(packet.raw)
                 let all = AnnexB.split(bytes)
                 if let inBand = Self.parameterSets(in: all) { parameters = inBand }
                 guard let outputFormat else {
@@ -311,7 +307,7 @@ extension H264Encoder {
                         .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS", ffmpegCall: "avcodec_receive_packet")
                 }
                 let units = all.filter { ![7, 8].contains(AnnexB.type(of: $0)) }
-                guard !units.isEmpty else { continue }
+                guard !units.isEmpty else { return }  // parameter sets alone: nothing to emit
                 let original = pending.removeValue(forKey: ptsTick)
                 let pts = original?.presentationTime ?? time(ofTick: ptsTick)
                 let dts = dtsTick == mp_nopts_value() ? pts : time(ofTick: dtsTick)
