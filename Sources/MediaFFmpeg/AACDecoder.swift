@@ -19,8 +19,7 @@ public final class AACDecoder: MediaStage {
     public let outputFormat: PCMFormat
 
     private var session: Session?
-    private var finished = false
-    private var failed = false
+    private let lifecycle = StageLifecycle()
     private var packetIndex: Int64 = 0
 
     /// A decoder producing `outputFormat` (32-bit float planar by default).
@@ -31,8 +30,7 @@ public final class AACDecoder: MediaStage {
 
     /// Decodes one packet; emits its trimmed PCM.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        do {
+        try lifecycle.process(name) {
             guard case .audio(let input) = sample.format, input.codec == .aac else {
                 throw MediaError.formatMismatch(stage: name, expected: "AAC audio", actual: sample.format)
             }
@@ -48,16 +46,12 @@ public final class AACDecoder: MediaStage {
                 if error.sampleIndex == nil { error.sampleIndex = packetIndex }
                 throw error
             }
-        } catch {
-            failed = true
-            throw error
         }
     }
 
     /// Drains the decoder.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        finished = true
+        try lifecycle.finish(name)
         try session?.drain(into: emit)
     }
 }

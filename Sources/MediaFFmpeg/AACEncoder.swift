@@ -33,8 +33,7 @@ public final class AACEncoder: MediaStage {
     public private(set) var outputFormat: AudioFormat?
 
     private var session: Session?
-    private var finished = false
-    private var failed = false
+    private let lifecycle = StageLifecycle()
 
     /// Frames per AAC packet.
     public static let framesPerPacket = 1024
@@ -50,8 +49,7 @@ public final class AACEncoder: MediaStage {
 
     /// Takes PCM frames; emits the AAC packets that are complete.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        do {
+        try lifecycle.process(name) {
             guard case .audio(let input) = sample.format, input.pcm != nil else {
                 throw MediaError.formatMismatch(stage: name, expected: "linear PCM audio", actual: sample.format)
             }
@@ -69,16 +67,12 @@ public final class AACEncoder: MediaStage {
             while session.fifo.count >= Self.framesPerPacket {
                 try session.encode(frames: Self.framesPerPacket, into: emit)
             }
-        } catch {
-            failed = true
-            throw error
         }
     }
 
     /// Encodes the last partial frame and drains the encoder.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        finished = true
+        try lifecycle.finish(name)
         guard let session else { return }
         let rest = session.fifo.count
         if rest > 0 { try session.encode(frames: rest, into: emit) }

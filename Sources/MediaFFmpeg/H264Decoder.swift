@@ -24,8 +24,9 @@ public import MediaCore
 public final class H264Decoder: MediaStage {
     private var session: Session?
     private var index: Int64 = 0
-    private var finished = false
-    private var failed = false
+    private let lifecycle = StageLifecycle()
+    /// Whether ``finish(into:)`` has emitted everything the decoder held back.
+    private var drained = false
 
     /// Access units given to ``process(_:into:)`` so far.
     public var accessUnitCount: Int64 { index }
@@ -37,10 +38,11 @@ public final class H264Decoder: MediaStage {
     /// `AV_FRAME_FLAG_CORRUPT`): their picture has errors concealed.
     public var damagedFrameCount: Int64 { session?.damagedFrameCount ?? 0 }
 
-    /// After ``finish(into:)``: how many access units gave no frame, because the decoder could not
-    /// decode them (damaged or missing references); 0 before. Counted for frame-coded streams, where
+    /// Once ``finish(into:)`` has returned: how many access units gave no frame, because the decoder
+    /// could not decode them (damaged or missing references); 0 before (frames held back for
+    /// reordering are not missing yet). Counted for frame-coded streams, where
     /// every access unit is one frame; a stream of separately coded fields pairs two into one.
-    public var missingFrameCount: Int64 { finished ? max(0, accessUnitCount - frameCount) : 0 }
+    public var missingFrameCount: Int64 { drained ? max(0, accessUnitCount - frameCount) : 0 }
 
     /// A decoder; it opens on the first sample.
     public init() {
@@ -49,8 +51,7 @@ public final class H264Decoder: MediaStage {
 
     /// Decodes one access unit; emits the frames that are ready.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        do {
+        try lifecycle.process(name) {
             guard case .video(let input) = sample.format, input.codec == .h264 else {
                 throw MediaError.formatMismatch(stage: name, expected: "H.264 video", actual: sample.format)
             }
@@ -63,17 +64,14 @@ public final class H264Decoder: MediaStage {
                 if error.sampleIndex == nil { error.sampleIndex = index }
                 throw error
             }
-        } catch {
-            failed = true
-            throw error
         }
     }
 
     /// Drains the decoder: emits every frame it still holds.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        finished = true
+        try lifecycle.finish(name)
         try session?.drain(into: emit)
+        drained = true
     }
 }
 

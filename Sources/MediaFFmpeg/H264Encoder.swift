@@ -41,8 +41,7 @@ public final class H264Encoder: MediaStage {
 
     private var session: Session?
     private var index: Int64 = 0
-    private var finished = false
-    private var failed = false
+    private let lifecycle = StageLifecycle()
 
     /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`.
     ///
@@ -82,8 +81,7 @@ public final class H264Encoder: MediaStage {
 
     /// Encodes one frame; emits the access units that are ready (none while the encoder looks ahead).
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        do {
+        try lifecycle.process(name) {
             guard case .video(let input) = sample.format, let pixels = input.pixelFormat else {
                 throw MediaError.formatMismatch(stage: name, expected: "raw video (yuv420p)", actual: sample.format)
             }
@@ -105,16 +103,12 @@ public final class H264Encoder: MediaStage {
             }
             try session.encode(sample, format: input, index: index, into: emit)
             outputFormat = session.outputFormat
-        } catch {
-            failed = true
-            throw error
         }
     }
 
     /// Drains the encoder: emits every access unit it still holds.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        finished = true
+        try lifecycle.finish(name)
         try session?.drain(into: emit)
         outputFormat = session?.outputFormat
     }

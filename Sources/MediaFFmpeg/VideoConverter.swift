@@ -31,8 +31,7 @@ public final class VideoConverter: MediaStage {
 
     private var session: Session?
     private var index: Int64 = 0
-    private var finished = false
-    private var failed = false
+    private let lifecycle = StageLifecycle()
 
     /// A converter to `pixelFormat` at `width`×`height` (each `nil`: the input's).
     ///
@@ -51,8 +50,7 @@ public final class VideoConverter: MediaStage {
 
     /// Converts one frame.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        do {
+        try lifecycle.process(name) {
             guard case .video(let input) = sample.format, let inputPixels = input.pixelFormat else {
                 throw MediaError.formatMismatch(stage: name, expected: "raw video", actual: sample.format)
             }
@@ -71,9 +69,6 @@ public final class VideoConverter: MediaStage {
             converted.format = .video(output)
             converted.planes = try session.convert(sample, format: input)
             try emit(converted)
-        } catch {
-            failed = true
-            throw error
         }
     }
 
@@ -96,8 +91,7 @@ public final class VideoConverter: MediaStage {
 
     /// Nothing is held back; marks the stage finished.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        guard !finished, !failed else { throw MediaError.stageFinished(name) }
-        finished = true
+        try lifecycle.finish(name)
         session = nil
     }
 }

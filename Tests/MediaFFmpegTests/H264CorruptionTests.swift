@@ -77,3 +77,19 @@ import Testing
         #expect(decoder.missingFrameCount == accessUnits - frames)
     }
 }
+
+extension H264CorruptionTests {
+    /// The decoder's counters can be read while it is emitting a frame (from the `emit` closure).
+    @Test func countersReadableFromTheEmitClosure() throws {
+        let bytes = try Self.intactStream()
+        var reader = AnnexBReader(bytes: bytes)
+        let decoder = H264Decoder()
+        var seen: [Int64] = []
+        while let sample = try reader.next() {
+            try decoder.process(sample, into: { _ in seen.append(decoder.frameCount + decoder.missingFrameCount * 1000) })
+        }
+        try decoder.finish(into: { _ in seen.append(decoder.frameCount + decoder.missingFrameCount * 1000) })
+        #expect(seen == Array(1...24))  // the frame count so far, and no missing frame at any point
+        #expect(decoder.missingFrameCount == 0)
+    }
+}
