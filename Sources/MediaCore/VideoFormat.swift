@@ -5,12 +5,19 @@ public enum VideoCodec: Sendable, Hashable, CustomStringConvertible {
     /// H.264 / AVC, as AVCC samples (4-byte length-prefixed NAL units, one access unit per sample),
     /// with the parameter sets in ``VideoFormat/h264``.
     case h264
+    /// Any other codec, by its four-character code (`hvc1`, `av01`, `vp09`, `mp4v`), as a demuxer hands
+    /// it out for a decoder stage that takes it; its configuration record, if any, is in
+    /// ``VideoFormat/codecConfiguration``.
+    case other(fourCC: UInt32)
 
     /// `yuv420p`, `nv12`, ... or `h264`.
     public var description: String {
         switch self {
         case .raw(let pixelFormat): return pixelFormat.description
         case .h264: return "h264"
+        case .other(let code):
+            let chars = (0..<4).map { Character(Unicode.Scalar(UInt8(truncatingIfNeeded: code >> (24 - 8 * $0)))) }
+            return "'\(String(chars))'"
         }
     }
 }
@@ -60,6 +67,9 @@ public struct VideoFormat: Sendable, Hashable, CustomStringConvertible {
     /// Where the chroma samples of subsampled formats sit, or `nil` when unspecified
     /// (`kCVImageBufferChromaLocationTopFieldKey`, H.264's `chroma_sample_loc_type`).
     public var chromaLocation: ChromaLocation?
+    /// For ``VideoCodec/other(fourCC:)``, the codec's configuration record as the container stores it
+    /// (`hvcC`, `av1C`, ...); empty otherwise.
+    public var codecConfiguration: [UInt8] = []
 
     /// A format with every field given. `bytesPerRow` empty means tightly packed rows for raw frames.
     public init(

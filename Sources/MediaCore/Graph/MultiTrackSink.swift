@@ -1,0 +1,31 @@
+/// Consumes the samples of several tracks at once: a container muxer with one track per input branch
+/// (`AVAssetWriter` with several inputs, GStreamer's `mp4mux` with several sink pads).
+///
+/// A ``MediaGraph`` drives it:
+/// 1. ``begin(tracks:)`` once, as soon as every track's first sample is known (or the track has ended
+///    empty): the formats in track order, so that a muxer can write its header with every track's
+///    codec configuration (the AudioSpecificConfig, the SPS/PPS) before the first packet.
+/// 2. ``write(_:track:)`` for each sample, interleaved by decode time across tracks (within the
+///    graph's documented bound, ``Interleaving``), and in non-decreasing decode time within a track.
+/// 3. ``finish()`` once, also after an error elsewhere in the graph, so that what was written stays a
+///    valid file. When the run failed before any track had its first sample, `finish` comes without
+///    `begin`: the sink closes its output and writes nothing.
+///
+/// Which track a sample belongs to is not a field of the sample: the graph knows which branch feeds
+/// which input of the sink, and says so with the `track` index (GStreamer's request pads). The same
+/// encoded branch can so feed track 0 of one muxer and track 1 of another.
+public protocol MultiTrackSink {
+    /// The tracks' formats in track order; `nil` for a track that ended without producing a sample.
+    mutating func begin(tracks: [MediaFormat?]) throws
+    /// Consumes one sample of track `track` (an index into the formats given to ``begin(tracks:)``).
+    mutating func write(_ sample: MediaSample, track: Int) throws
+    /// Writes what is pending (trailer, index, sizes) and closes the output. Called once.
+    mutating func finish() throws
+    /// A short name for errors and progress, e.g. `ContainerMuxer(mp4)`. Defaults to the type's name.
+    var name: String { get }
+}
+
+extension MultiTrackSink {
+    /// The type's name.
+    public var name: String { String(describing: type(of: self)) }
+}
