@@ -18,6 +18,10 @@ let package = Package(
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
     targets: [
         // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.
         .systemLibrary(
@@ -28,7 +32,11 @@ let package = Package(
             ]
         ),
         // Pure Swift: time, samples, formats, errors, stage protocols, pipeline, byte I/O.
-        .target(name: "MediaCore", swiftSettings: strict),
+        .target(
+            name: "MediaCore",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
         // Pure Swift bitstreams and containers: ADTS, WAV, generators.
         .target(name: "MediaFormats", dependencies: ["MediaCore"], swiftSettings: strict),
         // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.

@@ -35,6 +35,8 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let outOfMemory = Code("out of memory")
         /// Reading or writing a file or stream failed.
         public static let io = Code("I/O error")
+        /// A branch of a ``MediaGraph`` produced nothing while the others filled the interleaving bound.
+        public static let stalled = Code("stalled")
 
         /// The code's name, e.g. `truncated`.
         public var description: String { name }
@@ -92,6 +94,15 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A call came after `finish` or after an error.
     public static func stageFinished(_ stage: String) -> MediaError {
         MediaError(.stageFinished, "\(stage) was called after it finished or failed")
+    }
+
+    /// The error with `stage` set, unless it already names one, and `sampleIndex` set to `index`
+    /// unless it already has one.
+    public func inStage(_ name: String, sampleIndex index: Int64) -> MediaError {
+        var copy = self
+        if copy.stage == nil { copy.stage = name }
+        if copy.sampleIndex == nil { copy.sampleIndex = index }
+        return copy
     }
 
     /// The error with `stage` set, unless it already names one.

@@ -1,0 +1,79 @@
+extension MediaGraph {
+    /// Runs the graph to the end of every branch, synchronously on the calling thread, calling
+    /// `progress` after each source sample, and returns the final counts.
+    ///
+    /// Each step pulls one sample from the branch that is furthest behind in media time and pushes it
+    /// through that branch's stages into its sinks, so the branches advance together and the
+    /// interleaving queues stay short. A graph runs once; a second run throws
+    /// ``MediaError/Code/stageFinished``. The progress callback may throw to stop the run: the
+    /// branches are then drained and the sinks finished, as for a failing source, and its error is thrown.
+    @discardableResult
+    public func run(progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
+        let (branches, sinks) = try takeAll()
+        return try SyncDriver(branches: branches, sinks: sinks).run(stop: { false }, progress: report)
+    }
+}
+
+/// The synchronous driver: one thread pulls from every branch in turn.
+struct SyncDriver {
+    let branches: [BranchRunner]
+    let sinks: [SinkRunner]
+
+    var progress: MediaGraph.Progress {
+        MediaGraph.Progress(branches: branches.map(\.counts), sinks: sinks.map(\.counts))
+    }
+
+    /// Runs until every branch has ended, or `stop` says so (then drains the branches and finishes the
+    /// sinks before returning normally: the caller decides what to throw).
+    func run(stop: () -> Bool, progress report: ((MediaGraph.Progress) throws -> Void)?) throws -> MediaGraph.Progress {
+        do {
+            var stopError: (any Error)?
+            while let branch = furthestBehind() {
+                if stop() { break }
+                if try !branch.step(deliver: { try deliver($0, from: branch) }) {
+                    try endTracks(of: branch)
+                }
+                if let report {
+                    do { try report(progress) } catch { stopError = error; break }
+                }
+            }
+            // Stopped early (cancelled, or the progress callback threw): drain what the stages hold.
+            for branch in branches where !branch.isEnded {
+                try branch.drain(deliver: { try deliver($0, from: branch) })
+                try endTracks(of: branch)
+            }
+            for sink in sinks { try sink.finish() }
+            if let stopError { throw stopError }
+            if let sourceError = branches.lazy.compactMap(\.sourceError).first { throw sourceError }
+            return progress
+        } catch {
+            for branch in branches { branch.abandon() }
+            for sink in sinks { sink.finishAfterError() }
+            throw StampedError.unwrap(error)
+        }
+    }
+
+    /// The live branch whose source is furthest behind (a branch that has produced nothing first);
+    /// ties go to the branch added first.
+    private func furthestBehind() -> BranchRunner? {
+        var best: BranchRunner?
+        for branch in branches where !branch.isEnded {
+            guard let current = best else { best = branch; continue }
+            let position = branch.counts.position
+            if !position.isNumeric {
+                if current.counts.position.isNumeric { best = branch }
+            } else if current.counts.position.isNumeric, position < current.counts.position {
+                best = branch
+            }
+        }
+        return best
+    }
+
+    private func deliver(_ sample: MediaSample, from branch: BranchRunner) throws {
+        for route in branch.routes { try sinks[route.sink].receive(sample, track: route.track) }
+    }
+
+    private func endTracks(of branch: BranchRunner) throws {
+        for route in branch.routes { try sinks[route.sink].endTrack(route.track) }
+    }
+}
