@@ -44,7 +44,7 @@ extension Engine {
     func runConcurrently(queueDepth: Int, progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
         guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
         hasRun = true
-        let queues = (0...stages.count).map { _ in SampleQueue(capacity: queueDepth) }
+        let queues = (0...stages.count).map { _ in BoundedQueue<PipelineItem>(capacity: queueDepth) }
         let state = RunState()
         let counts = SinkCounts()
         var threads: [StageThread] = []
@@ -97,7 +97,7 @@ extension Engine {
 
 /// One stage's thread: process until the end of the stream, then finish and pass the end on. After an
 /// error anywhere it keeps taking (and dropping) samples, so that the threads before it never block.
-private func runStage(_ box: StageBox, from input: SampleQueue, to output: SampleQueue, state: RunState) {
+private func runStage(_ box: StageBox, from input: BoundedQueue<PipelineItem>, to output: BoundedQueue<PipelineItem>, state: RunState) {
     let emit: (MediaSample) throws -> Void = { output.put(.sample($0)) }
     while true {
         switch input.take() {
@@ -124,7 +124,7 @@ private func runStage(_ box: StageBox, from input: SampleQueue, to output: Sampl
 
 /// The sink's thread: write until the end of the stream, then finish, even after an error elsewhere,
 /// so that what was written stays valid.
-private func runSink(_ box: SinkBox, from input: SampleQueue, counts: SinkCounts, state: RunState) {
+private func runSink(_ box: SinkBox, from input: BoundedQueue<PipelineItem>, counts: SinkCounts, state: RunState) {
     while true {
         switch input.take() {
         case .sample(let sample):

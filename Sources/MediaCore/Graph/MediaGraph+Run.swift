@@ -5,12 +5,13 @@ extension MediaGraph {
     /// Each step pulls one sample from the branch that is furthest behind in media time and pushes it
     /// through that branch's stages into its sinks, so the branches advance together and the
     /// interleaving queues stay short. A graph runs once; a second run throws
-    /// ``MediaError/Code/stageFinished``. The progress callback may throw to stop the run: the
-    /// branches are then drained and the sinks finished, as for a failing source, and its error is thrown.
+    /// ``MediaError/Code/stageFinished``. When `stop` is requested, the run ends as if every source had
+    /// ended (see ``StopSignal``). The progress callback may throw to stop the run: the branches are
+    /// then drained and the sinks finished, as for a failing source, and its error is thrown.
     @discardableResult
-    public func run(progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
+    public func run(stop: StopSignal? = nil, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
         let (branches, sinks) = try takeAll()
-        return try SyncDriver(branches: branches, sinks: sinks).run(stop: { false }, progress: report)
+        return try SyncDriver(branches: branches, sinks: sinks).run(stop: { stop?.isRequested ?? false }, progress: report)
     }
 }
 

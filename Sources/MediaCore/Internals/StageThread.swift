@@ -28,6 +28,30 @@ final class StageThread {
         }
     }
 
+    /// Starts `body` on a new detached thread (nobody joins it; it ends when `body` returns).
+    ///
+    /// `body` is a `sending` closure: the compiler has checked that what it captures (a graph branch's
+    /// stages, taken out of a ``Handoff``) is not used by the caller afterwards, so it runs on the new
+    /// thread alone. The `Unmanaged` reference below only carries it through `pthread_create`'s C
+    /// context pointer.
+    static func detach(_ body: sending @escaping () -> Void) throws(MediaError) {
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let code = pthread_create(&thread, &attributes, { context in
+            guard let context else { return nil }
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        guard code == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            throw MediaError(.outOfMemory, "cannot start a graph thread: pthread_create returned \(code)")
+        }
+    }
+
     /// Waits for the thread to end.
     func join() {
         guard !joined else { return }
