@@ -88,6 +88,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The cost of a stage hop in the drivers, beside GStreamer's `identity` (Benchmarks/compare.py).
+        .executableTarget(
+            name: "graph-benchmark",
+            dependencies: ["MediaCore"],
+            path: "Benchmarks/graph-benchmark",
+            swiftSettings: strict
+        ),
+
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFormatsTests",

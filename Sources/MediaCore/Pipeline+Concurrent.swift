@@ -70,7 +70,7 @@ extension Engine {
             while !state.isFailed {
                 let next: MediaSample?
                 do {
-                    next = try named(source.source.name, { try source.source.next() })
+                    next = try named(source.name, { try source.source.next() })
                 } catch {
                     sourceError = error
                     break
@@ -104,14 +104,14 @@ private func runStage(_ box: StageBox, from input: BoundedQueue<PipelineItem>, t
         case .sample(let sample):
             guard !state.isFailed else { continue }
             do {
-                try named(box.stage.name) { try box.stage.process(sample, into: emit) }
+                try named(box.name) { try box.stage.process(sample, into: emit) }
             } catch {
                 state.record(error)
             }
         case .end:
             if !state.isFailed {
                 do {
-                    try named(box.stage.name) { try box.stage.finish(into: emit) }
+                    try named(box.name) { try box.stage.finish(into: emit) }
                 } catch {
                     state.record(error)
                 }
@@ -130,7 +130,7 @@ private func runSink(_ box: SinkBox, from input: BoundedQueue<PipelineItem>, cou
         case .sample(let sample):
             guard !state.isFailed else { continue }
             do {
-                try named(box.sink.name) { try box.sink.write(sample) }
+                try named(box.name) { try box.sink.write(sample) }
                 counts.add(bytes: sample.byteCount)
             } catch {
                 state.record(error)
@@ -141,7 +141,7 @@ private func runSink(_ box: SinkBox, from input: BoundedQueue<PipelineItem>, cou
                 try? box.sink.finish()
             } else {
                 do {
-                    try named(box.sink.name) { try box.sink.finish() }
+                    try named(box.name) { try box.sink.finish() }
                 } catch {
                     state.record(error)
                 }

@@ -70,7 +70,7 @@ final class Engine {
             while true {
                 let next: MediaSample?
                 do {
-                    next = try named(source.source.name, { try source.source.next() })
+                    next = try named(source.name, { try source.source.next() })
                 } catch {
                     // The input is damaged, not the stages: drain what they hold (an encoder's
                     // delayed frames) into the sink before reporting, as the ffmpeg CLI does.
@@ -87,12 +87,12 @@ final class Engine {
             }
             for index in stages.indices {
                 let box = stages[index]
-                try named(box.stage.name) {
+                try named(box.name) {
                     try box.stage.finish { output in try self.push(output, from: index + 1) }
                 }
             }
             sink.isFinished = true
-            try named(sink.sink.name) { try sink.sink.finish() }
+            try named(sink.name) { try sink.sink.finish() }
             if let sourceError { throw sourceError }
             return progress
         } catch {
@@ -111,11 +111,11 @@ final class Engine {
         if index == stages.count {
             progress.samplesWritten += 1
             progress.bytesWritten += Int64(sample.byteCount)
-            try named(sink.sink.name) { try sink.sink.write(sample) }
+            try named(sink.name) { try sink.sink.write(sample) }
             return
         }
         let box = stages[index]
-        try named(box.stage.name) {
+        try named(box.name) {
             try box.stage.process(sample) { output in try self.push(output, from: index + 1) }
         }
     }
@@ -127,19 +127,23 @@ func named<R>(_ name: String, _ body: () throws -> R) throws -> R {
 }
 
 // Boxes give each stage its own storage, so that a stage's `process` can call into the next stage
-// (through the emit closure) without overlapping access to one array.
+// (through the emit closure) without overlapping access to one array. Each keeps its stage's name,
+// computed once: `String(describing:)` for every sample cost 0.6 µs per stage hop.
 final class SourceBox {
     var source: any MediaSource
-    init(_ source: any MediaSource) { self.source = source }
+    let name: String
+    init(_ source: any MediaSource) { self.source = source; name = source.name }
 }
 
 final class StageBox {
     var stage: any MediaStage
-    init(_ stage: any MediaStage) { self.stage = stage }
+    let name: String
+    init(_ stage: any MediaStage) { self.stage = stage; name = stage.name }
 }
 
 final class SinkBox {
     var sink: any MediaSink
+    let name: String
     var isFinished = false
-    init(_ sink: any MediaSink) { self.sink = sink }
+    init(_ sink: any MediaSink) { self.sink = sink; name = sink.name }
 }

@@ -28,6 +28,10 @@ final class SinkRunner {
     /// Queues `sample` of `track` and writes what the interleaving lets through.
     func receive(_ sample: MediaSample, track: Int) throws {
         guard !isFinished, !isFailed else { return }
+        if trackCount == 1, interleaver.hasBegun {
+            // One track: nothing to interleave, so no queue.
+            return try stamped { try write(sample, track) }
+        }
         interleaver.enqueue(sample, track: track)
         counts.maxQueuedSamples = interleaver.highWaterMark
         try release()
