@@ -142,39 +142,3 @@ extension UsageError {
         return 2
     }
 }
-
-/// Delivers another source's samples at the pace of real time, as a microphone or a camera delivers
-/// them: each sample is handed on once the clock has reached its end (its presentation time plus
-/// duration, counted from the first sample's presentation time), measured from the first call.
-/// Samples without a numeric time pass at once.
-public struct RealtimeSource: MediaSource {
-    private var base: any MediaSource
-    private let clock = ContinuousClock()
-    private var start: ContinuousClock.Instant?
-    private var firstTime: MediaTime = .invalid
-
-    /// Paces `base`.
-    public init(_ base: any MediaSource) { self.base = base }
-
-    /// The paced source's name.
-    public var name: String { base.name }
-
-    /// The next sample of the paced source, once its end is due.
-    public mutating func next() throws -> MediaSample? {
-        let started = start ?? clock.now
-        start = started
-        guard let sample = try base.next() else { return nil }
-        if !firstTime.isNumeric { firstTime = sample.timing.presentationTime }
-        let end = (sample.timing.presentationTime + sample.timing.duration - firstTime)
-            .converted(to: 1_000_000_000, rounding: .toNearestOrAwayFromZero)
-        guard end.isNumeric, end.value > 0 else { return sample }
-        let wait = started + .nanoseconds(end.value) - clock.now
-        if wait > .zero {
-            let (seconds, attoseconds) = wait.components
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-            var remaining = timespec()
-            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-        }
-        return sample
-    }
-}

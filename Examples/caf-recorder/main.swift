@@ -81,7 +81,7 @@ func run() throws -> Int32 {
         adtsInput = true
         stages = packetStages()
     }
-    if options.realtime { source = RealtimeSource(source) }
+    if options.realtime { source = RealTimeSource(source) }
 
     let output = try FileOutput(path: options.output)
     let muxer = CAFMuxer(output: output)

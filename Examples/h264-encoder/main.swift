@@ -113,7 +113,7 @@ func run() throws -> Int32 {
     if let frames = options.frames, case .file = options.input { source = FirstFrames(source: source, limit: frames) }
     // --realtime: frames arrive at the pace of their timestamps, as from a camera, and the encoder is
     // tuned for zero latency (one access unit out per frame in).
-    if options.realtime { source = RealtimeSource(source) }
+    if options.realtime { source = RealTimeSource(source) }
     if let pixelFormat, !encoderPixelFormats.contains(pixelFormat) {
         stages.append(try VideoConverter(to: .yuv420p))
     } else if pixelFormat == nil {

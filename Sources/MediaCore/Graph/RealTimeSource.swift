@@ -1,6 +1,7 @@
-/// Paces any source at real time on a ``MediaClock``: each sample is handed out when the clock reaches
-/// its presentation time (relative to the first sample's), as a microphone or a camera would deliver it.
-/// For streaming a file or a generator live (`--realtime`), or for testing live behaviour.
+/// Paces any source at real time on a ``MediaClock``: each sample is handed out once the clock has
+/// reached its end (presentation time plus duration, counted from the first sample's presentation
+/// time), as a microphone or a camera delivers a buffer once it has been captured. For streaming a file
+/// or a generator live (`--realtime`), or for testing live behaviour.
 ///
 /// The samples keep their own timestamps; the source only waits. When the consumer is slower than real
 /// time, samples are handed out at once, never dropped.
@@ -24,11 +25,13 @@ public struct RealTimeSource: MediaSource {
         guard let sample = try base.next() else { return nil }
         let pts = sample.timing.presentationTime
         guard pts.isNumeric else { return sample }
-        if let start {
-            start.clock.sleep(until: start.clockTime + (pts - start.pts))
-        } else {
+        if start == nil {
             let clock = self.clock ?? MediaClock()
             start = (pts, clock.now, clock)
+        }
+        if let start {
+            let end = pts + sample.timing.duration
+            start.clock.sleep(until: start.clockTime + ((end.isNumeric ? end : pts) - start.pts))
         }
         return sample
     }

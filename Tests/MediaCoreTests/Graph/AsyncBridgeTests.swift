@@ -82,8 +82,8 @@ import Testing
         var last = start
         while let frame = try source.next() {
             last = clock.now
-            #expect(last - start >= frame.timing.presentationTime)
+            #expect(last - start >= frame.timing.presentationTime + frame.timing.duration)
         }
-        #expect(last - start >= MediaTime(value: 5, timescale: 30))
+        #expect(last - start >= MediaTime(value: 6, timescale: 30))
     }
 }
