@@ -45,7 +45,12 @@ let package = Package(
         .target(name: "MediaPipeline", dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg"], swiftSettings: strict),
 
         // What the example executables share (one-line errors, argument cursor, number formatting).
-        .target(name: "ExampleSupport", dependencies: ["MediaCore"], path: "Examples/Support", swiftSettings: strict),
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["MediaCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Support",
+            swiftSettings: strict
+        ),
 
         // Helpers for tests: running the external tools that judge our output, fixtures, analysis.
         .target(name: "MediaTestSupport", swiftSettings: strict),
@@ -76,6 +81,20 @@ let package = Package(
             name: "h264-encoder",
             dependencies: ["MediaPipeline", "ExampleSupport"],
             path: "Examples/h264-encoder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "av-encoder",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/av-encoder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "transcode",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/transcode",
             exclude: ["README.md"],
             swiftSettings: strict
         ),

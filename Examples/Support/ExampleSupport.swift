@@ -73,6 +73,8 @@ public struct ArgumentCursor {
 public func runExample(_ name: String, _ body: () throws -> Int32) -> Never {
     do {
         exit(try body())
+    } catch is Interrupt.Stopped {
+        exit(130)
     } catch let error as MediaError {
         printError("\(name): \(error)")
         exit(1)
@@ -104,17 +106,35 @@ public final class ProgressReporter {
 
     /// Reports `progress` if half a second has passed since the last line.
     public func report(_ progress: Pipeline.Progress) {
+        report(position: progress.position, packets: progress.samplesWritten)
+    }
+
+    private func report(position: MediaTime, packets: Int64) {
         guard enabled else { return }
         let now = clock.now
         guard now - lastReport >= .milliseconds(500) else { return }
         lastReport = now
-        let seconds = Double(progress.position.value) / Double(max(progress.position.timescale, 1))
-        let line = "\(name): \(formatDecimal(seconds, 1)) s \(verb), \(progress.samplesWritten) packets"
+        let seconds = position.seconds ?? 0
+        let line = "\(name): \(formatDecimal(seconds, 1)) s \(verb), \(packets) packets"
         if interactive {
             printErrorInPlace("\r" + line + "\u{1B}[K")
         } else {
             printError(line)
         }
+    }
+
+    /// Reports `progress` (as ``report(_:)-(Pipeline.Progress)``), then ends the run if Ctrl-C was
+    /// pressed: the pipeline finishes its sink, so the file stays valid, and the example exits 130.
+    /// Call ``Interrupt/install()`` before the run.
+    public func reportUntilInterrupted(_ progress: Pipeline.Progress) throws {
+        report(progress)
+        try Interrupt.check()
+    }
+
+    /// Reports a graph's `progress` (position: the furthest-behind branch; packets: all sinks') if half
+    /// a second has passed since the last line.
+    public func report(_ progress: MediaGraph.Progress) {
+        report(position: progress.position, packets: progress.sinks.reduce(0) { $0 + $1.samplesWritten })
     }
 
     /// Ends the redrawn line (if one was drawn) and returns the seconds since the reporter was made.

@@ -7,6 +7,7 @@ import ExampleSupport
 import MediaPipeline
 
 func run() throws -> Int32 {
+    Interrupt.install()  // Ctrl-C: finish the file, exit 130
     let options: Options
     do {
         options = try Options(Array(CommandLine.arguments.dropFirst()))
@@ -56,7 +57,7 @@ func run() throws -> Int32 {
     let progress = ProgressReporter(name: "aac-encoder", verb: "encoded", enabled: !options.quiet && options.output != "-")
     // By default everything runs on this thread: for audio alone, handing each packet to another
     // thread costs more than it saves (Benchmarks/README.md). --threads gives each stage its own.
-    let result = options.threads ? try pipeline.runConcurrently(progress: progress.report) : try pipeline.run(progress: progress.report)
+    let result = options.threads ? try pipeline.runConcurrently(progress: progress.reportUntilInterrupted) : try pipeline.run(progress: progress.reportUntilInterrupted)
     let wall = progress.finish()
     let audioSeconds = Double(result.framesRead) / Double(inputFormat.sampleRate)
     let summary = "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "

@@ -26,6 +26,7 @@ func isWritablePCM(_ format: AudioFormat) -> Bool {
 }
 
 func run() throws -> Int32 {
+    Interrupt.install()  // Ctrl-C: finish the file, exit 130
     let options: Options
     let inputKind: InputKind?
     do {
@@ -88,7 +89,7 @@ func run() throws -> Int32 {
     var pipeline = Pipeline(source: source, stages: stages, sink: muxer)
 
     let progress = ProgressReporter(name: "caf-recorder", verb: "recorded", enabled: !options.quiet && options.output != "-")
-    let result = try pipeline.run(progress: progress.report)
+    let result = try pipeline.run(progress: progress.reportUntilInterrupted)
     let wall = progress.finish()
     let rate = muxer.format?.sampleRate ?? 0
     // PCM out: the frames written; AAC out: the frames that went in (for a remux, the packets' frames).

@@ -63,6 +63,7 @@ struct Retimer: MediaStage {
 let encoderPixelFormats: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .nv12]
 
 func run() throws -> Int32 {
+    Interrupt.install()  // Ctrl-C: finish the file, exit 130
     let options: Options
     do {
         options = try Options(Array(CommandLine.arguments.dropFirst()))
@@ -145,7 +146,7 @@ func run() throws -> Int32 {
     let progress = ProgressReporter(name: "h264-encoder", verb: "encoded", enabled: !options.quiet && options.output != "-")
     // The reader (and converter) on threads of their own beside the encoder's: a 720p frame is 1.4 MB
     // to read and copy, enough work to overlap with x264's (Benchmarks/README.md).
-    let result = try pipeline.runConcurrently(progress: progress.report)
+    let result = try pipeline.runConcurrently(progress: progress.reportUntilInterrupted)
     let wall = progress.finish()
 
     guard let counted = pipeline.finishedSink as? CountingMuxer else { return 0 }

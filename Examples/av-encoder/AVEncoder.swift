@@ -1,0 +1,187 @@
+import ArgumentParser
+import ExampleSupport
+import MediaPipeline
+
+/// `av-encoder`: video (the test pattern or a .y4m) and audio (a tone or a .wav) → H.264 + AAC → one or
+/// more files (MP4, MOV, M4A, MPEG-TS, FLV, Matroska; also .aac and .h264), from one encode.
+struct AVEncoder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "av-encoder",
+        abstract: "Encode video and audio to H.264 and AAC and write them into containers.",
+        discussion: """
+            Video comes from the generated test pattern (--pattern) or a .y4m file (--video); audio from a \
+            generated tone (--tone HZ: 48 kHz stereo, amplitude 0.5) or a .wav file (--audio). Both are \
+            encoded once and written to every --output: the container comes from the extension \
+            (.mp4 .mov .m4a .ts .flv .mkv .webm; .aac and .h264 write the bare streams), or from --format. \
+            An .m4a output takes the audio only. The encoder settings follow h264-encoder's and \
+            aac-encoder's (the ffmpeg CLI's defaults). Ctrl-C finishes every file and exits 130.
+            """,
+        version: "0.2.0")
+
+    @Flag(help: "Encode the generated test pattern as the video.")
+    var pattern = false
+
+    @Option(help: "The pattern's frame size, WIDTHxHEIGHT.")
+    var size = VideoSize(argument: "1280x720")!
+
+    @Option(help: "The pattern's frame rate in frames per second.")
+    var fps = 30
+
+    @Option(help: ArgumentHelp("A .y4m file to encode as the video.", valueName: "in.y4m"))
+    var video: String?
+
+    @Option(help: ArgumentHelp("Generate a sine tone of HZ hertz as the audio (48 kHz stereo, amplitude 0.5).", valueName: "HZ"))
+    var tone: Double?
+
+    @Option(help: ArgumentHelp("A .wav file to encode as the audio.", valueName: "in.wav"))
+    var audio: String?
+
+    @Option(help: "How many seconds to encode (required for --pattern and --tone; cuts files).")
+    var duration: Double?
+
+    @Option(help: "The H.264 average bit rate in bits per second (default: CRF 23, as the ffmpeg CLI).")
+    var bitrate: Int?
+
+    @Option(help: "The most frames between H.264 keyframes (default 250).")
+    var keyint: Int?
+
+    @Option(help: "The x264 preset (ultrafast ... veryslow; default medium).")
+    var preset: String?
+
+    @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second.")
+    var audioBitrate = 128_000
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("A file to write; give several to write them all from one encode.", valueName: "out.mp4"))
+    var output: [String] = []
+
+    @Option(help: "Force the container of every --output (mp4, mov, m4a, mpegts, flv, matroska, webm).")
+    var format: String?
+
+    @Flag(help: "Write MP4/MOV fragmented (moof per keyframe): readable while it grows and after a crash.")
+    var fragmented = false
+
+    @Flag(help: "Deliver video and audio at the pace of their timestamps, as a camera and a microphone do.")
+    var realtime = false
+
+    @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
+    var quiet = false
+
+    func validate() throws {
+        guard !output.isEmpty else { throw ValidationError("give at least one --output") }
+        guard pattern || video != nil || tone != nil || audio != nil else {
+            throw ValidationError("give video (--pattern or --video) or audio (--tone or --audio), or both")
+        }
+        if pattern && video != nil { throw ValidationError("give either --pattern or --video, not both") }
+        if tone != nil && audio != nil { throw ValidationError("give either --tone or --audio, not both") }
+        if (pattern || tone != nil) && duration == nil { throw ValidationError("--pattern and --tone need --duration SECONDS") }
+        if let duration, !(duration > 0 && duration <= 86_400) { throw ValidationError("--duration must be between 0 and 86400 seconds") }
+        if let tone, !(tone > 0 && tone < 24_000) { throw ValidationError("--tone must be between 0 and 24000 Hz") }
+        if !(1...240).contains(fps) { throw ValidationError("--fps must be 1 to 240") }
+        if let bitrate, bitrate <= 0 { throw ValidationError("--bitrate must be positive") }
+        if let keyint, keyint <= 0 { throw ValidationError("--keyint must be positive") }
+        if let format, ContainerFormat(name: format) == nil {
+            throw ValidationError("--format '\(format)' is not one of \(ContainerFormat.all.map(\.name).joined(separator: ", "))")
+        }
+        for path in output where format == nil {
+            guard OutputKind(path: path) != nil else {
+                throw ValidationError("cannot tell the container of '\(path)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264")
+            }
+        }
+    }
+
+    func run() throws {
+        let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
+        let clock = MediaClock()  // one clock: with --realtime, video and audio start together
+        var graph = MediaGraph()
+        var videoBranch: MediaGraph.BranchID?
+        var audioBranch: MediaGraph.BranchID?
+
+        if pattern || video != nil {
+            var source: any MediaSource
+            var stages: [any MediaStage] = []
+            if let video {
+                let reader = try Y4MReader(path: video)
+                if let pixelFormat = reader.format.pixelFormat, ![.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixelFormat) {
+                    stages.append(try VideoConverter(to: .yuv420p))
+                }
+                source = reader
+            } else {
+                source = try TestPatternGenerator(
+                    width: size.width, height: size.height, frameRate: FrameRate(Int32(fps)), length: .duration(limit ?? .seconds(10)))
+            }
+            if let limit, video != nil { source = TimeLimit(source, limit: limit) }
+            if realtime { source = RealTimeSource(source, clock: clock) }
+            var settings = H264Encoder.Settings()
+            settings.realTime = realtime
+            settings.averageBitRate = bitrate
+            settings.maxKeyFrameInterval = keyint
+            settings.preset = preset
+            stages.append(try H264Encoder(settings: settings))
+            videoBranch = graph.addBranch("video", source: source, stages: stages)
+        }
+        if tone != nil || audio != nil {
+            var source: any MediaSource
+            if let audio {
+                source = try WAVReader(path: audio)
+                if let limit { source = TimeLimit(source, limit: limit) }
+            } else {
+                source = try ToneGenerator(
+                    .sine(frequency: tone ?? 440, amplitude: 0.5), sampleRate: 48_000, channels: 2, sampleType: .f32,
+                    length: .duration(limit ?? .seconds(10)))
+            }
+            if realtime { source = RealTimeSource(source, clock: clock) }
+            audioBranch = graph.addBranch("audio", source: source, stages: [try AACEncoder(bitRate: audioBitrate)])
+        }
+
+        for path in output {
+            let kind = format.flatMap(ContainerFormat.init(name:)).map(OutputKind.container) ?? OutputKind(path: path)
+            switch kind {
+            case .adts?:
+                guard let audioBranch else { throw ValidationError("\(path): an .aac output needs audio (--tone or --audio)") }
+                graph.addSink(ADTSMuxer(output: try FileOutput(path: path)), input: audioBranch)
+            case .annexB?:
+                guard let videoBranch else { throw ValidationError("\(path): an .h264 output needs video (--pattern or --video)") }
+                graph.addSink(AnnexBMuxer(output: try FileOutput(path: path)), input: videoBranch)
+            case .container(let container)?:
+                var options = ContainerMuxer.Options()
+                options.fragmented = fragmented
+                let tracks = container == .m4a ? [audioBranch].compactMap { $0 } : [videoBranch, audioBranch].compactMap { $0 }
+                guard !tracks.isEmpty else { throw ValidationError("\(path): an .m4a output needs audio (--tone or --audio)") }
+                graph.addSink(try ContainerMuxer(path: path, format: container, options: options), tracks: tracks)
+            case nil:
+                throw ValidationError("cannot tell the container of '\(path)'")
+            }
+        }
+
+        let reporter = ProgressReporter(name: "av-encoder", verb: "encoded", enabled: !quiet)
+        // A thread per branch: x264 and the AAC encoder work at once, the muxers beside them.
+        let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
+        let wall = reporter.finish()
+        guard !quiet else { return }
+        var parts: [String] = []
+        for branch in progress.branches {
+            parts.append("\(branch.name) \(branch.samplesRead) samples in, \(formatDecimal(branch.position.seconds ?? 0, 3)) s")
+        }
+        let files = zip(output, progress.sinks).map { path, sink in "\(path) (\(sink.samplesWritten) packets, \(sink.bytesWritten) bytes)" }
+        printError("av-encoder: \(parts.joined(separator: "; ")); \(formatDecimal(wall, 2)) s → \(files.joined(separator: ", "))"
+            + (Interrupt.wasRequested ? " (interrupted: the files end there)" : ""))
+    }
+}
+
+/// What an output path is written as.
+enum OutputKind: Equatable {
+    case container(ContainerFormat)
+    case adts
+    case annexB
+
+    init?(path: String) {
+        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "aac": self = .adts
+        case "h264", "264": self = .annexB
+        default:
+            guard let container = ContainerFormat(fileExtension: ext) else { return nil }
+            self = .container(container)
+        }
+    }
+}
