@@ -35,6 +35,9 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let outOfMemory = Code("out of memory")
         /// Reading or writing a file or stream failed.
         public static let io = Code("I/O error")
+        /// A bounded queue is full: a consumer is not taking what is produced for it (a demuxer stream
+        /// whose source is not being read).
+        public static let queueFull = Code("queue full")
 
         /// The code's name, e.g. `truncated`.
         public var description: String { name }
