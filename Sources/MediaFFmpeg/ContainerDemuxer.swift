@@ -273,12 +273,14 @@ public final class ContainerDemuxer {
             let code = av_read_frame(context.raw, packet.raw)
             if code == mp_averror_eof() {
                 endOfInput = true
+                if let cut = truncation() {
+                    failure = cut
+                    throw cut
+                }
                 return nil
             }
             if code < 0 {
-                let error = MediaError(
-                    code == mp_averror_invaliddata() ? .invalidData : .io,
-                    "cannot read a packet of \(inputName): \(FFmpeg.describe(code))", ffmpegCall: "av_read_frame", ffmpegCode: code)
+                let error = readError(code)
                 failure = error
                 throw error
             }
@@ -296,6 +298,45 @@ public final class ContainerDemuxer {
                 target.enqueue(located)
             }
         }
+    }
+
+    /// At the end of the input: ``MediaCore/MediaError/Code/truncated`` when the container's index
+    /// points past the end of the file (an MP4 cut inside `mdat`, which libavformat reads as a short
+    /// last packet and then the end), else `nil`.
+    private func truncation() -> MediaError? {
+        let ctx = context.raw.pointee
+        guard let pb = ctx.pb else { return nil }
+        let size = avio_size(pb)
+        guard size > 0 else { return nil }
+        for index in 0..<Int(ctx.nb_streams) {
+            guard let stream = ctx.streams?[index] else { continue }
+            let count = avformat_index_get_entries_count(stream)
+            guard count > 0, let last = avformat_index_get_entry(stream, count - 1) else { continue }
+            let end = last.pointee.pos + Int64(max(0, last.pointee.size))
+            if end > size {
+                return MediaError(
+                    .truncated,
+                    "\(inputName) is cut short: its index puts stream \(index)'s last packet at bytes \(last.pointee.pos)..<\(end) "
+                        + "but the input ends at \(size)", byteOffset: size)
+            }
+        }
+        return nil
+    }
+
+    /// The error for `av_read_frame`'s `code`: ``MediaCore/MediaError/Code/truncated`` when the input
+    /// ended inside a packet (libavformat says "invalid data" for an MP4 cut inside `mdat`), else
+    /// invalid data or I/O.
+    private func readError(_ code: CInt) -> MediaError {
+        let atEnd = context.raw.pointee.pb.map { avio_feof($0) != 0 } ?? false
+        let position = context.raw.pointee.pb.map { avio_tell($0) }
+        if atEnd {
+            return MediaError(
+                .truncated, "\(inputName) ends inside a packet (cut short?): \(FFmpeg.describe(code))",
+                byteOffset: position, ffmpegCall: "av_read_frame", ffmpegCode: code)
+        }
+        return MediaError(
+            code == mp_averror_invaliddata() ? .invalidData : .io, "cannot read a packet of \(inputName): \(FFmpeg.describe(code))",
+            byteOffset: position, ffmpegCall: "av_read_frame", ffmpegCode: code)
     }
 
     /// The current format of stream `index`'s samples.

@@ -72,7 +72,7 @@ enum DemuxerFixture {
         return try streams.map { s in
             let tb = try #require(s["time_base"] as? String).split(separator: "/").compactMap { Int64($0) }
             return ProbedStream(
-                index: try #require(s["index"] as? Int), codecName: s["codec_name"] as? String ?? "none",
+                index: try #require(s["index"] as? Int), codecName: s["codec_name"] as? String ?? "unknown",  // ffprobe prints "unknown" without a codec descriptor
                 codecType: try #require(s["codec_type"] as? String),
                 packetCount: Int(s["nb_read_packets"] as? String ?? "") ?? -1,
                 timeBase: (tb.first ?? 0, tb.last ?? 0), profile: s["profile"] as? String,

@@ -41,7 +41,7 @@ struct ContainerStreamLayout {
         let tbTime = { (ticks: Int64) -> MediaTime in Self.time(ticks, timeBase: (Int64(tb.num), Int64(tb.den))) }
         var format: MediaFormat? = nil
         var form = PacketForm.unsupported
-        var codecName = "none"
+        var codecName = "unknown"
         var isAudio = false
         var isVideo = false
         sampleRate = 0
@@ -49,7 +49,8 @@ struct ContainerStreamLayout {
         bytesPerFrame = 0
         if let parameters = s.codecpar {
             let p = parameters.pointee
-            codecName = avcodec_get_name(p.codec_id).map { String(cString: $0) } ?? "unknown"
+            // The codec descriptor's name, "unknown" without one (as ffprobe prints codec_name).
+            codecName = avcodec_descriptor_get(p.codec_id)?.pointee.name.map { String(cString: $0) } ?? "unknown"
             let extradata: [UInt8] = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.extradata_size)))) } ?? []
             isAudio = p.codec_type == AVMEDIA_TYPE_AUDIO
             isVideo = p.codec_type == AVMEDIA_TYPE_VIDEO
