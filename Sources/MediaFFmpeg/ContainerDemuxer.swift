@@ -186,8 +186,10 @@ public final class ContainerDemuxer {
         duration = c.duration == mp_nopts_value() || c.duration < 0 ? .invalid : MediaTime(value: c.duration, timescale: 1_000_000)
         var layouts: [ContainerStreamLayout] = []
         for index in 0..<Int(c.nb_streams) {
-            guard let stream = c.streams?[index] else { continue }
-            layouts.append(ContainerStreamLayout(stream, index: index))
+            guard let stream = c.streams?[index] else {
+                throw MediaError(.invalidData, "libavformat lists \(c.nb_streams) streams in \(inputName) but gives none for index \(index)")
+            }
+            layouts.append(ContainerStreamLayout(stream, index: index))  // so layouts[i] is stream i
         }
         self.layouts = layouts
     }
@@ -221,7 +223,9 @@ public final class ContainerDemuxer {
 
     /// Moves every source to the keyframe at or before `time` (of the first video stream with a source,
     /// else of the first stream with a source): samples then continue from there, the first of each
-    /// stream flagged ``MediaCore/MediaSample/Flags/discontinuity``. What was queued is dropped.
+    /// stream flagged ``MediaCore/MediaSample/Flags/discontinuity``. What was queued is dropped. Where
+    /// libavformat's search lands before a non-keyframe (formats without an index, such as MPEG-TS),
+    /// video samples up to the next keyframe are dropped, so a video source always resumes on one.
     ///
     /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a time that is not numeric or when
     ///   no stream has a source; libavformat's refusal (an input that cannot seek) as

@@ -279,6 +279,28 @@ import Testing
         }
     }
 
+    /// MPEG-TS has no index: libavformat's binary search lands near the time, and the demuxer drops
+    /// video up to the next keyframe, so the video source still resumes on a keyframe.
+    @Test func seekInMPEGTSResumesVideoOnAKeyframe() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("gop.ts")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-c:v", "libx264",
+            "-g", "10", "-keyint_min", "10", "-sc_threshold", "0", path,
+        ])
+        let demuxer = try ContainerDemuxer(path: path)
+        let video = try demuxer.source(stream: 0)
+        let start = try #require(try video.next()).timing.presentationTime
+        try demuxer.seek(to: start + MediaTime(value: 2, timescale: 1))
+        let first = try #require(try video.next())
+        #expect(first.flags.contains(.keyframe) && first.flags.contains(.discontinuity))
+        let offset = (first.timing.presentationTime - start).converted(to: 1000)
+        #expect(offset.value >= 1200 && offset.value <= 2400, "resumed at \(offset.value) ms")
+        var count = 1
+        while try video.next() != nil { count += 1 }
+        #expect(count == 75 - Int(offset.value / 40))
+    }
+
     // MARK: 5. Reading from bytes
 
     @Test(arguments: ["mp4", "ts", "mkv", "wav"])

@@ -60,7 +60,6 @@ struct ContainerStreamLayout {
                 form = described.form
                 sampleRate = Int(p.sample_rate)
                 framesPerPacket = described.format?.framesPerPacket ?? 0
-                if described.format?.pcm != nil { framesPerPacket = 1 }
                 bytesPerFrame = described.format?.bytesPerFrame ?? 0
             } else if isVideo {
                 let described = Self.video(p, stream: s, extradata: extradata)

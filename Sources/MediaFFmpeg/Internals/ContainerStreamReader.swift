@@ -16,6 +16,8 @@ final class ContainerStreamReader {
     private var pendingSkip = 0
     private var sawFirstPacket = false
     private var discontinuityPending = false
+    /// After a seek, video samples are dropped until a keyframe.
+    private var awaitingKeyframe = false
     /// A conversion error of a packet queued for this stream, thrown when its source gets there.
     private var pendingError: MediaError?
 
@@ -68,12 +70,14 @@ final class ContainerStreamReader {
         pendingSkip = 0
         pendingError = nil
         discontinuityPending = true
+        awaitingKeyframe = layout.stream.isVideo
     }
 
     // MARK: Conversion
 
-    /// The sample for `packet` (of this stream), or `nil` when nothing of it remains (an Annex-B
-    /// packet of parameter sets only).
+    /// The sample for `packet` (of this stream), or `nil` when nothing of it remains (an H.264
+    /// packet of parameter sets only) or when it is dropped (video before the first keyframe after a
+    /// seek).
     func sample(from packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) -> MediaSample? {
         let p = packet.pointee
         var bytes: [UInt8] = p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.size)))) } ?? []
@@ -130,6 +134,10 @@ final class ContainerStreamReader {
             frameCount = 1
         }
         sawFirstPacket = true
+        if awaitingKeyframe {
+            guard flags.contains(.keyframe) else { return nil }
+            awaitingKeyframe = false
+        }
         if discontinuityPending {
             flags.insert(.discontinuity)
             discontinuityPending = false
