@@ -43,10 +43,13 @@ public import MediaCore
 ///   of its denominator); a packet without a decode time gets its presentation time.
 /// - Priming: AAC (and MP3, Opus, ...) priming reaches the samples as ``MediaCore/MediaSample/trimAtStart``
 ///   and end padding as ``MediaCore/MediaSample/trimAtEnd``, from what FFmpeg 5.1 gives:
-///   `AV_PKT_DATA_SKIP_SAMPLES` side data on the first packet (from an MP4 edit list, spread over as many
-///   packets as it covers; for the ffmpeg CLI's AAC, the first packet at −1024 trimmed whole), a negative
-///   first presentation time without side data, and for MP4/MOV the shortened duration of the last
-///   packet (the edit list's end), so that Σ frameCount − trims is the length the container declares.
+///   `AV_PKT_DATA_SKIP_SAMPLES` side data (on the first packet from an MP4 edit list, Ogg or a LAME tag,
+///   spread over as many packets as it covers, so the ffmpeg CLI's AAC has its first packet, at −1024,
+///   trimmed whole; discard padding at the end from Ogg and Matroska), else a negative first
+///   presentation time in a sample-exact time base, else `initial_padding` (Matroska's `CodecDelay`);
+///   and for MP4/MOV the last packet's shortened `stts` duration. So Σ frameCount − trims is the
+///   length the container declares. (ffmpeg 5.1 reads no `iTunSMPB` tag, and its own decoding of MP4
+///   drops the priming but keeps the end padding.)
 ///
 /// Several sources of one demuxer share it, like a demuxer's src pads: ``StreamSource/next()`` on one
 /// reads packets until one of its stream comes; packets of the other streams that have a source are

@@ -32,6 +32,12 @@ struct ContainerStreamLayout {
     var framesPerPacket: Int
     /// For PCM, bytes per frame (all channels).
     var bytesPerFrame: Int
+    /// For audio, the encoder's priming as the container declares it apart from packet side data
+    /// (`AVCodecParameters.initial_padding`: Matroska's `CodecDelay`); 0 when it does not.
+    var initialPadding: Int
+    /// Whether the frames of a packet are read from its Opus TOC byte (Opus packets last 2.5 to 120 ms,
+    /// and Ogg shortens the last packet's duration to the frames that play).
+    var isOpus = false
 
     /// Describes `stream`.
     init(_ avStream: UnsafeMutablePointer<AVStream>, index: Int) {
@@ -47,6 +53,7 @@ struct ContainerStreamLayout {
         sampleRate = 0
         framesPerPacket = 0
         bytesPerFrame = 0
+        initialPadding = 0
         if let parameters = s.codecpar {
             let p = parameters.pointee
             // The codec descriptor's name, "unknown" without one (as ffprobe prints codec_name).
@@ -61,6 +68,8 @@ struct ContainerStreamLayout {
                 sampleRate = Int(p.sample_rate)
                 framesPerPacket = described.format?.framesPerPacket ?? 0
                 bytesPerFrame = described.format?.bytesPerFrame ?? 0
+                initialPadding = Int(max(0, p.initial_padding))
+                isOpus = p.codec_id == AV_CODEC_ID_OPUS
             } else if isVideo {
                 let described = Self.video(p, stream: s, extradata: extradata)
                 format = described.format.map { .video($0) }

@@ -105,11 +105,11 @@ final class ContainerStreamReader {
         case .aac(let adts):
             if adts { bytes = try stripADTS(bytes) }
             flags = .keyframe
-            (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet)
+            (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: bytes)
         case .passthrough:
             if layout.stream.isAudio {
                 flags = .keyframe
-                (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet)
+                (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: bytes)
             } else {
                 frameCount = 1
             }
@@ -158,7 +158,11 @@ final class ContainerStreamReader {
         format = .video(video)
     }
 
-    /// The frames a compressed audio packet decodes to and the trims, from what FFmpeg 5.1 gives:
+    /// The frames a compressed audio packet decodes to and the trims, from what FFmpeg 5.1 gives.
+    ///
+    /// The frame count is the codec's fixed frame size (AAC 1024, MP3 1152), for Opus what the
+    /// packet's TOC byte says, else the packet's duration when it is a whole number of frames. The
+    /// trims:
     ///
     /// - `AV_PKT_DATA_SKIP_SAMPLES` side data: its first field (frames to skip at the start) is the
     ///   encoder priming. libavformat puts all of it on the first packet (mov: the edit list's media
@@ -166,8 +170,10 @@ final class ContainerStreamReader {
     ///   (Apple's 2112), so it is spread here over as many packets as it covers, as `trimAtStart`. Its
     ///   second field (frames to discard at the end: Matroska's `DiscardPadding`, the LAME tag's
     ///   padding) becomes `trimAtEnd`.
-    /// - Without side data, a first packet whose presentation time is negative (an edit list starting
-    ///   later than the media) is primed by that many frames.
+    /// - Without side data on the first packet: in a time base of one tick per frame, a negative
+    ///   first presentation time (an edit list starting later than the media) is that many frames of
+    ///   priming; otherwise the codec parameters' `initial_padding` (Matroska's `CodecDelay`: Opus's
+    ///   312-frame pre-skip, which a 1/1000 time base cannot state exactly) is.
     /// - The end padding of an MP4/MOV track is the last sample's shorter duration in `stts` (FFmpeg's
     ///   mov muxer writes 896 for a last packet of which 896 of 1024 frames are valid, GStreamer's
     ///   mp4mux likewise; the edit list's duration agrees): when the time base is one tick per frame, a
@@ -175,9 +181,10 @@ final class ContainerStreamReader {
     ///   trims is the track's length after the edit list. (ffmpeg 5.1 itself drops the priming when
     ///   decoding but keeps this padding; it reads no `iTunSMPB` tag: priming and length come from the
     ///   edit list and `stts` only.)
-    private func audioTrims(_ packet: UnsafeMutablePointer<AVPacket>) -> (frames: Int, start: Int, end: Int) {
+    private func audioTrims(_ packet: UnsafeMutablePointer<AVPacket>, bytes: [UInt8]) -> (frames: Int, start: Int, end: Int) {
         let p = packet.pointee
-        let frameCount = layout.framesPerPacket > 0 ? layout.framesPerPacket : (layout.frames(p.duration) ?? 0)
+        let frameCount = layout.isOpus && layout.sampleRate == 48_000 ? (OpusPacket.frameCount(bytes) ?? 0)
+            : layout.framesPerPacket > 0 ? layout.framesPerPacket : (layout.frames(p.duration) ?? 0)
         var skip = 0
         var discard = 0
         var hasSideData = false
@@ -187,17 +194,22 @@ final class ContainerStreamReader {
             discard = Int(UInt32(data[4]) | UInt32(data[5]) << 8 | UInt32(data[6]) << 16 | UInt32(data[7]) << 24)
             hasSideData = true
         }
+        let exactTimeBase = layout.timeBase == (1, Int64(layout.sampleRate))
         if hasSideData {
             pendingSkip += skip
-        } else if !sawFirstPacket, p.pts != mp_nopts_value(), p.pts < 0, let primed = layout.frames(-p.pts) {
-            pendingSkip += primed
+        } else if !sawFirstPacket {
+            if exactTimeBase, p.pts != mp_nopts_value(), p.pts < 0 {
+                pendingSkip += Int(-p.pts)
+            } else {
+                pendingSkip += layout.initialPadding
+            }
         }
         let start = min(pendingSkip, frameCount)
         pendingSkip -= start
         var end = 0
         if discard > 0 {
             end = discard
-        } else if layout.timeBase == (1, Int64(layout.sampleRate)), p.duration > 0, p.duration < frameCount {
+        } else if exactTimeBase, p.duration > 0, p.duration < frameCount {
             end = frameCount - Int(p.duration)
         }
         end = min(end, frameCount - start)
