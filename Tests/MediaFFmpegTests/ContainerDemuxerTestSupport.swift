@@ -8,7 +8,7 @@ import Testing
 enum DemuxerFixture {
     /// The ffmpeg-made kinds: 3 s of a 440 Hz sine (AAC, or the container's usual audio codec) and 3 s
     /// of testsrc2 320x240 at 25 fps (H.264) where the container takes video.
-    static let ffmpegKinds = ["mp4", "mov", "mkv", "ts", "flv", "m4a", "mp3", "aiff", "wav"]
+    static let ffmpegKinds = ["mp4", "mov", "mkv", "ts", "flv", "m4a", "mp3", "aiff", "wav", "h264", "aac"]
     /// The GStreamer-made kinds.
     static let gstreamerKinds = ["gst-audio.mp4", "gst-video.mp4"]
 
@@ -20,8 +20,10 @@ enum DemuxerFixture {
         switch kind {
         case "mp4", "mov", "mkv", "ts", "flv":
             try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + video + ["-t", "3", "-c:a", "aac", "-c:v", "libx264", path])
-        case "m4a":
+        case "m4a", "aac":
             try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + ["-c:a", "aac", path])
+        case "h264":
+            try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + video + ["-t", "3", "-c:v", "libx264", path])
         case "mp3", "aiff", "wav":
             try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + [path])
         case "gst-audio.mp4":

@@ -16,6 +16,8 @@ final class ContainerStreamReader {
     private var pendingSkip = 0
     private var sawFirstPacket = false
     private var discontinuityPending = false
+    /// In time base ticks, where the next packet starts if it has no time stamp: the last one's end.
+    private var untimedClock: Int64 = 0
     /// After a seek, video samples are dropped until a keyframe.
     private var awaitingKeyframe = false
     /// A conversion error of a packet queued for this stream, thrown when its source gets there.
@@ -81,8 +83,16 @@ final class ContainerStreamReader {
     func sample(from packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) -> MediaSample? {
         let p = packet.pointee
         var bytes: [UInt8] = p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.size)))) } ?? []
-        let pts = layout.time(p.pts)
-        let dts = layout.time(p.dts)
+        var pts = layout.time(p.pts)
+        var dts = layout.time(p.dts)
+        if !pts.isValid && !dts.isValid {
+            // No time stamps at all (a raw .h264 stream): decode order at the packets' durations, as
+            // AnnexBReader times an elementary stream.
+            dts = layout.time(untimedClock)
+            pts = dts
+        }
+        let start = p.dts != mp_nopts_value() ? p.dts : p.pts != mp_nopts_value() ? p.pts : untimedClock
+        if p.duration > 0 { untimedClock = start.addingReportingOverflow(p.duration).partialValue }
         var timing = SampleTiming(
             presentationTime: pts, decodeTime: dts.isValid ? dts : pts,
             duration: p.duration > 0 ? layout.time(p.duration) : .invalid)
