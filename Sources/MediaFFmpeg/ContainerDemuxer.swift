@@ -135,7 +135,8 @@ public final class ContainerDemuxer {
     /// throws. Default ``QueueLimit/standard``.
     public var queueLimit = QueueLimit.standard
 
-    /// Opens the file at `path`, probing its format.
+    /// Opens the file at `path`, probing its format. The path is a file's, never a URL: FFmpeg
+    /// protocol prefixes (`http:`, `pipe:`, `concat:`) are not interpreted.
     ///
     /// - Throws: ``MediaCore/MediaError/Code/io`` when the file cannot be opened (missing, unreadable),
     ///   ``MediaCore/MediaError/Code/truncated`` when it is empty,
@@ -146,7 +147,8 @@ public final class ContainerDemuxer {
         FFmpeg.quietLogging()
         let context: InputFormatContext
         do throws(MediaError) {
-            context = try InputFormatContext(url: path, io: nil, formatName: nil)
+            // "file:" so that the path is only ever a file: no "http:", "pipe:" or "concat:" protocol.
+            context = try InputFormatContext(url: "file:" + path, io: nil, formatName: nil)
         } catch {
             throw Self.openError(error, input: "'\(path)'", hint: InputHint(path: path))
         }

@@ -214,6 +214,38 @@ import Testing
         #expect(worst < 1e-6, "largest difference \(worst)")
     }
 
+    /// The library's H264Decoder takes the demuxed samples as they are (AVCC, parameter sets in the
+    /// format) and gives exactly the pictures ffmpeg decodes from the file.
+    @Test(arguments: ["mp4", "ts"])
+    func h264DecoderOnDemuxedSamplesGivesFFmpegsPictures(kind: String) throws {
+        let dir = try TemporaryDirectory()
+        let path = try Fixture.make(kind, in: dir)
+        let demuxer = try ContainerDemuxer(path: path)
+        let source = try demuxer.source(stream: try #require(demuxer.firstVideoStream))
+        let decoder = H264Decoder()
+        var pictures = Data()
+        var count = 0
+        let collect = { (frame: MediaSample) in
+            for plane in frame.planes { pictures.append(contentsOf: plane) }
+            count += 1
+        }
+        while let sample = try source.next() { try decoder.process(sample, into: collect) }
+        try decoder.finish(into: collect)
+        let reference = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]).stdout
+        #expect(count == 75)
+        #expect(decoder.damagedFrameCount == 0)
+        #expect(pictures.count == 75 * 320 * 240 * 3 / 2)
+        #expect(pictures == reference)
+    }
+
+    @Test func pathsAreFilesNotURLs() throws {
+        let dir = try TemporaryDirectory()
+        let path = try Fixture.make("wav", in: dir)
+        // FFmpeg would read this as its concat protocol; as a path it is a file that does not exist.
+        #expect { try ContainerDemuxer(path: "concat:\(path)|\(path)") } throws: { ($0 as? MediaError)?.code == .io }
+        #expect(try ContainerDemuxer(path: path).streams.count == 1)
+    }
+
     // MARK: 3. Priming
 
     /// `ffmpeg -c:a aac` of exactly 48000 frames: FFmpeg 5.1's mov demuxer gives a first packet at pts
