@@ -37,6 +37,9 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let io = Code("I/O error")
         /// A branch of a ``MediaGraph`` produced nothing while the others filled the interleaving bound.
         public static let stalled = Code("stalled")
+        /// A bounded queue is full: a consumer is not taking what is produced for it (a demuxer stream
+        /// whose source is not being read).
+        public static let queueFull = Code("queue full")
 
         /// The code's name, e.g. `truncated`.
         public var description: String { name }

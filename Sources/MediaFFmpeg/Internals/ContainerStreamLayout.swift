@@ -1,0 +1,272 @@
+internal import CMediaFFmpeg
+import MediaCore
+
+/// How a stream's packets become samples in their canonical form (see ``ContainerDemuxer``).
+enum PacketForm: Equatable {
+    /// AAC: raw access units as they are (MP4, MOV, MKV, FLV), or with their ADTS header stripped
+    /// (MPEG-TS, `.aac`: the stream has no AudioSpecificConfig in extradata).
+    case aac(adts: Bool)
+    /// H.264 in AVCC with NAL unit lengths of `lengthSize` bytes (rewritten to 4 when not 4).
+    case h264AVCC(lengthSize: Int)
+    /// H.264 in Annex-B (MPEG-TS, `.h264`): converted to AVCC, parameter sets taken out.
+    case h264AnnexB
+    /// Linear PCM: values of `swapBytes` bytes reversed (big-endian input), or signed 8-bit made
+    /// unsigned.
+    case pcm(swapBytes: Int, signedToUnsigned: Bool)
+    /// Handed on untouched.
+    case passthrough
+    /// Subtitles, data, codecs without a description: listed, not read.
+    case unsupported
+}
+
+/// What the demuxer knows about one stream from its `AVStream` and `AVCodecParameters`.
+struct ContainerStreamLayout {
+    var stream: ContainerDemuxer.Stream
+    var form: PacketForm
+    /// The stream's time base as `numerator / denominator` seconds per tick.
+    var timeBase: (numerator: Int64, denominator: Int64)
+    /// For audio, frames per second; 0 otherwise.
+    var sampleRate: Int
+    /// For compressed audio, the frames one packet decodes to when the codec fixes it (1024 for AAC-LC,
+    /// 1152 for MP3); 0 when it varies.
+    var framesPerPacket: Int
+    /// For PCM, bytes per frame (all channels).
+    var bytesPerFrame: Int
+    /// For audio, the encoder's priming as the container declares it apart from packet side data
+    /// (`AVCodecParameters.initial_padding`: Matroska's `CodecDelay`); 0 when it does not.
+    var initialPadding: Int
+    /// Whether the frames of a packet are read from its Opus TOC byte (Opus packets last 2.5 to 120 ms,
+    /// and Ogg shortens the last packet's duration to the frames that play).
+    var isOpus = false
+
+    /// Describes `stream`.
+    init(_ avStream: UnsafeMutablePointer<AVStream>, index: Int) {
+        let s = avStream.pointee
+        let tb = s.time_base
+        timeBase = (Int64(tb.num), Int64(tb.den))
+        let tbTime = { (ticks: Int64) -> MediaTime in Self.time(ticks, timeBase: (Int64(tb.num), Int64(tb.den))) }
+        var format: MediaFormat? = nil
+        var form = PacketForm.unsupported
+        var codecName = "unknown"
+        var isAudio = false
+        var isVideo = false
+        sampleRate = 0
+        framesPerPacket = 0
+        bytesPerFrame = 0
+        initialPadding = 0
+        if let parameters = s.codecpar {
+            let p = parameters.pointee
+            // The codec descriptor's name, "unknown" without one (as ffprobe prints codec_name).
+            codecName = avcodec_descriptor_get(p.codec_id)?.pointee.name.map { String(cString: $0) } ?? "unknown"
+            let extradata: [UInt8] = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.extradata_size)))) } ?? []
+            isAudio = p.codec_type == AVMEDIA_TYPE_AUDIO
+            isVideo = p.codec_type == AVMEDIA_TYPE_VIDEO
+            if isAudio {
+                let described = Self.audio(p, extradata: extradata)
+                format = described.format.map { .audio($0) }
+                form = described.form
+                sampleRate = Int(p.sample_rate)
+                framesPerPacket = described.format?.framesPerPacket ?? 0
+                bytesPerFrame = described.format?.bytesPerFrame ?? 0
+                initialPadding = Int(max(0, p.initial_padding))
+                isOpus = p.codec_id == AV_CODEC_ID_OPUS
+            } else if isVideo {
+                let described = Self.video(p, stream: s, extradata: extradata)
+                format = described.format.map { .video($0) }
+                form = described.form
+            }
+        }
+        if format == nil { form = .unsupported }
+        self.form = form
+        stream = ContainerDemuxer.Stream(
+            index: index, format: format, codecName: codecName,
+            duration: s.duration == mp_nopts_value() ? .invalid : tbTime(s.duration),
+            packetCount: s.nb_frames > 0 ? Int(s.nb_frames) : nil,
+            isAudio: isAudio, isVideo: isVideo)
+    }
+
+    /// `ticks` of `timeBase` as a time: exact, or ``MediaTime/invalid`` for `AV_NOPTS_VALUE` and for
+    /// what does not fit.
+    static func time(_ ticks: Int64, timeBase: (numerator: Int64, denominator: Int64)) -> MediaTime {
+        guard ticks != mp_nopts_value(), timeBase.numerator > 0, timeBase.denominator > 0,
+              let scale = Int32(exactly: timeBase.denominator) else { return .invalid }
+        let (value, overflow) = ticks.multipliedReportingOverflow(by: timeBase.numerator)
+        return overflow ? .invalid : MediaTime(value: value, timescale: scale)
+    }
+
+    func time(_ ticks: Int64) -> MediaTime { Self.time(ticks, timeBase: timeBase) }
+
+    /// `ticks` of the time base as a whole number of audio frames, or `nil` when it is not one.
+    func frames(_ ticks: Int64) -> Int? {
+        guard sampleRate > 0, ticks != mp_nopts_value(), timeBase.numerator > 0, timeBase.denominator > 0 else { return nil }
+        let product = Int128(ticks) * Int128(timeBase.numerator) * Int128(sampleRate)
+        guard product % Int128(timeBase.denominator) == 0 else { return nil }
+        return Int(exactly: product / Int128(timeBase.denominator))
+    }
+
+    // MARK: - Audio
+
+    private static func channelLayout(_ p: AVCodecParameters) -> ChannelLayout {
+        let count = Int(p.ch_layout.nb_channels)
+        if p.ch_layout.order == AV_CHANNEL_ORDER_NATIVE, p.ch_layout.u.mask.nonzeroBitCount == count, count > 0 {
+            return ChannelLayout(mask: p.ch_layout.u.mask)
+        }
+        return .default(channelCount: count)
+    }
+
+    private static func audio(_ p: AVCodecParameters, extradata: [UInt8]) -> (format: AudioFormat?, form: PacketForm) {
+        let rate = Int(p.sample_rate)
+        let layout = channelLayout(p)
+        guard rate > 0, layout.channelCount > 0 else { return (nil, .unsupported) }
+        let frameSize = Int(max(0, p.frame_size))
+        if p.codec_id == AV_CODEC_ID_AAC {
+            if !extradata.isEmpty {
+                let format = AudioFormat(
+                    codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize > 0 ? frameSize : 1024,
+                    magicCookie: extradata)
+                return (format, .aac(adts: false))
+            }
+            // No AudioSpecificConfig: ADTS packets (MPEG-TS, .aac). Describe the stream from what
+            // libavformat's parser found (profile, rate, channels); the samples carry the one built
+            // from their first ADTS header.
+            let objectType = p.profile >= 0 ? Int(p.profile) + 1 : 2  // FF_PROFILE_AAC_LOW (1) is object type 2
+            let rateIndex = ADTSFrameHeader.sampleRates.firstIndex(of: rate) ?? 15
+            let channelConfiguration = layout.channelCount == 8 ? 7 : min(layout.channelCount, 7)
+            let asc = ADTSFrameHeader.config(objectType: objectType, rateIndex: rateIndex, channelConfiguration: channelConfiguration)
+            let format = AudioFormat(
+                codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize > 0 ? frameSize : 1024,
+                magicCookie: asc)
+            return (format, .aac(adts: true))
+        }
+        if let pcm = pcmLayout(p.codec_id) {
+            return (AudioFormat.pcm(pcm.format, sampleRate: rate, channelLayout: layout), .pcm(swapBytes: pcm.swap, signedToUnsigned: pcm.signed8))
+        }
+        guard let code = audioFourCC(p.codec_id) ?? fourCC(tag: p.codec_tag) else { return (nil, .unsupported) }
+        let format = AudioFormat(codec: .other(fourCC: code), sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize, magicCookie: extradata)
+        return (format, .passthrough)
+    }
+
+    /// The little-endian interleaved layout of FFmpeg's packed PCM codecs, and how to get there.
+    private static func pcmLayout(_ id: AVCodecID) -> (format: PCMFormat, swap: Int, signed8: Bool)? {
+        switch id {
+        case AV_CODEC_ID_PCM_U8: return (PCMFormat(.u8), 0, false)
+        case AV_CODEC_ID_PCM_S8: return (PCMFormat(.u8), 0, true)
+        case AV_CODEC_ID_PCM_S16LE: return (PCMFormat(.s16), 0, false)
+        case AV_CODEC_ID_PCM_S16BE: return (PCMFormat(.s16), 2, false)
+        case AV_CODEC_ID_PCM_S24LE: return (PCMFormat(.s24), 0, false)
+        case AV_CODEC_ID_PCM_S24BE: return (PCMFormat(.s24), 3, false)
+        case AV_CODEC_ID_PCM_S32LE: return (PCMFormat(.s32), 0, false)
+        case AV_CODEC_ID_PCM_S32BE: return (PCMFormat(.s32), 4, false)
+        case AV_CODEC_ID_PCM_F32LE: return (PCMFormat(.f32), 0, false)
+        case AV_CODEC_ID_PCM_F32BE: return (PCMFormat(.f32), 4, false)
+        case AV_CODEC_ID_PCM_F64LE: return (PCMFormat(.f64), 0, false)
+        case AV_CODEC_ID_PCM_F64BE: return (PCMFormat(.f64), 8, false)
+        default: return nil
+        }
+    }
+
+    /// Core Audio's `mFormatID` for the codecs a demuxer commonly meets.
+    private static func audioFourCC(_ id: AVCodecID) -> UInt32? {
+        switch id {
+        case AV_CODEC_ID_MP3: return fourCC(".mp3")
+        case AV_CODEC_ID_MP2: return fourCC(".mp2")
+        case AV_CODEC_ID_MP1: return fourCC(".mp1")
+        case AV_CODEC_ID_ALAC: return fourCC("alac")
+        case AV_CODEC_ID_FLAC: return fourCC("flac")
+        case AV_CODEC_ID_OPUS: return fourCC("opus")
+        case AV_CODEC_ID_AC3: return fourCC("ac-3")
+        case AV_CODEC_ID_EAC3: return fourCC("ec-3")
+        case AV_CODEC_ID_VORBIS: return fourCC("vorb")
+        case AV_CODEC_ID_PCM_ALAW: return fourCC("alaw")
+        case AV_CODEC_ID_PCM_MULAW: return fourCC("ulaw")
+        case AV_CODEC_ID_AMR_NB: return fourCC("samr")
+        case AV_CODEC_ID_AMR_WB: return fourCC("sawb")
+        case AV_CODEC_ID_ADPCM_IMA_QT: return fourCC("ima4")
+        default: return nil
+        }
+    }
+
+    // MARK: - Video
+
+    private static func video(_ p: AVCodecParameters, stream s: AVStream, extradata: [UInt8]) -> (format: VideoFormat?, form: PacketForm) {
+        let width = Int(p.width)
+        let height = Int(p.height)
+        let rate = [s.avg_frame_rate, s.r_frame_rate].first { $0.num > 0 && $0.den > 0 }.flatMap {
+            FrameRate.reduced(Int64($0.num), Int64($0.den))
+        }
+        let aspect = p.sample_aspect_ratio.num > 0 && p.sample_aspect_ratio.den > 0
+            ? PixelAspectRatio(Int(p.sample_aspect_ratio.num), Int(p.sample_aspect_ratio.den)) : nil
+        if p.codec_id == AV_CODEC_ID_H264 {
+            var form = PacketForm.h264AnnexB
+            var parameters = H264Parameters(sequenceParameterSets: [], pictureParameterSets: [])
+            if AVCConfiguration.isRecord(extradata), let record = try? AVCConfiguration(parsing: extradata) {
+                form = .h264AVCC(lengthSize: record.lengthSize)
+                parameters = record.parameters
+            } else if AVCConfiguration.isRecord(extradata) {
+                return (nil, .unsupported)  // an avcC record we cannot read: no way to split the samples
+            } else {
+                parameters = AnnexBParameters.collect(from: AnnexB.split(extradata)) ?? parameters
+            }
+            var format = VideoFormat.h264(width: width, height: height, frameRate: rate, parameters: parameters)
+            format.pixelAspectRatio = aspect
+            return (format, form)
+        }
+        guard let code = videoFourCC(p.codec_id) ?? fourCC(tag: p.codec_tag) else { return (nil, .unsupported) }
+        var format = VideoFormat(codec: .other(fourCC: code), width: width, height: height, frameRate: rate, pixelAspectRatio: aspect)
+        format.codecConfiguration = extradata
+        return (format, .passthrough)
+    }
+
+    /// The QuickTime / ISO BMFF sample entry type for the codecs a demuxer commonly meets.
+    private static func videoFourCC(_ id: AVCodecID) -> UInt32? {
+        switch id {
+        case AV_CODEC_ID_HEVC: return fourCC("hvc1")
+        case AV_CODEC_ID_VP9: return fourCC("vp09")
+        case AV_CODEC_ID_VP8: return fourCC("vp08")
+        case AV_CODEC_ID_AV1: return fourCC("av01")
+        case AV_CODEC_ID_MPEG4: return fourCC("mp4v")
+        case AV_CODEC_ID_MJPEG: return fourCC("jpeg")
+        case AV_CODEC_ID_MPEG2VIDEO: return fourCC("mp2v")
+        case AV_CODEC_ID_MPEG1VIDEO: return fourCC("mp1v")
+        case AV_CODEC_ID_H263: return fourCC("h263")
+        case AV_CODEC_ID_THEORA: return fourCC("theo")
+        case AV_CODEC_ID_PRORES: return fourCC("apcn")
+        case AV_CODEC_ID_PNG: return fourCC("png ")
+        default: return nil
+        }
+    }
+
+    // MARK: - Four-character codes
+
+    /// `"abcd"` as a big-endian four-character code (`'abcd'`).
+    static func fourCC(_ text: StaticString) -> UInt32 {
+        text.withUTF8Buffer { $0.prefix(4).reduce(0) { $0 << 8 | UInt32($1) } }
+    }
+
+    /// A container's codec tag (FFmpeg's `MKTAG`, first character in the low byte) as a big-endian
+    /// four-character code, when it is four printable characters.
+    static func fourCC(tag: UInt32) -> UInt32? {
+        let bytes = [tag & 0xFF, tag >> 8 & 0xFF, tag >> 16 & 0xFF, tag >> 24]
+        guard tag != 0, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
+        return bytes.reduce(0) { $0 << 8 | $1 }
+    }
+}
+
+extension ADTSFrameHeader {
+    /// A 2-byte AudioSpecificConfig (ISO/IEC 14496-3 1.6.2.1).
+    static func config(objectType: Int, rateIndex: Int, channelConfiguration: Int) -> [UInt8] {
+        let bits = (objectType & 0x1F) << 11 | (rateIndex & 0x0F) << 7 | (channelConfiguration & 0x0F) << 3
+        return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
+    }
+}
+
+/// Parameter sets found among Annex-B NAL units.
+enum AnnexBParameters {
+    /// The SPS and PPS among `units`, or `nil` when there is not at least one of each.
+    static func collect(from units: [ArraySlice<UInt8>]) -> H264Parameters? {
+        let sps = units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) }
+        let pps = units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) }
+        guard !sps.isEmpty, !pps.isEmpty else { return nil }
+        return H264Parameters(sequenceParameterSets: sps, pictureParameterSets: pps)
+    }
+}

@@ -1,0 +1,277 @@
+internal import CMediaFFmpeg
+import MediaCore
+
+/// One selected stream of a ``ContainerDemuxer``: turns its packets into samples in their canonical
+/// form, in read order (the conversion has state: the priming still to trim, the parameter sets seen),
+/// and queues the samples read while another stream's source was asking.
+final class ContainerStreamReader {
+    let layout: ContainerStreamLayout
+    /// The format of the samples handed out last (ADTS headers and in-band parameter sets can change it).
+    private(set) var format: MediaFormat
+    private var queue: [MediaSample] = []
+    private var head = 0
+    /// Bytes in the queued samples.
+    private(set) var queuedBytes = 0
+    /// Priming frames still to trim from the next packets (`AV_PKT_DATA_SKIP_SAMPLES` can exceed one packet).
+    private var pendingSkip = 0
+    private var sawFirstPacket = false
+    private var discontinuityPending = false
+    /// In time base ticks, where the next packet starts if it has no time stamp: the last one's end.
+    private var untimedClock: Int64 = 0
+    /// After a seek, video samples are dropped until a keyframe.
+    private var awaitingKeyframe = false
+    /// A conversion error of a packet queued for this stream, thrown when its source gets there.
+    private var pendingError: MediaError?
+
+    init(layout: ContainerStreamLayout, format: MediaFormat) {
+        self.layout = layout
+        self.format = format
+    }
+
+    // MARK: Queue
+
+    var queuedCount: Int { queue.count - head }
+
+    func enqueue(_ sample: MediaSample) {
+        queue.append(sample)
+        queuedBytes += sample.byteCount
+    }
+
+    /// Keeps `error` to throw once the samples queued before it are taken.
+    func enqueue(_ error: MediaError) {
+        if pendingError == nil { pendingError = error }
+    }
+
+    /// The oldest queued sample; throws a queued conversion error once the samples before it are gone.
+    func dequeue() throws(MediaError) -> MediaSample? {
+        guard head < queue.count else {
+            if let error = pendingError {
+                pendingError = nil
+                throw error
+            }
+            return nil
+        }
+        let sample = queue[head]
+        head += 1
+        queuedBytes -= sample.byteCount
+        if head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024 {
+            queue.removeFirst(head)
+            head = 0
+        }
+        return sample
+    }
+
+    /// After a seek: nothing queued, no priming left to trim, the next sample marked as a discontinuity.
+    func reset() {
+        queue.removeAll()
+        head = 0
+        queuedBytes = 0
+        pendingSkip = 0
+        pendingError = nil
+        discontinuityPending = true
+        awaitingKeyframe = layout.stream.isVideo
+    }
+
+    // MARK: Conversion
+
+    /// The sample for `packet` (of this stream), or `nil` when nothing of it remains (an H.264
+    /// packet of parameter sets only) or when it is dropped (video before the first keyframe after a
+    /// seek).
+    func sample(from packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) -> MediaSample? {
+        let p = packet.pointee
+        var bytes: [UInt8] = p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.size)))) } ?? []
+        var pts = layout.time(p.pts)
+        var dts = layout.time(p.dts)
+        if !pts.isValid && !dts.isValid {
+            // No time stamps at all (a raw .h264 stream): decode order at the packets' durations, as
+            // AnnexBReader times an elementary stream.
+            dts = layout.time(untimedClock)
+            pts = dts
+        }
+        let start = p.dts != mp_nopts_value() ? p.dts : p.pts != mp_nopts_value() ? p.pts : untimedClock
+        if p.duration > 0 { untimedClock = start.addingReportingOverflow(p.duration).partialValue }
+        var timing = SampleTiming(
+            presentationTime: pts, decodeTime: dts.isValid ? dts : pts,
+            duration: p.duration > 0 ? layout.time(p.duration) : .invalid)
+        var flags: MediaSample.Flags = p.flags & AV_PKT_FLAG_KEY != 0 ? .keyframe : []
+        var frameCount = 0
+        var trimAtStart = 0
+        var trimAtEnd = 0
+
+        switch layout.form {
+        case .unsupported:
+            return nil
+        case .pcm(let swap, let signed8):
+            if swap > 1 { Self.reverseEach(swap, in: &bytes) }
+            if signed8 { for i in bytes.indices { bytes[i] ^= 0x80 } }
+            frameCount = layout.bytesPerFrame > 0 ? bytes.count / layout.bytesPerFrame : 0
+            if !timing.duration.isValid, layout.sampleRate > 0 {
+                timing.duration = MediaTime(value: Int64(frameCount), timescale: Int32(clamping: layout.sampleRate))
+            }
+            flags = .keyframe
+        case .aac(let adts):
+            if adts { bytes = try stripADTS(bytes) }
+            flags = .keyframe
+            (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: bytes)
+        case .passthrough:
+            if layout.stream.isAudio {
+                flags = .keyframe
+                (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: bytes)
+            } else {
+                frameCount = 1
+            }
+        case .h264AVCC(let lengthSize):
+            if lengthSize != 4 { bytes = try Self.widenLengths(bytes, from: lengthSize) }
+            let units = try AnnexB.unitsOfAVCC(bytes)
+            if units.contains(where: { Self.isOutOfBand(AnnexB.type(of: $0)) }) {
+                // In-band parameter sets (GStreamer's h264parse repeats them before IDRs): into the format.
+                takeParameters(from: units)
+                let kept = units.filter { !Self.isOutOfBand(AnnexB.type(of: $0)) }
+                guard !kept.isEmpty else { return nil }
+                bytes = AnnexB.avcc(kept)
+            }
+            frameCount = 1
+        case .h264AnnexB:
+            let units = AnnexB.split(bytes)
+            takeParameters(from: units)
+            let kept = units.filter { !Self.isOutOfBand(AnnexB.type(of: $0)) }
+            guard !kept.isEmpty else { return nil }
+            flags = kept.contains { AnnexB.type(of: $0) == 5 } ? .keyframe : []  // an IDR slice
+            bytes = AnnexB.avcc(kept)
+            frameCount = 1
+        }
+        sawFirstPacket = true
+        if awaitingKeyframe {
+            guard flags.contains(.keyframe) else { return nil }
+            awaitingKeyframe = false
+        }
+        if discontinuityPending {
+            flags.insert(.discontinuity)
+            discontinuityPending = false
+        }
+        return MediaSample(
+            format: format, data: bytes, timing: timing, frameCount: frameCount, flags: flags,
+            trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
+    }
+
+    /// Whether an H.264 NAL unit of `type` travels outside the samples: SPS (7), PPS (8), AUD (9).
+    private static func isOutOfBand(_ type: UInt8) -> Bool { type == 7 || type == 8 || type == 9 }
+
+    /// In-band SPS and PPS among `units` that differ from the format's replace them (for this and the
+    /// following samples).
+    private func takeParameters(from units: [ArraySlice<UInt8>]) {
+        guard let inBand = AnnexBParameters.collect(from: units), case .video(var video) = format, video.h264 != inBand else { return }
+        video.h264 = inBand
+        format = .video(video)
+    }
+
+    /// The frames a compressed audio packet decodes to and the trims, from what FFmpeg 5.1 gives.
+    ///
+    /// The frame count is the codec's fixed frame size (AAC 1024, MP3 1152), for Opus what the
+    /// packet's TOC byte says, else the packet's duration when it is a whole number of frames. The
+    /// trims:
+    ///
+    /// - `AV_PKT_DATA_SKIP_SAMPLES` side data: its first field (frames to skip at the start) is the
+    ///   encoder priming. libavformat puts all of it on the first packet (mov: the edit list's media
+    ///   time, `sc->start_pad`; mp3: the LAME tag's delay), even when it is longer than that packet
+    ///   (Apple's 2112), so it is spread here over as many packets as it covers, as `trimAtStart`. Its
+    ///   second field (frames to discard at the end: Matroska's `DiscardPadding`, the LAME tag's
+    ///   padding) becomes `trimAtEnd`.
+    /// - Without side data on the first packet: in a time base of one tick per frame, a negative
+    ///   first presentation time (an edit list starting later than the media) is that many frames of
+    ///   priming; otherwise the codec parameters' `initial_padding` (Matroska's `CodecDelay`: Opus's
+    ///   312-frame pre-skip, which a 1/1000 time base cannot state exactly) is.
+    /// - The end padding of an MP4/MOV track is the last sample's shorter duration in `stts` (FFmpeg's
+    ///   mov muxer writes 896 for a last packet of which 896 of 1024 frames are valid, GStreamer's
+    ///   mp4mux likewise; the edit list's duration agrees): when the time base is one tick per frame, a
+    ///   packet shorter than the codec's frame has the missing frames as `trimAtEnd`. So Σ frameCount −
+    ///   trims is the track's length after the edit list. (ffmpeg 5.1 itself drops the priming when
+    ///   decoding but keeps this padding; it reads no `iTunSMPB` tag: priming and length come from the
+    ///   edit list and `stts` only.)
+    private func audioTrims(_ packet: UnsafeMutablePointer<AVPacket>, bytes: [UInt8]) -> (frames: Int, start: Int, end: Int) {
+        let p = packet.pointee
+        let frameCount = layout.isOpus && layout.sampleRate == 48_000 ? (OpusPacket.frameCount(bytes) ?? 0)
+            : layout.framesPerPacket > 0 ? layout.framesPerPacket : (layout.frames(p.duration) ?? 0)
+        var skip = 0
+        var discard = 0
+        var hasSideData = false
+        var size = 0
+        if let data = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 8 {
+            skip = Int(UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24)
+            discard = Int(UInt32(data[4]) | UInt32(data[5]) << 8 | UInt32(data[6]) << 16 | UInt32(data[7]) << 24)
+            hasSideData = true
+        }
+        let exactTimeBase = layout.timeBase == (1, Int64(layout.sampleRate))
+        if hasSideData {
+            pendingSkip += skip
+        } else if !sawFirstPacket {
+            if exactTimeBase, p.pts != mp_nopts_value(), p.pts < 0 {
+                pendingSkip += Int(-p.pts)
+            } else {
+                pendingSkip += layout.initialPadding
+            }
+        }
+        let start = min(pendingSkip, frameCount)
+        pendingSkip -= start
+        var end = 0
+        if discard > 0 {
+            end = discard
+        } else if exactTimeBase, p.duration > 0, p.duration < frameCount {
+            end = frameCount - Int(p.duration)
+        }
+        end = min(end, frameCount - start)
+        return (frameCount, start, end)
+    }
+
+    /// The raw access unit behind an ADTS header; the first header also gives the AudioSpecificConfig
+    /// (and a later one that differs changes the format).
+    private func stripADTS(_ bytes: [UInt8]) throws(MediaError) -> [UInt8] {
+        let header = try ADTSFrameHeader(parsing: bytes)
+        guard header.frameLength == bytes.count else {
+            throw MediaError(
+                .unsupportedFormat,
+                "AAC packet of \(bytes.count) bytes holds more than one ADTS frame (the first is \(header.frameLength) bytes)")
+        }
+        if case .audio(var audio) = format, audio.magicCookie != header.audioSpecificConfig || audio.sampleRate != header.sampleRate {
+            audio.magicCookie = header.audioSpecificConfig
+            audio.sampleRate = header.sampleRate
+            format = .audio(audio)
+        }
+        return Array(bytes[header.headerLength..<header.frameLength])
+    }
+
+    /// Reverses each `width`-byte value in place: big-endian PCM to little-endian.
+    private static func reverseEach(_ width: Int, in bytes: inout [UInt8]) {
+        var i = 0
+        while i + width <= bytes.count {
+            bytes[i..<(i + width)].reverse()
+            i += width
+        }
+    }
+
+    /// AVCC with `lengthSize`-byte NAL unit lengths rewritten with 4-byte ones.
+    private static func widenLengths(_ bytes: [UInt8], from lengthSize: Int) throws(MediaError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
+        var offset = 0
+        while offset < bytes.count {
+            guard bytes.count - offset >= lengthSize else {
+                throw MediaError.truncated("AVCC NAL unit length", needed: lengthSize, available: bytes.count - offset, at: Int64(offset))
+            }
+            let length = bytes[offset..<(offset + lengthSize)].reduce(0) { $0 << 8 | Int($1) }
+            offset += lengthSize
+            guard length <= bytes.count - offset else {
+                throw MediaError.truncated("AVCC NAL unit", needed: length, available: bytes.count - offset, at: Int64(offset))
+            }
+            out += [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+            out += bytes[offset..<(offset + length)]
+            offset += length
+        }
+        return out
+    }
+}
+
+@available(*, unavailable) extension ContainerStreamReader: Sendable {}
