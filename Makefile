@@ -67,6 +67,9 @@ bench: deps
 	$(BENCH_BUILD) --product aac-encoder
 	$(BENCH_BUILD) --product mux-benchmark
 	$(BENCH_BUILD) --product h264-encoder
+	$(BENCH_BUILD) --product graph-benchmark
+	$(BENCH_BUILD) --product av-encoder
+	$(BENCH_BUILD) --product transcode
 	Benchmarks/run.sh
 
 clean:

@@ -18,7 +18,8 @@ Environment: RUNS (default 5), BENCH_DIR (default /tmp/mediapipeline-bench), SKI
 the 60-minute memory check, SKIP_CALLGRIND=1 to skip the instruction counts, SKIP_AAC=1 to skip
 the AAC encoder section, SKIP_MUX=1 to skip the muxing section, SKIP_VIDEO=1 to skip the H.264
 section (h264-encoder against `ffmpeg -c:v libx264` on 600 frames of 1280x720, and Annex-B
-parse + rewrite against `ffmpeg -c copy -f h264`).
+parse + rewrite against `ffmpeg -c copy -f h264`), SKIP_GRAPH=1 to skip the wave-2 section
+(graph_section.py: stage hop cost against GStreamer, A/V encode to MP4, the graph's drivers, remux).
 """
 import re
 import os
@@ -102,6 +103,9 @@ def main():
         mux_section()
     if os.environ.get("SKIP_VIDEO") != "1":
         video_section()
+    if os.environ.get("SKIP_GRAPH") != "1":
+        from graph_section import graph_section
+        graph_section()
 
 
 def aac_encoder_section():

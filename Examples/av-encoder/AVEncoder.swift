@@ -66,6 +66,13 @@ struct AVEncoder: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
     var quiet = false
 
+    @Option(help: "How to run the graph: threaded (a thread per branch and output), sync (one thread), async (Swift tasks).")
+    var driver: Driver = .threaded
+
+    enum Driver: String, ExpressibleByArgument, CaseIterable {
+        case threaded, sync, async
+    }
+
     func validate() throws {
         guard !output.isEmpty else { throw ValidationError("give at least one --output") }
         guard pattern || video != nil || tone != nil || audio != nil else {
@@ -154,8 +161,19 @@ struct AVEncoder: ParsableCommand {
         }
 
         let reporter = ProgressReporter(name: "av-encoder", verb: "encoded", enabled: !quiet)
-        // A thread per branch: x264 and the AAC encoder work at once, the muxers beside them.
-        let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
+        // By default a thread per branch: x264 and the AAC encoder work at once, the muxers beside them.
+        let progress: MediaGraph.Progress
+        switch driver {
+        case .threaded: progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
+        case .sync: progress = try graph.run(stop: Interrupt.signal, progress: reporter.report)
+        case .async:
+            // `try await graph.run()`; Ctrl-C cancels the task, which finishes every file.
+            do {
+                progress = try blockingAwait(cancelWhen: { Interrupt.wasRequested }) { try await graph.run() }
+            } catch is CancellationError {
+                throw ExitCode(130)
+            }
+        }
         let wall = reporter.finish()
         guard !quiet else { return }
         var parts: [String] = []

@@ -226,6 +226,22 @@ public final class ContainerDemuxer {
         return StreamSource(demuxer: self, stream: layout.stream)
     }
 
+    /// A source of stream `index` of the file at `path`, with a demuxer of its own that reads only that
+    /// stream (the others are discarded: `AVStream.discard = AVDISCARD_ALL`).
+    ///
+    /// This is the form for a ``MediaCore/MediaGraph`` branch: each branch owns its source outright, so
+    /// branches can run on threads of their own and each reads at its own pace, with no queue between
+    /// streams. It costs one more open of the file per stream; for MP4, MOV and Matroska the other
+    /// streams' bytes are skipped, not read.
+    public static func streamSource(path: String, stream index: Int) throws(MediaError) -> sending StreamSource {
+        let demuxer = try ContainerDemuxer(path: path)
+        let ctx = demuxer.context.raw.pointee
+        for other in 0..<Int(ctx.nb_streams) where other != index {
+            ctx.streams?[other]?.pointee.discard = AVDISCARD_ALL
+        }
+        return try demuxer.source(stream: index)
+    }
+
     /// Moves every source to the keyframe at or before `time` (of the first video stream with a source,
     /// else of the first stream with a source): samples then continue from there, the first of each
     /// stream flagged ``MediaCore/MediaSample/Flags/discontinuity``. What was queued is dropped. Where

@@ -1,0 +1,188 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// The `av-encoder` example end to end, judged by ffprobe, ffmpeg and GStreamer: both streams in every
+/// container, durations and start times that agree, `moov` before `mdat`, two outputs from one encode,
+/// an hour of MPEG-TS without drift, Ctrl-C leaving a playable file, and one-line usage errors.
+@Suite(.serialized) struct AVEncoderExampleTests {
+    static let encoder = TestPaths.executable("av-encoder")
+
+    /// Runs the example and returns status and standard error.
+    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let result = try ExternalTool.run(encoder, arguments)
+        return (result.status, result.stderr)
+    }
+
+    /// ffprobe's streams of `path`, counting packets.
+    static func streams(_ path: String) throws -> [[String: Any]] {
+        let json = try ExternalTool.ffprobeJSON(path, ["-count_packets", "-show_streams"])
+        return try #require(json["streams"] as? [[String: Any]])
+    }
+
+    static func number(_ value: Any?) -> Double? {
+        if let text = value as? String { return Double(text) }
+        return (value as? NSNumber)?.doubleValue
+    }
+
+    /// The top-level ISO-BMFF box types of a file, in order.
+    static func topLevelBoxes(_ path: String) throws -> [String] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var boxes: [String] = []
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            var size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            if size == 1, offset + 16 <= bytes.count {
+                size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
+            } else if size == 0 {
+                size = bytes.count - offset
+            }
+            boxes.append(type)
+            guard size >= 8 else { break }
+            offset += size
+        }
+        return boxes
+    }
+
+    /// Decodes every stream with `-xerror`; any decoding error fails the test.
+    static func expectStrictDecode(_ path: String) throws {
+        let run = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
+        #expect(run.status == 0, "ffmpeg -xerror failed on \(path): \(run.stderr)")
+        #expect(run.stderr.isEmpty, "ffmpeg printed errors for \(path): \(run.stderr)")
+    }
+
+    /// The first test: pattern + tone, 10 s → MP4, checked by ffprobe, ffmpeg and GStreamer.
+    @Test func patternAndToneIntoMP4() throws {
+        let dir = try TemporaryDirectory()
+        let mp4 = dir.file("av.mp4")
+        let ts = dir.file("av.ts")
+        let result = try Self.run([
+            "--pattern", "--size", "320x240", "--fps", "30", "--tone", "440", "--duration", "10",
+            "--preset", "veryfast", "--output", mp4, "--output", ts, "--quiet",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let streams = try Self.streams(mp4)
+        let video = try #require(streams.first { $0["codec_type"] as? String == "video" })
+        let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" })
+        #expect(streams.count == 2)
+        #expect(video["codec_name"] as? String == "h264")
+        #expect(audio["codec_name"] as? String == "aac")
+        #expect(Self.number(video["nb_read_packets"]) == 300)
+        let videoDuration = try #require(Self.number(video["duration"]))
+        let audioDuration = try #require(Self.number(audio["duration"]))
+        #expect(abs(videoDuration - audioDuration) <= 1.0 / 30, "video \(videoDuration) s, audio \(audioDuration) s")
+        #expect(Self.number(video["start_time"]) == Self.number(audio["start_time"]))
+        try Self.expectStrictDecode(mp4)
+        let boxes = try Self.topLevelBoxes(mp4)
+        let moov = try #require(boxes.firstIndex(of: "moov"))
+        let mdat = try #require(boxes.firstIndex(of: "mdat"))
+        #expect(moov < mdat, "boxes: \(boxes)")
+        let discovered = try ExternalTool.run("gst-discoverer-1.0", [mp4])
+        #expect(discovered.status == 0, "\(discovered.stderr)")
+        #expect(discovered.output.contains("video:") && discovered.output.contains("H.264"), "\(discovered.output)")
+        #expect(discovered.output.contains("audio:") && discovered.output.contains("MPEG-4 AAC"), "\(discovered.output)")
+
+        // The second output of the same encode: the same number of packets per stream.
+        let tsStreams = try Self.streams(ts)
+        #expect(tsStreams.count == 2)
+        #expect(Self.number(tsStreams.first { $0["codec_type"] as? String == "video" }?["nb_read_packets"]) == 300)
+        #expect(Self.number(tsStreams.first { $0["codec_type"] as? String == "audio" }?["nb_read_packets"])
+            == Self.number(audio["nb_read_packets"]))
+        try Self.expectStrictDecode(ts)
+    }
+
+    @Test(arguments: ["mov", "flv", "mkv"])
+    func everyContainerHoldsBothStreams(_ ext: String) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("av.\(ext)")
+        let result = try Self.run([
+            "--pattern", "--size", "160x120", "--tone", "1000", "--duration", "2", "--preset", "ultrafast", "--output", path, "-q",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let streams = try Self.streams(path)
+        #expect(Set(streams.compactMap { $0["codec_name"] as? String }) == ["h264", "aac"])
+        try Self.expectStrictDecode(path)
+    }
+
+    @Test func m4aTakesTheAudioOnly() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("tone.m4a")
+        let result = try Self.run(["--pattern", "--tone", "440", "--duration", "1", "--output", path, "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let streams = try Self.streams(path)
+        #expect(streams.map { $0["codec_name"] as? String } == ["aac"])
+    }
+
+    /// An hour of pattern and tone into MPEG-TS, generated faster than real time: the last audio and the
+    /// last video end within one video frame of each other, and no timestamp goes backwards.
+    @Test func oneHourOfMPEGTSDoesNotDrift() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("hour.ts")
+        let result = try Self.run([
+            "--pattern", "--size", "64x64", "--fps", "10", "--tone", "440", "--duration", "3600",
+            "--preset", "ultrafast", "--audio-bitrate", "32000", "--output", path, "-q",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let packets = try ExternalTool.check("ffprobe", [
+            "-v", "error", "-show_entries", "packet=stream_index,codec_type,pts_time,dts_time,duration_time", "-of", "csv=p=0", path,
+        ]).output.split(separator: "\n")
+        var lastDTS: [String: Double] = [:]
+        var lastEnd: [String: Double] = [:]
+        var backwards = 0
+        for line in packets {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 5, let pts = Double(fields[2]), let dts = Double(fields[3]) else { continue }
+            let kind = fields[0]
+            if let previous = lastDTS[kind], dts < previous { backwards += 1 }
+            lastDTS[kind] = dts
+            lastEnd[kind] = max(lastEnd[kind] ?? 0, pts + (Double(fields[4]) ?? 0))
+        }
+        #expect(backwards == 0)
+        let videoEnd = try #require(lastEnd["video"])
+        let audioEnd = try #require(lastEnd["audio"])
+        #expect(abs(videoEnd - audioEnd) < 0.1, "video ends at \(videoEnd) s, audio at \(audioEnd) s")
+        #expect(videoEnd > 3599.8)
+    }
+
+    /// SIGINT 3 s into a 60-s real-time fragmented MP4 write: the example exits 130 and ffprobe reads and
+    /// ffmpeg decodes what was written.
+    @Test func interruptLeavesAPlayableFragmentedMP4() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("live.mp4")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.encoder)
+        process.arguments = [
+            "--pattern", "--size", "320x240", "--tone", "440", "--duration", "60", "--realtime", "--fragmented",
+            "--keyint", "30", "--preset", "ultrafast", "--output", path, "-q",
+        ]
+        try process.run()
+        Thread.sleep(forTimeInterval: 3)
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let streams = try Self.streams(path)
+        #expect(streams.count == 2)
+        let video = try #require(streams.first { $0["codec_type"] as? String == "video" })
+        let packets = try #require(Self.number(video["nb_read_packets"]))
+        #expect(packets >= 30 && packets <= 150, "\(packets) video packets after 3 s")
+        try Self.expectStrictDecode(path)
+    }
+
+    @Test func usageErrorsAreOneLineWithStatus64() throws {
+        let none = try Self.run(["--pattern", "--duration", "1"])
+        #expect(none.status == 64)
+        #expect(none.stderr == "av-encoder: give at least one --output\n")
+        let both = try Self.run(["--pattern", "--video", "x.y4m", "--duration", "1", "--output", "/tmp/x.mp4"])
+        #expect(both.status == 64)
+        #expect(both.stderr.split(separator: "\n").count == 1)
+        let unknown = try Self.run(["--pattern", "--duration", "1", "--output", "/tmp/x.xyz"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("x.xyz"))
+        let help = try ExternalTool.run(Self.encoder, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("--audio-bitrate"))
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// The `transcode` example end to end: remuxing our own .aac and .h264 into MP4 gives the packets the
+/// ffmpeg CLI gives; re-encoding and copying between containers decode cleanly in ffmpeg; bad input
+/// gives one line naming the file.
+@Suite(.serialized) struct TranscodeExampleTests {
+    static let transcode = TestPaths.executable("transcode")
+    static let avEncoder = TestPaths.executable("av-encoder")
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let result = try ExternalTool.run(transcode, arguments)
+        return (result.status, result.stderr)
+    }
+
+    /// `size,pts,dts,data_hash` of every packet of stream `index`.
+    static func packets(_ path: String, stream index: Int) throws -> [String] {
+        try ExternalTool.check("ffprobe", [
+            "-v", "error", "-select_streams", "\(index)", "-show_data_hash", "md5",
+            "-show_entries", "packet=size,pts,dts,data_hash", "-of", "csv=p=0", path,
+        ]).output.split(separator: "\n").map(String.init)
+    }
+
+    /// A .aac and a .h264 written by av-encoder (our ADTS and Annex-B muxers).
+    static func makeElementaryStreams(in dir: TemporaryDirectory) throws -> (aac: String, h264: String) {
+        let aac = dir.file("a.aac")
+        let h264 = dir.file("v.h264")
+        let made = try ExternalTool.run(avEncoder, [
+            "--pattern", "--size", "320x240", "--fps", "25", "--tone", "440", "--duration", "4", "--preset", "veryfast",
+            "--keyint", "25", "--output", aac, "--output", h264, "-q",
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+        return (aac, h264)
+    }
+
+    /// The test: `transcode --copy` of an .aac and an .h264 into MP4 has the same packets
+    /// (sizes, bytes, pts and dts) as `ffmpeg -i a.aac -i v.h264 -c copy out.mp4`.
+    @Test func copyOfElementaryStreamsMatchesTheFFmpegCLI() throws {
+        let dir = try TemporaryDirectory()
+        let (aac, h264) = try Self.makeElementaryStreams(in: dir)
+        let ours = dir.file("ours.mp4")
+        let theirs = dir.file("theirs.mp4")
+        let result = try Self.run(["--input", aac, "--input", h264, "--output", ours, "--copy", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", aac, "-i", h264, "-c", "copy", theirs])
+        let ourAudio = try Self.packets(ours, stream: 0)
+        let ourVideo = try Self.packets(ours, stream: 1)
+        #expect(ourAudio.count == 4 * 48_000 / 1024 + 2)
+        #expect(ourVideo.count == 100)
+        #expect(ourAudio == (try Self.packets(theirs, stream: 0)))
+        #expect(ourVideo == (try Self.packets(theirs, stream: 1)))
+    }
+
+    @Test func reencodeOfAnFFmpegMP4DecodesCleanly() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("in.mp4")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=3", "-f", "lavfi", "-i",
+            "testsrc2=size=320x240:rate=25", "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input,
+        ])
+        let output = dir.file("out.mkv")
+        let result = try Self.run(["--input", input, "--output", output, "--preset", "ultrafast", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try ExternalTool.ffprobeJSON(output, ["-count_packets", "-show_streams"])
+        let streams = try #require(json["streams"] as? [[String: Any]])
+        #expect(Set(streams.compactMap { $0["codec_name"] as? String }) == ["aac", "h264"])
+        let video = try #require(streams.first { $0["codec_type"] as? String == "video" })
+        #expect(video["nb_read_packets"] as? String == "75")
+        let run = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-f", "null", "-"])
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+    }
+
+    @Test func copyOutOfAContainerIntoOurOwnFormats() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("in.mp4")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=2", "-f", "lavfi", "-i",
+            "testsrc2=size=160x120:rate=25", "-t", "2", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input,
+        ])
+        for (name, stream) in [("out.aac", "a"), ("out.h264", "v"), ("out.wav", "a"), ("out.y4m", "v")] {
+            let output = dir.file(name)
+            let result = try Self.run(["--input", input, "--output", output, "--copy", "-q"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let run = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-map", "0:\(stream)", "-f", "null", "-"])
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(name): \(run.stderr)")
+        }
+        let frames = try ExternalTool.check("ffprobe", [
+            "-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", dir.file("out.y4m"),
+        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(frames == "50")
+    }
+
+    @Test func badInputIsOneLineNamingTheFile() throws {
+        let dir = try TemporaryDirectory()
+        let garbage = dir.file("garbage.mp4")
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: garbage))
+        let result = try Self.run(["--input", garbage, "--output", dir.file("out.mp4")])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("transcode: "))
+        #expect(result.stderr.contains("garbage.mp4"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+
+        // An MP4 cut before its moov (written without fast start, so the moov is at the end).
+        let whole = dir.file("whole.mp4")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "2", "-c:v", "libx264",
+            "-preset", "ultrafast", whole,
+        ])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = dir.file("cut.mp4")
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        let cutResult = try Self.run(["--input", cut, "--output", dir.file("out2.mp4")])
+        #expect(cutResult.status == 1)
+        #expect(cutResult.stderr.contains("cut.mp4"))
+        #expect(cutResult.stderr.contains("moov"))
+    }
+
+    @Test func aCodecWeCannotDecodeIsRefusedUnlessCopied() throws {
+        let dir = try TemporaryDirectory()
+        let mp3 = dir.file("tone.mp3")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=1", "-c:a", "libmp3lame", mp3])
+        let refused = try Self.run(["--input", mp3, "--output", dir.file("out.mp4")])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("mp3"))
+        #expect(refused.stderr.contains("--copy"))
+    }
+}
