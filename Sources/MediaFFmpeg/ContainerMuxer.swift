@@ -121,6 +121,11 @@ public final class ContainerMuxer: MultiTrackSink {
         self.options = options
         context = try OutputFormatContext(muxerName: chosen.muxerName)
         packet = try Packet()
+        // The muxer's second pass for fast start reopens the file by this name.
+        guard let url = av_strdup(path) else {
+            throw MediaError(.outOfMemory, "cannot copy the path \(path)", ffmpegCall: "av_strdup")
+        }
+        context.raw.pointee.url = url  // freed by avformat_free_context
         let file = try FileIOContext(path: path)
         destination = .file(file)
         context.raw.pointee.pb = file.raw
