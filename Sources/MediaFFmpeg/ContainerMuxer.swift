@@ -53,9 +53,10 @@ public final class ContainerMuxer: MultiTrackSink {
     /// How the container is written.
     public struct Options: Sendable, Hashable {
         /// Fragmented MP4/MOV/M4A (`moof`/`mdat` pairs cut at video keyframes after an empty `moov`,
-        /// movflags `frag_keyframe+empty_moov+default_base_moof`): a file cut short stays readable up to
-        /// its last complete fragment, and it can be written to a non-seekable output. Ignored by the
-        /// other containers.
+        /// movflags `frag_keyframe+empty_moov+default_base_moof`; without video, one fragment per second):
+        /// a file cut short stays readable up to its last complete fragment, and it can be written to a
+        /// non-seekable output. There is no edit list and no iTunSMPB tag then: libavformat shifts the
+        /// timestamps to start at zero instead. Ignored by the other containers.
         public var fragmented: Bool = false
         /// Puts the `moov` before the `mdat` of a finished (not fragmented) MP4/MOV/M4A written to a
         /// path, so that players can start before the whole file has arrived (movflags `faststart`).
@@ -306,6 +307,10 @@ extension ContainerMuxer {
             } else if options.fastStart, case .file = destination {
                 flags = ["faststart"]
             }
+            if options.fragmented, !streams.contains(where: { $0.format.video != nil }) {
+                // frag_keyframe cuts at video keyframes only: audio-only fragments last one second.
+                try check(av_opt_set_int(ctx.pointee.priv_data, "frag_duration", 1_000_000, 0), calling: "av_opt_set_int")
+            }
             if !flags.isEmpty {
                 try check(av_opt_set(ctx.pointee.priv_data, "movflags", "+" + flags.joined(separator: "+"), 0), calling: "av_opt_set")
             }
@@ -370,6 +375,9 @@ extension ContainerMuxer {
 
         let pkt = packet.raw
         let size = sample.data.count
+        guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+            throw MediaError(.invalidArgument, "sample of track \(trackIndex) has \(size) bytes, more than a packet can hold", sampleIndex: index)
+        }
         try check(av_new_packet(pkt, Int32(clamping: size)), calling: "av_new_packet", .outOfMemory)
         sample.data.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress, let data = pkt.pointee.data { data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size) }

@@ -82,6 +82,24 @@ import Testing
         #expect(strict.status == 0, "\(strict.stderr)")
     }
 
+    /// Fragmented M4A to a stream (non-seekable): one fragment per second, every packet readable.
+    @Test func fragmentedM4AToAStream() throws {
+        let packets = try MuxFixtures.encodeAudio(frames: Int64(Self.n))
+        let memory = MemoryOutput()
+        var options = ContainerMuxer.Options()
+        options.fragmented = true
+        try MuxFixtures.mux(try ContainerMuxer(output: NonSeekableOutput(memory), format: .m4a, options: options), [packets])
+        let moofs = MuxFixtures.topLevelBoxes(memory.bytes).filter { $0.type == "moof" }.count
+        #expect(moofs >= 2, "\(moofs) fragments for 2.1 s")
+        let dir = try TemporaryDirectory()
+        let path = dir.file("frag.m4a")
+        try Data(memory.bytes).write(to: URL(fileURLWithPath: path))
+        let stream = try ExternalTool.probeFirstStream(path)
+        #expect(stream["codec_name"] as? String == "aac")
+        #expect(stream["nb_read_packets"] as? String == "\(Self.packets)")
+        #expect(try MuxFixtures.strictDecode(path).status == 0)
+    }
+
     /// Without fast start, and into a seekable MemoryOutput, the moov stays at the end and still gets the
     /// tag; the edit list is the same.
     @Test func m4aWithMovieAtTheEnd() throws {

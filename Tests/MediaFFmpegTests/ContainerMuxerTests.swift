@@ -83,6 +83,35 @@ import Testing
         #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == 300)
     }
 
+    /// In MPEG-TS libavformat turns AVCC into Annex-B (its automatic h264_mp4toannexb, with SPS/PPS
+    /// before every IDR) and puts ADTS headers on the AAC packets.
+    @Test func mpegTSCarriesAnnexBAndADTS() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("av.ts")
+        try MuxFixtures.mux(try ContainerMuxer(path: path), [video, audio])
+        func firstPacket(_ stream: String) throws -> [UInt8] {
+            let json = try ExternalTool.ffprobeJSON(path, ["-select_streams", stream, "-read_intervals", "%+#1", "-show_packets", "-show_data"])
+            let packet = try #require((json["packets"] as? [[String: Any]])?.first)
+            let dump = try #require(packet["data"] as? String)
+            // Lines of "offset: hex groups  ascii": keep the hex groups.
+            let hex = dump.split(separator: "\n").flatMap { line in
+                line.split(separator: ":", maxSplits: 1).dropFirst().first.map { $0.split(separator: " ").prefix(8).joined() } ?? ""
+            }
+            return stride(from: 0, to: hex.count - 1, by: 2).compactMap {
+                UInt8(String(hex[hex.index(hex.startIndex, offsetBy: $0)...].prefix(2)), radix: 16)
+            }
+        }
+        let adts = try firstPacket("a:0")
+        #expect(adts.count > 7 && adts[0] == 0xFF && adts[1] & 0xF0 == 0xF0, "first audio packet does not start with an ADTS sync word: \(adts.prefix(8))")
+        let annexB = try firstPacket("v:0")
+        #expect(Array(annexB.prefix(4)) == [0, 0, 0, 1], "first video packet: \(annexB.prefix(8))")
+        let sps = try #require(video[0].format.video?.h264?.sequenceParameterSets.first)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let needle = [0, 0, 1] + sps.prefix(4)
+        let spsCount = (0..<(bytes.count - needle.count)).filter { bytes[$0] == 0 && Array(bytes[$0..<$0 + needle.count]) == needle }.count
+        #expect(spsCount == video.filter { $0.flags.contains(.keyframe) }.count, "SPS in-band \(spsCount) times")
+    }
+
     /// Fragmented MP4: moof boxes, ffprobe reads it; cut at a fragment boundary it decodes strictly to
     /// the frames before the cut, and cut in the middle of a fragment the complete fragments still decode.
     @Test func fragmentedMP4SurvivesTruncation() throws {
