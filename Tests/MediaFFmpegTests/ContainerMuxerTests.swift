@@ -112,6 +112,20 @@ import Testing
         #expect(spsCount == video.filter { $0.flags.contains(.keyframe) }.count, "SPS in-band \(spsCount) times")
     }
 
+    /// `.ts` gets 188-byte packets, `.m2ts` the 192-byte BDAV packets (a 4-byte timestamp before each
+    /// sync byte), and ffmpeg reads both.
+    @Test func transportStreamPacketSizes() throws {
+        let dir = try TemporaryDirectory()
+        for (name, size, sync) in [("a.ts", 188, 0), ("a.m2ts", 192, 4)] {
+            let path = dir.file(name)
+            try MuxFixtures.mux(try ContainerMuxer(path: path), [Array(video.prefix(60)), Array(audio.prefix(94))])
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect(bytes.count % size == 0, "\(name): \(bytes.count) bytes")
+            #expect(stride(from: sync, to: bytes.count, by: size).allSatisfy { bytes[$0] == 0x47 }, "\(name): sync bytes every \(size)")
+            #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == 60)
+        }
+    }
+
     /// Fragmented MP4: moof boxes, ffprobe reads it; cut at a fragment boundary it decodes strictly to
     /// the frames before the cut, and cut in the middle of a fragment the complete fragments still decode.
     @Test func fragmentedMP4SurvivesTruncation() throws {
