@@ -79,7 +79,7 @@ public final class ContainerMuxer: MultiTrackSink {
         if let finalSize { return finalSize }
         switch destination {
         case .file(let file): return file.raw.map { avio_tell($0) } ?? 0
-        case .custom(let custom): return custom.bridge.output.position
+        case .custom(let custom): return custom.bridge.size
         }
     }
 
@@ -222,6 +222,9 @@ public final class ContainerMuxer: MultiTrackSink {
             } catch {
                 failure = error
             }
+            if case .custom(let custom) = destination, let written = custom.bridge.failure {
+                failure = written  // the output's own error, not libavformat's EIO
+            }
         }
         switch destination {
         case .file(let file):
@@ -237,11 +240,12 @@ public final class ContainerMuxer: MultiTrackSink {
             do throws(MediaError) {
                 try custom.flush()
                 if failure == nil, rewritesMovie, let movieEnd, let tag = gaplessTag {
-                    try MovieRewriter.addTag(tag, toMovieAtEndOf: custom.bridge.output, movie: custom.bridge.captured, at: movieEnd)
+                    try MovieRewriter.addTag(
+                        tag, toMovieAtEndOf: custom.bridge.output, movie: custom.bridge.captured, at: custom.bridge.base + movieEnd)
                 }
             } catch { failure = failure ?? error }
             do throws(MediaError) { try custom.bridge.output.close() } catch { failure = failure ?? error }
-            finalSize = custom.bridge.output.position
+            finalSize = custom.bridge.size
         }
         if let failure { throw failure }
     }

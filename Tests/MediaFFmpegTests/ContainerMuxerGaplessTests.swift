@@ -109,12 +109,16 @@ import Testing
         options.fastStart = false
         let path = dir.file("end.m4a")
         try MuxFixtures.mux(try ContainerMuxer(path: path, options: options), [packets])
+        // The output already holds 100 bytes: the file starts after them (its offsets are its own).
         let memory = MemoryOutput()
+        let prefix = [UInt8](repeating: 0xAB, count: 100)
+        try memory.write(prefix)
         let muxer = try ContainerMuxer(output: memory, format: .m4a)
         try MuxFixtures.mux(muxer, [packets])
-        #expect(muxer.bytesWritten == Int64(memory.bytes.count))
+        #expect(muxer.bytesWritten == Int64(memory.bytes.count - 100))
+        #expect(Array(memory.bytes.prefix(100)) == prefix)
         let memoryPath = dir.file("memory.m4a")
-        try Data(memory.bytes).write(to: URL(fileURLWithPath: memoryPath))
+        try Data(memory.bytes.dropFirst(100)).write(to: URL(fileURLWithPath: memoryPath))
         for file in [path, memoryPath] {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             #expect(MuxFixtures.topLevelBoxes(bytes).map(\.type).last == "moov")

@@ -62,8 +62,13 @@ final class CustomIOContext {
 /// What the C callbacks of a ``CustomIOContext`` reach through their `opaque` pointer.
 final class OutputBridge {
     let output: any MediaOutput
-    /// Where libavformat's next write goes.
+    /// The output's position when the muxer started: libavformat's offset 0. (An output may already
+    /// hold bytes; libavformat's offsets are relative to where its file begins.)
+    let base: Int64
+    /// Where libavformat's next write goes, relative to ``base``.
     private(set) var position: Int64 = 0
+    /// Bytes written since ``base``: the size of the file libavformat sees.
+    var size: Int64 { output.position - base }
     /// The first error the output threw; libavformat only sees `AVERROR(EIO)`.
     private(set) var failure: MediaError?
     /// While set, every byte written at or after this offset is also kept in ``captured`` (at its
@@ -74,7 +79,7 @@ final class OutputBridge {
 
     init(output: any MediaOutput) {
         self.output = output
-        position = output.position
+        base = output.position
     }
 
     /// Writes `bytes` at ``position``: overwriting what is before the output's end, appending the rest.
@@ -88,11 +93,11 @@ final class OutputBridge {
                 if captured.count < at + part.count { captured += repeatElement(0, count: at + part.count - captured.count) }
                 captured.replaceSubrange(at..<at + part.count, with: part)
             }
-            let end = output.position
+            let end = size
             var rest = bytes[...]
             if position < end {
                 let count = Int(min(Int64(rest.count), end - position))
-                try output.overwrite(Array(rest.prefix(count)), at: position)
+                try output.overwrite(Array(rest.prefix(count)), at: base + position)
                 rest = rest.dropFirst(count)
             } else if position > end {
                 // A seek past the end: fill the gap with zeros, as a file would read it.
@@ -110,12 +115,11 @@ final class OutputBridge {
     /// Moves ``position`` as `lseek` would (`whence` SEEK_SET, SEEK_CUR, SEEK_END), or answers
     /// `AVSEEK_SIZE` with the output's size.
     func seek(_ offset: Int64, whence: Int32) -> Int64 {
-        let size = max(output.position, position)
         switch whence & ~AVSEEK_FORCE {
-        case AVSEEK_SIZE: return output.position
+        case AVSEEK_SIZE: return size
         case SEEK_SET: position = offset
         case SEEK_CUR: position += offset
-        case SEEK_END: position = size + offset
+        case SEEK_END: position = max(size, position) + offset
         default: return Int64(mp_averror(EINVAL))
         }
         if position < 0 {
