@@ -58,6 +58,36 @@ import Testing
         #expect(webm.message.contains("aac") && webm.message.contains("webm"), "\(webm)")
     }
 
+    /// A track that ended empty (`nil`) gets no stream; the other tracks keep their indices. Writing to
+    /// the empty track, or another codec into a track, is refused.
+    @Test func emptyTracksAndMismatchedSamples() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("gap.mkv")
+        let audio = Array(MuxFixtures.audio.prefix(20))
+        let video = MuxFixtures.video
+        let muxer = try ContainerMuxer(path: path)
+        try muxer.begin(tracks: [nil, audio[0].format])
+        for sample in audio { try muxer.write(sample, track: 1) }
+        let wrongTrack = try #require(Self.error { try muxer.write(audio[0], track: 0) })
+        #expect(wrongTrack.code == .invalidArgument)
+        try muxer.finish()
+        let done = try MuxFixtures.streams(path)
+        #expect(done.map { $0["codec_name"] as? String } == ["aac"])
+        #expect(done.first?["nb_read_packets"] as? String == "20")
+
+        let other = try ContainerMuxer(path: dir.file("mismatch.mkv"))
+        try other.begin(tracks: [audio[0].format])
+        let mismatch = try #require(Self.error { try other.write(video[0], track: 0) })
+        #expect(mismatch.code == .formatMismatch)
+        try other.finish()
+
+        var noParameters = try #require(video[0].format.video)
+        noParameters.h264 = nil
+        let missing = try #require(Self.error { try ContainerMuxer(path: dir.file("nosps.mp4")).begin(tracks: [.video(noParameters)]) })
+        #expect(missing.code == .unsupportedFormat)
+        #expect(missing.message.contains("SPS"), "\(missing)")
+    }
+
     @Test func unwritablePathIsNamed() throws {
         let path = "/nonexistent-directory-\(UInt32.random(in: 0...UInt32.max))/out.mp4"
         let error = try #require(Self.error { _ = try ContainerMuxer(path: path) })

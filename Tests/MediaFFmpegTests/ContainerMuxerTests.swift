@@ -81,6 +81,10 @@ import Testing
         let decode = try MuxFixtures.strictDecode(path)
         #expect(decode.status == 0, "\(decode.stderr)")
         #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == 300)
+
+        let discovered = try ExternalTool.run("gst-discoverer-1.0", ["file://" + path])
+        #expect(discovered.status == 0, "\(discovered.stderr)")
+        #expect(discovered.output.contains("H.264") && discovered.output.contains("MPEG-4 AAC"), "\(discovered.output)")
     }
 
     /// In MPEG-TS libavformat turns AVCC into Annex-B (its automatic h264_mp4toannexb, with SPS/PPS
