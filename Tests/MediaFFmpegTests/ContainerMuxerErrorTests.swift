@@ -131,7 +131,7 @@ import Testing
         #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == 31)
         // Video only: libavformat's own fast start (its second pass reopens the file by name).
         let boxes = MuxFixtures.topLevelBoxes([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).map(\.type)
-        #expect(boxes.firstIndex(of: "moov")! < boxes.firstIndex(of: "mdat")!, "\(boxes)")
+        #expect(try #require(boxes.firstIndex(of: "moov")) < (try #require(boxes.firstIndex(of: "mdat"))), "\(boxes)")
     }
 
     /// Every owner the muxer makes is freed. Other suites allocate FFmpeg owners in parallel, so the count

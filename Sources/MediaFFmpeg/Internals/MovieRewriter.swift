@@ -299,7 +299,10 @@ enum MovieRewriter {
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let n = buffer.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return pread(fd, base + done, count - done, off_t(offset) + off_t(done))
+            }
             if n < 0, errno == EINTR { continue }
             guard n >= 0 else { throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: offset) }
             if n == 0 { break }
@@ -311,7 +314,10 @@ enum MovieRewriter {
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(MediaError) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(fd, base + done, bytes.count - done)
+            }
             if n < 0, errno == EINTR { continue }
             guard n > 0 else { throw MediaError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
             done += n
