@@ -5,7 +5,7 @@ public import MediaCore
 /// with pass-through inputs, or GStreamer's `mp4mux` / `mpegtsmux` / `flvmux` / `matroskamux`.
 ///
 /// ```swift
-/// var muxer = try ContainerMuxer(path: "out.mp4")                 // the format from the extension
+/// let muxer = try ContainerMuxer(path: "out.mp4")                 // the format from the extension
 /// try muxer.begin(tracks: [.video(h264Format), .audio(aacFormat)])
 /// for (sample, track) in samplesInDecodeOrder { try muxer.write(sample, track: track) }
 /// try muxer.finish()
@@ -16,7 +16,8 @@ public import MediaCore
 ///   within a track:
 ///   - AAC (``MediaCore/AudioCodec/aac``): raw access units, the AudioSpecificConfig as the format's
 ///     magic cookie (stored as is, also FFmpeg's 5-byte one). ``MediaCore/MediaSample/trimAtStart`` and
-///     ``MediaCore/MediaSample/trimAtEnd`` (encoder priming and padding) are honoured in MP4/MOV/M4A.
+///     ``MediaCore/MediaSample/trimAtEnd`` (encoder priming and padding) are honoured in MP4/MOV/M4A
+///     that are not fragmented (see below).
 ///   - H.264 (``MediaCore/VideoCodec/h264``): AVCC samples (4-byte lengths, one access unit each,
 ///     ``MediaCore/MediaSample/Flags/keyframe`` on IDRs), the SPS/PPS in ``MediaCore/VideoFormat/h264``;
 ///     the muxer builds the `avcC` record. For MPEG-TS, libavformat converts them to Annex-B with the
@@ -30,7 +31,7 @@ public import MediaCore
 ///   exactly (rounded to nearest once, never accumulated) to each stream's time base as the muxer chose it.
 ///   A sample whose decode time goes backwards within its track throws ``MediaCore/MediaError/Code/invalidData``
 ///   with the sample's index in that track.
-/// - Gapless AAC in MP4/MOV/M4A, as `AVAssetWriter` and iTunes write it: the priming (the first packet's
+/// - Gapless AAC in MP4/MOV/M4A (one AAC track, not fragmented), as `AVAssetWriter` and iTunes write it: the priming (the first packet's
 ///   pts is `start − priming`) becomes an edit list whose media time is the priming, the last packet
 ///   lasts only its valid frames (1024 − `trimAtEnd`) so that the edit's duration is exactly the valid
 ///   frames (in an audio-only file the movie timescale is the sample rate, so the duration is exact), and
