@@ -312,6 +312,12 @@ extension ContainerMuxer {
             } else if options.fastStart, case .file = destination {
                 flags = ["faststart"]
             }
+            if options.fragmented {
+                // Each fragment reaches the output when it is cut (the mov muxer keeps the fragment's
+                // samples to itself until then, so this flushes once per fragment): libavformat's file
+                // protocol otherwise holds up to 256 KiB, which a crash would lose.
+                ctx.pointee.flush_packets = 1
+            }
             if options.fragmented, !streams.contains(where: { $0.format.video != nil }) {
                 // frag_keyframe cuts at video keyframes only: audio-only fragments last one second.
                 try check(av_opt_set_int(ctx.pointee.priv_data, "frag_duration", 1_000_000, 0), calling: "av_opt_set_int")

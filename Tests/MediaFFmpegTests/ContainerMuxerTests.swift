@@ -162,6 +162,30 @@ import Testing
         #expect(frames < 300)
     }
 
+    /// While a fragmented MP4 is being written (no finish yet: a process killed now), the file on disk
+    /// already holds every fragment cut so far (the muxer flushes each one as it is cut; libavformat's
+    /// file protocol alone would keep up to 256 KiB back).
+    @Test func fragmentsReachTheFileBeforeFinish() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("live.mp4")
+        var options = ContainerMuxer.Options()
+        options.fragmented = true
+        let muxer = try ContainerMuxer(path: path, options: options)
+        try muxer.begin(tracks: [video[0].format, audio[0].format])
+        // Up to 5.5 s: the fragments of frames 0–149 are complete once the keyframe at 150 has come.
+        let half = MediaTime(value: 11, timescale: 2)
+        for (sample, track) in MuxFixtures.interleave([video, audio]) where sample.timing.effectiveDecodeTime < half {
+            try muxer.write(sample, track: track)
+        }
+        let snapshot = dir.file("snapshot.mp4")
+        try FileManager.default.copyItem(atPath: path, toPath: snapshot)
+        let frames = try MuxFixtures.decodedVideoFrames(snapshot)
+        #expect(frames >= 150 && frames < 300, "\(frames) frames in the file before finish")
+        try muxer.finish()
+        let written = video.filter { $0.timing.effectiveDecodeTime < half }.count   // 167: decode times start 2 frames early
+        #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == written)
+    }
+
     /// Fragmented MP4 into memory: ffprobe reads the bytes.
     @Test func fragmentedMP4IntoMemoryOutput() throws {
         let output = MemoryOutput()
