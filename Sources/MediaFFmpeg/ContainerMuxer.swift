@@ -1,0 +1,445 @@
+internal import CMediaFFmpeg
+public import MediaCore
+
+/// Writes encoded audio and video tracks into a container file without re-encoding: `AVAssetWriter`
+/// with pass-through inputs, or GStreamer's `mp4mux` / `mpegtsmux` / `flvmux` / `matroskamux`.
+///
+/// ```swift
+/// let muxer = try ContainerMuxer(path: "out.mp4")                 // the format from the extension
+/// try muxer.begin(tracks: [.video(h264Format), .audio(aacFormat)])
+/// for (sample, track) in samplesInDecodeOrder { try muxer.write(sample, track: track) }
+/// try muxer.finish()
+/// ```
+///
+/// - Input: one format per track in ``begin(tracks:)`` (`nil` for a track that ended empty: it gets no
+///   stream), then the samples of all tracks interleaved by decode time, in non-decreasing decode time
+///   within a track:
+///   - AAC (``MediaCore/AudioCodec/aac``): raw access units, the AudioSpecificConfig as the format's
+///     magic cookie (stored as is, also FFmpeg's 5-byte one). ``MediaCore/MediaSample/trimAtStart`` and
+///     ``MediaCore/MediaSample/trimAtEnd`` (encoder priming and padding) are honoured in MP4/MOV/M4A
+///     that are not fragmented (see below).
+///   - H.264 (``MediaCore/VideoCodec/h264``): AVCC samples (4-byte lengths, one access unit each,
+///     ``MediaCore/MediaSample/Flags/keyframe`` on IDRs), the SPS/PPS in ``MediaCore/VideoFormat/h264``;
+///     the muxer builds the `avcC` record. For MPEG-TS, libavformat converts them to Annex-B with the
+///     parameter sets before each IDR (its automatic `h264_mp4toannexb`), and AAC gets ADTS headers.
+///   - Other codecs by four-character code (`hvc1`/`hev1`, `av01`, `vp09`, `vp08`, `Opus`, `ac-3`,
+///     `ec-3`, `fLaC`, `alac`, `.mp3`), their configuration record passed as is.
+///   Raw video and PCM are refused (encode them first), as is a codec the container cannot carry
+///   (WebM takes only VP8/VP9/AV1/Opus) and video in M4A: ``MediaCore/MediaError/Code/unsupportedFormat``
+///   naming the track, the codec and the container.
+/// - Output: the container, to a path or to any ``MediaCore/MediaOutput``. Timestamps are converted
+///   exactly (rounded to nearest once, never accumulated) to each stream's time base as the muxer chose it.
+///   A sample whose decode time goes backwards within its track throws ``MediaCore/MediaError/Code/invalidData``
+///   with the sample's index in that track.
+/// - Gapless AAC in MP4/MOV/M4A (one AAC track, not fragmented), as `AVAssetWriter` and iTunes write it: the priming (the first packet's
+///   pts is `start − priming`) becomes an edit list whose media time is the priming, the last packet
+///   lasts only its valid frames (1024 − `trimAtEnd`) so that the edit's duration is exactly the valid
+///   frames (in an audio-only file the movie timescale is the sample rate, so the duration is exact), and
+///   an `iTunSMPB` tag (moov/udta/meta/ilst, freeform `----` atom of `com.apple.iTunes`) gives priming,
+///   remainder and valid frames. libavformat cannot write that tag: the muxer adds it after the trailer,
+///   rewriting the file (moving the `moov` in front of `mdat` when ``Options/fastStart``) for a path,
+///   or the `moov` at the end of a seekable ``MediaCore/MediaOutput``. (FFmpeg 5.1 honours the edit's
+///   start but not its end: it decodes valid frames + remainder, the first valid frame first.)
+/// - Fast start (`moov` before `mdat`) works only for a path: libavformat's second pass reopens the
+///   file by name. To a ``MediaCore/MediaOutput`` the `moov` comes last; a non-seekable output needs
+///   ``Options/fragmented`` for MP4/MOV/M4A.
+///
+/// ``finish()`` writes the trailer and closes the output, once; it may come after an error (what was
+/// written stays a valid file) and without ``begin(tracks:)`` (the output is closed empty). Any call
+/// after it throws ``MediaCore/MediaError/Code/stageFinished``.
+///
+/// Backed by libavformat (`avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`),
+/// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``MediaCore/MediaOutput``.
+public final class ContainerMuxer: MultiTrackSink {
+    /// How the container is written.
+    public struct Options: Sendable, Hashable {
+        /// Fragmented MP4/MOV/M4A (`moof`/`mdat` pairs cut at video keyframes after an empty `moov`,
+        /// movflags `frag_keyframe+empty_moov+default_base_moof`; without video, one fragment per second):
+        /// a file cut short stays readable up to its last complete fragment, and it can be written to a
+        /// non-seekable output. There is no edit list and no iTunSMPB tag then: libavformat shifts the
+        /// timestamps to start at zero instead. Ignored by the other containers.
+        public var fragmented: Bool = false
+        /// Puts the `moov` before the `mdat` of a finished (not fragmented) MP4/MOV/M4A written to a
+        /// path, so that players can start before the whole file has arrived (movflags `faststart`).
+        /// Not possible to a ``MediaCore/MediaOutput``.
+        public var fastStart: Bool = true
+
+        /// The defaults: not fragmented, fast start.
+        public init() {}
+    }
+
+    /// The container written.
+    public let format: ContainerFormat
+    /// The options given.
+    public let options: Options
+    /// Samples written so far (all tracks), for progress.
+    public private(set) var samplesWritten: Int64 = 0
+    /// Bytes of the container written so far (what libavformat has handed to the output; after
+    /// ``finish()``, the file's size).
+    public var bytesWritten: Int64 {
+        if let finalSize { return finalSize }
+        switch destination {
+        case .file(let file): return file.raw.map { avio_tell($0) } ?? 0
+        case .custom(let custom): return custom.bridge.size
+        }
+    }
+
+    /// `ContainerMuxer(mp4)`.
+    public var name: String { "ContainerMuxer(\(format.name))" }
+
+    private enum Destination {
+        case file(FileIOContext)
+        case custom(CustomIOContext)
+    }
+
+    private enum State {
+        case created, begun, failed, finished
+    }
+
+    private let context: OutputFormatContext
+    private let destination: Destination
+    private let packet: Packet
+    private var state = State.created
+    private var headerWritten = false
+    /// Per input track (index as in `begin`), `nil` for a track without a stream.
+    private var tracks: [Track?] = []
+    /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
+    private var rewritesMovie = false
+    private var finalSize: Int64?
+
+    /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
+    /// format of the path's extension.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` when the extension names no format and
+    ///   none is given; ``MediaCore/MediaError/Code/io`` naming the path when it cannot be created.
+    public init(path: String, format: ContainerFormat? = nil, options: Options = Options()) throws(MediaError) {
+        guard let chosen = format ?? ContainerFormat(path: path) else {
+            throw MediaError(
+                .invalidArgument,
+                "cannot tell the container of \(path) from its extension; give a format (extensions: mp4 m4v mov m4a ts mts m2ts flv mkv webm)")
+        }
+        FFmpeg.quietLogging()
+        self.format = chosen
+        self.options = options
+        context = try OutputFormatContext(muxerName: chosen.muxerName)
+        packet = try Packet()
+        // The muxer's second pass for fast start reopens the file by this name.
+        guard let url = av_strdup(path) else {
+            throw MediaError(.outOfMemory, "cannot copy the path \(path)", ffmpegCall: "av_strdup")
+        }
+        context.raw.pointee.url = url  // freed by avformat_free_context
+        let file = try FileIOContext(path: path)
+        destination = .file(file)
+        context.raw.pointee.pb = file.raw
+    }
+
+    /// A muxer writing to `output` through a custom I/O context; libavformat seeks (to patch sizes) only
+    /// if `output.isSeekable`. MP4/MOV/M4A need a seekable output unless ``Options/fragmented``; fast
+    /// start is not possible here (the `moov` comes last).
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/unsupportedFormat`` for a non-fragmented MP4/MOV/M4A to a
+    ///   non-seekable output.
+    public init(output: any MediaOutput, format: ContainerFormat, options: Options = Options()) throws(MediaError) {
+        if format.isISOBaseMedia, !options.fragmented, !output.isSeekable {
+            throw MediaError(
+                .unsupportedFormat,
+                "\(format) needs a seekable output to write its index at the end; use Options.fragmented for a stream")
+        }
+        FFmpeg.quietLogging()
+        self.format = format
+        self.options = options
+        context = try OutputFormatContext(muxerName: format.muxerName)
+        packet = try Packet()
+        let custom = try CustomIOContext(output: output)
+        destination = .custom(custom)
+        context.raw.pointee.pb = custom.raw
+        context.raw.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    }
+
+    /// Creates one stream per non-`nil` format and writes the container's header.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/unsupportedFormat`` naming the track, codec and container
+    ///   for a track the container cannot take; ``MediaCore/MediaError/Code/invalidData`` for H.264
+    ///   without parameter sets; ``MediaCore/MediaError/Code/stageFinished`` after ``finish()``.
+    public func begin(tracks formats: [MediaFormat?]) throws {
+        switch state {
+        case .created: break
+        case .begun, .failed: throw MediaError(.invalidArgument, "\(name).begin(tracks:) was called twice")
+        case .finished: throw MediaError.stageFinished(name)
+        }
+        do throws(MediaError) {
+            try openStreams(formats)
+            state = .begun
+        } catch {
+            state = .failed
+            throw error
+        }
+    }
+
+    /// Writes one sample of track `track`.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` with the sample's index in its track for a
+    ///   sample without a presentation time, whose decode time goes backwards (or repeats, where the
+    ///   container forbids it) or whose presentation time is before its decode time;
+    ///   ``MediaCore/MediaError/Code/formatMismatch`` for a codec other than the track's;
+    ///   ``MediaCore/MediaError/Code/stageFinished`` after ``finish()`` or after an error; the output's
+    ///   errors. After an error, ``finish()`` still completes the file.
+    public func write(_ sample: MediaSample, track index: Int) throws {
+        switch state {
+        case .begun: break
+        case .created: throw MediaError(.invalidArgument, "\(name).write(_:track:) was called before begin(tracks:)")
+        case .failed, .finished: throw MediaError.stageFinished(name)
+        }
+        do throws(MediaError) {
+            guard tracks.indices.contains(index), let track = tracks[index] else {
+                throw MediaError(.invalidArgument, "\(name) has no track \(index) (tracks given to begin: \(tracks.count), empty ones have none)")
+            }
+            try writePacket(sample, track: track, trackIndex: index)
+            samplesWritten += 1
+        } catch {
+            state = .failed
+            throw error
+        }
+    }
+
+    /// Writes the trailer (the index of MP4/MOV, the cues of Matroska), adds the gapless tag where it
+    /// applies, flushes and closes the output. Once; also after an error, when the header was written.
+    public func finish() throws {
+        guard state != .finished else { throw MediaError.stageFinished(name) }
+        state = .finished
+        var failure: MediaError?
+        var movieEnd: Int64?
+        if headerWritten {
+            do throws(MediaError) {
+                if rewritesMovie, case .custom(let custom) = destination {
+                    // Flush the interleaving queue into the mdat so that the trailer writes only the moov,
+                    // which is then captured to add the iTunSMPB tag.
+                    try check(av_interleaved_write_frame(context.raw, nil), calling: "av_interleaved_write_frame", .io)
+                    try custom.flush()
+                    movieEnd = custom.bridge.position
+                    custom.bridge.captureStart = movieEnd
+                }
+                try check(av_write_trailer(context.raw), calling: "av_write_trailer", .io)
+            } catch {
+                failure = error
+            }
+            if case .custom(let custom) = destination, let written = custom.bridge.failure {
+                failure = written  // the output's own error, not libavformat's EIO
+            }
+        }
+        switch destination {
+        case .file(let file):
+            do throws(MediaError) { try file.close() } catch { failure = failure ?? error }
+            if failure == nil, rewritesMovie {
+                do throws(MediaError) {
+                    try MovieRewriter.rewriteFile(
+                        path: file.path, tag: gaplessTag, moveMovieToFront: options.fastStart)
+                } catch { failure = error }
+            }
+            finalSize = MovieRewriter.fileSize(file.path)
+        case .custom(let custom):
+            do throws(MediaError) {
+                try custom.flush()
+                if failure == nil, rewritesMovie, let movieEnd, let tag = gaplessTag {
+                    try MovieRewriter.addTag(
+                        tag, toMovieAtEndOf: custom.bridge.output, movie: custom.bridge.captured, at: custom.bridge.base + movieEnd)
+                }
+            } catch { failure = failure ?? error }
+            do throws(MediaError) { try custom.bridge.output.close() } catch { failure = failure ?? error }
+            finalSize = custom.bridge.size
+        }
+        if let failure { throw failure }
+    }
+}
+
+@available(*, unavailable) extension ContainerMuxer: Sendable {}
+
+extension ContainerMuxer {
+    /// One stream and its bookkeeping.
+    fileprivate final class Track {
+        let format: MediaFormat
+        let stream: UnsafeMutablePointer<AVStream>
+        /// The stream's time base after the header (the muxer may have changed the hint).
+        var timeBase = AVRational(num: 1, den: 1)
+        var lastDTS: Int64?
+        var count: Int64 = 0
+        /// AAC gapless bookkeeping: priming, valid frames and padding so far.
+        var priming: Int64 = 0
+        var validFrames: Int64 = 0
+        var remainder: Int64 = 0
+
+        init(format: MediaFormat, stream: UnsafeMutablePointer<AVStream>) {
+            self.format = format
+            self.stream = stream
+        }
+
+        var isAAC: Bool { format.audio?.codec == .aac }
+    }
+
+    private func openStreams(_ formats: [MediaFormat?]) throws(MediaError) {
+        let ctx = context.raw
+        var opened: [Track?] = []
+        for (index, format) in formats.enumerated() {
+            guard let format else {
+                opened.append(nil)
+                continue
+            }
+            let mapping = try ContainerCodec(format: format, track: index, container: self.format)
+            // 1: supported, 0: not supported, negative: the muxer keeps no list (MPEG-TS); it then decides
+            // in avformat_write_header.
+            guard avformat_query_codec(ctx.pointee.oformat, mapping.id, FF_COMPLIANCE_NORMAL) != 0 else {
+                throw MediaError(
+                    .unsupportedFormat, "track \(index) (\(format)): \(self.format) cannot carry \(mapping.displayName)")
+            }
+            guard let stream = avformat_new_stream(ctx, nil) else {
+                throw MediaError(.outOfMemory, "cannot add a stream for track \(index)", ffmpegCall: "avformat_new_stream")
+            }
+            try mapping.configure(stream)
+            opened.append(Track(format: format, stream: stream))
+        }
+        tracks = opened
+        let streams = opened.compactMap { $0 }
+        guard !streams.isEmpty else { return }  // every track ended empty: finish closes an empty output
+
+        let aacTracks = streams.filter(\.isAAC).count
+        let audioOnly = streams.allSatisfy { $0.format.audio != nil }
+        if format.isISOBaseMedia {
+            var flags: [String] = []
+            if options.fragmented {
+                flags = ["frag_keyframe", "empty_moov", "default_base_moof"]
+            } else if aacTracks == 1 {
+                rewritesMovie = true  // the iTunSMPB tag; the file rewrite also gives fast start
+            } else if options.fastStart, case .file = destination {
+                flags = ["faststart"]
+            }
+            if options.fragmented {
+                // Each fragment reaches the output when it is cut (the mov muxer keeps the fragment's
+                // samples to itself until then, so this flushes once per fragment): libavformat's file
+                // protocol otherwise holds up to 256 KiB, which a crash would lose.
+                ctx.pointee.flush_packets = 1
+            }
+            if options.fragmented, !streams.contains(where: { $0.format.video != nil }) {
+                // frag_keyframe cuts at video keyframes only: audio-only fragments last one second.
+                try check(av_opt_set_int(ctx.pointee.priv_data, "frag_duration", 1_000_000, 0), calling: "av_opt_set_int")
+            }
+            if !flags.isEmpty {
+                try check(av_opt_set(ctx.pointee.priv_data, "movflags", "+" + flags.joined(separator: "+"), 0), calling: "av_opt_set")
+            }
+            if audioOnly, !options.fragmented, let rate = streams.first?.format.audio?.sampleRate,
+               streams.allSatisfy({ $0.format.audio?.sampleRate == rate }) {
+                // The edit list's duration in samples, exactly.
+                try check(av_opt_set_int(ctx.pointee.priv_data, "movie_timescale", Int64(rate), 0), calling: "av_opt_set_int")
+            }
+        }
+        let code = avformat_write_header(ctx, nil)
+        if code < 0 {
+            throw MediaError(
+                .unsupportedFormat,
+                "the \(format) muxer refused the tracks (\(streams.map { "\($0.format)" }.joined(separator: ", "))): \(FFmpeg.describe(code))",
+                ffmpegCall: "avformat_write_header", ffmpegCode: code)
+        }
+        headerWritten = true
+        for track in streams { track.timeBase = track.stream.pointee.time_base }
+    }
+
+    private func writePacket(_ sample: MediaSample, track: Track, trackIndex: Int) throws(MediaError) {
+        let index = track.count
+        guard Self.sameCodec(sample.format, track.format) else {
+            throw MediaError(
+                .formatMismatch, "\(name) track \(trackIndex) is \(track.format) but was given \(sample.format)", sampleIndex: index)
+        }
+        let timing = sample.timing
+        let tb = track.timeBase
+        guard let pts = Self.ticks(timing.presentationTime, tb), let dts = Self.ticks(timing.effectiveDecodeTime, tb) else {
+            throw MediaError(
+                .invalidData, "sample of track \(trackIndex) has no usable time (pts \(timing.presentationTime), dts \(timing.decodeTime))",
+                sampleIndex: index)
+        }
+        if let last = track.lastDTS {
+            let strict = (context.raw.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT) == 0
+            if dts < last || (strict && dts == last) {
+                throw MediaError(
+                    .invalidData,
+                    "decode time \(timing.effectiveDecodeTime) of track \(trackIndex) is \(dts < last ? "before" : "the same as") the previous sample's (\(dts) ≤ \(last) in time base \(tb.num)/\(tb.den))",
+                    sampleIndex: index)
+            }
+        }
+        guard pts >= dts else {
+            throw MediaError(
+                .invalidData, "presentation time \(timing.presentationTime) of track \(trackIndex) is before its decode time \(timing.effectiveDecodeTime)",
+                sampleIndex: index)
+        }
+        var duration = timing.duration
+        if let audio = track.format.audio, track.isAAC {
+            let frames = Int64(max(sample.frameCount, 0))
+            let start = Int64(max(0, sample.trimAtStart))
+            let end = Int64(max(0, sample.trimAtEnd))
+            track.priming += start
+            track.remainder += end
+            track.validFrames += max(0, frames - start - end)
+            if format.isISOBaseMedia, end > 0, frames > end {
+                // The edit list ends where the valid frames end: the last packet lasts only its valid part.
+                duration = MediaTime(value: frames - end, timescale: Int32(clamping: audio.sampleRate))
+            }
+        }
+        let ticks = Self.ticks(duration, tb) ?? 0
+
+        let pkt = packet.raw
+        let size = sample.data.count
+        guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+            throw MediaError(.invalidArgument, "sample of track \(trackIndex) has \(size) bytes, more than a packet can hold", sampleIndex: index)
+        }
+        try check(av_new_packet(pkt, Int32(clamping: size)), calling: "av_new_packet", .outOfMemory)
+        sample.data.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress, let data = pkt.pointee.data { data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size) }
+        }
+        pkt.pointee.pts = pts
+        pkt.pointee.dts = dts
+        pkt.pointee.duration = max(0, ticks)
+        pkt.pointee.stream_index = track.stream.pointee.index
+        pkt.pointee.flags = sample.flags.contains(.keyframe) ? AV_PKT_FLAG_KEY : 0
+        let code = av_interleaved_write_frame(context.raw, pkt)
+        av_packet_unref(pkt)
+        if code < 0 {
+            if case .custom(let custom) = destination, var failure = custom.bridge.failure {
+                failure.sampleIndex = failure.sampleIndex ?? index
+                throw failure
+            }
+            do throws(MediaError) {
+                try check(code, calling: "av_interleaved_write_frame", .io)
+            } catch {
+                var error = error
+                error.message = "cannot write sample of track \(trackIndex): \(error.message)"
+                error.sampleIndex = index
+                throw error
+            }
+        }
+        track.lastDTS = dts
+        track.count += 1
+    }
+
+    /// `time` in ticks of `base`, rounded to nearest (ties away from zero), exactly (128-bit):
+    /// value × den / (timescale × num); `nil` for a time that is not numeric or does not fit.
+    static func ticks(_ time: MediaTime, _ base: AVRational) -> Int64? {
+        guard time.isNumeric, base.num > 0, base.den > 0 else { return nil }
+        let numerator = Int128(time.value) * Int128(base.den)
+        let denominator = Int128(time.timescale) * Int128(base.num)
+        let doubled = numerator * 2 + (numerator < 0 ? -denominator : denominator)
+        return Int64(exactly: doubled / (2 * denominator))
+    }
+
+    /// Whether two formats are the same codec (parameters may differ).
+    static func sameCodec(_ a: MediaFormat, _ b: MediaFormat) -> Bool {
+        switch (a, b) {
+        case (.audio(let x), .audio(let y)): return x.codec == y.codec
+        case (.video(let x), .video(let y)): return x.codec == y.codec
+        default: return false
+        }
+    }
+
+    /// The iTunSMPB value for the one AAC track, or `nil` when it had no priming and no padding.
+    private var gaplessTag: String? {
+        guard let track = tracks.compactMap({ $0 }).first(where: \.isAAC), track.priming > 0 || track.remainder > 0 else { return nil }
+        return MovieRewriter.iTunSMPB(priming: track.priming, remainder: track.remainder, validFrames: track.validFrames)
+    }
+}

@@ -1,0 +1,109 @@
+internal import CMediaFFmpeg
+import MediaCore
+
+/// How a track's ``MediaCore/MediaFormat`` becomes an `AVStream`'s codec parameters: the codec id, the
+/// configuration record as `extradata`, the size or rate and channel layout.
+struct ContainerCodec {
+    let id: AVCodecID
+    let format: MediaFormat
+    let extradata: [UInt8]
+    /// The codec as errors name it: `aac`, `h264`, `'hvc1'`.
+    let displayName: String
+
+    /// Codecs carried by four-character code (as demuxers hand them on), with FFmpeg's id.
+    private static let videoCodes: [String: AVCodecID] = [
+        "hvc1": AV_CODEC_ID_HEVC, "hev1": AV_CODEC_ID_HEVC, "av01": AV_CODEC_ID_AV1, "vp09": AV_CODEC_ID_VP9,
+        "vp08": AV_CODEC_ID_VP8, "mp4v": AV_CODEC_ID_MPEG4,
+    ]
+    private static let audioCodes: [String: AVCodecID] = [
+        "Opus": AV_CODEC_ID_OPUS, "ac-3": AV_CODEC_ID_AC3, "ec-3": AV_CODEC_ID_EAC3, "fLaC": AV_CODEC_ID_FLAC,
+        "alac": AV_CODEC_ID_ALAC, ".mp3": AV_CODEC_ID_MP3,
+    ]
+
+    /// The mapping for track `track`'s format; throws ``MediaCore/MediaError/Code/unsupportedFormat``
+    /// naming the track, the codec and the container for raw media, video in M4A and unknown codes.
+    init(format: MediaFormat, track: Int, container: ContainerFormat) throws(MediaError) {
+        self.format = format
+        func refuse(_ why: String) -> MediaError {
+            MediaError(.unsupportedFormat, "track \(track) (\(format)) cannot go into \(container): \(why)")
+        }
+        switch format {
+        case .audio(let audio):
+            displayName = audio.codec.description
+            switch audio.codec {
+            case .pcm:
+                throw refuse("\(audio.codec) is raw PCM; encode it first (AACEncoder)")
+            case .aac:
+                guard !audio.magicCookie.isEmpty else { throw refuse("the AAC format has no AudioSpecificConfig (magic cookie)") }
+                id = AV_CODEC_ID_AAC
+            case .other(let code):
+                guard let known = Self.audioCodes[Self.string(code)] else { throw refuse("codec \(audio.codec) is not one this muxer knows") }
+                id = known
+            }
+            guard audio.sampleRate > 0, audio.channelCount > 0 else { throw refuse("\(audio.sampleRate) Hz, \(audio.channelCount) channels") }
+            extradata = audio.magicCookie
+        case .video(let video):
+            displayName = video.codec.description
+            if container == .m4a { throw refuse("M4A holds audio only; use mp4 for video") }
+            switch video.codec {
+            case .raw:
+                throw refuse("\(video.codec) is raw video; encode it first (H264Encoder)")
+            case .h264:
+                guard let parameters = video.h264 else { throw refuse("the H.264 format has no SPS/PPS") }
+                id = AV_CODEC_ID_H264
+                extradata = try AVCConfigurationRecord.bytes(for: parameters)
+            case .other(let code):
+                guard let known = Self.videoCodes[Self.string(code)] else { throw refuse("codec \(video.codec) is not one this muxer knows") }
+                id = known
+                extradata = video.codecConfiguration
+            }
+            guard video.width > 0, video.height > 0 else { throw refuse("size \(video.width)x\(video.height)") }
+        }
+    }
+
+    private static func string(_ code: UInt32) -> String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> (24 - 8 * $0)) }, as: UTF8.self)
+    }
+
+    /// Fills `stream`'s codec parameters and time base hint (1/sample rate, 1/90000 for video).
+    func configure(_ stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+        guard let par = stream.pointee.codecpar else {
+            throw MediaError(.outOfMemory, "stream has no codec parameters", ffmpegCall: "avformat_new_stream")
+        }
+        par.pointee.codec_id = id
+        if !extradata.isEmpty {
+            let padded = extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
+            guard let buffer = av_mallocz(padded) else {
+                throw MediaError(.outOfMemory, "cannot allocate codec extradata", ffmpegCall: "av_mallocz")
+            }
+            let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+            extradata.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { bytes.update(from: base, count: extradata.count) }
+            }
+            par.pointee.extradata = bytes  // freed with the stream by avformat_free_context
+            par.pointee.extradata_size = Int32(extradata.count)
+        }
+        switch format {
+        case .audio(let audio):
+            par.pointee.codec_type = AVMEDIA_TYPE_AUDIO
+            par.pointee.sample_rate = Int32(clamping: audio.sampleRate)
+            par.pointee.frame_size = Int32(clamping: audio.framesPerPacket)
+            var layout = audio.channelLayout.avChannelLayout
+            defer { av_channel_layout_uninit(&layout) }
+            try check(av_channel_layout_copy(&par.pointee.ch_layout, &layout), calling: "av_channel_layout_copy", .outOfMemory)
+            stream.pointee.time_base = AVRational(num: 1, den: Int32(clamping: audio.sampleRate))
+        case .video(let video):
+            par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+            par.pointee.width = Int32(clamping: video.width)
+            par.pointee.height = Int32(clamping: video.height)
+            if let aspect = video.pixelAspectRatio {
+                par.pointee.sample_aspect_ratio = AVRational(
+                    num: Int32(clamping: aspect.horizontalSpacing), den: Int32(clamping: aspect.verticalSpacing))
+            }
+            if let rate = video.frameRate, rate.isValid {
+                stream.pointee.avg_frame_rate = AVRational(num: rate.numerator, den: rate.denominator)
+            }
+            stream.pointee.time_base = AVRational(num: 1, den: 90_000)
+        }
+    }
+}
