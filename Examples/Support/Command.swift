@@ -3,6 +3,7 @@
 // (EX_USAGE); a failure as one line `<name>: <error>` and status 1; Ctrl-C finishes the files and
 // exits 130.
 public import ArgumentParser
+import MediaCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,13 +16,7 @@ extension ParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            let status = exitCode(for: error)
-            if status == .success {
-                print(fullMessage(for: error))
-                Glibc.exit(0)
-            }
-            printError("\(name): \(message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments")")
-            Glibc.exit(status.rawValue)
+            Glibc.exit(report(error, as: name))
         }
         runExample(name) {
             var running = command
@@ -29,9 +24,28 @@ extension ParsableCommand {
                 try running.run()
             } catch let code as ExitCode {
                 return code.rawValue
+            } catch let error where error is MediaError || error is Interrupt.Stopped {
+                throw error  // runExample prints these (and exits 130 for an interrupt)
+            } catch {
+                // `--help` and `--version` arrive here (ArgumentParser's help command throws), and
+                // usage errors found while running.
+                return report(error, as: name)
             }
             return Interrupt.wasRequested ? 130 : 0
         }
+    }
+
+    /// Prints an ArgumentParser error in the house style and returns its exit status: help and version
+    /// text on standard output (status 0), a usage error as one line on standard error (status 64).
+    private static func report(_ error: any Error, as name: String) -> Int32 {
+        let status = exitCode(for: error)
+        if status == .success {
+            print(fullMessage(for: error))
+            return 0
+        }
+        let line = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+        printError("\(name): \(line)")
+        return status.rawValue
     }
 }
 

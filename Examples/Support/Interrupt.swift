@@ -14,6 +14,12 @@ public enum Interrupt {
     /// is safe in a signal handler; `signal` is created here, before the handler can run.
     public static func install() {
         _ = signal
+        // A parent may have started us with SIGINT blocked (the mask is inherited): unblock it here, on
+        // the main thread, before any other thread starts and inherits this thread's mask.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
         Glibc.signal(SIGINT) { _ in
             if Interrupt.signal.isRequested { _exit(130) }
             Interrupt.signal.request()

@@ -26,10 +26,11 @@ public import MediaCore
 ///   - H.264: AVCC samples with 4-byte lengths (other lengths are rewritten), one access unit each,
 ///     `.keyframe` on the container's sync samples, format ``MediaCore/VideoFormat/h264(width:height:frameRate:parameters:)``
 ///     with the SPS and PPS of the avcC record. Annex-B streams (MPEG-TS, `.h264`) are converted to
-///     AVCC: SPS, PPS and access unit delimiters are taken out of the samples (as `AnnexBReader` does),
-///     the parameter sets come from the extradata libavformat extracted, and in-band ones that differ
-///     replace them in the format of the samples that follow; `.keyframe` marks access units with an
-///     IDR slice.
+///     AVCC (each start code becomes a 4-byte length). Every NAL unit of the file stays in the
+///     samples, in-band SPS, PPS and access unit delimiters included, so that a remux writes the
+///     packets `ffmpeg -c copy` writes; the parameter sets also come from the extradata libavformat
+///     extracted, and in-band ones that differ replace them in the format of the samples that follow;
+///     `.keyframe` marks access units with an IDR slice.
 ///   - Linear PCM (`pcm_s16le`, `pcm_s24be`, `pcm_f32le`, `pcm_u8`, ...): interleaved little-endian
 ///     ``MediaCore/AudioFormat/pcm(_:sampleRate:channelLayout:)`` samples, big-endian values byte-swapped
 ///     and signed 8-bit made unsigned, `frameCount` set.
@@ -40,7 +41,9 @@ public import MediaCore
 ///     ``MediaCore/VideoFormat/codecConfiguration``. Subtitle and data streams, and codecs with no code,
 ///     are listed with a `nil` format; ``source(stream:)`` refuses them.
 /// - Timing: presentation and decode time and duration exactly in the stream's time base (a timescale
-///   of its denominator); a packet without a decode time gets its presentation time.
+///   of its denominator); a packet without a decode time gets its presentation time. A stream without
+///   any time stamps (a raw `.h264`) is timed as the ffmpeg CLI times it for `-c copy`: decode order at
+///   the packets' durations, starting `has_b_frames` frames before zero, presentation = decode time.
 /// - Priming: AAC (and MP3, Opus, ...) priming reaches the samples as ``MediaCore/MediaSample/trimAtStart``
 ///   and end padding as ``MediaCore/MediaSample/trimAtEnd``, from what FFmpeg 5.1 gives:
 ///   `AV_PKT_DATA_SKIP_SAMPLES` side data (on the first packet from an MP4 edit list, Ogg or a LAME tag,

@@ -162,13 +162,33 @@ public final class ContainerMuxer: MultiTrackSink {
     ///   for a track the container cannot take; ``MediaCore/MediaError/Code/invalidData`` for H.264
     ///   without parameter sets; ``MediaCore/MediaError/Code/stageFinished`` after ``finish()``.
     public func begin(tracks formats: [MediaFormat?]) throws {
+        try begin(formats, timescales: formats.map { _ in nil })
+    }
+
+    /// Like ``begin(tracks:)``, with each track's time base taken from its first sample's timescale
+    /// where the container allows it (MP4/MOV take any; MPEG-TS, FLV and Matroska impose their own):
+    /// the timestamps are then written as they are, and a remux keeps the input's time base, as the
+    /// ffmpeg CLI's `-c copy` does. A ``MediaCore/MediaGraph`` calls this one.
+    public func begin(firstSamples: [MediaSample?]) throws {
+        // The finer of the decode time's and the duration's timescales (a first time of zero may be
+        // written at timescale 1); below 1000 ticks a second, the default hint serves better.
+        let timescales = firstSamples.map { sample -> Int32? in
+            guard let timing = sample?.timing else { return nil }
+            let scales = [timing.effectiveDecodeTime, timing.duration].filter(\.isNumeric).map(\.timescale)
+            guard let finest = scales.max(), finest >= 1000 else { return nil }
+            return finest
+        }
+        try begin(firstSamples.map { $0?.format }, timescales: timescales)
+    }
+
+    private func begin(_ formats: [MediaFormat?], timescales: [Int32?]) throws {
         switch state {
         case .created: break
         case .begun, .failed: throw MediaError(.invalidArgument, "\(name).begin(tracks:) was called twice")
         case .finished: throw MediaError.stageFinished(name)
         }
         do throws(MediaError) {
-            try openStreams(formats)
+            try openStreams(formats, timescales: timescales)
             state = .begun
         } catch {
             state = .failed
@@ -276,7 +296,7 @@ extension ContainerMuxer {
         var isAAC: Bool { format.audio?.codec == .aac }
     }
 
-    private func openStreams(_ formats: [MediaFormat?]) throws(MediaError) {
+    private func openStreams(_ formats: [MediaFormat?], timescales: [Int32?]) throws(MediaError) {
         let ctx = context.raw
         var opened: [Track?] = []
         for (index, format) in formats.enumerated() {
@@ -294,7 +314,7 @@ extension ContainerMuxer {
             guard let stream = avformat_new_stream(ctx, nil) else {
                 throw MediaError(.outOfMemory, "cannot add a stream for track \(index)", ffmpegCall: "avformat_new_stream")
             }
-            try mapping.configure(stream)
+            try mapping.configure(stream, timescale: timescales.indices.contains(index) ? timescales[index] : nil)
             opened.append(Track(format: format, stream: stream))
         }
         tracks = opened

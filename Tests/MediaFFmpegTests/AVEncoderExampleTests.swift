@@ -82,8 +82,8 @@ import Testing
         #expect(moov < mdat, "boxes: \(boxes)")
         let discovered = try ExternalTool.run("gst-discoverer-1.0", [mp4])
         #expect(discovered.status == 0, "\(discovered.stderr)")
-        #expect(discovered.output.contains("video:") && discovered.output.contains("H.264"), "\(discovered.output)")
-        #expect(discovered.output.contains("audio:") && discovered.output.contains("MPEG-4 AAC"), "\(discovered.output)")
+        #expect(discovered.output.contains("video #") && discovered.output.contains("H.264"), "\(discovered.output)")
+        #expect(discovered.output.contains("audio #") && discovered.output.contains("MPEG-4 AAC"), "\(discovered.output)")
 
         // The second output of the same encode: the same number of packets per stream.
         let tsStreams = try Self.streams(ts)

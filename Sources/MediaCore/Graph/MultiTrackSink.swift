@@ -17,6 +17,11 @@
 public protocol MultiTrackSink {
     /// The tracks' formats in track order; `nil` for a track that ended without producing a sample.
     mutating func begin(tracks: [MediaFormat?]) throws
+    /// What a ``MediaGraph`` calls instead of ``begin(tracks:)``: the first sample of each track (not yet
+    /// written; it comes again through ``write(_:track:)``), so that a sink can also take what the
+    /// timing says (a container's time base from the samples' timescale). The default calls
+    /// ``begin(tracks:)`` with the samples' formats.
+    mutating func begin(firstSamples: [MediaSample?]) throws
     /// Consumes one sample of track `track` (an index into the formats given to ``begin(tracks:)``).
     mutating func write(_ sample: MediaSample, track: Int) throws
     /// Writes what is pending (trailer, index, sizes) and closes the output. Called once.
@@ -26,6 +31,11 @@ public protocol MultiTrackSink {
 }
 
 extension MultiTrackSink {
+    /// Calls ``begin(tracks:)`` with the samples' formats.
+    public mutating func begin(firstSamples: [MediaSample?]) throws {
+        try begin(tracks: firstSamples.map { $0?.format })
+    }
+
     /// The type's name.
     public var name: String { String(describing: type(of: self)) }
 }

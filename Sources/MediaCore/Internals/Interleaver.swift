@@ -37,10 +37,10 @@ struct Interleaver {
     /// Marks `track` as ended: nothing will be waited for from it.
     mutating func end(track: Int) { ended[track] = true }
 
-    /// Hands on every sample that may be written now (see ``Interleaving``), calling `begin` first
-    /// when the tracks' formats are known.
+    /// Hands on every sample that may be written now (see ``Interleaving``), calling `begin` with each
+    /// track's first sample (or `nil` for a track that ended empty) once they are all known.
     mutating func release(
-        begin: ([MediaFormat?]) throws -> Void,
+        begin: ([MediaSample?]) throws -> Void,
         write: (MediaSample, Int) throws -> Void
     ) throws {
         if !hasBegun {
@@ -54,7 +54,7 @@ struct Interleaver {
                 return
             }
             hasBegun = true
-            try begin(queues.map { $0.first?.format })
+            try begin(queues.map { $0.first })
         }
         while let head = earliestHead() {
             guard canWrite(head) || isOverBound(head: head.time) else { return }
@@ -65,13 +65,13 @@ struct Interleaver {
     /// Hands on everything queued, in decode-time order, whatever the bound: at the end of the run, or
     /// after an error, so that what the tracks produced reaches the file.
     mutating func releaseAll(
-        begin: ([MediaFormat?]) throws -> Void,
+        begin: ([MediaSample?]) throws -> Void,
         write: (MediaSample, Int) throws -> Void
     ) throws {
         if !hasBegun {
             guard queuedCount > 0 else { return }
             hasBegun = true
-            try begin(queues.map { $0.first?.format })
+            try begin(queues.map { $0.first })
         }
         while let head = earliestHead() { try pop(head.track, write) }
     }

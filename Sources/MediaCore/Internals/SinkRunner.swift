@@ -72,8 +72,8 @@ final class SinkRunner {
         try stamped { try interleaver.release(begin: begin, write: write) }
     }
 
-    private func begin(_ formats: [MediaFormat?]) throws {
-        try sink.begin(tracks: formats)
+    private func begin(_ firstSamples: [MediaSample?]) throws {
+        try sink.begin(firstSamples: firstSamples)
     }
 
     private func write(_ sample: MediaSample, _ track: Int) throws {

@@ -65,8 +65,10 @@ struct ContainerCodec {
         String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> (24 - 8 * $0)) }, as: UTF8.self)
     }
 
-    /// Fills `stream`'s codec parameters and time base hint (1/sample rate, 1/90000 for video).
-    func configure(_ stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+    /// Sets `stream`'s codec parameters and time base: 1/`timescale` when given (the samples' own), else
+    /// 1/sample rate for audio and 1/90000 for video. The muxer may still change it in
+    /// `avformat_write_header`; the caller reads the final one back.
+    func configure(_ stream: UnsafeMutablePointer<AVStream>, timescale: Int32? = nil) throws(MediaError) {
         guard let par = stream.pointee.codecpar else {
             throw MediaError(.outOfMemory, "stream has no codec parameters", ffmpegCall: "avformat_new_stream")
         }
@@ -91,7 +93,7 @@ struct ContainerCodec {
             var layout = audio.channelLayout.avChannelLayout
             defer { av_channel_layout_uninit(&layout) }
             try check(av_channel_layout_copy(&par.pointee.ch_layout, &layout), calling: "av_channel_layout_copy", .outOfMemory)
-            stream.pointee.time_base = AVRational(num: 1, den: Int32(clamping: audio.sampleRate))
+            stream.pointee.time_base = AVRational(num: 1, den: timescale ?? Int32(clamping: audio.sampleRate))
         case .video(let video):
             par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
             par.pointee.width = Int32(clamping: video.width)
@@ -103,7 +105,7 @@ struct ContainerCodec {
             if let rate = video.frameRate, rate.isValid {
                 stream.pointee.avg_frame_rate = AVRational(num: rate.numerator, den: rate.denominator)
             }
-            stream.pointee.time_base = AVRational(num: 1, den: 90_000)
+            stream.pointee.time_base = AVRational(num: 1, den: timescale ?? 90_000)
         }
     }
 }

@@ -38,6 +38,9 @@ struct ContainerStreamLayout {
     /// Whether the frames of a packet are read from its Opus TOC byte (Opus packets last 2.5 to 120 ms,
     /// and Ogg shortens the last packet's duration to the frames that play).
     var isOpus = false
+    /// For video, the frames a decoder holds back for reordering (`AVCodecParameters.video_delay`,
+    /// `has_b_frames` once the stream was probed).
+    var videoDelay = 0
 
     /// Describes `stream`.
     init(_ avStream: UnsafeMutablePointer<AVStream>, index: Int) {
@@ -74,6 +77,7 @@ struct ContainerStreamLayout {
                 let described = Self.video(p, stream: s, extradata: extradata)
                 format = described.format.map { .video($0) }
                 form = described.form
+                videoDelay = Int(max(0, p.video_delay))
             }
         }
         if format == nil { form = .unsupported }

@@ -87,7 +87,11 @@ final class ContainerStreamReader {
         var dts = layout.time(p.dts)
         if !pts.isValid && !dts.isValid {
             // No time stamps at all (a raw .h264 stream): decode order at the packets' durations, as
-            // AnnexBReader times an elementary stream.
+            // the ffmpeg CLI times such a stream for `-c copy`: starting the decoder's reordering delay
+            // (`has_b_frames` frames) before zero, presentation time = decode time.
+            if !sawFirstPacket, p.duration > 0 {
+                untimedClock = -Int64(layout.videoDelay) * p.duration
+            }
             dts = layout.time(untimedClock)
             pts = dts
         }
@@ -125,22 +129,18 @@ final class ContainerStreamReader {
             }
         case .h264AVCC(let lengthSize):
             if lengthSize != 4 { bytes = try Self.widenLengths(bytes, from: lengthSize) }
-            let units = try AnnexB.unitsOfAVCC(bytes)
-            if units.contains(where: { Self.isOutOfBand(AnnexB.type(of: $0)) }) {
-                // In-band parameter sets (GStreamer's h264parse repeats them before IDRs): into the format.
-                takeParameters(from: units)
-                let kept = units.filter { !Self.isOutOfBand(AnnexB.type(of: $0)) }
-                guard !kept.isEmpty else { return nil }
-                bytes = AnnexB.avcc(kept)
-            }
+            // In-band parameter sets (GStreamer's h264parse repeats them before IDRs) also go into the
+            // format; the sample keeps every NAL unit the file has, as a remux must.
+            takeParameters(from: try AnnexB.unitsOfAVCC(bytes))
             frameCount = 1
         case .h264AnnexB:
+            // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
+            // them); the parameter sets also go into the format.
             let units = AnnexB.split(bytes)
             takeParameters(from: units)
-            let kept = units.filter { !Self.isOutOfBand(AnnexB.type(of: $0)) }
-            guard !kept.isEmpty else { return nil }
-            flags = kept.contains { AnnexB.type(of: $0) == 5 } ? .keyframe : []  // an IDR slice
-            bytes = AnnexB.avcc(kept)
+            guard units.contains(where: { !Self.isParameterSet(AnnexB.type(of: $0)) }) else { return nil }
+            if units.contains(where: { AnnexB.type(of: $0) == 5 }) { flags.insert(.keyframe) }  // an IDR slice
+            bytes = AnnexB.avcc(units)
             frameCount = 1
         }
         sawFirstPacket = true
@@ -157,8 +157,9 @@ final class ContainerStreamReader {
             trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
     }
 
-    /// Whether an H.264 NAL unit of `type` travels outside the samples: SPS (7), PPS (8), AUD (9).
-    private static func isOutOfBand(_ type: UInt8) -> Bool { type == 7 || type == 8 || type == 9 }
+    /// Whether an H.264 NAL unit of `type` is a parameter set or delimiter, not picture data: SPS (7),
+    /// PPS (8), AUD (9).
+    private static func isParameterSet(_ type: UInt8) -> Bool { type == 7 || type == 8 || type == 9 }
 
     /// In-band SPS and PPS among `units` that differ from the format's replace them (for this and the
     /// following samples).
