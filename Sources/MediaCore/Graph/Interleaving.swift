@@ -13,12 +13,14 @@
 ///    spans at most ``maxQueuedDuration`` of media (from the earliest queued decode time to the latest).
 ///    Past either limit the earliest sample is written anyway: the output is then interleaved less
 ///    tightly (which every container accepts), never unbounded in memory.
-/// 3. Before the first write, the sink needs every track's format (``MultiTrackSink/begin(tracks:)``).
-///    If a track has produced nothing when the queue reaches either limit, the run stops with a
+/// 3. Before the first write, the sink needs every track's format (``MultiTrackSink/begin(tracks:)``),
+///    so it waits for every track's first sample however much media that spans (an encoder's
+///    look-ahead can hold back two seconds and more), up to ``maxQueuedSamples``. If a track has
+///    produced nothing when the queue holds that many, the run stops with a
 ///    ``MediaError/Code/stalled`` error naming the silent tracks.
 ///
-/// So the queue in front of one sink never holds more than `maxQueuedSamples` samples, and never more
-/// than `maxQueuedDuration` of media plus one sample per track.
+/// So the queue in front of one sink never holds more than `maxQueuedSamples` samples and, once every
+/// track has started, never more than `maxQueuedDuration` of media plus one sample per track.
 public struct Interleaving: Sendable, Hashable {
     /// The most samples a sink's queue holds while it waits for a slow track. Default 1024.
     public var maxQueuedSamples: Int

@@ -1,4 +1,7 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension MediaGraph {
     /// Runs like ``run(stop:progress:)``, but each branch (its source and stages) and each sink on a
@@ -55,6 +58,10 @@ final class ThreadedRun: Sendable {
     private let sourceFailure = Locked<(any Error)?>(nil)
     private let counts: Locked<MediaGraph.Progress>
     private let remaining: Locked<Int>
+    /// Each branch's source position (end of its last sample): `.negativeInfinity` before its first
+    /// sample, `nil` after its end. A branch more than `lead` ahead of the slowest live one waits for it.
+    private let positions: Locked<[MediaTime?]>
+    private let lead: MediaTime
     private let onEnd = Locked<(@Sendable (Result<MediaGraph.Progress, any Error>) -> Void)?>(nil)
 
     init(graph: MediaGraph, queueDepth: Int, stop: StopSignal) {
@@ -69,6 +76,11 @@ final class ThreadedRun: Sendable {
         self.stop = stop
         counts = Locked(graph.emptyProgress)
         remaining = Locked(graph.branches.count + graph.sinks.count)
+        positions = Locked(Array(repeating: .negativeInfinity, count: graph.branches.count))
+        let bound = graph.interleaving.maxQueuedDuration
+        // Half the interleaving bound, so that pacing alone never makes a sink's queue overflow it.
+        lead = bound.isNumeric && bound.timescale <= Int32.max / 2
+            ? MediaTime(value: bound.value, timescale: bound.timescale * 2) : .seconds(1)
     }
 
     /// The counts so far.
@@ -149,13 +161,17 @@ final class ThreadedRun: Sendable {
         let deliver: (MediaSample) throws -> Void = { sample in
             for route in routes { self.queues[route.sink].put(.sample(sample, track: route.track)) }
         }
+        defer { positions.withLock { $0[index] = nil } }
         do {
             while true {
+                waitWhileAhead(index, at: runner.counts.position)
                 if isFailed { runner.abandon(); break }
                 if stop.isRequested { try runner.drain(deliver: deliver); break }
                 let more = try runner.step(deliver: deliver)
                 let snapshot = runner.counts
                 counts.withLock { $0.branches[index] = snapshot }
+                let position = snapshot.position
+                if position.isNumeric { positions.withLock { $0[index] = position } }
                 if !more { break }
             }
             if let error = runner.sourceError {
@@ -163,6 +179,22 @@ final class ThreadedRun: Sendable {
             }
         } catch {
             fail(error)
+        }
+    }
+
+    /// Keeps the branches together in media time, as the synchronous driver does by always pulling
+    /// from the one furthest behind: a branch whose source is more than `lead` ahead of the slowest
+    /// live branch waits (1 ms at a time) for it to catch up, end, fail or be stopped. A branch that
+    /// has not produced its first sample yet holds the others at their first.
+    private func waitWhileAhead(_ index: Int, at position: MediaTime) {
+        guard position.isNumeric else { return }
+        while !isFailed && !stop.isRequested {
+            let slowest = positions.withLock { all in
+                all.enumerated().compactMap { $0.offset == index ? nil : $0.element }.min()
+            }
+            guard let slowest, slowest == .negativeInfinity || lead < position - slowest else { return }
+            var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+            nanosleep(&pause, nil)
         }
     }
 

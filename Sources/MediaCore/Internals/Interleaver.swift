@@ -46,10 +46,13 @@ struct Interleaver {
         if !hasBegun {
             let silent = queues.indices.filter { queues[$0].isEmpty && !ended[$0] }
             if !silent.isEmpty {
-                guard !isOverBound(head: earliestHead()?.time ?? .invalid) else {
+                // Before the start only the sample limit applies: an encoder's look-ahead (x264's can
+                // hold two seconds of frames) delays a track's first sample by more than the media-time
+                // limit, and the sink cannot write anything before it knows every track's format.
+                guard queuedCount < bound.maxQueuedSamples else {
                     throw MediaError(
                         .stalled,
-                        "track \(silent.map(String.init).joined(separator: ", ")) produced no sample while the others queued \(queuedCount) samples (the interleaving bound is \(bound.maxQueuedSamples) samples or \(bound.maxQueuedDuration.description) of media)")
+                        "track \(silent.map(String.init).joined(separator: ", ")) produced no sample while the others queued \(queuedCount) samples (the interleaving bound is \(bound.maxQueuedSamples) samples before every track has started)")
                 }
                 return
             }

@@ -1,5 +1,9 @@
 import MediaCore
+import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A source that never ends: 1024-frame packets at 48 kHz, for as long as it is asked.
 struct EndlessSource: MediaSource {
@@ -102,4 +106,53 @@ struct EndlessSource: MediaSource {
         #expect(progress.sinks[0].samplesWritten == Int64(2 * 48_000 / 1024))
         #expect(sink.samples == audioPackets(seconds: 2))
     }
+
+    /// An encoder's look-ahead: the video branch's first output comes after 3 s of media (more than the
+    /// 2 s media-time limit). The sink waits for it (only the sample limit applies before every track
+    /// has started), in both drivers.
+    @Test(arguments: [false, true])
+    func aLateFirstSampleIsWaitedFor(threaded: Bool) throws {
+        var graph = MediaGraph()
+        let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 6)))
+        let held = LockedSamples()
+        let lookahead = ClosureStage("Lookahead", tail: { held.takeAll() }) { sample, index in
+            held.append(sample)
+            return index < 90 ? [] : held.takeAll()
+        }
+        let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 6)), stages: [lookahead])
+        let sink = SampleCollector()
+        graph.addSink(sink, tracks: [audio, video])
+        let progress = threaded ? try graph.runThreaded() : try graph.run()
+        #expect(sink.samples(track: 0).count == 6 * 48_000 / 1024)
+        #expect(sink.samples(track: 1).count == 180)
+        #expect(progress.sinks[0].maxQueuedSamples <= 1024)
+        #expect(sink.formats == [audioFormat, videoFormat])
+    }
+
+    /// In the threaded driver a fast branch does not run ahead of a slow one by more than half the
+    /// interleaving bound: the audio branch waits for the slow video branch, so the sink's queue stays
+    /// near one second of audio instead of growing to the bound.
+    @Test func threadedBranchesAdvanceTogetherInMediaTime() throws {
+        var graph = MediaGraph()
+        let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 4)))
+        let slow = ClosureStage("Slow") { sample, _ in
+            var pause = timespec(tv_sec: 0, tv_nsec: 2_000_000)
+            nanosleep(&pause, nil)
+            return [sample]
+        }
+        let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 4)), stages: [slow])
+        let sink = SampleCollector()
+        graph.addSink(sink, tracks: [audio, video])
+        let progress = try graph.runThreaded()
+        // One second of audio is 47 packets; the queue may also hold what is in flight.
+        #expect(progress.sinks[0].maxQueuedSamples <= 47 + 16 + 4)
+        #expect(sink.samples.count == 4 * 48_000 / 1024 + 120)
+    }
+}
+
+/// Samples a test stage holds back, shared with its `finish`.
+final class LockedSamples: Sendable {
+    private let samples = Mutex<[MediaSample]>([])
+    func append(_ sample: MediaSample) { samples.withLock { $0.append(sample) } }
+    func takeAll() -> [MediaSample] { samples.withLock { all in defer { all = [] }; return all } }
 }
