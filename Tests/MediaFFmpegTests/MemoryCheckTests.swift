@@ -74,4 +74,35 @@ import Testing
         _ = try memcheck(["--input", source, "--preset", "ultrafast", "--threads", "1", "--output", out], example: "h264-encoder")
         #expect(try ExternalTool.probeFirstStream(out)["nb_read_packets"] as? String == "8")
     }
+
+    /// Pattern + tone → H264Encoder + AACEncoder → ContainerMuxer (MP4 with fast start, gapless M4A
+    /// rewritten with its iTunSMPB, MPEG-TS), on the graph's threads: the container write path.
+    @Test func writingContainersLeaksNothing() throws {
+        let dir = try TemporaryDirectory()
+        let mp4 = dir.file("av.mp4")
+        _ = try memcheck([
+            "--pattern", "--size", "96x64", "--fps", "10", "--tone", "440", "--duration", "1", "--preset", "ultrafast",
+            "--output", mp4, "--output", dir.file("av.m4a"), "--output", dir.file("av.ts"),
+        ], example: "av-encoder")
+        let json = try ExternalTool.ffprobeJSON(mp4, ["-count_packets", "-show_streams"])
+        let streams = try #require(json["streams"] as? [[String: Any]])
+        #expect(Set(streams.compactMap { $0["codec_name"] as? String }) == ["h264", "aac"])
+    }
+
+    /// An MP4 → ContainerDemuxer → decoders → encoders → ContainerMuxer (Matroska), and a --copy remux:
+    /// the container read path.
+    @Test func readingContainersLeaksNothing() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("in.mp4")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10",
+            "-t", "0.5", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input,
+        ])
+        let out = dir.file("out.mkv")
+        _ = try memcheck(["--input", input, "--output", out, "--preset", "ultrafast"], example: "transcode")
+        _ = try memcheck(["--input", input, "--output", dir.file("copy.mp4"), "--copy"], example: "transcode")
+        let json = try ExternalTool.ffprobeJSON(out, ["-count_packets", "-show_streams"])
+        let streams = try #require(json["streams"] as? [[String: Any]])
+        #expect(streams.count == 2)
+    }
 }
