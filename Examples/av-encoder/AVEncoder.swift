@@ -39,17 +39,7 @@ struct AVEncoder: ParsableCommand {
     @Option(help: "How many seconds to encode (required for --pattern and --tone; cuts files).")
     var duration: Double?
 
-    @Option(help: "The H.264 average bit rate in bits per second (default: CRF 23, as the ffmpeg CLI).")
-    var bitrate: Int?
-
-    @Option(help: "The most frames between H.264 keyframes (default 250).")
-    var keyint: Int?
-
-    @Option(help: "The x264 preset (ultrafast ... veryslow; default medium).")
-    var preset: String?
-
-    @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second.")
-    var audioBitrate = 128_000
+    @OptionGroup var encoding: EncoderOptions
 
     @Option(name: .shortAndLong, help: ArgumentHelp("A file to write; give several to write them all from one encode.", valueName: "out.mp4"))
     var output: [String] = []
@@ -84,8 +74,6 @@ struct AVEncoder: ParsableCommand {
         if let duration, !(duration > 0 && duration <= 86_400) { throw ValidationError("--duration must be between 0 and 86400 seconds") }
         if let tone, !(tone > 0 && tone < 24_000) { throw ValidationError("--tone must be between 0 and 24000 Hz") }
         if !(1...240).contains(fps) { throw ValidationError("--fps must be 1 to 240") }
-        if let bitrate, bitrate <= 0 { throw ValidationError("--bitrate must be positive") }
-        if let keyint, keyint <= 0 { throw ValidationError("--keyint must be positive") }
         if let format, ContainerFormat(name: format) == nil {
             throw ValidationError("--format '\(format)' is not one of \(ContainerFormat.all.map(\.name).joined(separator: ", "))")
         }
@@ -118,12 +106,7 @@ struct AVEncoder: ParsableCommand {
             }
             if let limit, video != nil { source = TimeLimit(source, limit: limit) }
             if realtime { source = RealTimeSource(source, clock: clock) }
-            var settings = H264Encoder.Settings()
-            settings.realTime = realtime
-            settings.averageBitRate = bitrate
-            settings.maxKeyFrameInterval = keyint
-            settings.preset = preset
-            stages.append(try H264Encoder(settings: settings))
+            stages.append(try H264Encoder(settings: encoding.h264Settings(realTime: realtime)))
             videoBranch = graph.addBranch("video", source: source, stages: stages)
         }
         if tone != nil || audio != nil {
@@ -137,7 +120,7 @@ struct AVEncoder: ParsableCommand {
                     length: .duration(limit ?? .seconds(10)))
             }
             if realtime { source = RealTimeSource(source, clock: clock) }
-            audioBranch = graph.addBranch("audio", source: source, stages: [try AACEncoder(bitRate: audioBitrate)])
+            audioBranch = graph.addBranch("audio", source: source, stages: [try AACEncoder(bitRate: encoding.audioBitrate)])
         }
 
         for path in output {

@@ -31,17 +31,7 @@ struct Transcode: ParsableCommand {
     @Option(help: "Force the output container (mp4, mov, m4a, mpegts, flv, matroska, webm).")
     var format: String?
 
-    @Option(help: "The H.264 average bit rate in bits per second when re-encoding (default: CRF 23).")
-    var bitrate: Int?
-
-    @Option(help: "The most frames between H.264 keyframes when re-encoding (default 250).")
-    var keyint: Int?
-
-    @Option(help: "The x264 preset when re-encoding (default medium).")
-    var preset: String?
-
-    @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second when re-encoding.")
-    var audioBitrate = 128_000
+    @OptionGroup var encoding: EncoderOptions
 
     @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
     var quiet = false
@@ -54,7 +44,6 @@ struct Transcode: ParsableCommand {
         if format == nil && TranscodeOutput(path: output) == nil {
             throw ValidationError("cannot tell the format of '\(output)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264 .caf .wav .y4m")
         }
-        if let bitrate, bitrate <= 0 { throw ValidationError("--bitrate must be positive") }
     }
 
     func run() throws {
@@ -110,7 +99,7 @@ struct Transcode: ParsableCommand {
     }
 
     /// The stages that bring `stream` to what `kind` takes.
-    func stages(for stream: ContainerDemuxer.Stream, path: String, into kind: TranscodeOutput) throws -> [any MediaStage] {
+    func stages(for stream: ContainerDemuxer.Stream, path: String, into kind: TranscodeOutput) throws -> sending [any MediaStage] {
         guard let format = stream.format else {
             throw MediaError(.unsupportedFormat, "stream \(stream.index) of \(path) (\(stream.codecName)) is not audio or video MediaPipeline can take")
         }
@@ -130,16 +119,13 @@ struct Transcode: ParsableCommand {
         case (_, .audio(let audio)):
             if copy || (kind == .caf && audio.pcm != nil) { return [] }
             switch audio.codec {
-            case .aac: return [AACDecoder(), try AACEncoder(bitRate: audioBitrate)]
-            case .pcm: return [try AACEncoder(bitRate: audioBitrate)]
+            case .aac: return [AACDecoder(), try AACEncoder(bitRate: encoding.audioBitrate)]
+            case .pcm: return [try AACEncoder(bitRate: encoding.audioBitrate)]
             case .other: throw cannotDecode(stream, path)
             }
         case (_, .video(let video)):
             if copy { return [] }
-            var settings = H264Encoder.Settings()
-            settings.averageBitRate = bitrate
-            settings.maxKeyFrameInterval = keyint
-            settings.preset = preset
+            let settings = encoding.h264Settings()
             switch video.codec {
             case .h264: return [H264Decoder(), try VideoConverter(to: .yuv420p), try H264Encoder(settings: settings)]
             case .raw: return [try VideoConverter(to: .yuv420p), try H264Encoder(settings: settings)]

@@ -16,39 +16,37 @@ final class StageThread {
     /// not touch the stage again until ``join()`` returns, which orders all of the new thread's writes
     /// before the joiner's reads. That is why a non-`Sendable` stage can run there safely.
     init(_ body: @escaping () -> Void) throws(MediaError) {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        let code = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard code == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            throw MediaError(.outOfMemory, "cannot start a pipeline thread: pthread_create returned \(code)")
-        }
+        try Self.create(&thread, attributes: nil, body)
     }
 
     /// Starts `body` on a new detached thread (nobody joins it; it ends when `body` returns).
     ///
     /// `body` is a `sending` closure: the compiler has checked that what it captures (a graph branch's
     /// stages, taken out of a ``Handoff``) is not used by the caller afterwards, so it runs on the new
-    /// thread alone. The `Unmanaged` reference below only carries it through `pthread_create`'s C
-    /// context pointer.
+    /// thread alone. The `Unmanaged` reference in ``create(_:attributes:_:)`` only carries it through
+    /// `pthread_create`'s C context pointer.
     static func detach(_ body: sending @escaping () -> Void) throws(MediaError) {
         var thread = pthread_t()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        try create(&thread, attributes: &attributes, body)
+    }
+
+    /// `pthread_create` running `body`, which is retained until the thread has run it.
+    private static func create(
+        _ thread: inout pthread_t, attributes: UnsafePointer<pthread_attr_t>?, _ body: @escaping () -> Void
+    ) throws(MediaError) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        let code = pthread_create(&thread, &attributes, { context in
+        let code = pthread_create(&thread, attributes, { context in
             guard let context else { return nil }
             Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
             return nil
         }, context)
         guard code == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw MediaError(.outOfMemory, "cannot start a graph thread: pthread_create returned \(code)")
+            throw MediaError(.outOfMemory, "cannot start a thread: pthread_create returned \(code)")
         }
     }
 
