@@ -140,7 +140,7 @@ import Testing
                 0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 7,
                 0xFF, 0xF1, 0x50, 0x80, 0x01, 0x5F, 0xFC, 4, 5, 6,
             ])
-        let reparsed = parseADTS(bytes, chunkSizes: [bytes.count])
+        let reparsed = try parseADTS(bytes)
         #expect(reparsed.packets.map(\.data) == [[1, 2], [3], [7], [4, 5, 6]])
         #expect(reparsed.diagnostics.map(\.byteOffset) == [9, 25])
     }

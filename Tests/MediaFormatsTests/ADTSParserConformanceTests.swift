@@ -10,7 +10,7 @@ import Testing
     @Test func findsAll215FramesOfTheHLSSegmentAfterItsID3Tag() throws {
         let stream = try fileBytes(TestPaths.fixture(Self.fixtureName))
         #expect(stream.count == 7131)
-        let outcome = parseADTS(stream, chunkSizes: [stream.count])
+        let outcome = try parseADTS(stream)
         #expect(outcome.error == nil)
         #expect(outcome.diagnostics == [.id3TagSkipped(byteOffset: 0, length: 73)])
         #expect(outcome.bytesConsumed == 7131)
@@ -33,19 +33,21 @@ import Testing
         #expect(outcome.packets.reduce(0) { $0 + $1.data.count } == 5553)
     }
 
-    @Test(arguments: chunkings)
-    func hlsSegmentGivesTheSamePacketsHoweverItIsSplit(chunkSizes: [Int]) throws {
+    /// Whole, byte by byte and in 32 random splits: the same 215 packets, diagnostics and byte count.
+    @Test func hlsSegmentGivesTheSamePacketsHoweverItIsSplit() throws {
         let stream = try fileBytes(TestPaths.fixture(Self.fixtureName))
-        let whole = parseADTS(stream, chunkSizes: [stream.count])
-        let chunked = parseADTS(stream, chunkSizes: chunkSizes)
-        #expect(chunked.packets.count == 215)
-        #expect(chunked == whole)
+        let outcome = try PushParserVerifier.verify(stream, seeds: Array(1...32)) { ADTSParser() } state: {
+            ADTSParserState($0)
+        }
+        #expect(outcome.outputs.count == 215)
+        #expect(outcome.error == nil)
+        #expect(outcome.state.bytesConsumed == 7131)
     }
 
     @Test func readerGivesTheParsersPacketsFromFileAndBytes() throws {
         let path = TestPaths.fixture(Self.fixtureName)
         let stream = try fileBytes(path)
-        let expected = parseADTS(stream, chunkSizes: [stream.count])
+        let expected = try parseADTS(stream)
 
         var fileReader = try ADTSReader(path: path, readSize: 100)
         var fromFile: [MediaSample] = []
@@ -63,7 +65,7 @@ import Testing
 
     @Test func skipsID3TagsBetweenConcatenatedSegments() throws {
         let segment = try fileBytes(TestPaths.fixture(Self.fixtureName))
-        let outcome = parseADTS(segment + segment, chunkSizes: [13])
+        let outcome = try parseADTS(segment + segment)
         #expect(outcome.error == nil)
         #expect(
             outcome.diagnostics == [
@@ -85,7 +87,7 @@ import Testing
         #expect(frames.count == 48)
         #expect(frames.last?.upperBound == stream.count)
 
-        let outcome = parseADTS(stream, chunkSizes: [1])
+        let outcome = try parseADTS(stream)
         #expect(outcome.diagnostics == [.id3TagSkipped(byteOffset: 0, length: tagLength)])
         try #require(outcome.packets.count == 48)
         #expect(outcome.packets.map(\.data) == frames.map { Array(stream[$0.lowerBound + 7..<$0.upperBound]) })
@@ -106,8 +108,8 @@ import Testing
         }
         #expect(protected.count == plain.count + 2 * frames.count)
 
-        let expected = parseADTS(plain, chunkSizes: [plain.count])
-        let outcome = parseADTS(protected, chunkSizes: [7])
+        let expected = try parseADTS(plain)
+        let outcome = try parseADTS(protected)
         #expect(outcome.error == nil)
         #expect(outcome.diagnostics.isEmpty)
         try #require(outcome.packets.count == 48)
@@ -120,7 +122,7 @@ import Testing
         let single = header.bytes + [1, 2, 3, 4]
         header.rawDataBlocks = 1
         let double = header.bytes + [5, 6, 7, 8]
-        let outcome = parseADTS(single + double + single, chunkSizes: [3])
+        let outcome = try parseADTS(single + double + single)
         #expect(outcome.diagnostics.isEmpty)
         try #require(outcome.packets.count == 3)
         #expect(outcome.packets.map(\.frameCount) == [1024, 2048, 1024])
@@ -135,7 +137,7 @@ import Testing
         let secondFrames = frameRanges(second)
         #expect(secondFrames.count == 45)
 
-        let outcome = parseADTS(first + second, chunkSizes: [1])
+        let outcome = try parseADTS(first + second)
         try #require(outcome.packets.count == 48 + 45)
         let stereo48 = AudioFormat.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90])
         let mono44 = AudioFormat.aac(sampleRate: 44_100, channelLayout: .mono, audioSpecificConfig: [0x12, 0x08])

@@ -33,8 +33,8 @@ public struct ADTSReader: MediaSource {
     public init(bytes: [UInt8]) {
         input = nil
         readSize = 0
-        parser.append(bytes)
-        parser.endOfInput()
+        parser.push(bytes)
+        parser.finish()
     }
 
     /// The name used in errors.
@@ -55,14 +55,14 @@ public struct ADTSReader: MediaSource {
         if let failure { throw failure }
         do throws(MediaError) {
             while true {
-                if let packet = try parser.nextPacket() { return packet }
+                if let packet = try parser.next() { return packet }
                 guard let input else { return nil }
                 let chunk = try input.read(upTo: readSize)
                 if chunk.isEmpty {
-                    parser.endOfInput()
-                    return try parser.nextPacket()
+                    parser.finish()
+                    return try parser.next()
                 }
-                parser.append(chunk)
+                parser.push(chunk)
             }
         } catch {
             let named = error.inStage(name)

@@ -71,10 +71,10 @@ public struct AnnexBReader: MediaSource {
         if let failure { throw failure }
         do throws(MediaError) {
             while true {
-                if let sample = try parser.nextAccessUnit() { return sample }
+                if let sample = try parser.next() { return sample }
                 if try parser.append(from: input, upTo: readSize) == 0 {
                     parser.finish()
-                    return try parser.nextAccessUnit()
+                    return try parser.next()
                 }
             }
         } catch {
