@@ -21,7 +21,7 @@ extension PushParserVerifier {
         }
 
         /// The ranges of the pieces of an input of `count` bytes, in order; together they cover it.
-        func pieces(count: Int) -> [Range<Int>] {
+        public func pieces(count: Int) -> [Range<Int>] {
             switch self {
             case .whole:
                 return [0..<count]
