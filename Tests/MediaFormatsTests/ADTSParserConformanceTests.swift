@@ -49,7 +49,7 @@ import Testing
         let stream = try fileBytes(path)
         let expected = try parseADTS(stream)
 
-        var fileReader = try ADTSReader(path: path, readSize: 100)
+        let fileReader = try ADTSReader(path: path, readSize: 100)
         var fromFile: [MediaSample] = []
         while let packet = try fileReader.next() { fromFile.append(packet) }
         #expect(fromFile == expected.packets)
@@ -57,10 +57,22 @@ import Testing
         #expect(fileReader.bytesConsumed == 7131)
         #expect(try fileReader.next() == nil)
 
-        var byteReader = ADTSReader(bytes: stream)
+        let byteReader = ADTSReader(bytes: stream)
         var fromBytes: [MediaSample] = []
         while let packet = try byteReader.next() { fromBytes.append(packet) }
         #expect(fromBytes == expected.packets)
+    }
+
+    /// The reader is a class: two references read one file position and one parse buffer, so reading
+    /// through them in turn gives the packets one reference gives, none lost or repeated.
+    @Test func referencesToOneReaderShareItsPositionAndBuffer() throws {
+        let path = TestPaths.fixture(Self.fixtureName)
+        let expected = try parseADTS(try fileBytes(path)).packets
+        let reader = try ADTSReader(path: path, readSize: 100)
+        let other = reader
+        var packets: [MediaSample] = []
+        while let packet = try (packets.count.isMultiple(of: 2) ? reader : other).next() { packets.append(packet) }
+        #expect(packets == expected)
     }
 
     @Test func skipsID3TagsBetweenConcatenatedSegments() throws {

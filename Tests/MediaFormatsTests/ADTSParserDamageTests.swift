@@ -185,7 +185,7 @@ import Testing
         #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 5000 bytes", at: 0))
         #expect(outcome.diagnostics == [.trailingBytesSkipped(byteOffset: 0, count: 5000)])
 
-        var reader = ADTSReader(bytes: garbage)
+        let reader = ADTSReader(bytes: garbage)
         let error = #expect(throws: MediaError.self) { try reader.next() }
         #expect(error?.code == .invalidData)
         #expect(error?.stage == "ADTSReader")

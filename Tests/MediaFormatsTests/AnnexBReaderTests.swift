@@ -18,7 +18,7 @@ import Testing
         let bytes = try Self.fixture(name)
         let dir = try TemporaryDirectory()
         let path = try writeAnnexBFile(bytes, "\(name).h264", in: dir)
-        var reader = try AnnexBReader(path: path, readSize: 4096)
+        let reader = try AnnexBReader(path: path, readSize: 4096)
         var samples: [MediaSample] = []
         while let sample = try reader.next() { samples.append(sample) }
 
@@ -52,7 +52,7 @@ import Testing
         #expect(error == nil)
         #expect(whole.count == 30)
         #expect(try AnnexBAccessUnitParser.parse(bytes) == whole)
-        var reader = AnnexBReader(bytes: bytes, readSize: 333)
+        let reader = AnnexBReader(bytes: bytes, readSize: 333)
         var read: [MediaSample] = []
         while let sample = try reader.next() { read.append(sample) }
         #expect(read == whole)
@@ -87,7 +87,7 @@ import Testing
     @Test func formatChangeIsReported() throws {
         let first = try H264Fixtures.stream("baseline").bytes
         let second = try H264Fixtures.stream("openh264").bytes
-        var reader = AnnexBReader(bytes: first + second, readSize: 1000)
+        let reader = AnnexBReader(bytes: first + second, readSize: 1000)
         var samples: [MediaSample] = []
         while let sample = try reader.next() { samples.append(sample) }
         try #require(samples.count == 60)
@@ -111,7 +111,7 @@ import Testing
             if nal.header.nalUnitType.isVCL && firstSliceOffset == nil { firstSliceOffset = Int64(stripped.count + 4) }
             stripped += [0, 0, 0, 1] + nal.bytes
         }
-        var reader = AnnexBReader(bytes: stripped)
+        let reader = AnnexBReader(bytes: stripped)
         let error = try #require(annexBError { _ = try reader.next() })
         #expect(error.code == .invalidData)
         #expect(error.message.contains("no SPS before the first slice"))
@@ -177,7 +177,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = try writeAnnexBFile([0, 0, 0, 1, 0x09, 0xF0], "aud.h264", in: dir)
         #expect(annexBError { _ = try AnnexBReader(path: path, readSize: 0) }?.code == .invalidArgument)
-        var reader = try AnnexBReader(path: path)
+        let reader = try AnnexBReader(path: path)
         #expect(try reader.next() == nil)
         #expect(try reader.next() == nil)
     }
