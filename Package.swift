@@ -52,8 +52,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Helpers for tests: running the external tools that judge our output, fixtures, analysis.
-        .target(name: "MediaTestSupport", swiftSettings: strict),
+        // Helpers for tests: running the external tools that judge our output, fixtures, analysis, and
+        // the drip-feed verifier every MediaFormats push parser is checked with (so it needs MediaFormats,
+        // as NIOTestUtils needs NIOCore for ByteToMessageDecoderVerifier). Pure Swift, no FFmpeg.
+        .target(name: "MediaTestSupport", dependencies: ["MediaCore", "MediaFormats"], swiftSettings: strict),
 
         .executableTarget(
             name: "aac-encoder",

@@ -136,7 +136,7 @@ import Testing
         let run = try record(["--input", adts, "--output", out])
         #expect(run.status == 0, "\(run.lines)")
 
-        var adtsReader = try ADTSReader(path: adts)
+        let adtsReader = try ADTSReader(path: adts)
         var expected: [[UInt8]] = []
         while let packet = try adtsReader.next() { expected.append(packet.data) }
         let cafReader = try CAFReader(path: out)

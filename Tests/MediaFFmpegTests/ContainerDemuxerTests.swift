@@ -141,7 +141,7 @@ import Testing
         let demuxer = try ContainerDemuxer(path: path)
         let source = try demuxer.source(stream: try #require(demuxer.firstVideoStream))
         let out = dir.file("video.h264")
-        var muxer = AnnexBMuxer(output: try FileOutput(path: out))
+        let muxer = AnnexBMuxer(output: try FileOutput(path: out))
         var count = 0
         while let sample = try source.next() {
             try muxer.write(sample)
@@ -169,7 +169,7 @@ import Testing
         let demuxer = try ContainerDemuxer(path: path)
         let source = try demuxer.source(stream: try #require(demuxer.firstAudioStream))
         let out = dir.file("audio.aac")
-        var muxer = ADTSMuxer(output: try FileOutput(path: out))
+        let muxer = ADTSMuxer(output: try FileOutput(path: out))
         var packets = 0
         var trimmedAtStart = 0
         var trimmedAtEnd = 0

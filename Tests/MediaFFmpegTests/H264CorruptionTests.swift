@@ -41,7 +41,7 @@ import Testing
             for i in start..<start + 64 { bytes[i] = zeros ? 0 : UInt8(truncatingIfNeeded: damage.next()) }
         }
 
-        var reader = AnnexBReader(bytes: bytes, readSize: 4096)
+        let reader = AnnexBReader(bytes: bytes, readSize: 4096)
         let decoder = H264Decoder()
         var accessUnits: Int64 = 0
         var frames: Int64 = 0
@@ -82,7 +82,7 @@ extension H264CorruptionTests {
     /// The decoder's counters can be read while it is emitting a frame (from the `emit` closure).
     @Test func countersReadableFromTheEmitClosure() throws {
         let bytes = try Self.intactStream()
-        var reader = AnnexBReader(bytes: bytes)
+        let reader = AnnexBReader(bytes: bytes)
         let decoder = H264Decoder()
         var seen: [Int64] = []
         while let sample = try reader.next() {

@@ -52,7 +52,7 @@ import Testing
         let path = clip.dir.file("cli.h264")
         // x264 with B-frames, from a y4m whose A1:1 reaches the SPS.
         try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-g", "8", "-f", "h264", path])
-        var reader = try AnnexBReader(path: path)
+        let reader = try AnnexBReader(path: path)
         let decoder = H264Decoder()
         let output = MemoryOutput()
         var muxer = Y4MMuxer(output: output)

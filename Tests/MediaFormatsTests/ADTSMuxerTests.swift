@@ -8,7 +8,7 @@ import Testing
 @Suite struct ADTSMuxerTests {
     /// Reads every packet of `bytes` with ``ADTSReader``.
     func readPackets(_ bytes: [UInt8]) throws -> [MediaSample] {
-        var reader = ADTSReader(bytes: bytes)
+        let reader = ADTSReader(bytes: bytes)
         var packets: [MediaSample] = []
         while let packet = try reader.next() { packets.append(packet) }
         #expect(reader.diagnostics.isEmpty)
@@ -18,7 +18,7 @@ import Testing
     /// Muxes `packets` into memory.
     func mux(_ packets: [MediaSample]) throws -> [UInt8] {
         let output = MemoryOutput()
-        var muxer = ADTSMuxer(output: output)
+        let muxer = ADTSMuxer(output: output)
         for packet in packets { try muxer.write(packet) }
         try muxer.finish()
         #expect(muxer.packetCount == Int64(packets.count))
@@ -50,7 +50,7 @@ import Testing
 
     @Test func remuxedHLSSegmentIsTheSegmentWithoutItsID3Tag() throws {
         let segment = try fileBytes(TestPaths.fixture("shaka-player_hls-raw-aac_fileSequence0.aac"))
-        var reader = ADTSReader(bytes: segment)
+        let reader = ADTSReader(bytes: segment)
         var packets: [MediaSample] = []
         while let packet = try reader.next() { packets.append(packet) }
         #expect(packets.count == 215)
@@ -60,9 +60,9 @@ import Testing
     @Test func toolsAcceptWhatTheMuxerWrites() throws {
         let directory = try TemporaryDirectory()
         let segment = try fileBytes(TestPaths.fixture("shaka-player_hls-raw-aac_fileSequence0.aac"))
-        var reader = ADTSReader(bytes: segment)
+        let reader = ADTSReader(bytes: segment)
         let path = directory.file("muxed.aac")
-        var muxer = ADTSMuxer(output: try FileOutput(path: path))
+        let muxer = ADTSMuxer(output: try FileOutput(path: path))
         while let packet = try reader.next() { try muxer.write(packet) }
         try muxer.finish()
 
@@ -90,7 +90,7 @@ import Testing
         let original = try ffmpegADTS(in: directory, sampleRate: 44_100, channels: 2)
         let packets = try readPackets(original)
         let path = directory.file("ours.aac")
-        var muxer = ADTSMuxer(output: try FileOutput(path: path))
+        let muxer = ADTSMuxer(output: try FileOutput(path: path))
         for packet in packets { try muxer.write(packet) }
         try muxer.finish()
 
@@ -108,7 +108,7 @@ import Testing
         let config = try AudioSpecificConfig(objectType: 2, sampleRate: 44_100, channelConfiguration: 2)
         let sizes = [0, 1, 7, 255, 256, 2047, 2048, 4000, 8184, 3]
         let output = MemoryOutput()
-        var muxer = ADTSMuxer(output: output)
+        let muxer = ADTSMuxer(output: output)
         for (index, size) in sizes.enumerated() {
             try muxer.write(
                 aacPacket([UInt8](repeating: UInt8(index), count: size), config: config, index: Int64(index)))
@@ -140,7 +140,7 @@ import Testing
                 0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 7,
                 0xFF, 0xF1, 0x50, 0x80, 0x01, 0x5F, 0xFC, 4, 5, 6,
             ])
-        let reparsed = parseADTS(bytes, chunkSizes: [bytes.count])
+        let reparsed = try parseADTS(bytes)
         #expect(reparsed.packets.map(\.data) == [[1, 2], [3], [7], [4, 5, 6]])
         #expect(reparsed.diagnostics.map(\.byteOffset) == [9, 25])
     }

@@ -10,7 +10,7 @@ import Testing
     @Test func findsAll215FramesOfTheHLSSegmentAfterItsID3Tag() throws {
         let stream = try fileBytes(TestPaths.fixture(Self.fixtureName))
         #expect(stream.count == 7131)
-        let outcome = parseADTS(stream, chunkSizes: [stream.count])
+        let outcome = try parseADTS(stream)
         #expect(outcome.error == nil)
         #expect(outcome.diagnostics == [.id3TagSkipped(byteOffset: 0, length: 73)])
         #expect(outcome.bytesConsumed == 7131)
@@ -33,21 +33,23 @@ import Testing
         #expect(outcome.packets.reduce(0) { $0 + $1.data.count } == 5553)
     }
 
-    @Test(arguments: chunkings)
-    func hlsSegmentGivesTheSamePacketsHoweverItIsSplit(chunkSizes: [Int]) throws {
+    /// Whole, byte by byte and in 32 random splits: the same 215 packets, diagnostics and byte count.
+    @Test func hlsSegmentGivesTheSamePacketsHoweverItIsSplit() throws {
         let stream = try fileBytes(TestPaths.fixture(Self.fixtureName))
-        let whole = parseADTS(stream, chunkSizes: [stream.count])
-        let chunked = parseADTS(stream, chunkSizes: chunkSizes)
-        #expect(chunked.packets.count == 215)
-        #expect(chunked == whole)
+        let outcome = try PushParserVerifier.verify(stream, seeds: Array(1...32)) { ADTSParser() } state: {
+            ADTSParserState($0)
+        }
+        #expect(outcome.outputs.count == 215)
+        #expect(outcome.error == nil)
+        #expect(outcome.state.bytesConsumed == 7131)
     }
 
     @Test func readerGivesTheParsersPacketsFromFileAndBytes() throws {
         let path = TestPaths.fixture(Self.fixtureName)
         let stream = try fileBytes(path)
-        let expected = parseADTS(stream, chunkSizes: [stream.count])
+        let expected = try parseADTS(stream)
 
-        var fileReader = try ADTSReader(path: path, readSize: 100)
+        let fileReader = try ADTSReader(path: path, readSize: 100)
         var fromFile: [MediaSample] = []
         while let packet = try fileReader.next() { fromFile.append(packet) }
         #expect(fromFile == expected.packets)
@@ -55,15 +57,27 @@ import Testing
         #expect(fileReader.bytesConsumed == 7131)
         #expect(try fileReader.next() == nil)
 
-        var byteReader = ADTSReader(bytes: stream)
+        let byteReader = ADTSReader(bytes: stream)
         var fromBytes: [MediaSample] = []
         while let packet = try byteReader.next() { fromBytes.append(packet) }
         #expect(fromBytes == expected.packets)
     }
 
+    /// The reader is a class: two references read one file position and one parse buffer, so reading
+    /// through them in turn gives the packets one reference gives, none lost or repeated.
+    @Test func referencesToOneReaderShareItsPositionAndBuffer() throws {
+        let path = TestPaths.fixture(Self.fixtureName)
+        let expected = try parseADTS(try fileBytes(path)).packets
+        let reader = try ADTSReader(path: path, readSize: 100)
+        let other = reader
+        var packets: [MediaSample] = []
+        while let packet = try (packets.count.isMultiple(of: 2) ? reader : other).next() { packets.append(packet) }
+        #expect(packets == expected)
+    }
+
     @Test func skipsID3TagsBetweenConcatenatedSegments() throws {
         let segment = try fileBytes(TestPaths.fixture(Self.fixtureName))
-        let outcome = parseADTS(segment + segment, chunkSizes: [13])
+        let outcome = try parseADTS(segment + segment)
         #expect(outcome.error == nil)
         #expect(
             outcome.diagnostics == [
@@ -85,7 +99,7 @@ import Testing
         #expect(frames.count == 48)
         #expect(frames.last?.upperBound == stream.count)
 
-        let outcome = parseADTS(stream, chunkSizes: [1])
+        let outcome = try parseADTS(stream)
         #expect(outcome.diagnostics == [.id3TagSkipped(byteOffset: 0, length: tagLength)])
         try #require(outcome.packets.count == 48)
         #expect(outcome.packets.map(\.data) == frames.map { Array(stream[$0.lowerBound + 7..<$0.upperBound]) })
@@ -106,8 +120,8 @@ import Testing
         }
         #expect(protected.count == plain.count + 2 * frames.count)
 
-        let expected = parseADTS(plain, chunkSizes: [plain.count])
-        let outcome = parseADTS(protected, chunkSizes: [7])
+        let expected = try parseADTS(plain)
+        let outcome = try parseADTS(protected)
         #expect(outcome.error == nil)
         #expect(outcome.diagnostics.isEmpty)
         try #require(outcome.packets.count == 48)
@@ -120,7 +134,7 @@ import Testing
         let single = header.bytes + [1, 2, 3, 4]
         header.rawDataBlocks = 1
         let double = header.bytes + [5, 6, 7, 8]
-        let outcome = parseADTS(single + double + single, chunkSizes: [3])
+        let outcome = try parseADTS(single + double + single)
         #expect(outcome.diagnostics.isEmpty)
         try #require(outcome.packets.count == 3)
         #expect(outcome.packets.map(\.frameCount) == [1024, 2048, 1024])
@@ -135,7 +149,7 @@ import Testing
         let secondFrames = frameRanges(second)
         #expect(secondFrames.count == 45)
 
-        let outcome = parseADTS(first + second, chunkSizes: [1])
+        let outcome = try parseADTS(first + second)
         try #require(outcome.packets.count == 48 + 45)
         let stereo48 = AudioFormat.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90])
         let mono44 = AudioFormat.aac(sampleRate: 44_100, channelLayout: .mono, audioSpecificConfig: [0x12, 0x08])

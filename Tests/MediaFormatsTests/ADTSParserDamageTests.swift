@@ -16,18 +16,9 @@ import Testing
             let directory = try TemporaryDirectory()
             stream = try ffmpegADTS(in: directory)
             frames = frameRanges(stream)
-            packets = parseADTS(stream, chunkSizes: [stream.count]).packets
+            packets = try parseADTS(stream).packets
             try #require(frames.count == 48 && packets.count == 48)
         }
-    }
-
-    /// Parses `bytes` whole and in every chunking, checks that all give the same outcome, and returns it.
-    func parseEverySplit(_ bytes: [UInt8]) -> ParseOutcome {
-        let whole = parseADTS(bytes, chunkSizes: [bytes.count])
-        for chunkSizes in chunkings {
-            #expect(parseADTS(bytes, chunkSizes: chunkSizes) == whole, "chunk sizes \(chunkSizes.prefix(5))")
-        }
-        return whole
     }
 
     @Test func brokenSyncWordMidStreamSkipsThatFrameOnly() throws {
@@ -36,7 +27,7 @@ import Testing
         var damaged = clean.stream
         damaged[broken.lowerBound] = 0x00
 
-        let outcome = parseEverySplit(damaged)
+        let outcome = try parseADTS(damaged)
         #expect(outcome.error == nil)
         #expect(
             outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
@@ -56,7 +47,7 @@ import Testing
         let broken = clean.frames[20]
         let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: 0)
 
-        let outcome = parseEverySplit(damaged)
+        let outcome = try parseADTS(damaged)
         #expect(outcome.error == nil)
         #expect(
             outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
@@ -71,7 +62,7 @@ import Testing
             ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 0).bytes,
             at: 0, to: 0)
         let stream = Array([[UInt8]](repeating: header, count: 50).joined())
-        let outcome = parseEverySplit(stream)
+        let outcome = try parseADTS(stream)
         #expect(outcome.packets.isEmpty)
         #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 350 bytes", at: 0))
     }
@@ -82,7 +73,7 @@ import Testing
         let broken = clean.frames[10]
         let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: declaredLength)
 
-        let outcome = parseEverySplit(damaged)
+        let outcome = try parseADTS(damaged)
         #expect(
             outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
         try #require(outcome.packets.count == 47)
@@ -97,7 +88,7 @@ import Testing
         let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: 8000)
         #expect(broken.lowerBound + 8000 > damaged.count)
 
-        let outcome = parseEverySplit(damaged)
+        let outcome = try parseADTS(damaged)
         #expect(
             outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
         #expect(outcome.packets.count == 47)
@@ -108,7 +99,7 @@ import Testing
         let broken = clean.frames[10]
         let damaged = settingFrameLength(clean.stream, at: broken.lowerBound, to: broken.count - 50)
 
-        let outcome = parseEverySplit(damaged)
+        let outcome = try parseADTS(damaged)
         // No confirmed frame starts inside the shortened frame, so it is emitted as declared; the 50
         // bytes after it are skipped.
         #expect(outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.upperBound - 50), skippedBytes: 50)])
@@ -124,7 +115,7 @@ import Testing
         var damaged = clean.stream
         damaged[broken.lowerBound + 2] &= 0xC3  // sampling_frequency_index 0 (96 kHz) instead of 3
 
-        let outcome = parseEverySplit(damaged)
+        let outcome = try parseADTS(damaged)
         #expect(
             outcome.diagnostics == [.resynchronized(byteOffset: Int64(broken.lowerBound), skippedBytes: broken.count)])
         try #require(outcome.packets.count == 47)
@@ -138,7 +129,7 @@ import Testing
         let last = clean.frames[47]
         let damaged = settingFrameLength(clean.stream, at: last.lowerBound, to: last.count + 100)
 
-        let outcome = parseEverySplit(damaged)
+        let outcome = try parseADTS(damaged)
         #expect(outcome.error == nil)
         #expect(
             outcome.diagnostics == [
@@ -153,7 +144,7 @@ import Testing
         let last = clean.frames[47]
         let cut = Array(clean.stream.dropLast(50))
 
-        let outcome = parseEverySplit(cut)
+        let outcome = try parseADTS(cut)
         #expect(
             outcome.diagnostics == [
                 .truncatedFrame(byteOffset: Int64(last.lowerBound), declared: last.count, available: last.count - 50)
@@ -163,7 +154,7 @@ import Testing
 
     @Test func trailingGarbageIsReported() throws {
         let clean = try Clean()
-        let outcome = parseEverySplit(clean.stream + [UInt8](repeating: 0x00, count: 100) + [0xFF, 0xF1, 0x50])
+        let outcome = try parseADTS(clean.stream + [UInt8](repeating: 0x00, count: 100) + [0xFF, 0xF1, 0x50])
         #expect(outcome.error == nil)
         #expect(outcome.diagnostics == [.trailingBytesSkipped(byteOffset: Int64(clean.stream.count), count: 103)])
         #expect(outcome.packets == clean.packets)
@@ -175,7 +166,7 @@ import Testing
         let decoy = ADTSHeader(objectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 20)
             .bytes
         let garbage = [UInt8](repeating: 0x55, count: 40) + decoy + [UInt8](repeating: 0xAA, count: 33)
-        let outcome = parseEverySplit(garbage + clean.stream)
+        let outcome = try parseADTS(garbage + clean.stream)
         #expect(outcome.diagnostics == [.resynchronized(byteOffset: 0, skippedBytes: garbage.count)])
         try #require(outcome.packets.count == 48)
         #expect(outcome.packets.map(\.data) == clean.packets.map(\.data))
@@ -189,27 +180,27 @@ import Testing
             state = state &* 1_103_515_245 &+ 12345
             return UInt8(truncatingIfNeeded: state >> 16) & 0x7F  // never 0xFF, so never a sync word
         }
-        let outcome = parseEverySplit(garbage)
+        let outcome = try parseADTS(garbage)
         #expect(outcome.packets.isEmpty)
         #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 5000 bytes", at: 0))
         #expect(outcome.diagnostics == [.trailingBytesSkipped(byteOffset: 0, count: 5000)])
 
-        var reader = ADTSReader(bytes: garbage)
+        let reader = ADTSReader(bytes: garbage)
         let error = #expect(throws: MediaError.self) { try reader.next() }
         #expect(error?.code == .invalidData)
         #expect(error?.stage == "ADTSReader")
         #expect(error?.byteOffset == 0)
     }
 
-    @Test func emptyInputThrowsInvalidData() {
-        let outcome = parseADTS([], chunkSizes: [1])
+    @Test func emptyInputThrowsInvalidData() throws {
+        let outcome = try parseADTS([])
         #expect(outcome.error == MediaError.invalidData("no ADTS sync word found in 0 bytes", at: 0))
     }
 
-    @Test func truncatedID3TagIsReported() {
+    @Test func truncatedID3TagIsReported() throws {
         // An ID3v2 tag declaring 1000 body bytes, of which 20 arrive.
         let tag: [UInt8] = [0x49, 0x44, 0x33, 4, 0, 0, 0x00, 0x00, 0x07, 0x68] + [UInt8](repeating: 0, count: 20)
-        let outcome = parseEverySplit(tag)
+        let outcome = try parseADTS(tag)
         #expect(
             outcome.diagnostics == [
                 .id3TagSkipped(byteOffset: 0, length: 1010),
@@ -225,18 +216,18 @@ import Testing
         header.rawDataBlocks = 2
         header.frameLength = 20
         let multi = header.bytes + [UInt8](repeating: 9, count: 11)
-        let outcome = parseEverySplit(good + multi + good)
+        let outcome = try parseADTS(good + multi + good)
         #expect(outcome.diagnostics == [.unsupportedFrame(byteOffset: 11, frameLength: 20, rawDataBlocks: 2)])
         try #require(outcome.packets.count == 2)
         #expect(outcome.packets[1].flags == [.keyframe, .discontinuity])
     }
 
-    @Test func appendingAfterEndOfInputThrows() {
+    @Test func pushingAfterFinishThrows() {
         var parser = ADTSParser()
-        parser.endOfInput()
-        parser.append([0xFF, 0xF1])
-        #expect(throws: MediaError(.invalidArgument, "ADTSParser was given 2 bytes after endOfInput()")) {
-            try parser.nextPacket()
+        parser.finish()
+        parser.push([0xFF, 0xF1])
+        #expect(throws: MediaError(.invalidArgument, "ADTSParser was given 2 bytes after finish()")) {
+            try parser.next()
         }
     }
 
@@ -246,16 +237,16 @@ import Testing
         var packets = 0
         for start in stride(from: 0, to: clean.stream.count, by: 1000) {
             let end = min(clean.stream.count, start + 1000)
-            parser.append(clean.stream[start..<end])
-            while try parser.nextPacket() != nil { packets += 1 }
+            parser.push(clean.stream[start..<end])
+            while try parser.next() != nil { packets += 1 }
             // A frame is taken once the 7 header bytes of the next one confirm it; only the rest stays
             // buffered.
             let confirmed = clean.frames.filter { $0.upperBound + 7 <= end }
             #expect(parser.bytesConsumed == Int64(confirmed.last?.upperBound ?? 0))
             #expect(packets == confirmed.count)
         }
-        parser.endOfInput()
-        while try parser.nextPacket() != nil { packets += 1 }
+        parser.finish()
+        while try parser.next() != nil { packets += 1 }
         #expect(packets == 48)
         #expect(parser.bytesConsumed == Int64(clean.stream.count))
         #expect(parser.diagnostics.isEmpty)

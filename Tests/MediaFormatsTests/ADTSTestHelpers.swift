@@ -3,7 +3,7 @@ import MediaCore
 import MediaFormats
 import MediaTestSupport
 
-/// What a parser produced from one input: the packets, the diagnostics and the error that ended it.
+/// What the parser produced from one input: the packets, the diagnostics and the error that ended it.
 struct ParseOutcome: Equatable {
     var packets: [MediaSample] = []
     var diagnostics: [ADTSDiagnostic] = []
@@ -11,52 +11,26 @@ struct ParseOutcome: Equatable {
     var bytesConsumed: Int64 = 0
 }
 
-/// Feeds `bytes` to a fresh ``ADTSParser`` in chunks of `chunkSizes` (used in turn, cycling), draining
-/// the parser after every chunk and after the end of input.
-func parseADTS(_ bytes: [UInt8], chunkSizes: [Int]) -> ParseOutcome {
-    var parser = ADTSParser()
-    var outcome = ParseOutcome()
-    func drain() -> Bool {
-        do {
-            while let packet = try parser.nextPacket() { outcome.packets.append(packet) }
-            return true
-        } catch {
-            outcome.error = error
-            return false
-        }
-    }
-    var offset = 0
-    var turn = 0
-    while offset < bytes.count {
-        let size = max(1, chunkSizes[turn % chunkSizes.count])
-        let end = min(bytes.count, offset + size)
-        parser.append(bytes[offset..<end])
-        offset = end
-        turn += 1
-        guard drain() else { break }
-    }
-    if outcome.error == nil {
-        parser.endOfInput()
-        _ = drain()
-    }
-    outcome.diagnostics = parser.diagnostics
-    outcome.bytesConsumed = parser.bytesConsumed
-    return outcome
-}
+/// What is compared of an ``ADTSParser`` at the end besides its packets.
+struct ADTSParserState: Equatable {
+    var diagnostics: [ADTSDiagnostic]
+    var bytesConsumed: Int64
 
-/// Chunk sizes from a fixed linear congruential sequence, 1 to `limit`: "random" but the same every run.
-func pseudoRandomChunkSizes(count: Int, limit: Int, seed: UInt64 = 0x2545_F491_4F6C_DD1D) -> [Int] {
-    var state = seed
-    return (0..<count).map { _ in
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Int(state >> 33) % limit + 1
+    init(_ parser: ADTSParser) {
+        diagnostics = parser.diagnostics
+        bytesConsumed = parser.bytesConsumed
     }
 }
 
-/// The ways a test feeds one input: whole, byte by byte, in fixed and in pseudo-random chunks.
-let chunkings: [[Int]] = [
-    [1], [7], [13], [4096], [2, 3, 5, 8, 13, 21, 34, 55, 89], pseudoRandomChunkSizes(count: 97, limit: 700),
-]
+/// Parses `bytes` with ``ADTSParser`` whole, byte by byte and in random splits
+/// (``PushParserVerifier``), checks that all give the same packets, error, diagnostics and byte count,
+/// and returns them.
+func parseADTS(_ bytes: [UInt8]) throws -> ParseOutcome {
+    let outcome = try PushParserVerifier.verify(bytes) { ADTSParser() } state: { ADTSParserState($0) }
+    return ParseOutcome(
+        packets: outcome.outputs, diagnostics: outcome.state.diagnostics, error: outcome.error,
+        bytesConsumed: outcome.state.bytesConsumed)
+}
 
 /// The byte ranges of the frames of a clean ADTS stream starting at `start`, found by following each
 /// header's `aac_frame_length` (13 bits from bit 30), independently of the parser under test.

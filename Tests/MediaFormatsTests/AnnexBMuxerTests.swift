@@ -7,9 +7,9 @@ import Testing
 @Suite struct AnnexBMuxerTests {
     /// Reads `bytes` with AnnexBReader and writes the samples back with AnnexBMuxer.
     static func rewrite(_ bytes: [UInt8], accessUnitDelimiters: Bool = false) throws -> (samples: [MediaSample], output: [UInt8]) {
-        var reader = AnnexBReader(bytes: bytes)
+        let reader = AnnexBReader(bytes: bytes)
         let output = MemoryOutput()
-        var muxer = AnnexBMuxer(output: output, accessUnitDelimiters: accessUnitDelimiters)
+        let muxer = AnnexBMuxer(output: output, accessUnitDelimiters: accessUnitDelimiters)
         var samples: [MediaSample] = []
         while let sample = try reader.next() {
             samples.append(sample)
@@ -85,7 +85,7 @@ import Testing
         var inBand = first
         inBand.data = payload + first.data
         let output = MemoryOutput()
-        var muxer = AnnexBMuxer(output: output)
+        let muxer = AnnexBMuxer(output: output)
         try muxer.write(inBand)
         try muxer.finish()
         let types = try AnnexBScanner.split(output.bytes).map(\.header.nalUnitType.rawValue)
@@ -146,7 +146,7 @@ import Testing
         let first = try AnnexBAccessUnitParser.parse(try H264Fixtures.stream("baseline").bytes)
         let second = try AnnexBAccessUnitParser.parse(try H264Fixtures.stream("openh264").bytes)
         let output = MemoryOutput()
-        var muxer = AnnexBMuxer(output: output)
+        let muxer = AnnexBMuxer(output: output)
         for sample in first + second { try muxer.write(sample) }
         try muxer.finish()
         let spsUnits = try AnnexBScanner.split(output.bytes).filter { $0.header.nalUnitType == .sps }.map(\.bytes)
@@ -174,7 +174,7 @@ import Testing
         let good = try #require(try AnnexBAccessUnitParser.parse(try H264Fixtures.stream("baseline").bytes).first)
         let bad = try Self.h264Sample([0, 0, 0, 2, 0x41, 0x9A, 0, 0, 0, 10, 0x41, 0x9A, 0x01])
         let output = MemoryOutput()
-        var muxer = AnnexBMuxer(output: output)
+        let muxer = AnnexBMuxer(output: output)
         try muxer.write(good)
         let written = output.bytes.count
         let error = try #require(annexBError { try muxer.write(bad) })
@@ -192,11 +192,11 @@ import Testing
 
     /// A length prefix cut short, and a zero length.
     @Test func shortAndZeroPrefixes() throws {
-        var muxer = AnnexBMuxer(output: MemoryOutput())
+        let muxer = AnnexBMuxer(output: MemoryOutput())
         let short = annexBError { try muxer.write(try Self.h264Sample([0, 0, 0, 1, 0x09, 0, 0])) }
         #expect(short?.code == .truncated)
         #expect(short?.byteOffset == 5)
-        var muxer2 = AnnexBMuxer(output: MemoryOutput())
+        let muxer2 = AnnexBMuxer(output: MemoryOutput())
         let zero = annexBError { try muxer2.write(try Self.h264Sample([0, 0, 0, 0, 0x09])) }
         #expect(zero?.code == .invalidData)
         #expect(zero?.byteOffset == 0)
@@ -212,7 +212,7 @@ import Testing
             .video(VideoFormat(codec: .h264, width: 16, height: 16)),
         ]
         for format in formats {
-            var muxer = AnnexBMuxer(output: MemoryOutput())
+            let muxer = AnnexBMuxer(output: MemoryOutput())
             let sample = MediaSample(format: format, data: [0, 0, 0, 2, 0x09, 0xF0], timing: timing, frameCount: 1)
             let error = annexBError { try muxer.write(sample) }
             #expect(error?.code == .formatMismatch)
@@ -227,7 +227,7 @@ import Testing
         format.h264 = H264Parameters(sequenceParameterSets: [], pictureParameterSets: [])
         sample.format = .video(format)
         let output = MemoryOutput()
-        var muxer = AnnexBMuxer(output: output)
+        let muxer = AnnexBMuxer(output: output)
         let error = annexBError { try muxer.write(sample) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.sampleIndex == 0)

@@ -89,23 +89,11 @@ func writeAnnexBFile(_ bytes: [UInt8], _ name: String, in dir: TemporaryDirector
     return path
 }
 
-/// Feeds `bytes` to a fresh ``AnnexBAccessUnitParser`` in chunks of `chunkSizes` (cycling), draining it
-/// after every chunk and after the end.
-func parseAnnexBInChunks(_ bytes: [UInt8], chunkSizes: [Int]) throws(MediaError) -> [MediaSample] {
-    var parser = AnnexBAccessUnitParser()
-    var samples: [MediaSample] = []
-    var offset = 0
-    var turn = 0
-    while offset < bytes.count {
-        let end = min(bytes.count, offset + max(1, chunkSizes[turn % chunkSizes.count]))
-        parser.push(bytes[offset..<end])
-        offset = end
-        turn += 1
-        while let sample = try parser.nextAccessUnit() { samples.append(sample) }
-    }
-    parser.finish()
-    while let sample = try parser.nextAccessUnit() { samples.append(sample) }
-    return samples
+/// What ``AnnexBAccessUnitParser`` gives for `bytes`, checked by ``PushParserVerifier`` to be the same
+/// whole, byte by byte and in random splits: the access units and the error that ended the parse.
+func parseAnnexB(_ bytes: [UInt8]) throws -> (samples: [MediaSample], error: MediaError?) {
+    let outcome = try PushParserVerifier.verify(bytes) { AnnexBAccessUnitParser() }
+    return (outcome.outputs, outcome.error)
 }
 
 /// The NAL unit types of an AVCC payload, in order.

@@ -85,7 +85,7 @@ import Testing
 
     /// FFmpeg-encoded AAC packets with hand-set trims: 1024 priming on the first, `remainder` on the last.
     static func aacPackets(in dir: TemporaryDirectory, remainder: Int) throws -> [MediaSample] {
-        var reader = ADTSReader(bytes: try ffmpegADTS(in: dir, sampleRate: 44_100, channels: 2))
+        let reader = ADTSReader(bytes: try ffmpegADTS(in: dir, sampleRate: 44_100, channels: 2))
         var packets: [MediaSample] = []
         while let packet = try reader.next() { packets.append(packet) }
         packets[0].trimAtStart = 1024

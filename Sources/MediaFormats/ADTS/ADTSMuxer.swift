@@ -7,7 +7,7 @@ public import MediaCore
 /// an AAC encoder emits):
 ///
 /// ```swift
-/// var muxer = ADTSMuxer(output: try FileOutput(path: "out.aac"))
+/// let muxer = ADTSMuxer(output: try FileOutput(path: "out.aac"))
 /// for packet in packets { try muxer.write(packet) }
 /// try muxer.finish()
 /// ```
@@ -26,7 +26,11 @@ public import MediaCore
 ///
 /// The format may change between packets; the muxer re-derives the header when it does. In steady state
 /// it allocates nothing: the header buffer is reused and only its length field is rewritten.
-public struct ADTSMuxer: MediaSink {
+///
+/// The muxer is a class because it owns its output (a file descriptor, for a ``MediaCore/FileOutput``):
+/// copies of a value would share the output but not the muxer's state, so one copy could finish and
+/// close the file while the other kept writing. It is not thread-safe; hand it to one task at a time.
+public final class ADTSMuxer: MediaSink {
     private let output: any MediaOutput
     private var lifecycle = MuxerLifecycle()
     /// The format of the last packet, and its header with the length field to be rewritten per packet.
@@ -49,7 +53,7 @@ public struct ADTSMuxer: MediaSink {
     /// - Throws: ``MediaError/Code/formatMismatch``, ``MediaError/Code/unsupportedFormat`` or
     ///   ``MediaError/Code/invalidArgument`` for a packet ADTS cannot carry (nothing is written);
     ///   ``MediaError/Code/stageFinished`` after ``finish()`` or after an error; the output's errors.
-    public mutating func write(_ sample: MediaSample) throws(MediaError) {
+    public func write(_ sample: MediaSample) throws(MediaError) {
         try lifecycle.checkWritable(name)
         do throws(MediaError) {
             try prepareHeader(for: sample)
@@ -68,13 +72,13 @@ public struct ADTSMuxer: MediaSink {
     /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
     ///
     /// - Throws: ``MediaError/Code/stageFinished`` when called again; the output's errors.
-    public mutating func finish() throws(MediaError) {
+    public func finish() throws(MediaError) {
         try lifecycle.finish(name, closing: output)
     }
 
     /// Makes `header` the header for `sample`: derived again when the format changed, otherwise only the
     /// frame length is rewritten.
-    private mutating func prepareHeader(for sample: MediaSample) throws(MediaError) {
+    private func prepareHeader(for sample: MediaSample) throws(MediaError) {
         guard case .audio(let format) = sample.format, format.codec == .aac else {
             throw MediaError.formatMismatch(stage: name, expected: "AAC audio", actual: sample.format)
         }
@@ -98,3 +102,6 @@ public struct ADTSMuxer: MediaSink {
         ADTSHeader.patchFrameLength(frameLength, in: &header)
     }
 }
+
+@available(*, unavailable)
+extension ADTSMuxer: Sendable {}

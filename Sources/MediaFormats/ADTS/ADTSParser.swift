@@ -6,11 +6,11 @@ public import MediaCore
 /// ```swift
 /// var parser = ADTSParser()
 /// for chunk in chunks {
-///     parser.append(chunk)
-///     while let packet = try parser.nextPacket() { try sink.write(packet) }
+///     parser.push(chunk)
+///     while let packet = try parser.next() { try sink.write(packet) }
 /// }
-/// parser.endOfInput()
-/// while let packet = try parser.nextPacket() { try sink.write(packet) }
+/// parser.finish()
+/// while let packet = try parser.next() { try sink.write(packet) }
 /// print(parser.diagnostics)
 /// ```
 ///
@@ -22,8 +22,8 @@ public import MediaCore
 /// ``MediaSample/Flags/discontinuity`` instead.
 ///
 /// A frame is returned once the first bytes after it (the next header) have arrived, or at
-/// ``endOfInput()``. The parser makes every decision only once it has the bytes the decision depends
-/// on, or once ``endOfInput()`` says no more will come. So the packets and ``diagnostics`` are the same
+/// ``finish()``. The parser makes every decision only once it has the bytes the decision depends
+/// on, or once ``finish()`` says no more will come. So the packets and ``diagnostics`` are the same
 /// however the input is split: whole, byte by byte, or in chunks of any size.
 ///
 /// What it does with imperfect input:
@@ -50,12 +50,12 @@ public import MediaCore
 /// - At the end of the input, a frame that is cut off is not emitted
 ///   (``ADTSDiagnostic/truncatedFrame(byteOffset:declared:available:)``) and bytes that hold no frame
 ///   are reported (``ADTSDiagnostic/trailingBytesSkipped(byteOffset:count:)``). Input without any ADTS
-///   frame makes ``nextPacket()`` throw.
+///   frame makes ``next()`` throw.
 ///
 /// The parser keeps only the bytes it has not consumed yet (at most about two frames plus the last
-/// chunk appended: 16 KiB and a chunk, with maximum-length frames), and allocates nothing per packet
+/// chunk pushed: 16 KiB and a chunk, with maximum-length frames), and allocates nothing per packet
 /// beyond the packet's own bytes.
-public struct ADTSParser: Sendable {
+public struct ADTSParser: PushParser, Sendable {
     /// What the parser expects at ``bytesConsumed``.
     private enum Mode: Sendable {
         /// A frame (or an ID3v2 tag).
@@ -109,8 +109,9 @@ public struct ADTSParser: Sendable {
     /// The stream offset of `buffer[0]`.
     private var bufferOffset: Int64 = 0
     private var mode = Mode.frame
-    private var isInputEnded = false
-    private var bytesAfterEnd = 0
+    private var inputEnd = PushInputEnd()
+    /// Whether ``finish()`` has been called.
+    private var isInputEnded: Bool { inputEnd.isFinished }
     /// Bytes of an ID3v2 tag still to skip, the tag's offset and its declared length.
     private var pendingTagSkip = 0
     private var pendingTag: (offset: Int64, length: Int) = (0, 0)
@@ -134,12 +135,9 @@ public struct ADTSParser: Sendable {
     /// A parser at the start of a stream.
     public init() {}
 
-    /// Adds bytes at the end of the input. Bytes given after ``endOfInput()`` make ``nextPacket()`` throw.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
-        guard !isInputEnded else {
-            bytesAfterEnd += bytes.count
-            return
-        }
+    /// Adds bytes at the end of the input. Bytes given after ``finish()`` make ``next()`` throw.
+    public mutating func push(_ bytes: some Collection<UInt8>) {
+        guard inputEnd.accept(bytes.count) else { return }
         if start > 0 && start * 2 >= buffer.count {
             // Drop what has been consumed; memmove in place, the capacity is kept.
             if start == buffer.count {
@@ -153,20 +151,18 @@ public struct ADTSParser: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
-    /// Says that no more bytes will come, so that ``nextPacket()`` decides about the last bytes.
-    public mutating func endOfInput() {
-        isInputEnded = true
+    /// Says that no more bytes will come, so that ``next()`` decides about the last bytes.
+    public mutating func finish() {
+        inputEnd.finish()
     }
 
-    /// The next packet, or `nil` when the parser needs more bytes (or, after ``endOfInput()``, when
+    /// The next packet, or `nil` when the parser needs more bytes (or, after ``finish()``, when
     /// everything has been parsed).
     ///
-    /// - Throws: ``MediaError/Code/invalidData`` after ``endOfInput()`` when the input held no ADTS frame
-    ///   at all; ``MediaError/Code/invalidArgument`` when bytes were appended after ``endOfInput()``.
-    public mutating func nextPacket() throws(MediaError) -> MediaSample? {
-        guard bytesAfterEnd == 0 else {
-            throw MediaError(.invalidArgument, "ADTSParser was given \(bytesAfterEnd) bytes after endOfInput()")
-        }
+    /// - Throws: ``MediaError/Code/invalidData`` after ``finish()`` when the input held no ADTS frame
+    ///   at all; ``MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
+    public mutating func next() throws(MediaError) -> MediaSample? {
+        try inputEnd.check("ADTSParser")
         while true {
             if pendingTagSkip > 0 {
                 let n = min(pendingTagSkip, buffer.count - start)

@@ -3,7 +3,7 @@ public import MediaCore
 /// Reads the AAC packets of an ADTS file (`.aac`) or byte array: an ``ADTSParser`` fed in chunks.
 ///
 /// ```swift
-/// var reader = try ADTSReader(path: "song.aac")
+/// let reader = try ADTSReader(path: "song.aac")
 /// while let packet = try reader.next() { try decoder.process(packet, into: play) }
 /// if !reader.diagnostics.isEmpty { print(reader.diagnostics) }
 /// ```
@@ -11,7 +11,11 @@ public import MediaCore
 /// The packets and diagnostics are those of ``ADTSParser``: ID3v2 tags are skipped, damaged stretches
 /// are skipped with a diagnostic and a discontinuity flag, and a file without any ADTS frame throws.
 /// The reader holds one chunk and the unparsed rest of the last frame, not the whole file.
-public struct ADTSReader: MediaSource {
+///
+/// The reader is a class because it owns its position in the file: copies of a value would share the
+/// file position but not the parse buffer, and each would lose the bytes the other read. It is not
+/// thread-safe; hand it to one task at a time.
+public final class ADTSReader: MediaSource {
     private var parser = ADTSParser()
     private let input: FileInput?
     private let readSize: Int
@@ -33,8 +37,8 @@ public struct ADTSReader: MediaSource {
     public init(bytes: [UInt8]) {
         input = nil
         readSize = 0
-        parser.append(bytes)
-        parser.endOfInput()
+        parser.push(bytes)
+        parser.finish()
     }
 
     /// The name used in errors.
@@ -51,18 +55,18 @@ public struct ADTSReader: MediaSource {
     /// - Throws: ``MediaError/Code/invalidData`` when the input holds no ADTS frame, with byte offset 0;
     ///   ``MediaError/Code/io`` when reading fails, with the file position. After an error, every call
     ///   throws it again.
-    public mutating func next() throws(MediaError) -> MediaSample? {
+    public func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }
         do throws(MediaError) {
             while true {
-                if let packet = try parser.nextPacket() { return packet }
+                if let packet = try parser.next() { return packet }
                 guard let input else { return nil }
                 let chunk = try input.read(upTo: readSize)
                 if chunk.isEmpty {
-                    parser.endOfInput()
-                    return try parser.nextPacket()
+                    parser.finish()
+                    return try parser.next()
                 }
-                parser.append(chunk)
+                parser.push(chunk)
             }
         } catch {
             let named = error.inStage(name)
@@ -71,3 +75,6 @@ public struct ADTSReader: MediaSource {
         }
     }
 }
+
+@available(*, unavailable)
+extension ADTSReader: Sendable {}

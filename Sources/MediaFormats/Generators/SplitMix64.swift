@@ -1,14 +1,14 @@
 /// SplitMix64 (Steele, Lea and Flood, 2014; the seeding generator of `java.util.SplittableRandom` and of
 /// the xoshiro family): a tiny, fast 64-bit generator whose output depends only on the seed, on every
 /// platform and in every Swift version, unlike `SystemRandomNumberGenerator`.
-struct SplitMix64: Sendable, Hashable {
+package struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
     /// A generator whose sequence is fixed by `seed`.
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -17,7 +17,7 @@ struct SplitMix64: Sendable, Hashable {
     }
 
     /// A uniform value in [-1, 1): the top 53 bits as a fraction, scaled.
-    mutating func nextSigned() -> Double {
+    package mutating func nextSigned() -> Double {
         Double(next() >> 11) * 0x1p-52 - 1
     }
 }

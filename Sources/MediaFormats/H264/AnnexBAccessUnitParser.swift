@@ -7,10 +7,10 @@ public import MediaCore
 /// var parser = AnnexBAccessUnitParser()
 /// for chunk in chunks {
 ///     parser.push(chunk)
-///     while let accessUnit = try parser.nextAccessUnit() { try decoder.process(accessUnit, into: show) }
+///     while let accessUnit = try parser.next() { try decoder.process(accessUnit, into: show) }
 /// }
 /// parser.finish()
-/// while let accessUnit = try parser.nextAccessUnit() { try decoder.process(accessUnit, into: show) }
+/// while let accessUnit = try parser.next() { try decoder.process(accessUnit, into: show) }
 /// ```
 ///
 /// It reads what x264, FFmpeg, GStreamer (`openh264enc`, `x264enc`) and hardware encoders write: 3- and
@@ -46,14 +46,14 @@ public import MediaCore
 /// after it, a NAL unit with `forbidden_zero_bit` set, input that is not empty but has no start code at all
 /// (``MediaCore/MediaError/Code/invalidData``); a slice header or parameter set cut short
 /// (``MediaCore/MediaError/Code/truncated``). After an error every call throws it again.
-public struct AnnexBAccessUnitParser: Sendable {
+public struct AnnexBAccessUnitParser: PushParser, Sendable {
     /// The frame rate used when the SPS has no timing information: 25 fps, as FFmpeg's raw H.264
     /// demuxer assumes.
     public static let standardDefaultFrameRate = FrameRate(25, 1)
 
     private var scanner = AnnexBScanner()
     private let defaultFrameRate: FrameRate
-    private var isFinished = false
+    private var inputEnd = PushInputEnd()
     private var bytesPushed: Int64 = 0
     private var failure: MediaError?
 
@@ -90,8 +90,9 @@ public struct AnnexBAccessUnitParser: Sendable {
         self.defaultFrameRate = defaultFrameRate.isValid ? defaultFrameRate : Self.standardDefaultFrameRate
     }
 
-    /// Appends the next bytes of the stream.
-    public mutating func push<C: Collection>(_ chunk: C) where C.Element == UInt8 {
+    /// Appends the next bytes of the stream. Bytes pushed after ``finish()`` make ``next()`` throw.
+    public mutating func push(_ chunk: some Collection<UInt8>) {
+        guard inputEnd.accept(chunk.count) else { return }
         bytesPushed += Int64(chunk.count)
         scanner.push(chunk)
     }
@@ -106,7 +107,7 @@ public struct AnnexBAccessUnitParser: Sendable {
 
     /// Says that the stream has ended, so that the last access unit can be returned.
     public mutating func finish() {
-        isFinished = true
+        inputEnd.finish()
         scanner.finish()
     }
 
@@ -114,13 +115,15 @@ public struct AnnexBAccessUnitParser: Sendable {
     /// everything has been returned.
     ///
     /// - Throws: see the type's documentation; after an error, the same error again.
-    public mutating func nextAccessUnit() throws(MediaError) -> MediaSample? {
+    ///   ``MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
+    public mutating func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }
         do throws(MediaError) {
+            try inputEnd.check("AnnexBAccessUnitParser")
             while let nal = try scanner.nextNALUnitRange() {
                 if let sample = try consume(scanner.buffer[nal.range], at: nal.offset) { return sample }
             }
-            guard isFinished else { return nil }
+            guard inputEnd.isFinished else { return nil }
             if nalUnitCount == 0 && bytesPushed > 0 {
                 throw MediaError.invalidData("no Annex-B start code in the \(bytesPushed) bytes of input", at: 0)
             }
@@ -139,7 +142,7 @@ public struct AnnexBAccessUnitParser: Sendable {
         parser.push(stream)
         parser.finish()
         var samples: [MediaSample] = []
-        while let sample = try parser.nextAccessUnit() { samples.append(sample) }
+        while let sample = try parser.next() { samples.append(sample) }
         return samples
     }
 

@@ -8,7 +8,7 @@ public import MediaCore
 /// ``AnnexBReader`` emits):
 ///
 /// ```swift
-/// var muxer = AnnexBMuxer(output: try FileOutput(path: "out.h264"), accessUnitDelimiters: true)
+/// let muxer = AnnexBMuxer(output: try FileOutput(path: "out.h264"), accessUnitDelimiters: true)
 /// for accessUnit in accessUnits { try muxer.write(accessUnit) }
 /// try muxer.finish()
 /// ```
@@ -36,7 +36,11 @@ public import MediaCore
 /// bytes stay a valid stream.
 ///
 /// It writes straight from the sample's bytes to the output and allocates nothing per NAL unit.
-public struct AnnexBMuxer: MediaSink {
+///
+/// The muxer is a class because it owns its output (a file descriptor, for a ``MediaCore/FileOutput``):
+/// copies of a value would share the output but not the muxer's state, so one copy could finish and
+/// close the file while the other kept writing. It is not thread-safe; hand it to one task at a time.
+public final class AnnexBMuxer: MediaSink {
     /// The start code before the first NAL unit of an access unit and before SPS and PPS.
     private static let longStartCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
     /// The start code before the other NAL units.
@@ -87,7 +91,7 @@ public struct AnnexBMuxer: MediaSink {
     ///
     /// - Throws: see the type's documentation; ``MediaCore/MediaError/Code/stageFinished`` after
     ///   ``finish()`` or after an error; the output's errors.
-    public mutating func write(_ sample: MediaSample) throws(MediaError) {
+    public func write(_ sample: MediaSample) throws(MediaError) {
         try lifecycle.checkWritable(name)
         do throws(MediaError) {
             guard case .video(let format) = sample.format, format.codec == .h264, let parameters = format.h264 else {
@@ -124,7 +128,7 @@ public struct AnnexBMuxer: MediaSink {
     /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
     ///
     /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when called again; the output's errors.
-    public mutating func finish() throws(MediaError) {
+    public func finish() throws(MediaError) {
         try lifecycle.finish(name, closing: output)
     }
 
@@ -213,3 +217,6 @@ public struct AnnexBMuxer: MediaSink {
         try output.write(nal)
     }
 }
+
+@available(*, unavailable)
+extension AnnexBMuxer: Sendable {}

@@ -4,7 +4,7 @@ public import MediaCore
 /// array: an ``AnnexBAccessUnitParser`` fed in chunks.
 ///
 /// ```swift
-/// var reader = try AnnexBReader(path: "camera.h264")
+/// let reader = try AnnexBReader(path: "camera.h264")
 /// while let accessUnit = try reader.next() {
 ///     // AVCC payload, SPS/PPS in accessUnit.format, .keyframe on IDR access units
 /// }
@@ -16,7 +16,10 @@ public import MediaCore
 /// and the access unit being collected, not the whole file. Chunks are read straight into the parser's
 /// buffer, NAL units are copied once (into the sample), and the sample handed out last is reused when
 /// the caller has let go of it: in steady state reading allocates nothing.
-public struct AnnexBReader: MediaSource {
+///
+/// The reader is a class because it owns its position in the file: copies of a value would share the
+/// file position but not the parser's buffer. It is not thread-safe; hand it to one task at a time.
+public final class AnnexBReader: MediaSource {
     private var parser: AnnexBAccessUnitParser
     private let input: ForwardInput
     private let readSize: Int
@@ -67,14 +70,14 @@ public struct AnnexBReader: MediaSource {
     ///
     /// - Throws: the parser's errors, and ``MediaCore/MediaError/Code/io`` when reading fails; all in
     ///   stage `AnnexBReader`. After an error, every call throws it again.
-    public mutating func next() throws(MediaError) -> MediaSample? {
+    public func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }
         do throws(MediaError) {
             while true {
-                if let sample = try parser.nextAccessUnit() { return sample }
+                if let sample = try parser.next() { return sample }
                 if try parser.append(from: input, upTo: readSize) == 0 {
                     parser.finish()
-                    return try parser.nextAccessUnit()
+                    return try parser.next()
                 }
             }
         } catch {
@@ -84,3 +87,6 @@ public struct AnnexBReader: MediaSource {
         }
     }
 }
+
+@available(*, unavailable)
+extension AnnexBReader: Sendable {}

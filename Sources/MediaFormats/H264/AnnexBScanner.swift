@@ -7,7 +7,7 @@ public import MediaCore
 /// part of the NAL unit and are removed. Bytes before the first start code are skipped and counted in
 /// ``skippedLeadingBytes``.
 ///
-/// Push bytes in chunks of any size with ``push(_:)`` and take NAL units with ``nextNALUnit()``; a NAL
+/// Push bytes in chunks of any size with ``push(_:)`` and take NAL units with ``next()``; a NAL
 /// unit is complete when the next start code has arrived, or when ``finish()`` says the input ended.
 /// However the input is split, the same NAL units come out. Scanning is linear in the input: every
 /// byte is examined once (32 bytes at a time where there are no two adjacent zero bytes) and the buffer
@@ -16,11 +16,11 @@ public import MediaCore
 /// ```swift
 /// var scanner = AnnexBScanner()
 /// scanner.push(chunk)
-/// while let nal = try scanner.nextNALUnit() { print(nal.header.nalUnitType, nal.offset) }
+/// while let nal = try scanner.next() { print(nal.header.nalUnitType, nal.offset) }
 /// scanner.finish()
-/// while let nal = try scanner.nextNALUnit() { print(nal.header.nalUnitType, nal.offset) }
+/// while let nal = try scanner.next() { print(nal.header.nalUnitType, nal.offset) }
 /// ```
-public struct AnnexBScanner: Sendable {
+public struct AnnexBScanner: PushParser, Sendable {
     /// One NAL unit found in the stream.
     public struct NALUnit: Sendable, Hashable {
         /// The NAL unit's bytes, from its header byte to the next start code with trailing zero bytes
@@ -53,7 +53,7 @@ public struct AnnexBScanner: Sendable {
     private var nalStart: Int?
     /// Buffer index before which everything has been handed out or skipped.
     private var consumed = 0
-    private var isFinished = false
+    private var inputEnd = PushInputEnd()
 
     /// Non-zero bytes seen before the first start code (not part of any NAL unit).
     public private(set) var skippedLeadingBytes = 0
@@ -61,8 +61,9 @@ public struct AnnexBScanner: Sendable {
     /// A scanner at the start of a stream.
     public init() {}
 
-    /// Appends the next bytes of the stream.
-    public mutating func push<C: Collection>(_ chunk: C) where C.Element == UInt8 {
+    /// Appends the next bytes of the stream. Bytes pushed after ``finish()`` make ``next()`` throw.
+    public mutating func push(_ chunk: some Collection<UInt8>) {
+        guard inputEnd.accept(chunk.count) else { return }
         compact()
         makeRoom(for: chunk.count)
         buffer.replaceSubrange(end..<end + chunk.count, with: chunk)
@@ -110,22 +111,23 @@ public struct AnnexBScanner: Sendable {
     }
 
     /// Says that the stream has ended: the bytes after the last start code form the last NAL unit.
-    /// Bytes pushed after this call are still scanned, but the end of the buffer always ends a NAL unit.
-    public mutating func finish() { isFinished = true }
+    public mutating func finish() { inputEnd.finish() }
 
     /// The next complete NAL unit, or `nil` when more input (or ``finish()``) is needed.
     ///
     /// - Throws: ``MediaError/Code/invalidData`` for a NAL unit of only zero bytes (two start codes
     ///   with nothing but zeros between them), with its offset; the scanner then continues after it.
-    public mutating func nextNALUnit() throws(MediaError) -> NALUnit? {
+    ///   ``MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
+    public mutating func next() throws(MediaError) -> NALUnit? {
         guard let (range, offset) = try nextNALUnitRange() else { return nil }
         return NALUnit(bytes: Array(buffer[range]), offset: offset)
     }
 
     /// The next complete NAL unit as a non-empty range of ``buffer`` and its offset in the stream,
     /// without copying it: the range stays valid until the next ``push(_:)`` or append. Same errors
-    /// as ``nextNALUnit()``.
+    /// as ``next()``.
     mutating func nextNALUnitRange() throws(MediaError) -> (range: Range<Int>, offset: Int64)? {
+        try inputEnd.check("AnnexBScanner")
         while true {
             if let end = findStartCode() {
                 let unit = takeNAL(endingAt: end)
@@ -135,7 +137,7 @@ public struct AnnexBScanner: Sendable {
                 if let unit { return try checked(unit) }
                 continue
             }
-            guard isFinished, nalStart != nil else { return nil }
+            guard inputEnd.isFinished, nalStart != nil else { return nil }
             let unit = takeNAL(endingAt: end)
             nalStart = nil
             consumed = end
@@ -151,7 +153,7 @@ public struct AnnexBScanner: Sendable {
         scanner.push(stream)
         scanner.finish()
         var units: [NALUnit] = []
-        while let unit = try scanner.nextNALUnit() { units.append(unit) }
+        while let unit = try scanner.next() { units.append(unit) }
         return units
     }
 

@@ -70,7 +70,7 @@ public enum H264Bitstream {
         scanner.push(stream)
         scanner.finish()
         var writer = ByteWriter(capacity: stream.count + 16)
-        while let unit = try scanner.nextNALUnit() {
+        while let unit = try scanner.next() {
             writer.writeUInt32BE(UInt32(truncatingIfNeeded: unit.bytes.count))  // NALUnitLength
             writer.write(unit.bytes)  // NALUnit
         }

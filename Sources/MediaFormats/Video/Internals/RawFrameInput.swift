@@ -52,7 +52,8 @@ enum RawFrameInput {
         return endedBeforeFrame ? nil : sample
     }
 
-    private static func truncated(
+    /// The error for frame `index` cut short: `needed` bytes, of which `available` are there.
+    static func truncated(
         _ what: String, format: VideoFormat, index: Int64, needed: Int, available: Int, at offset: Int64
     ) -> MediaError {
         MediaError(
