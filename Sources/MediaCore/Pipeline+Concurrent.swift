@@ -6,7 +6,7 @@ extension Pipeline {
     /// The source runs on the calling thread, which also calls `progress`. The output is the same as
     /// ``run(progress:)``'s, sample for sample. On the first error anywhere, the other stages stop
     /// processing, the sink is finished so that what was written stays a valid file, and the error is
-    /// rethrown with the failing stage's name. When the source fails, the stages first drain what they
+    /// rethrown with the failing stage's name and sample index. When the source fails, the stages first drain what they
     /// hold into the sink, as in ``run(progress:)``.
     @discardableResult
     public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {

@@ -12,8 +12,13 @@
 /// length. At the end of the source every stage is finished in order (draining encoder delay into the
 /// stages after it) and then the sink. On the first error, the run stops, the sink is finished so that
 /// what was written stays a valid file, and the error is rethrown with ``MediaError/stage`` set to the
-/// name of the stage that failed. When it is the source that fails (a file cut short), the stages are
+/// name of the stage that failed and ``MediaError/sampleIndex`` to the index of the sample it was
+/// given (unless the error said where already). When it is the source that fails (a file cut short), the stages are
 /// drained into the sink first, so an encoder's delayed frames still reach the file. The progress callback may throw to cancel the run the same way.
+///
+/// Each stage sits in a ``CheckedStage`` and the sink in a ``CheckedSink``: the pipeline calls
+/// `process` per sample, `finish` once and nothing after a throw, so a stage keeps only its media
+/// logic. A stage given already checked is not wrapped again.
 public struct Pipeline {
     /// What the progress callback and the run report.
     public struct Progress: Sendable, Hashable {
