@@ -51,7 +51,7 @@ public final class CheckedMultiTrackSink: MultiTrackSink {
     ///   after ``finish()`` or after a throw; the sink's errors, stamped.
     public func begin(tracks: [MediaFormat?]) throws {
         try enterBegin()
-        do { try base.begin(tracks: tracks) } catch { throw life.failure(error) }
+        try life.call(counting: false) { try base.begin(tracks: tracks) }
     }
 
     /// Gives the sink each track's first sample (`nil` for a track that ended empty), as a
@@ -60,7 +60,7 @@ public final class CheckedMultiTrackSink: MultiTrackSink {
     /// - Throws: as ``begin(tracks:)``.
     public func begin(firstSamples: [MediaSample?]) throws {
         try enterBegin()
-        do { try base.begin(firstSamples: firstSamples) } catch { throw life.failure(error) }
+        try life.call(counting: false) { try base.begin(firstSamples: firstSamples) }
     }
 
     /// Gives the sink `sample` of track `track`.
@@ -72,12 +72,7 @@ public final class CheckedMultiTrackSink: MultiTrackSink {
         guard hasBegun else {
             throw life.stamped(MediaError(.invalidArgument, "\(name).write(_:track:) was called before begin(tracks:)"))
         }
-        do {
-            try base.write(sample, track: track)
-            life.count += 1
-        } catch {
-            throw life.failure(error)
-        }
+        try life.call(counting: true) { try base.write(sample, track: track) }
     }
 
     /// Writes what is pending and closes the output: once, also after a failed call or without `begin`.
@@ -85,11 +80,7 @@ public final class CheckedMultiTrackSink: MultiTrackSink {
     /// - Throws: ``MediaError/Code/stageFinished`` when called again; the sink's errors, stamped.
     public func finish() throws {
         try life.enterFinish(afterFailure: true)
-        do {
-            try base.finish()
-        } catch {
-            throw life.failure(error)
-        }
+        try life.call(counting: false) { try base.finish() }
     }
 
     private func enterBegin() throws {

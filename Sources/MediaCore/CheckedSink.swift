@@ -48,12 +48,7 @@ public final class CheckedSink: MediaSink {
     ///   errors, stamped.
     public func write(_ sample: MediaSample) throws {
         guard life.isOpen else { throw life.refusal }
-        do {
-            try base.write(sample)
-            life.count += 1
-        } catch {
-            throw life.failure(error)
-        }
+        try life.call(counting: true) { try base.write(sample) }
     }
 
     /// Writes what is pending and closes the output: once, also after a failed write.
@@ -61,11 +56,7 @@ public final class CheckedSink: MediaSink {
     /// - Throws: ``MediaError/Code/stageFinished`` when called again; the sink's errors, stamped.
     public func finish() throws {
         try life.enterFinish(afterFailure: true)
-        do {
-            try base.finish()
-        } catch {
-            throw life.failure(error)
-        }
+        try life.call(counting: false) { try base.finish() }
     }
 }
 

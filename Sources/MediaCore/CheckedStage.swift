@@ -74,22 +74,13 @@ public final class CheckedStage: MediaStage {
     @inline(__always)
     func process(_ sample: MediaSample, forwardingTo emit: (MediaSample) throws -> Void) throws {
         guard life.isOpen else { throw life.refusal }
-        do {
-            try base.process(sample, into: emit)
-            life.count += 1
-        } catch {
-            throw life.failure(error)
-        }
+        try life.call(counting: true) { try base.process(sample, into: emit) }
     }
 
     /// ``finish(into:)`` for a driver whose `emit` wraps every error it throws in a ``DownstreamError``.
     func finish(forwardingTo emit: (MediaSample) throws -> Void) throws {
         try life.enterFinish(afterFailure: false)
-        do {
-            try base.finish(into: emit)
-        } catch {
-            throw life.failure(error)
-        }
+        try life.call(counting: false) { try base.finish(into: emit) }
     }
 }
 

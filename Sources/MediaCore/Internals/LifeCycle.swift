@@ -6,8 +6,8 @@
 ///
 /// ```swift
 /// guard life.isOpen else { throw life.refusal }
-/// do { try stage.process(sample) { try emit($0) /* wrapped in DownstreamError */ }; life.count += 1 }
-/// catch { throw life.failure(error) }
+/// try life.call(counting: true) { try stage.process(sample, into: emit) }  // emit wraps its errors
+///                                                                         // in DownstreamError
 /// ```
 ///
 /// The name is computed once, at init: the per-sample path does no string work (`String(describing:)`
@@ -38,6 +38,18 @@ struct LifeCycle {
     mutating func enterFinish(afterFailure: Bool) throws(MediaError) {
         guard state == .open || (afterFailure && state == .failed) else { throw refusal }
         state = .finished
+    }
+
+    /// Runs `body`, one call into the stage that the checks before it let through: counts a sample
+    /// taken when `counting` and `body` returns; on a throw, rethrows what ``failure(_:)`` makes of it.
+    @inline(__always)
+    mutating func call(counting: Bool, _ body: () throws -> Void) throws {
+        do {
+            try body()
+            if counting { count += 1 }
+        } catch {
+            throw failure(error)
+        }
     }
 
     /// What to rethrow for `error`, thrown out of a call to the stage: an error from downstream (a
