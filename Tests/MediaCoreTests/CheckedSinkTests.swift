@@ -28,23 +28,17 @@ private final class RecordingSink: MediaSink, MultiTrackSink {
     func finish() throws { calls.append("finish") }
 }
 
-private func sample(_ byte: UInt8) -> MediaSample {
-    MediaSample(
-        format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8000, channels: 1)), data: [byte],
-        timing: .audio(startFrame: Int64(byte), frameCount: 1, sampleRate: 8000), frameCount: 1)
-}
-
 @Suite struct CheckedSinkTests {
     @Test func aRefusedWriteEndsWritingButNotFinishing() throws {
         let recorder = RecordingSink(failAt: 2)
         let sink = CheckedSink(recorder)
-        try sink.write(sample(0))
-        try sink.write(sample(1))
-        let error = try #require(throws: MediaError.self) { try sink.write(sample(2)) }
+        try sink.write(oneByteSample(0))
+        try sink.write(oneByteSample(1))
+        let error = try #require(throws: MediaError.self) { try sink.write(oneByteSample(2)) }
         #expect(error.stage == "Recorder")
         #expect(error.sampleIndex == 2)
         #expect(sink.state == .failed)
-        let late = try #require(throws: MediaError.self) { try sink.write(sample(3)) }
+        let late = try #require(throws: MediaError.self) { try sink.write(oneByteSample(3)) }
         #expect(late.code == .stageFinished)
         try sink.finish()  // what was written stays a valid file
         #expect((try #require(throws: MediaError.self) { try sink.finish() }).code == .stageFinished)
@@ -55,9 +49,9 @@ private func sample(_ byte: UInt8) -> MediaSample {
     @Test func callsAfterFinishThrowStageFinished() throws {
         let recorder = RecordingSink()
         let sink = CheckedSink(recorder)
-        try sink.write(sample(0))
+        try sink.write(oneByteSample(0))
         try sink.finish()
-        let late = try #require(throws: MediaError.self) { try sink.write(sample(1)) }
+        let late = try #require(throws: MediaError.self) { try sink.write(oneByteSample(1)) }
         #expect(late.code == .stageFinished)
         #expect(late.stage == "Recorder")
         #expect(late.sampleIndex == 1)
@@ -67,14 +61,14 @@ private func sample(_ byte: UInt8) -> MediaSample {
     @Test func aMultiTrackSinkBeginsOnceBeforeItsWrites() throws {
         let recorder = RecordingSink()
         let sink = CheckedMultiTrackSink(recorder)
-        let early = try #require(throws: MediaError.self) { try sink.write(sample(0), track: 0) }
+        let early = try #require(throws: MediaError.self) { try sink.write(oneByteSample(0), track: 0) }
         #expect(early.code == .invalidArgument)
         #expect(early.stage == "Recorder")
-        try sink.begin(tracks: [sample(0).format])
+        try sink.begin(tracks: [oneByteSample(0).format])
         #expect((try #require(throws: MediaError.self) { try sink.begin(tracks: []) }).code == .invalidArgument)
-        try sink.write(sample(0), track: 0)
+        try sink.write(oneByteSample(0), track: 0)
         try sink.finish()
-        #expect((try #require(throws: MediaError.self) { try sink.write(sample(1), track: 0) }).code == .stageFinished)
+        #expect((try #require(throws: MediaError.self) { try sink.write(oneByteSample(1), track: 0) }).code == .stageFinished)
         #expect((try #require(throws: MediaError.self) { try sink.finish() }).code == .stageFinished)
         #expect(recorder.calls == ["begin", "write", "finish"])
     }

@@ -30,20 +30,14 @@ private final class CountingStage: MediaStage {
     }
 }
 
-private func sample(_ byte: UInt8) -> MediaSample {
-    MediaSample(
-        format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8000, channels: 1)), data: [byte],
-        timing: .audio(startFrame: Int64(byte), frameCount: 1, sampleRate: 8000), frameCount: 1)
-}
-
 @Suite struct CheckedStageTests {
     @Test func runsTheStageInOrderAndCounts() throws {
         let stage = CountingStage("Doubler")
         stage.copies = 2
-        stage.held = [sample(9)]
+        stage.held = [oneByteSample(9)]
         let checked = CheckedStage(stage)
         var out: [UInt8] = []
-        for byte: UInt8 in [1, 2, 3] { try checked.process(sample(byte)) { out.append($0.data[0]) } }
+        for byte: UInt8 in [1, 2, 3] { try checked.process(oneByteSample(byte)) { out.append($0.data[0]) } }
         try checked.finish { out.append($0.data[0]) }
         #expect(out == [1, 1, 2, 2, 3, 3, 9])
         #expect(checked.name == "Doubler")
@@ -54,9 +48,9 @@ private func sample(_ byte: UInt8) -> MediaSample {
     @Test func callsAfterFinishThrowStageFinishedAndDoNotReachTheStage() throws {
         let stage = CountingStage("Encoder")
         let checked = CheckedStage(stage)
-        try checked.process(sample(1)) { _ in }
+        try checked.process(oneByteSample(1)) { _ in }
         try checked.finish { _ in }
-        let late = try #require(throws: MediaError.self) { try checked.process(sample(2)) { _ in } }
+        let late = try #require(throws: MediaError.self) { try checked.process(oneByteSample(2)) { _ in } }
         #expect(late.code == .stageFinished)
         #expect(late.stage == "Encoder")
         #expect(late.sampleIndex == 1)
@@ -70,15 +64,15 @@ private func sample(_ byte: UInt8) -> MediaSample {
     @Test func aThrowStampsNameAndSampleIndexAndEndsTheStage() throws {
         let stage = CountingStage("Exploder", failAt: 2)
         let checked = CheckedStage(stage)
-        try checked.process(sample(0)) { _ in }
-        try checked.process(sample(1)) { _ in }
-        let error = try #require(throws: MediaError.self) { try checked.process(sample(2)) { _ in } }
+        try checked.process(oneByteSample(0)) { _ in }
+        try checked.process(oneByteSample(1)) { _ in }
+        let error = try #require(throws: MediaError.self) { try checked.process(oneByteSample(2)) { _ in } }
         #expect(error.code == .invalidData)
         #expect(error.stage == "Exploder")
         #expect(error.sampleIndex == 2)
         #expect(checked.state == .failed)
         // Nothing after a throw: neither process nor finish reaches the stage.
-        #expect((try #require(throws: MediaError.self) { try checked.process(sample(3)) { _ in } }).code == .stageFinished)
+        #expect((try #require(throws: MediaError.self) { try checked.process(oneByteSample(3)) { _ in } }).code == .stageFinished)
         #expect((try #require(throws: MediaError.self) { try checked.finish { _ in } }).code == .stageFinished)
         #expect(stage.processCalls == 3)
         #expect(stage.finishCalls == 0)
@@ -87,7 +81,7 @@ private func sample(_ byte: UInt8) -> MediaSample {
     @Test func whatTheErrorSaysAlreadyIsKept() throws {
         let stage = CountingStage("Parser", failAt: 0)
         stage.error = MediaError(.truncated, "frame cut short", sampleIndex: 40, stage: "Inner")
-        let error = try #require(throws: MediaError.self) { try CheckedStage(stage).process(sample(0)) { _ in } }
+        let error = try #require(throws: MediaError.self) { try CheckedStage(stage).process(oneByteSample(0)) { _ in } }
         #expect(error.stage == "Inner")
         #expect(error.sampleIndex == 40)
     }
@@ -95,7 +89,7 @@ private func sample(_ byte: UInt8) -> MediaSample {
     @Test func aFinishErrorIsStampedWithTheSamplesGiven() throws {
         let stage = CountingStage("Drainer", failAt: -1)
         let checked = CheckedStage(stage)
-        for byte: UInt8 in [0, 1, 2, 3] { try checked.process(sample(byte)) { _ in } }
+        for byte: UInt8 in [0, 1, 2, 3] { try checked.process(oneByteSample(byte)) { _ in } }
         let error = try #require(throws: MediaError.self) { try checked.finish { _ in } }
         #expect(error.stage == "Drainer")
         #expect(error.sampleIndex == 4)
@@ -107,15 +101,15 @@ private func sample(_ byte: UInt8) -> MediaSample {
         struct Cancelled: Error {}
         let stage = CountingStage("Passer")
         let checked = CheckedStage(stage)
-        #expect(throws: Cancelled.self) { try checked.process(sample(0)) { _ in throw Cancelled() } }
+        #expect(throws: Cancelled.self) { try checked.process(oneByteSample(0)) { _ in throw Cancelled() } }
         let downstream = try #require(throws: MediaError.self) {
-            try checked.process(sample(1)) { _ in throw MediaError(.io, "disk full") }
+            try checked.process(oneByteSample(1)) { _ in throw MediaError(.io, "disk full") }
         }
         #expect(downstream.stage == nil)
         #expect(downstream.sampleIndex == nil)
         #expect(checked.state == .open)
         var out: [UInt8] = []
-        try checked.process(sample(2)) { out.append($0.data[0]) }
+        try checked.process(oneByteSample(2)) { out.append($0.data[0]) }
         try checked.finish { _ in }
         #expect(out == [2])
         #expect(stage.finishCalls == 1)
@@ -129,9 +123,9 @@ private func sample(_ byte: UInt8) -> MediaSample {
         let second = CountingStage("Second", failAt: 4)
         let upstream = CheckedStage(first)
         let downstream = CheckedStage(second)
-        try upstream.process(sample(0)) { try downstream.process($0) { _ in } }
+        try upstream.process(oneByteSample(0)) { try downstream.process($0) { _ in } }
         let error = try #require(throws: MediaError.self) {
-            try upstream.process(sample(1)) { try downstream.process($0) { _ in } }
+            try upstream.process(oneByteSample(1)) { try downstream.process($0) { _ in } }
         }
         #expect(error.stage == "Second")
         #expect(error.sampleIndex == 4)
@@ -142,7 +136,7 @@ private func sample(_ byte: UInt8) -> MediaSample {
 
     @Test func aPipelineStampsTheSampleIndexOfTheFailingStage() throws {
         let failing = CountingStage("Exploder", failAt: 5)
-        var pipeline = Pipeline(source: ArraySource((0..<9).map { sample(UInt8($0)) }), stages: [CountingStage("Before"), failing], sink: CollectingSink())
+        var pipeline = Pipeline(source: ArraySource((0..<9).map { oneByteSample(UInt8($0)) }), stages: [CountingStage("Before"), failing], sink: CollectingSink())
         let error = try #require(throws: MediaError.self) { try pipeline.run() }
         #expect(error.stage == "Exploder")
         #expect(error.sampleIndex == 5)
@@ -153,7 +147,7 @@ private func sample(_ byte: UInt8) -> MediaSample {
     /// A stage given to a driver already guarded is not guarded twice: its state is the driver's.
     @Test func aCheckedStageGivenToAPipelineIsNotWrappedAgain() throws {
         let checked = CheckedStage(CountingStage("Counted"))
-        var pipeline = Pipeline(source: ArraySource([sample(1), sample(2)]), stages: [checked], sink: CollectingSink())
+        var pipeline = Pipeline(source: ArraySource([oneByteSample(1), oneByteSample(2)]), stages: [checked], sink: CollectingSink())
         try pipeline.run()
         #expect(checked.sampleCount == 2)
         #expect(checked.state == .finished)
