@@ -6,7 +6,7 @@ extension Pipeline {
     /// The source runs on the calling thread, which also calls `progress`. The output is the same as
     /// ``run(progress:)``'s, sample for sample. On the first error anywhere, the other stages stop
     /// processing, the sink is finished so that what was written stays a valid file, and the error is
-    /// rethrown with the failing stage's name. When the source fails, the stages first drain what they
+    /// rethrown with the failing stage's name and sample index. When the source fails, the stages first drain what they
     /// hold into the sink, as in ``run(progress:)``.
     @discardableResult
     public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
@@ -51,8 +51,8 @@ extension Engine {
         defer { threads.forEach { $0.join() } }
 
         do {
-            for (index, box) in stages.enumerated() {
-                threads.append(try StageThread { runStage(box, from: queues[index], to: queues[index + 1], state: state) })
+            for (index, stage) in stages.enumerated() {
+                threads.append(try StageThread { runStage(stage, from: queues[index], to: queues[index + 1], state: state) })
             }
             let sinkInput = queues[stages.count]
             threads.append(try StageThread { [sink] in runSink(sink, from: sinkInput, counts: counts, state: state) })
@@ -70,16 +70,13 @@ extension Engine {
             while !state.isFailed {
                 let next: MediaSample?
                 do {
-                    next = try named(source.name, { try source.source.next() })
+                    next = try source.next()
                 } catch {
                     sourceError = error
                     break
                 }
                 guard let sample = next else { break }
-                progress.samplesRead += 1
-                progress.framesRead += Int64(sample.frameCount)
-                let end = sample.timing.presentationTime + sample.timing.duration
-                if end.isNumeric { progress.position = end }
+                progress = progress.counting(sample)
                 queues[0].put(.sample(sample))
                 (progress.samplesWritten, progress.bytesWritten) = counts.current
                 try report?(progress)
@@ -97,24 +94,18 @@ extension Engine {
 
 /// One stage's thread: process until the end of the stream, then finish and pass the end on. After an
 /// error anywhere it keeps taking (and dropping) samples, so that the threads before it never block.
-private func runStage(_ box: StageBox, from input: BoundedQueue<PipelineItem>, to output: BoundedQueue<PipelineItem>, state: RunState) {
+/// The ``CheckedStage`` keeps the stage's order and stamps its errors.
+private func runStage(_ stage: CheckedStage, from input: BoundedQueue<PipelineItem>, to output: BoundedQueue<PipelineItem>, state: RunState) {
+    // Never throws, so it needs no DownstreamError.
     let emit: (MediaSample) throws -> Void = { output.put(.sample($0)) }
     while true {
         switch input.take() {
         case .sample(let sample):
             guard !state.isFailed else { continue }
-            do {
-                try named(box.name) { try box.stage.process(sample, into: emit) }
-            } catch {
-                state.record(error)
-            }
+            do { try stage.process(sample, forwardingTo: emit) } catch { state.record(error) }
         case .end:
             if !state.isFailed {
-                do {
-                    try named(box.name) { try box.stage.finish(into: emit) }
-                } catch {
-                    state.record(error)
-                }
+                do { try stage.finish(forwardingTo: emit) } catch { state.record(error) }
             }
             output.put(.end)
             return
@@ -124,27 +115,22 @@ private func runStage(_ box: StageBox, from input: BoundedQueue<PipelineItem>, t
 
 /// The sink's thread: write until the end of the stream, then finish, even after an error elsewhere,
 /// so that what was written stays valid.
-private func runSink(_ box: SinkBox, from input: BoundedQueue<PipelineItem>, counts: SinkCounts, state: RunState) {
+private func runSink(_ sink: CheckedSink, from input: BoundedQueue<PipelineItem>, counts: SinkCounts, state: RunState) {
     while true {
         switch input.take() {
         case .sample(let sample):
             guard !state.isFailed else { continue }
             do {
-                try named(box.name) { try box.sink.write(sample) }
+                try sink.write(sample)
                 counts.add(bytes: sample.byteCount)
             } catch {
                 state.record(error)
             }
         case .end:
-            box.isFinished = true
             if state.isFailed {
-                try? box.sink.finish()
+                try? sink.finish()
             } else {
-                do {
-                    try named(box.name) { try box.sink.finish() }
-                } catch {
-                    state.record(error)
-                }
+                do { try sink.finish() } catch { state.record(error) }
             }
             return
         }

@@ -12,15 +12,14 @@ public import MediaCore
 ///   exactly the frames that went in. Each output sample starts at its packet's presentation time plus
 ///   the frames trimmed at its start.
 ///
-/// A packet the decoder rejects throws ``MediaError/Code/decoderFailure`` with the packet's index.
+/// A packet the decoder rejects throws ``MediaError/Code/decoderFailure``; the driver (or a
+/// ``MediaCore/CheckedStage``) stamps it with the packet's index.
 /// Backed by FFmpeg's native `aac` decoder (`avcodec_send_packet` / `avcodec_receive_frame`).
 public final class AACDecoder: MediaStage {
     /// The PCM layout produced.
     public let outputFormat: PCMFormat
 
     private var session: Session?
-    private let lifecycle = StageLifecycle()
-    private var packetIndex: Int64 = 0
 
     /// A decoder producing `outputFormat` (32-bit float planar by default).
     public init(outputFormat: PCMFormat = .f32Planar) {
@@ -30,28 +29,19 @@ public final class AACDecoder: MediaStage {
 
     /// Decodes one packet; emits its trimmed PCM.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.process(name) {
-            guard case .audio(let input) = sample.format, input.codec == .aac else {
-                throw MediaError.formatMismatch(stage: name, expected: "AAC audio", actual: sample.format)
-            }
-            if session == nil { session = try Session(input: input, output: outputFormat) }
-            guard let session else { return }
-            guard input == session.input else {
-                throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first packet's format)", actual: sample.format)
-            }
-            defer { packetIndex += 1 }
-            do {
-                try session.decode(sample, into: emit)
-            } catch var error as MediaError {
-                if error.sampleIndex == nil { error.sampleIndex = packetIndex }
-                throw error
-            }
+        guard case .audio(let input) = sample.format, input.codec == .aac else {
+            throw MediaError.formatMismatch(stage: name, expected: "AAC audio", actual: sample.format)
         }
+        if session == nil { session = try Session(input: input, output: outputFormat) }
+        guard let session else { return }
+        guard input == session.input else {
+            throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first packet's format)", actual: sample.format)
+        }
+        try session.decode(sample, into: emit)
     }
 
     /// Drains the decoder.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.finish(name)
         try session?.drain(into: emit)
     }
 }

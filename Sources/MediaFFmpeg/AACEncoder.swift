@@ -33,7 +33,6 @@ public final class AACEncoder: MediaStage {
     public private(set) var outputFormat: AudioFormat?
 
     private var session: Session?
-    private let lifecycle = StageLifecycle()
 
     /// Frames per AAC packet.
     public static let framesPerPacket = 1024
@@ -49,30 +48,27 @@ public final class AACEncoder: MediaStage {
 
     /// Takes PCM frames; emits the AAC packets that are complete.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.process(name) {
-            guard case .audio(let input) = sample.format, input.pcm != nil else {
-                throw MediaError.formatMismatch(stage: name, expected: "linear PCM audio", actual: sample.format)
-            }
-            if session == nil {
-                let opened = try Session(input: input, bitRate: bitRate, start: sample.timing.presentationTime)
-                session = opened
-                primingFrames = opened.priming
-                outputFormat = opened.outputFormat
-            }
-            guard let session else { return }
-            guard input == session.input else {
-                throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first sample's format)", actual: sample.format)
-            }
-            try session.push(sample)
-            while session.fifo.count >= Self.framesPerPacket {
-                try session.encode(frames: Self.framesPerPacket, into: emit)
-            }
+        guard case .audio(let input) = sample.format, input.pcm != nil else {
+            throw MediaError.formatMismatch(stage: name, expected: "linear PCM audio", actual: sample.format)
+        }
+        if session == nil {
+            let opened = try Session(input: input, bitRate: bitRate, start: sample.timing.presentationTime)
+            session = opened
+            primingFrames = opened.priming
+            outputFormat = opened.outputFormat
+        }
+        guard let session else { return }
+        guard input == session.input else {
+            throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first sample's format)", actual: sample.format)
+        }
+        try session.push(sample)
+        while session.fifo.count >= Self.framesPerPacket {
+            try session.encode(frames: Self.framesPerPacket, into: emit)
         }
     }
 
     /// Encodes the last partial frame and drains the encoder.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.finish(name)
         guard let session else { return }
         let rest = session.fifo.count
         if rest > 0 { try session.encode(frames: rest, into: emit) }

@@ -32,7 +32,6 @@ public final class AudioConverter: MediaStage {
     private var startTime = MediaTime.invalid
     private var framesOut: Int64 = 0
     private var framesIn: Int64 = 0
-    private var finished = false
 
     /// A converter to the given sample layout, rate and channel layout (each `nil` keeps the input's).
     public init(format: PCMFormat? = nil, sampleRate: Int? = nil, channelLayout: ChannelLayout? = nil) throws(MediaError) {
@@ -58,7 +57,6 @@ public final class AudioConverter: MediaStage {
 
     /// Converts one PCM sample; emits the converted frames available so far.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        guard !finished else { throw MediaError.stageFinished(name) }
         guard case .audio(let input) = sample.format, input.pcm != nil else {
             throw MediaError.formatMismatch(stage: name, expected: "linear PCM audio", actual: sample.format)
         }
@@ -92,8 +90,6 @@ public final class AudioConverter: MediaStage {
     /// Drains the resampler's delay, so that the output holds exactly N × B / A frames (rounded to
     /// nearest) for N input frames at rate A and output rate B.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        guard !finished else { throw MediaError.stageFinished(name) }
-        finished = true
         guard let resampler else { return }
         var tail = try resampler.drain()
         // libswresample's drained length depends on its filter phase (a frame more or less, or nothing

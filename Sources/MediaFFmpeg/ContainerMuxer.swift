@@ -5,7 +5,7 @@ public import MediaCore
 /// with pass-through inputs, or GStreamer's `mp4mux` / `mpegtsmux` / `flvmux` / `matroskamux`.
 ///
 /// ```swift
-/// let muxer = try ContainerMuxer(path: "out.mp4")                 // the format from the extension
+/// let muxer = CheckedMultiTrackSink(try ContainerMuxer(path: "out.mp4"))   // the format from the extension
 /// try muxer.begin(tracks: [.video(h264Format), .audio(aacFormat)])
 /// for (sample, track) in samplesInDecodeOrder { try muxer.write(sample, track: track) }
 /// try muxer.finish()
@@ -44,9 +44,16 @@ public import MediaCore
 ///   file by name. To a ``MediaCore/MediaOutput`` the `moov` comes last; a non-seekable output needs
 ///   ``Options/fragmented`` for MP4/MOV/M4A.
 ///
-/// ``finish()`` writes the trailer and closes the output, once; it may come after an error (what was
-/// written stays a valid file) and without ``begin(tracks:)`` (the output is closed empty). Any call
-/// after it throws ``MediaCore/MediaError/Code/stageFinished``.
+/// ``finish()`` writes the trailer and closes the output; it may come after an error (what was
+/// written stays a valid file) and without ``begin(tracks:)`` (the output is closed empty).
+///
+/// A ``MediaCore/MediaGraph`` keeps the life cycle (`begin` once, writes, nothing after an error but
+/// `finish`, `finish` once) and stamps the errors with the sink's name and the sample's index. To call
+/// the muxer by hand, wrap it in a ``MediaCore/CheckedMultiTrackSink``, as above, which does the same.
+/// Unwrapped, the muxer still never hands libavformat a call it cannot take: a packet before the
+/// header, a second set of streams, or anything after ``finish()`` closed the output throws
+/// (``MediaCore/MediaError/Code/invalidArgument``, or ``MediaCore/MediaError/Code/stageFinished``
+/// after `finish`).
 ///
 /// Backed by libavformat (`avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`),
 /// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``MediaCore/MediaOutput``.
@@ -92,15 +99,13 @@ public final class ContainerMuxer: MultiTrackSink {
         case custom(CustomIOContext)
     }
 
-    private enum State {
-        case created, begun, failed, finished
-    }
-
     private let context: OutputFormatContext
     private let destination: Destination
     private let packet: Packet
-    private var state = State.created
+    /// Whether libavformat wrote the header: packets may go to it, and `finish` writes the trailer.
     private var headerWritten = false
+    /// Whether `finish` closed the output: libavformat's I/O context is freed, so nothing may reach it.
+    private var isClosed = false
     /// Per input track (index as in `begin`), `nil` for a track without a stream.
     private var tracks: [Track?] = []
     /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
@@ -160,7 +165,8 @@ public final class ContainerMuxer: MultiTrackSink {
     ///
     /// - Throws: ``MediaCore/MediaError/Code/unsupportedFormat`` naming the track, codec and container
     ///   for a track the container cannot take; ``MediaCore/MediaError/Code/invalidData`` for H.264
-    ///   without parameter sets; ``MediaCore/MediaError/Code/stageFinished`` after ``finish()``.
+    ///   without parameter sets; ``MediaCore/MediaError/Code/invalidArgument`` when streams were
+    ///   created already; ``MediaCore/MediaError/Code/stageFinished`` after ``finish()``.
     public func begin(tracks formats: [MediaFormat?]) throws {
         try begin(formats, timescales: formats.map { _ in nil })
     }
@@ -182,18 +188,11 @@ public final class ContainerMuxer: MultiTrackSink {
     }
 
     private func begin(_ formats: [MediaFormat?], timescales: [Int32?]) throws {
-        switch state {
-        case .created: break
-        case .begun, .failed: throw MediaError(.invalidArgument, "\(name).begin(tracks:) was called twice")
-        case .finished: throw MediaError.stageFinished(name)
+        guard !isClosed else { throw MediaError.stageFinished(name) }
+        guard context.raw.pointee.nb_streams == 0 else {
+            throw MediaError(.invalidArgument, "\(name).begin(tracks:) was called twice")
         }
-        do throws(MediaError) {
-            try openStreams(formats, timescales: timescales)
-            state = .begun
-        } catch {
-            state = .failed
-            throw error
-        }
+        try openStreams(formats, timescales: timescales)
     }
 
     /// Writes one sample of track `track`.
@@ -202,31 +201,28 @@ public final class ContainerMuxer: MultiTrackSink {
     ///   sample without a presentation time, whose decode time goes backwards (or repeats, where the
     ///   container forbids it) or whose presentation time is before its decode time;
     ///   ``MediaCore/MediaError/Code/formatMismatch`` for a codec other than the track's;
-    ///   ``MediaCore/MediaError/Code/stageFinished`` after ``finish()`` or after an error; the output's
-    ///   errors. After an error, ``finish()`` still completes the file.
+    ///   ``MediaCore/MediaError/Code/invalidArgument`` before ``begin(tracks:)`` wrote the header;
+    ///   ``MediaCore/MediaError/Code/stageFinished`` after ``finish()``; the output's errors. After an
+    ///   error, ``finish()`` still completes the file.
     public func write(_ sample: MediaSample, track index: Int) throws {
-        switch state {
-        case .begun: break
-        case .created: throw MediaError(.invalidArgument, "\(name).write(_:track:) was called before begin(tracks:)")
-        case .failed, .finished: throw MediaError.stageFinished(name)
+        guard !isClosed else { throw MediaError.stageFinished(name) }
+        guard headerWritten, tracks.indices.contains(index), let track = tracks[index] else {
+            throw MediaError(
+                .invalidArgument,
+                "\(name) has no track \(index) (tracks given to begin: \(tracks.count), empty ones have none; header written: \(headerWritten))")
         }
-        do throws(MediaError) {
-            guard tracks.indices.contains(index), let track = tracks[index] else {
-                throw MediaError(.invalidArgument, "\(name) has no track \(index) (tracks given to begin: \(tracks.count), empty ones have none)")
-            }
-            try writePacket(sample, track: track, trackIndex: index)
-            samplesWritten += 1
-        } catch {
-            state = .failed
-            throw error
-        }
+        try writePacket(sample, track: track, trackIndex: index)
+        samplesWritten += 1
     }
 
     /// Writes the trailer (the index of MP4/MOV, the cues of Matroska), adds the gapless tag where it
-    /// applies, flushes and closes the output. Once; also after an error, when the header was written.
+    /// applies, flushes and closes the output; also after an error, when the header was written.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when the output is closed already; the
+    ///   output's and libavformat's errors.
     public func finish() throws {
-        guard state != .finished else { throw MediaError.stageFinished(name) }
-        state = .finished
+        guard !isClosed else { throw MediaError.stageFinished(name) }
+        isClosed = true
         var failure: MediaError?
         var movieEnd: Int64?
         if headerWritten {

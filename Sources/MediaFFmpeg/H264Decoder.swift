@@ -15,7 +15,8 @@ public import MediaCore
 ///   access unit it came from, the input's frame rate, and the pixel aspect ratio and chroma location
 ///   the stream gives (the SPS's VUI; H.264's default chroma location is left).
 ///
-/// A sample the decoder rejects throws ``MediaError/Code/decoderFailure`` with its index. Damage the
+/// A sample the decoder rejects throws ``MediaError/Code/decoderFailure``; the driver (or a
+/// ``MediaCore/CheckedStage``) stamps it with the sample's index. Damage the
 /// decoder gets past is not silent either, though it does not stop decoding (as with the ffmpeg CLI
 /// without `-xerror`, and VideoToolbox's per-frame status): ``damagedFrameCount`` counts the frames
 /// it emitted with errors concealed, and ``missingFrameCount`` the access units that gave no frame.
@@ -24,7 +25,6 @@ public import MediaCore
 public final class H264Decoder: MediaStage {
     private var session: Session?
     private var index: Int64 = 0
-    private let lifecycle = StageLifecycle()
     /// Whether ``finish(into:)`` has emitted everything the decoder held back.
     private var drained = false
 
@@ -51,25 +51,17 @@ public final class H264Decoder: MediaStage {
 
     /// Decodes one access unit; emits the frames that are ready.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.process(name) {
-            guard case .video(let input) = sample.format, input.codec == .h264 else {
-                throw MediaError.formatMismatch(stage: name, expected: "H.264 video", actual: sample.format)
-            }
-            defer { index += 1 }
-            if session == nil { session = try Session(first: input, timing: sample.timing) }
-            guard let session else { return }
-            do {
-                try session.decode(sample, format: input, into: emit)
-            } catch var error as MediaError {
-                if error.sampleIndex == nil { error.sampleIndex = index }
-                throw error
-            }
+        guard case .video(let input) = sample.format, input.codec == .h264 else {
+            throw MediaError.formatMismatch(stage: name, expected: "H.264 video", actual: sample.format)
         }
+        defer { index += 1 }
+        if session == nil { session = try Session(first: input, timing: sample.timing) }
+        guard let session else { return }
+        try session.decode(sample, format: input, into: emit)
     }
 
     /// Drains the decoder: emits every frame it still holds.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.finish(name)
         try session?.drain(into: emit)
         drained = true
     }

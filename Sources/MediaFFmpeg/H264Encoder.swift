@@ -41,7 +41,6 @@ public final class H264Encoder: MediaStage {
 
     private var session: Session?
     private var index: Int64 = 0
-    private let lifecycle = StageLifecycle()
 
     /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`.
     ///
@@ -81,34 +80,31 @@ public final class H264Encoder: MediaStage {
 
     /// Encodes one frame; emits the access units that are ready (none while the encoder looks ahead).
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.process(name) {
-            guard case .video(let input) = sample.format, let pixels = input.pixelFormat else {
-                throw MediaError.formatMismatch(stage: name, expected: "raw video (yuv420p)", actual: sample.format)
-            }
-            guard [.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixels) else {
-                throw MediaError.formatMismatch(
-                    stage: name, expected: "yuv420p, yuv422p, yuv444p or nv12 frames (put a VideoConverter in front)",
-                    actual: sample.format)
-            }
-            defer { index += 1 }
-            try sample.validateVideoLayout(input, index: index)
-            if session == nil {
-                let opened = try Session(input: input, settings: settings, encoderName: encoderName, first: sample.timing)
-                session = opened
-                outputFormat = opened.outputFormat
-            }
-            guard let session else { return }
-            guard input.packed == session.input.packed else {
-                throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
-            }
-            try session.encode(sample, format: input, index: index, into: emit)
-            outputFormat = session.outputFormat
+        guard case .video(let input) = sample.format, let pixels = input.pixelFormat else {
+            throw MediaError.formatMismatch(stage: name, expected: "raw video (yuv420p)", actual: sample.format)
         }
+        guard [.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixels) else {
+            throw MediaError.formatMismatch(
+                stage: name, expected: "yuv420p, yuv422p, yuv444p or nv12 frames (put a VideoConverter in front)",
+                actual: sample.format)
+        }
+        defer { index += 1 }
+        try sample.validateVideoLayout(input, index: index)
+        if session == nil {
+            let opened = try Session(input: input, settings: settings, encoderName: encoderName, first: sample.timing)
+            session = opened
+            outputFormat = opened.outputFormat
+        }
+        guard let session else { return }
+        guard input.packed == session.input.packed else {
+            throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
+        }
+        try session.encode(sample, format: input, index: index, into: emit)
+        outputFormat = session.outputFormat
     }
 
     /// Drains the encoder: emits every access unit it still holds.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.finish(name)
         try session?.drain(into: emit)
         outputFormat = session?.outputFormat
     }

@@ -31,7 +31,6 @@ public final class VideoConverter: MediaStage {
 
     private var session: Session?
     private var index: Int64 = 0
-    private let lifecycle = StageLifecycle()
 
     /// A converter to `pixelFormat` at `width`×`height` (each `nil`: the input's).
     ///
@@ -50,26 +49,24 @@ public final class VideoConverter: MediaStage {
 
     /// Converts one frame.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.process(name) {
-            guard case .video(let input) = sample.format, let inputPixels = input.pixelFormat else {
-                throw MediaError.formatMismatch(stage: name, expected: "raw video", actual: sample.format)
-            }
-            defer { index += 1 }
-            try sample.validateVideoLayout(input, index: index)
-            let output = outputFormat(for: input)
-            if output.packed == input.packed, input.bytesPerRow == output.bytesPerRow {
-                try emit(sample)
-                return
-            }
-            if session?.matches(inputPixels, input.width, input.height) != true {
-                session = try Session(from: inputPixels, width: input.width, height: input.height, to: output)
-            }
-            guard let session else { return }
-            var converted = sample
-            converted.format = .video(output)
-            converted.planes = try session.convert(sample, format: input)
-            try emit(converted)
+        guard case .video(let input) = sample.format, let inputPixels = input.pixelFormat else {
+            throw MediaError.formatMismatch(stage: name, expected: "raw video", actual: sample.format)
         }
+        defer { index += 1 }
+        try sample.validateVideoLayout(input, index: index)
+        let output = outputFormat(for: input)
+        if output.packed == input.packed, input.bytesPerRow == output.bytesPerRow {
+            try emit(sample)
+            return
+        }
+        if session?.matches(inputPixels, input.width, input.height) != true {
+            session = try Session(from: inputPixels, width: input.width, height: input.height, to: output)
+        }
+        guard let session else { return }
+        var converted = sample
+        converted.format = .video(output)
+        converted.planes = try session.convert(sample, format: input)
+        try emit(converted)
     }
 
     /// The format of a converted `input` frame: this stage's pixel format and size, the input's rate and
@@ -91,7 +88,6 @@ public final class VideoConverter: MediaStage {
 
     /// Nothing is held back; marks the stage finished.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        try lifecycle.finish(name)
         session = nil
     }
 }

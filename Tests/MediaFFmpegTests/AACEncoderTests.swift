@@ -79,10 +79,13 @@ import Testing
         #expect { try PCM.run(try AACEncoder(), [short]) } throws: { ($0 as? MediaError)?.code == .invalidData }
     }
 
+    /// The guard a hand-driver wraps the encoder in refuses calls after finish, naming the encoder.
     @Test func callsAfterFinishThrow() throws {
-        let encoder = try AACEncoder()
+        let encoder = CheckedStage(try AACEncoder())
         try encoder.finish { _ in }
-        #expect { try encoder.finish { _ in } } throws: { ($0 as? MediaError)?.code == .stageFinished }
+        #expect { try encoder.finish { _ in } } throws: {
+            ($0 as? MediaError)?.code == .stageFinished && ($0 as? MediaError)?.stage == "AACEncoder"
+        }
         #expect { try encoder.process(PCM.sine(frames: 10)[0]) { _ in } } throws: { ($0 as? MediaError)?.code == .stageFinished }
     }
 

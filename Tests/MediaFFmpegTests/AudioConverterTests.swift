@@ -80,4 +80,68 @@ import Testing
             data: [1], timing: .invalid, frameCount: 1024)
         #expect { try PCM.run(try AudioConverter(sampleRate: 44_100), [packet]) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
     }
+
+    /// The converter used to keep converting after it had thrown; the guard every driver (and a
+    /// hand-driver) puts around it now stops it: no call reaches it after its failure.
+    @Test func isNotCalledAfterItsFailure() throws {
+        let counter = CallCounter(try AudioConverter(sampleRate: 44_100))
+        let converter = CheckedStage(counter)
+        let good = PCM.sine(frames: 1000, chunk: 1000)[0]
+        var mono = good
+        mono.format = .audio(.pcm(.f32, sampleRate: 48_000, channels: 1))
+        var emitted = 0
+        try converter.process(good) { _ in emitted += 1 }
+        let error = try #require(throws: MediaError.self) { try converter.process(mono) { _ in emitted += 1 } }
+        #expect(error.code == .formatMismatch)
+        #expect(error.stage == "AudioConverter")
+        #expect(error.sampleIndex == 1)
+        #expect(converter.state == .failed)
+        let before = emitted
+        let late = try #require(throws: MediaError.self) { try converter.process(good) { _ in emitted += 1 } }
+        #expect(late.code == .stageFinished)
+        #expect(late.stage == "AudioConverter")
+        #expect((try #require(throws: MediaError.self) { try converter.finish { _ in emitted += 1 } }).code == .stageFinished)
+        #expect(counter.processCalls == 2)
+        #expect(counter.finishCalls == 0)
+        #expect(emitted == before)
+    }
+
+    /// The same through a pipeline: the run stops at the failing sample, named and numbered.
+    @Test func aPipelineStopsAtTheConvertersFailure() throws {
+        let counter = CallCounter(try AudioConverter(sampleRate: 44_100))
+        var samples = PCM.sine(frames: 3000, chunk: 1000)
+        samples[1].format = .audio(.pcm(.f32, sampleRate: 48_000, channels: 1))
+        var pipeline = Pipeline(source: ArraySource(samples), stages: [counter], sink: CollectingSink())
+        let error = try #require(throws: MediaError.self) { try pipeline.run() }
+        #expect(error.code == .formatMismatch)
+        #expect(error.stage == "AudioConverter")
+        #expect(error.sampleIndex == 1)
+        #expect(counter.processCalls == 2)
+        #expect(counter.finishCalls == 0)
+    }
+}
+
+/// Passes the calls on to `base`, counting them.
+private final class CallCounter: MediaStage {
+    let base: any MediaStage
+    private(set) var processCalls = 0
+    private(set) var finishCalls = 0
+    let name: String
+
+    init(_ base: any MediaStage) {
+        self.base = base
+        name = base.name
+    }
+
+    func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
+        processCalls += 1
+        var stage = base
+        try stage.process(sample, into: emit)
+    }
+
+    func finish(into emit: (MediaSample) throws -> Void) throws {
+        finishCalls += 1
+        var stage = base
+        try stage.finish(into: emit)
+    }
 }

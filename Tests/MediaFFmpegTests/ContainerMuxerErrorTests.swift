@@ -97,6 +97,7 @@ import Testing
         #expect(unknown.code == .invalidArgument)
     }
 
+    /// Unwrapped, the muxer still refuses calls after finish: libavformat's I/O context is freed then.
     @Test func callsAfterFinishThrowStageFinished() throws {
         let dir = try TemporaryDirectory()
         let audio = MuxFixtures.audio
@@ -120,12 +121,14 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("back.mp4")
         let video = MuxFixtures.video
-        let muxer = try ContainerMuxer(path: path)
+        let muxer = CheckedMultiTrackSink(try ContainerMuxer(path: path))
         try muxer.begin(tracks: [video[0].format])
         for sample in video.prefix(31) { try muxer.write(sample, track: 0) }
         let error = try #require(Self.error { try muxer.write(video[10], track: 0) })
         #expect(error.code == .invalidData)
         #expect(error.sampleIndex == 31)
+        #expect(error.stage == "ContainerMuxer(mp4)")
+        // The guard refuses what follows an error; finish still completes the file.
         #expect(Self.error { try muxer.write(video[31], track: 0) }?.code == .stageFinished)
         try muxer.finish()
         #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == 31)

@@ -43,15 +43,16 @@ import Testing
 
         let reader = AnnexBReader(bytes: bytes, readSize: 4096)
         let decoder = H264Decoder()
+        let checked = CheckedStage(decoder)  // by hand, with the guard that stamps the sample index
         var accessUnits: Int64 = 0
         var frames: Int64 = 0
         var failure: MediaError?
         do {
             while let sample = try reader.next() {
                 accessUnits += 1
-                try decoder.process(sample, into: { _ in frames += 1 })
+                try checked.process(sample, into: { _ in frames += 1 })
             }
-            try decoder.finish(into: { _ in frames += 1 })
+            try checked.finish(into: { _ in frames += 1 })
         } catch let error as MediaError {
             failure = error
         } catch {

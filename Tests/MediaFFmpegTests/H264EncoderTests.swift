@@ -198,8 +198,10 @@ import Testing
         #expect { try Video.run(try H264Encoder(), Array(clip.frames.prefix(2)) + [short]) } throws: {
             ($0 as? MediaError)?.code == .invalidData && ($0 as? MediaError)?.sampleIndex == 2
         }
-        let encoder = try H264Encoder()
+        let encoder = CheckedStage(try H264Encoder())
         try encoder.finish { _ in }
-        #expect { try encoder.process(clip.frames[0]) { _ in } } throws: { ($0 as? MediaError)?.code == .stageFinished }
+        #expect { try encoder.process(clip.frames[0]) { _ in } } throws: {
+            ($0 as? MediaError)?.code == .stageFinished && ($0 as? MediaError)?.stage == "H264Encoder"
+        }
     }
 }

@@ -25,10 +25,13 @@ import Testing
         let pcmSamples = PCM.sine(frames: 10_000)
         var sent: [MediaSample] = []
         func send(_ packet: MediaSample) { sent.append(packet) }
-        let encoder = try AACEncoder(bitRate: 96_000)
+        let encoder = CheckedStage(try AACEncoder(bitRate: 96_000))
         for sample in pcmSamples { try encoder.process(sample) { packet in send(packet) } }
-        try encoder.finish { packet in send(packet) }
+        try encoder.finish { packet in send(packet) }          // drains the last frames
+        // another call now throws .stageFinished naming AACEncoder
         #expect(sent.count == (10_000 + 1024 + 1023) / 1024)
+        let late = try #require(throws: MediaError.self) { try encoder.finish { packet in send(packet) } }
+        #expect(late.code == .stageFinished && late.stage == "AACEncoder")
     }
 
     @Test func aacEncoderReadmePipelineRuns() throws {

@@ -55,7 +55,8 @@ struct VideoClip {
 enum Video {
     /// Runs `samples` through `stage` (process each, then finish) and returns what it emitted.
     static func run<S: MediaStage>(_ stage: S, _ samples: [MediaSample]) throws -> [MediaSample] {
-        var stage = stage
+        // By hand, as a driver would: the guard keeps the order and stamps the errors.
+        let stage = CheckedStage(stage)
         var out: [MediaSample] = []
         for sample in samples { try stage.process(sample) { out.append($0) } }
         try stage.finish { out.append($0) }

@@ -86,7 +86,7 @@ import Testing
     func refusesWithTypedErrorAndKeepsEarlierBytes(refusal: Refusal) throws {
         let config = try AudioSpecificConfig(parsing: Self.lc48)
         let output = MemoryOutput()
-        let muxer = ADTSMuxer(output: output)
+        let muxer = CheckedSink(ADTSMuxer(output: output))  // the guard stamps the stage and sample index
         try muxer.write(aacPacket([1, 2, 3], config: config, index: 0))
         try muxer.write(aacPacket([4, 5], config: config, index: 1))
         let before = output.bytes
@@ -100,7 +100,7 @@ import Testing
         #expect(error?.stage == "ADTSMuxer")
         #expect(output.bytes == before)
 
-        // The stage stays failed, but finishing still closes a valid stream.
+        // The guard keeps the muxer failed, but finishing still closes a valid stream.
         let again = #expect(throws: MediaError.self) { try muxer.write(aacPacket([6], config: config)) }
         #expect(again?.code == .stageFinished)
         try muxer.finish()
@@ -120,11 +120,12 @@ import Testing
     @Test func callsAfterFinishThrowStageFinished() throws {
         let config = try AudioSpecificConfig(parsing: Self.lc48)
         let output = MemoryOutput()
-        let muxer = ADTSMuxer(output: output)
+        let muxer = CheckedSink(ADTSMuxer(output: output))
         try muxer.write(aacPacket([1], config: config))
         try muxer.finish()
-        #expect(throws: MediaError.stageFinished("ADTSMuxer")) { try muxer.write(aacPacket([2], config: config)) }
-        #expect(throws: MediaError.stageFinished("ADTSMuxer")) { try muxer.finish() }
+        let stageFinished = MediaError.stageFinished("ADTSMuxer").inStage("ADTSMuxer", sampleIndex: 1)
+        #expect(throws: stageFinished) { try muxer.write(aacPacket([2], config: config)) }
+        #expect(throws: stageFinished) { try muxer.finish() }
         #expect(output.bytes.count == 8)
         // finish closed the output.
         #expect(throws: MediaError.self) { try output.write([0]) }

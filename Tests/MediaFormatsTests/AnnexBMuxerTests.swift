@@ -174,7 +174,7 @@ import Testing
         let good = try #require(try AnnexBAccessUnitParser.parse(try H264Fixtures.stream("baseline").bytes).first)
         let bad = try Self.h264Sample([0, 0, 0, 2, 0x41, 0x9A, 0, 0, 0, 10, 0x41, 0x9A, 0x01])
         let output = MemoryOutput()
-        let muxer = AnnexBMuxer(output: output)
+        let muxer = CheckedSink(AnnexBMuxer(output: output))  // the guard stamps and refuses what follows
         try muxer.write(good)
         let written = output.bytes.count
         let error = try #require(annexBError { try muxer.write(bad) })
@@ -196,7 +196,7 @@ import Testing
         let short = annexBError { try muxer.write(try Self.h264Sample([0, 0, 0, 1, 0x09, 0, 0])) }
         #expect(short?.code == .truncated)
         #expect(short?.byteOffset == 5)
-        let muxer2 = AnnexBMuxer(output: MemoryOutput())
+        let muxer2 = CheckedSink(AnnexBMuxer(output: MemoryOutput()))
         let zero = annexBError { try muxer2.write(try Self.h264Sample([0, 0, 0, 0, 0x09])) }
         #expect(zero?.code == .invalidData)
         #expect(zero?.byteOffset == 0)
@@ -227,7 +227,7 @@ import Testing
         format.h264 = H264Parameters(sequenceParameterSets: [], pictureParameterSets: [])
         sample.format = .video(format)
         let output = MemoryOutput()
-        let muxer = AnnexBMuxer(output: output)
+        let muxer = CheckedSink(AnnexBMuxer(output: output))
         let error = annexBError { try muxer.write(sample) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.sampleIndex == 0)

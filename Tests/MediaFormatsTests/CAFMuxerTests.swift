@@ -145,11 +145,12 @@ import Testing
         let dir = try TemporaryDirectory()
         let packets = try Self.aacPackets(in: dir, remainder: 0)
         let memory = MemoryOutput()
-        let muxer = CAFMuxer(output: NonSeekableOutput(memory))
+        let muxer = CheckedSink(CAFMuxer(output: NonSeekableOutput(memory)))
         let error = try #require(throws: MediaError.self) { try muxer.write(packets[0]) }
         #expect(error.code == .unsupportedFormat)
         #expect(error.message.contains("cannot seek"))
         #expect(memory.bytes.isEmpty)
+        // The guard refuses what follows a refusal; the muxer is not called again.
         #expect((try #require(throws: MediaError.self) { try muxer.write(packets[0]) }).code == .stageFinished)
     }
 
@@ -157,13 +158,15 @@ import Testing
         let dir = try TemporaryDirectory()
         var packets = try Self.aacPackets(in: dir, remainder: 0)
         packets[1].trimAtStart = Int.max
-        let muxer = CAFMuxer(output: MemoryOutput())
+        let caf = CAFMuxer(output: MemoryOutput())
+        let muxer = CheckedSink(caf)
         try muxer.write(packets[0])
         let error = try #require(throws: MediaError.self) { try muxer.write(packets[1]) }
         #expect(error.code == .invalidData)
         #expect(error.sampleIndex == 1)
+        #expect(error.stage == "CAFMuxer")
         try muxer.finish()  // completes the file with the one packet written
-        #expect(muxer.packetsWritten == 1)
+        #expect(caf.packetsWritten == 1)
     }
 
     @Test func formatsCAFCannotTakeAreRefused() throws {
@@ -177,7 +180,7 @@ import Testing
             #expect(error.code == .formatMismatch)
             #expect(output.bytes.isEmpty)
         }
-        let muxer = CAFMuxer(output: MemoryOutput())
+        let muxer = CheckedSink(CAFMuxer(output: MemoryOutput()))
         let s16 = AudioFormat.pcm(.s16, sampleRate: 48_000, channels: 1)
         try muxer.write(MediaSample(format: .audio(s16), data: [0, 0], timing: .invalid, frameCount: 1))
         var changed = s16
@@ -192,11 +195,17 @@ import Testing
     @Test func callsAfterFinishThrowStageFinished() throws {
         let dir = try TemporaryDirectory()
         let input = try Self.pcmInput(.s16, channels: 1, frames: 10, in: dir)
-        let muxer = CAFMuxer(output: MemoryOutput())
+        let output = MemoryOutput()
+        let muxer = CheckedSink(CAFMuxer(output: output))
         try muxer.write(input[0])
         try muxer.finish()
-        #expect((try #require(throws: MediaError.self) { try muxer.write(input[0]) }).code == .stageFinished)
+        let bytes = output.bytes
+        let late = try #require(throws: MediaError.self) { try muxer.write(input[0]) }
+        #expect(late.code == .stageFinished)
+        #expect(late.stage == "CAFMuxer")
+        #expect(late.sampleIndex == 1)
         #expect((try #require(throws: MediaError.self) { try muxer.finish() }).code == .stageFinished)
+        #expect(output.bytes == bytes, "the file is not touched after finish")
     }
 
     @Test func packetTableVarintsRoundTrip() throws {

@@ -158,7 +158,7 @@ import Testing
             format: .audio(planarFormat), planes: [[UInt8](repeating: 0, count: 16), [UInt8](repeating: 0, count: 16)],
             timing: .audio(startFrame: 0, frameCount: 4, sampleRate: 48_000), frameCount: 4)
         let output = MemoryOutput()
-        let muxer = WAVMuxer(output: output)
+        let muxer = CheckedSink(WAVMuxer(output: output))
         let error = try #require(throws: MediaError.self) { try muxer.write(planar) }
         #expect(error.code == .formatMismatch)
         #expect(error.message.contains("f32p"))
@@ -172,7 +172,7 @@ import Testing
         #expect(aacError.code == .formatMismatch)
         #expect(aacError.message.contains("aac"))
 
-        // After a refusal, writes throw stageFinished; finish closes without a header (no format yet).
+        // After a refusal, the guard refuses writes; finish closes without a header (no format yet).
         let again = try #require(throws: MediaError.self) { try muxer.write(planar) }
         #expect(again.code == .stageFinished)
         try muxer.finish()
@@ -184,7 +184,7 @@ import Testing
         let path = dir.file("change.wav")
         var first = try ToneGenerator(sampleType: .s16, length: .frames(1500))
         var second = try ToneGenerator(sampleType: .f32, length: .frames(100))
-        let muxer = WAVMuxer(output: try FileOutput(path: path))
+        let muxer = CheckedSink(WAVMuxer(output: try FileOutput(path: path)))
         let (samples, bytes) = try WAVTest.drain(&first)
         for sample in samples { try muxer.write(sample) }
         let change = try #require(try second.next())
@@ -192,7 +192,8 @@ import Testing
         #expect(error.code == .formatMismatch)
         #expect(error.message.contains("s16 48000 Hz stereo"))
         #expect(error.message.contains("f32 48000 Hz stereo"))
-        #expect(error.sampleIndex == 2)
+        #expect(error.sampleIndex == 2)  // stamped by the guard
+        #expect(error.stage == "WAVMuxer")
         try muxer.finish()  // what Pipeline does after an error: the file stays valid
         #expect(try WAVTest.ffprobeFrames(path) == 1500)
         #expect(try WAVTest.ffmpegRaw(path, "s16le") == bytes)
@@ -200,7 +201,7 @@ import Testing
 
     @Test func callsAfterFinishThrowStageFinished() throws {
         let output = MemoryOutput()
-        let muxer = WAVMuxer(output: output)
+        let muxer = CheckedSink(WAVMuxer(output: output))
         var tone = try ToneGenerator(length: .frames(64))
         let sample = try #require(try tone.next())
         try muxer.write(sample)

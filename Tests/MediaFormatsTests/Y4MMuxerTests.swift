@@ -76,12 +76,12 @@ import Testing
         ]
         for (bad, code, mention) in cases {
             let path = dir.file("out.y4m")
-            var muxer = Y4MMuxer(output: try FileOutput(path: path))
+            let muxer = CheckedSink(Y4MMuxer(output: try FileOutput(path: path)))  // stamps; refuses after an error
             try muxer.write(frame(.yuv420p, 16, 16, index: 0))
             do {
                 try muxer.write(bad)
                 Issue.record("\(bad.format) was written")
-            } catch {
+            } catch let error as MediaError {
                 #expect(error.code == code, "\(error)")
                 #expect(error.sampleIndex == 1, "\(error)")
                 #expect(error.description.contains(mention), "\(error)")

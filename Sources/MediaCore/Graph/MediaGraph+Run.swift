@@ -50,7 +50,7 @@ struct SyncDriver {
         } catch {
             for branch in branches { branch.abandon() }
             for sink in sinks { sink.finishAfterError() }
-            throw StampedError.unwrap(error)
+            throw error
         }
     }
 

@@ -98,7 +98,7 @@ final class ThreadedRun: Sendable {
     /// Records `error` as the run's failure (the first one wins): the branches stop without draining,
     /// the sinks write what is queued and finish.
     func fail(_ error: any Error) {
-        failure.withLock { if $0 == nil { $0 = StampedError.unwrap(error) } }
+        failure.withLock { if $0 == nil { $0 = error } }
     }
 
     private var isFailed: Bool { failure.withLock { $0 != nil } }

@@ -20,7 +20,9 @@
 ///
 /// **Order.** The driver owns each stage's life cycle: `process` for each sample, `finish` once at the
 /// end of its branch, nothing after a stage threw. Every error is stamped with the stage's name and
-/// the index of the sample it was given (``MediaError/stage``, ``MediaError/sampleIndex``).
+/// the index of the sample it was given (``MediaError/stage``, ``MediaError/sampleIndex``). The guard
+/// is the one a hand-driver uses: each stage sits in a ``CheckedStage``, each sink in a
+/// ``CheckedMultiTrackSink``.
 ///
 /// **Time.** Each branch keeps its source's timeline: samples from files carry file time, and live
 /// sources stamp theirs on a shared ``MediaClock``, so branches that start together start at the same

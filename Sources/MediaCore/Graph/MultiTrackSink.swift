@@ -11,6 +11,10 @@
 ///    valid file. When the run failed before any track had its first sample, `finish` comes without
 ///    `begin`: the sink closes its output and writes nothing.
 ///
+/// The graph guarantees that order (and that nothing but `finish` follows a throw) and stamps every
+/// error with the sink's ``name`` and sample index, so a sink keeps only its media logic. To drive a
+/// multi-track sink by hand, wrap it in a ``CheckedMultiTrackSink``, which gives the same guarantees.
+///
 /// Which track a sample belongs to is not a field of the sample: the graph knows which branch feeds
 /// which input of the sink, and says so with the `track` index (GStreamer's request pads). The same
 /// encoded branch can so feed track 0 of one muxer and track 1 of another.

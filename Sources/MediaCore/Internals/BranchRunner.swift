@@ -1,13 +1,13 @@
-/// One branch of a running ``MediaGraph``: its source and stages, and the life cycle the driver
-/// guarantees them (process*, finish once, nothing after a throw), with every error stamped here, in one
-/// place, with the stage's name and the index of the sample it was given.
+/// One branch of a running ``MediaGraph``: its source and stages. Each stage sits in a
+/// ``CheckedStage``, which keeps the life cycle the driver guarantees (process*, finish once, nothing
+/// after a throw) and stamps every error with the stage's name and the index of the sample it was
+/// given; the source's errors are stamped by its ``CheckedSource``.
 ///
 /// Names are computed once, when the branch is built: the per-sample path does no string work.
 final class BranchRunner {
     let name: String
-    private var source: any MediaSource
-    private let sourceName: String
-    private let stages: [StageSlot]
+    private let source: CheckedSource
+    private let stages: [CheckedStage]
     /// The (sink, track) inputs this branch's output feeds; set when a run starts.
     var routes: [Route] = []
     /// Counts for progress.
@@ -18,10 +18,9 @@ final class BranchRunner {
     private(set) var sourceError: (any Error)?
 
     init(name: String?, source: any MediaSource, stages: [any MediaStage]) {
-        sourceName = source.name
-        self.name = name ?? sourceName
-        self.source = source
-        self.stages = stages.map(StageSlot.init)
+        self.source = CheckedSource(source)
+        self.name = name ?? self.source.name
+        self.stages = stages.map(CheckedStage.wrapping)
         counts = .init(name: self.name)
     }
 
@@ -33,9 +32,6 @@ final class BranchRunner {
         let next: MediaSample?
         do {
             next = try source.next()
-        } catch let error as MediaError {
-            sourceError = error.inStage(sourceName, sampleIndex: counts.samplesRead)
-            next = nil
         } catch {
             sourceError = error
             next = nil
@@ -57,18 +53,8 @@ final class BranchRunner {
     func drain(deliver: (MediaSample) throws -> Void) throws {
         guard !isEnded else { return }
         isEnded = true
-        for index in stages.indices {
-            let slot = stages[index]
-            guard slot.state == .open else { continue }
-            slot.state = .finished
-            do {
-                try slot.stage.finish { output in try self.push(output, from: index + 1, deliver: deliver) }
-            } catch let error as StampedError {
-                throw error
-            } catch {
-                slot.state = .failed
-                throw StampedError(error, stage: slot.name, sampleIndex: slot.samplesIn)
-            }
+        for index in stages.indices where stages[index].state == .open {
+            try stages[index].finish(forwardingTo: { output in try self.forward(output, to: index + 1, deliver: deliver) })
         }
     }
 
@@ -81,53 +67,13 @@ final class BranchRunner {
             try deliver(sample)
             return
         }
-        let slot = stages[index]
-        guard slot.state == .open else {
-            throw MediaError.stageFinished(slot.name).inStage(slot.name, sampleIndex: slot.samplesIn)
-        }
-        do {
-            try slot.stage.process(sample) { output in try self.push(output, from: index + 1, deliver: deliver) }
-            slot.samplesIn += 1
-        } catch let error as StampedError {
-            throw error
-        } catch {
-            slot.state = .failed
-            throw StampedError(error, stage: slot.name, sampleIndex: slot.samplesIn)
-        }
+        try stages[index].process(sample, forwardingTo: { output in try self.forward(output, to: index + 1, deliver: deliver) })
+    }
+
+    /// Pushes what stage `index - 1` emitted on; an error from there on is the stage's downstream's.
+    private func forward(_ sample: MediaSample, to index: Int, deliver: (MediaSample) throws -> Void) throws {
+        do { try push(sample, from: index, deliver: deliver) } catch { throw DownstreamError(error: error) }
     }
 }
 
 @available(*, unavailable) extension BranchRunner: Sendable {}
-
-/// One stage with its cached name and its place in the life cycle.
-final class StageSlot {
-    enum State { case open, finished, failed }
-    var stage: any MediaStage
-    let name: String
-    var state = State.open
-    var samplesIn: Int64 = 0
-
-    init(_ stage: any MediaStage) {
-        self.stage = stage
-        name = stage.name
-    }
-}
-
-/// An error already stamped with the stage it happened in, travelling up through the emit closures
-/// of the stages before it (which must not stamp it again, nor count themselves as failed).
-struct StampedError: Error {
-    let error: any Error
-
-    init(_ error: any Error, stage: String, sampleIndex: Int64) {
-        if let media = error as? MediaError {
-            self.error = media.inStage(stage, sampleIndex: sampleIndex)
-        } else {
-            self.error = error
-        }
-    }
-
-    /// The error a caller sees: `error` itself, unwrapped.
-    static func unwrap(_ error: any Error) -> any Error {
-        (error as? StampedError)?.error ?? error
-    }
-}

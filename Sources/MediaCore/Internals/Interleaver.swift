@@ -4,6 +4,8 @@ import DequeModule
 /// them on in decode-time order, within the bound of an ``Interleaving`` (whose doc states the policy).
 struct Interleaver {
     private let bound: Interleaving
+    /// The sink's name, for the ``MediaError/Code/stalled`` error.
+    private let sinkName: String
     private var queues: [Deque<MediaSample>]
     private var ended: [Bool]
     /// The decode time of the last sample each track delivered (queued or already written).
@@ -15,8 +17,9 @@ struct Interleaver {
     /// The most samples that were ever queued at once: for tests of the bound.
     private(set) var highWaterMark = 0
 
-    init(trackCount: Int, bound: Interleaving) {
+    init(trackCount: Int, bound: Interleaving, sinkName: String) {
         self.bound = bound
+        self.sinkName = sinkName
         queues = Array(repeating: Deque(), count: trackCount)
         ended = Array(repeating: false, count: trackCount)
         latest = Array(repeating: nil, count: trackCount)
@@ -52,7 +55,8 @@ struct Interleaver {
                 guard queuedCount < bound.maxQueuedSamples else {
                     throw MediaError(
                         .stalled,
-                        "track \(silent.map(String.init).joined(separator: ", ")) produced no sample while the others queued \(queuedCount) samples (the interleaving bound is \(bound.maxQueuedSamples) samples before every track has started)")
+                        "track \(silent.map(String.init).joined(separator: ", ")) produced no sample while the others queued \(queuedCount) samples (the interleaving bound is \(bound.maxQueuedSamples) samples before every track has started)",
+                        stage: sinkName)
                 }
                 return
             }

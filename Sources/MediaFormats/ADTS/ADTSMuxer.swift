@@ -7,7 +7,7 @@ public import MediaCore
 /// an AAC encoder emits):
 ///
 /// ```swift
-/// let muxer = ADTSMuxer(output: try FileOutput(path: "out.aac"))
+/// let muxer = CheckedSink(ADTSMuxer(output: try FileOutput(path: "out.aac")))
 /// for packet in packets { try muxer.write(packet) }
 /// try muxer.finish()
 /// ```
@@ -20,9 +20,12 @@ public import MediaCore
 /// The muxer refuses what ADTS cannot carry and writes nothing for that packet: a format that is not
 /// AAC (``MediaError/Code/formatMismatch``), an object type above 4 or a channel configuration outside
 /// 1 to 7 or a sample rate without a sampling frequency index (``MediaError/Code/unsupportedFormat``), a
-/// frame longer than 8191 bytes (``MediaError/Code/invalidArgument``). The error's ``MediaError/sampleIndex``
-/// is the packet's index. After a refusal, ``write(_:)`` throws ``MediaError/Code/stageFinished``;
-/// ``finish()`` still flushes and closes the output, whose bytes stay a valid ADTS stream.
+/// frame longer than 8191 bytes (``MediaError/Code/invalidArgument``). After a refusal, ``finish()``
+/// still flushes and closes the output, whose bytes stay a valid ADTS stream.
+///
+/// The driver keeps the life cycle (no write after a refusal or after ``finish()``, `finish` once) and
+/// stamps the errors with the stage's name and the packet's index; to call the muxer by hand, wrap it
+/// in a ``MediaCore/CheckedSink``, which does the same.
 ///
 /// The format may change between packets; the muxer re-derives the header when it does. In steady state
 /// it allocates nothing: the header buffer is reused and only its length field is rewritten.
@@ -32,7 +35,6 @@ public import MediaCore
 /// close the file while the other kept writing. It is not thread-safe; hand it to one task at a time.
 public final class ADTSMuxer: MediaSink {
     private let output: any MediaOutput
-    private var lifecycle = MuxerLifecycle()
     /// The format of the last packet, and its header with the length field to be rewritten per packet.
     private var cachedFormat: AudioFormat?
     private var header: [UInt8] = []
@@ -51,29 +53,25 @@ public final class ADTSMuxer: MediaSink {
     /// Writes the header and bytes of one AAC packet.
     ///
     /// - Throws: ``MediaError/Code/formatMismatch``, ``MediaError/Code/unsupportedFormat`` or
-    ///   ``MediaError/Code/invalidArgument`` for a packet ADTS cannot carry (nothing is written);
-    ///   ``MediaError/Code/stageFinished`` after ``finish()`` or after an error; the output's errors.
+    ///   ``MediaError/Code/invalidArgument`` for a packet ADTS cannot carry (nothing is written); the
+    ///   output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
-        try lifecycle.checkWritable(name)
-        do throws(MediaError) {
-            try prepareHeader(for: sample)
-            try output.write(header)
-            var failure: MediaError?
-            sample.withUnsafeBytes { raw in
-                do throws(MediaError) { try output.write(raw) } catch { failure = error }
-            }
-            if let failure { throw failure }
-            packetCount += 1
-        } catch {
-            throw lifecycle.failed(error, stage: name, sampleIndex: packetCount)
+        try prepareHeader(for: sample)
+        try output.write(header)
+        var failure: MediaError?
+        sample.withUnsafeBytes { raw in
+            do throws(MediaError) { try output.write(raw) } catch { failure = error }
         }
+        if let failure { throw failure }
+        packetCount += 1
     }
 
-    /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
+    /// Flushes and closes the output; also after ``write(_:)`` failed.
     ///
-    /// - Throws: ``MediaError/Code/stageFinished`` when called again; the output's errors.
+    /// - Throws: the output's errors.
     public func finish() throws(MediaError) {
-        try lifecycle.finish(name, closing: output)
+        try output.flush()
+        try output.close()
     }
 
     /// Makes `header` the header for `sample`: derived again when the format changed, otherwise only the

@@ -3,7 +3,7 @@ public import MediaCore
 /// Writes linear PCM or AAC samples as a Core Audio Format file, the way Apple's `AudioFile` records.
 ///
 /// ```swift
-/// let muxer = CAFMuxer(output: try FileOutput(path: "take1.caf"), info: [("title", "Take 1")])
+/// let muxer = CheckedSink(CAFMuxer(output: try FileOutput(path: "take1.caf"), info: [("title", "Take 1")]))
 /// while let packet = try encoder.next() { try muxer.write(packet) }
 /// try muxer.finish()
 /// ```
@@ -26,9 +26,13 @@ public import MediaCore
 ///   remainder. As `pakt` must be written after the packets, an output that cannot seek is refused at
 ///   the first sample with ``MediaError/Code/unsupportedFormat``.
 ///
-/// Every sample must have the first one's format. After ``write(_:)`` throws, further writes throw
-/// ``MediaError/Code/stageFinished``, but ``finish()`` still completes the file with what was written.
-/// When no sample arrived, ``finish()`` closes the output without writing anything.
+/// Every sample must have the first one's format. After ``write(_:)`` throws, ``finish()`` still
+/// completes the file with what was written. When no sample arrived, ``finish()`` closes the output
+/// without writing anything.
+///
+/// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
+/// stamps the errors with the stage's name and the sample's index; to call the muxer by hand, wrap it
+/// in a ``MediaCore/CheckedSink``, which does the same.
 ///
 /// The muxer is a class because it drives one output. It is not thread-safe.
 public final class CAFMuxer: MediaSink {
@@ -36,7 +40,6 @@ public final class CAFMuxer: MediaSink {
     private let info: [(String, String)]
     private let pcmByteOrder: ByteOrder
     private let reservedSpace: Int
-    private var state = State.open
     /// The format of the first sample; every later one must match it.
     public private(set) var format: AudioFormat?
     /// Packets (AAC) or frames (PCM) written so far.
@@ -53,12 +56,6 @@ public final class CAFMuxer: MediaSink {
     private var maxPacketSize = 0
     private var primingFrames: Int64 = 0
     private var remainderFrames: Int64 = 0
-
-    private enum State {
-        case open
-        case failed
-        case finished
-    }
 
     /// The byte order in which linear PCM is stored.
     public enum ByteOrder: Sendable, Hashable {
@@ -97,18 +94,8 @@ public final class CAFMuxer: MediaSink {
     ///   or whose format differs from the first; ``MediaError/Code/unsupportedFormat`` for AAC to an output
     ///   that cannot seek, and for a rate or channel count CAF cannot express; ``MediaError/Code/invalidData``
     ///   for a PCM sample whose byte count is not frames × frame size, an empty AAC packet, or trims
-    ///   that are negative or add up to more than the packet's frames; ``MediaError/Code/stageFinished`` after ``finish()`` or an earlier error; the output's errors.
+    ///   that are negative or add up to more than the packet's frames; the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
-        guard state == .open else { throw MediaError.stageFinished(name) }
-        do {
-            try append(sample)
-        } catch {
-            state = .failed
-            throw error
-        }
-    }
-
-    private func append(_ sample: MediaSample) throws(MediaError) {
         let expected = "interleaved PCM (u8, s16, s24, s32, f32, f64) or AAC"
         guard let audio = sample.format.audio else {
             throw MediaError.formatMismatch(stage: name, expected: expected, actual: sample.format)
@@ -116,8 +103,7 @@ public final class CAFMuxer: MediaSink {
         if let format {
             guard audio == format else {
                 throw MediaError(
-                    .formatMismatch, "\(name) started with \(format) and takes no other format, but was given \(audio)",
-                    sampleIndex: packetsWritten)
+                    .formatMismatch, "\(name) started with \(format) and takes no other format, but was given \(audio)")
             }
         } else {
             try writeHeader(for: audio, expected: expected, sample: sample)
@@ -138,8 +124,7 @@ public final class CAFMuxer: MediaSink {
         else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given an AAC packet of \(data.count) bytes in \(sample.planes.count) planes with trims \(sample.trimAtStart)/\(sample.trimAtEnd)",
-                sampleIndex: packetsWritten)
+                "\(name) was given an AAC packet of \(data.count) bytes in \(sample.planes.count) planes with trims \(sample.trimAtStart)/\(sample.trimAtEnd)")
         }
         try output.write(data)
         packetSizes.append(data.count)
@@ -156,8 +141,7 @@ public final class CAFMuxer: MediaSink {
         guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given a sample of \(sample.frameCount) frames of \(frameBytes) bytes holding \(data.count) bytes",
-                sampleIndex: packetsWritten)
+                "\(name) was given a sample of \(sample.frameCount) frames of \(frameBytes) bytes holding \(data.count) bytes")
         }
         if convertsU8 {
             for i in data.indices { data[i] ^= 0x80 }  // unsigned 8-bit → CAF's signed 8-bit
@@ -254,11 +238,8 @@ public final class CAFMuxer: MediaSink {
     /// Completes the file and closes the output. On a seekable output, patches the `data` size and, for
     /// AAC, the cookie's bitrates and appends `pakt`. Without any sample, only closes the output.
     ///
-    /// - Throws: ``MediaError/Code/stageFinished`` when called a second time; the output's errors (the
-    ///   output is closed even then).
+    /// - Throws: the output's errors (the output is closed even then).
     public func finish() throws(MediaError) {
-        guard state != .finished else { throw MediaError.stageFinished(name) }
-        state = .finished
         guard let dataSizeOffset, output.isSeekable else {
             try output.close()
             return

@@ -8,7 +8,7 @@ public import MediaCore
 /// ``AnnexBReader`` emits):
 ///
 /// ```swift
-/// let muxer = AnnexBMuxer(output: try FileOutput(path: "out.h264"), accessUnitDelimiters: true)
+/// let muxer = CheckedSink(AnnexBMuxer(output: try FileOutput(path: "out.h264"), accessUnitDelimiters: true))
 /// for accessUnit in accessUnits { try muxer.write(accessUnit) }
 /// try muxer.finish()
 /// ```
@@ -31,9 +31,12 @@ public import MediaCore
 /// past the end of the sample (``MediaCore/MediaError/Code/truncated``) or is 0
 /// (``MediaCore/MediaError/Code/invalidData``) — with the sample index and the prefix's byte offset in
 /// the sample —, an IDR access unit whose format has no SPS or PPS and that carries none in band
-/// (``MediaCore/MediaError/Code/invalidArgument``). After a refusal, ``write(_:)`` throws
-/// ``MediaCore/MediaError/Code/stageFinished``; ``finish()`` still flushes and closes the output, whose
-/// bytes stay a valid stream.
+/// (``MediaCore/MediaError/Code/invalidArgument``). After a refusal, ``finish()`` still flushes and
+/// closes the output, whose bytes stay a valid stream.
+///
+/// The driver keeps the life cycle (no write after a refusal or after ``finish()``, `finish` once) and
+/// stamps the errors with the stage's name and the access unit's index; to call the muxer by hand, wrap
+/// it in a ``MediaCore/CheckedSink``, which does the same.
 ///
 /// It writes straight from the sample's bytes to the output and allocates nothing per NAL unit.
 ///
@@ -56,7 +59,6 @@ public final class AnnexBMuxer: MediaSink {
 
     private let output: any MediaOutput
     private let writesAccessUnitDelimiters: Bool
-    private var lifecycle = MuxerLifecycle()
 
     /// Access units written so far.
     public private(set) var accessUnitCount: Int64 = 0
@@ -89,47 +91,42 @@ public final class AnnexBMuxer: MediaSink {
 
     /// Writes one access unit.
     ///
-    /// - Throws: see the type's documentation; ``MediaCore/MediaError/Code/stageFinished`` after
-    ///   ``finish()`` or after an error; the output's errors.
+    /// - Throws: see the type's documentation; the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
-        try lifecycle.checkWritable(name)
-        do throws(MediaError) {
-            guard case .video(let format) = sample.format, format.codec == .h264, let parameters = format.h264 else {
-                throw MediaError.formatMismatch(
-                    stage: name, expected: "H.264 video with parameter sets", actual: sample.format)
-            }
-            var failure: MediaError?
-            sample.withUnsafeBytes { raw in
-                do throws(MediaError) {
-                    let survey = try Self.survey(raw, readingSliceTypes: writesAccessUnitDelimiters)
-                    let needsParameters = (accessUnitCount == 0 || survey.hasIDR || sample.flags.contains(.keyframe))
-                        && !(survey.hasSPS && survey.hasPPS)
-                    if needsParameters
-                        && (parameters.sequenceParameterSets.isEmpty || parameters.pictureParameterSets.isEmpty)
-                    {
-                        throw MediaError(
-                            .invalidArgument,
-                            "access unit needs SPS and PPS before it, but its format has "
-                                + "\(parameters.sequenceParameterSets.count) SPS and "
-                                + "\(parameters.pictureParameterSets.count) PPS and it carries none in band")
-                    }
-                    try writeAccessUnit(raw, survey: survey, parameters: needsParameters ? parameters : nil)
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-            accessUnitCount += 1
-        } catch {
-            throw lifecycle.failed(error, stage: name, sampleIndex: accessUnitCount)
+        guard case .video(let format) = sample.format, format.codec == .h264, let parameters = format.h264 else {
+            throw MediaError.formatMismatch(
+                stage: name, expected: "H.264 video with parameter sets", actual: sample.format)
         }
+        var failure: MediaError?
+        sample.withUnsafeBytes { raw in
+            do throws(MediaError) {
+                let survey = try Self.survey(raw, readingSliceTypes: writesAccessUnitDelimiters)
+                let needsParameters = (accessUnitCount == 0 || survey.hasIDR || sample.flags.contains(.keyframe))
+                    && !(survey.hasSPS && survey.hasPPS)
+                if needsParameters
+                    && (parameters.sequenceParameterSets.isEmpty || parameters.pictureParameterSets.isEmpty)
+                {
+                    throw MediaError(
+                        .invalidArgument,
+                        "access unit needs SPS and PPS before it, but its format has "
+                            + "\(parameters.sequenceParameterSets.count) SPS and "
+                            + "\(parameters.pictureParameterSets.count) PPS and it carries none in band")
+                }
+                try writeAccessUnit(raw, survey: survey, parameters: needsParameters ? parameters : nil)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        accessUnitCount += 1
     }
 
-    /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
+    /// Flushes and closes the output; also after ``write(_:)`` failed.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when called again; the output's errors.
+    /// - Throws: the output's errors.
     public func finish() throws(MediaError) {
-        try lifecycle.finish(name, closing: output)
+        try output.flush()
+        try output.close()
     }
 
     /// Checks every length prefix of the AVCC sample `raw` and notes the NAL unit types that matter, and

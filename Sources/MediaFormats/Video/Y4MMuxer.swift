@@ -4,7 +4,7 @@ public import MediaCore
 /// the sink for decoded or converted frames (`ffmpeg -i in.h264 out.y4m`, GStreamer's `y4menc`).
 ///
 /// ```swift
-/// var muxer = Y4MMuxer(output: try FileOutput(path: "decoded.y4m"))
+/// let muxer = CheckedSink(Y4MMuxer(output: try FileOutput(path: "decoded.y4m")))
 /// for frame in frames { try muxer.write(frame) }
 /// try muxer.finish()
 /// ```
@@ -23,15 +23,17 @@ public import MediaCore
 /// `VideoConverter` in front), a frame whose size or pixel format differs from the first's (the header
 /// is written once; ``MediaCore/MediaError/Code/formatMismatch``), planes smaller than the format says
 /// (``MediaCore/MediaError/Code/invalidData``), no frame rate at all
-/// (``MediaCore/MediaError/Code/invalidArgument``). Errors carry the frame's index. After one,
-/// ``write(_:)`` throws ``MediaCore/MediaError/Code/stageFinished``; ``finish()`` still flushes and
-/// closes the output, whose frames so far stay a valid stream.
+/// (``MediaCore/MediaError/Code/invalidArgument``). After one, ``finish()`` still flushes and closes
+/// the output, whose frames so far stay a valid stream.
+///
+/// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
+/// stamps the errors with the stage's name and the frame's index; to call the muxer by hand, wrap it in
+/// a ``MediaCore/CheckedSink``, which does the same.
 public struct Y4MMuxer: MediaSink {
     private static let frameHeader = Array("FRAME\n".utf8)
     private static let supported: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .gray]
 
     private let output: any MediaOutput
-    private var lifecycle = MuxerLifecycle()
     /// The first frame's format: every later frame must have its pixel format and size.
     private var streamFormat: VideoFormat?
 
@@ -48,41 +50,36 @@ public struct Y4MMuxer: MediaSink {
 
     /// Writes one frame (after the stream header, for the first).
     ///
-    /// - Throws: see the type's documentation; ``MediaCore/MediaError/Code/stageFinished`` after
-    ///   ``finish()`` or after an error; the output's errors.
+    /// - Throws: see the type's documentation; the output's errors.
     public mutating func write(_ sample: MediaSample) throws(MediaError) {
-        try lifecycle.checkWritable(name)
-        do throws(MediaError) {
-            guard case .video(let format) = sample.format, let pixels = format.pixelFormat, Self.supported.contains(pixels)
-            else {
-                throw MediaError.formatMismatch(
-                    stage: name, expected: "raw yuv420p, yuv422p, yuv444p or gray video (put a VideoConverter in front)",
-                    actual: sample.format)
-            }
-            try sample.validateVideoLayout(format, index: frameCount)
-            if let first = streamFormat {
-                guard format.pixelFormat == first.pixelFormat, format.width == first.width, format.height == first.height else {
-                    throw MediaError.formatMismatch(
-                        stage: name, expected: "\(first) (the first frame's size and pixel format)", actual: sample.format)
-                }
-            } else {
-                let header = try Self.header(for: format, firstDuration: sample.timing.duration)
-                try output.write(header)
-                streamFormat = format
-            }
-            try output.write(Self.frameHeader)
-            try writePlanes(of: sample, format: format, pixels: pixels)
-            frameCount += 1
-        } catch {
-            throw lifecycle.failed(error, stage: name, sampleIndex: frameCount)
+        guard case .video(let format) = sample.format, let pixels = format.pixelFormat, Self.supported.contains(pixels)
+        else {
+            throw MediaError.formatMismatch(
+                stage: name, expected: "raw yuv420p, yuv422p, yuv444p or gray video (put a VideoConverter in front)",
+                actual: sample.format)
         }
+        try sample.validateVideoLayout(format, index: frameCount)
+        if let first = streamFormat {
+            guard format.pixelFormat == first.pixelFormat, format.width == first.width, format.height == first.height else {
+                throw MediaError.formatMismatch(
+                    stage: name, expected: "\(first) (the first frame's size and pixel format)", actual: sample.format)
+            }
+        } else {
+            let header = try Self.header(for: format, firstDuration: sample.timing.duration)
+            try output.write(header)
+            streamFormat = format
+        }
+        try output.write(Self.frameHeader)
+        try writePlanes(of: sample, format: format, pixels: pixels)
+        frameCount += 1
     }
 
-    /// Flushes and closes the output. Works once, also after ``write(_:)`` failed.
+    /// Flushes and closes the output; also after ``write(_:)`` failed.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when called again; the output's errors.
+    /// - Throws: the output's errors.
     public mutating func finish() throws(MediaError) {
-        try lifecycle.finish(name, closing: output)
+        try output.flush()
+        try output.close()
     }
 
     /// The stream header line for frames of `format`.

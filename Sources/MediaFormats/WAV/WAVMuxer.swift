@@ -3,7 +3,7 @@ public import MediaCore
 /// Writes interleaved PCM samples as a WAV file, like `AVAudioFile` writing linear PCM.
 ///
 /// ```swift
-/// let muxer = WAVMuxer(output: try FileOutput(path: "tone.wav"))
+/// let muxer = CheckedSink(WAVMuxer(output: try FileOutput(path: "tone.wav")))
 /// var tone = try ToneGenerator(length: .duration(MediaTime(value: 5, timescale: 1)))
 /// while let sample = try tone.next() { try muxer.write(sample) }
 /// try muxer.finish()
@@ -25,15 +25,18 @@ public import MediaCore
 ///
 /// Every sample must have the first one's format: interleaved PCM of type u8, s16, s24, s32, f32 or
 /// f64. Planar PCM, compressed audio and a format change throw ``MediaError/Code/formatMismatch``. After
-/// ``write(_:)`` throws, further writes throw ``MediaError/Code/stageFinished``, but ``finish()`` still
-/// completes the file with what was written (what ``Pipeline`` relies on). When no sample arrived,
-/// ``finish()`` closes the output without writing anything: there is no format to write a header for.
+/// ``write(_:)`` throws, ``finish()`` still completes the file with what was written (what ``Pipeline``
+/// relies on). When no sample arrived, ``finish()`` closes the output without writing anything: there
+/// is no format to write a header for.
+///
+/// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
+/// stamps the errors with the stage's name and the sample's index; to call the muxer by hand, wrap it
+/// in a ``MediaCore/CheckedSink``, which does the same.
 ///
 /// The muxer is a class because it drives one output: copies of a value would interleave their bytes.
 /// It is not thread-safe; hand it to one task at a time.
 public final class WAVMuxer: MediaSink {
     private let output: any MediaOutput
-    private var state = State.open
     private var layout: Layout?
     /// The format of the first sample; every later one must match it.
     public private(set) var format: AudioFormat?
@@ -41,13 +44,6 @@ public final class WAVMuxer: MediaSink {
     public private(set) var framesWritten: Int64 = 0
     /// The number of audio data bytes written so far.
     public private(set) var dataBytesWritten: Int64 = 0
-    private var samplesWritten: Int64 = 0
-
-    private enum State {
-        case open
-        case failed
-        case finished
-    }
 
     /// Where the header's fields are, to patch them at the end.
     private struct Layout {
@@ -70,22 +66,8 @@ public final class WAVMuxer: MediaSink {
     /// - Throws: ``MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM of a supported
     ///   type or whose format differs from the first sample's; ``MediaError/Code/unsupportedFormat`` for a
     ///   rate, channel count or frame size WAV cannot express; ``MediaError/Code/invalidData`` when the
-    ///   sample's byte count is not its frame count times the frame size; ``MediaError/Code/stageFinished``
-    ///   after ``finish()`` or an earlier error; and the output's errors.
+    ///   sample's byte count is not its frame count times the frame size; and the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
-        switch state {
-        case .open: break
-        case .failed, .finished: throw MediaError.stageFinished(name)
-        }
-        do {
-            try append(sample)
-        } catch {
-            state = .failed
-            throw error
-        }
-    }
-
-    private func append(_ sample: MediaSample) throws(MediaError) {
         let expected = "interleaved PCM (u8, s16, s24, s32, f32 or f64)"
         guard let audio = sample.format.audio, let pcm = audio.pcm, pcm.isInterleaved else {
             throw MediaError.formatMismatch(stage: name, expected: expected, actual: sample.format)
@@ -94,8 +76,7 @@ public final class WAVMuxer: MediaSink {
             guard audio == format else {
                 throw MediaError(
                     .formatMismatch,
-                    "\(name) started with \(format) and takes no other format, but was given \(audio)",
-                    sampleIndex: samplesWritten)
+                    "\(name) started with \(format) and takes no other format, but was given \(audio)")
             }
         }
         let data = sample.data
@@ -104,8 +85,7 @@ public final class WAVMuxer: MediaSink {
         guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given a sample of \(sample.frameCount) frames of \(frameBytes) bytes holding \(data.count) bytes",
-                sampleIndex: samplesWritten)
+                "\(name) was given a sample of \(sample.frameCount) frames of \(frameBytes) bytes holding \(data.count) bytes")
         }
         if format == nil {
             let chunk = try Self.formatChunk(for: audio, type: pcm.sampleType)
@@ -113,7 +93,6 @@ public final class WAVMuxer: MediaSink {
             format = audio
         }
         try output.write(data)
-        samplesWritten += 1
         dataBytesWritten += Int64(data.count)
         framesWritten += Int64(sample.frameCount)
     }
@@ -121,11 +100,8 @@ public final class WAVMuxer: MediaSink {
     /// Completes the file and closes the output: pads odd-sized data and patches the RIFF, `fact` and
     /// `data` sizes when the output is seekable. Without any sample, only closes the output.
     ///
-    /// - Throws: ``MediaError/Code/stageFinished`` when called a second time, and the output's errors (the
-    ///   output is closed even then).
+    /// - Throws: the output's errors (the output is closed even then).
     public func finish() throws(MediaError) {
-        guard state != .finished else { throw MediaError.stageFinished(name) }
-        state = .finished
         guard let layout, output.isSeekable else {
             try output.close()
             return
