@@ -21,9 +21,12 @@ public final class CheckedMultiTrackSink: MultiTrackSink {
     public let name: String
     /// The wrapped sink, with everything written to it.
     public private(set) var base: any MultiTrackSink
-    // Unchecked: every access is a leaf (no call into the stage while it lasts), so none can overlap;
-    // the dynamic check cost more than the rest of a stage hop (it walks every access held by the
-    // stages before this one).
+    // Unchecked exclusivity: `life` is modified around each call into the wrapped value (`call` runs
+    // it), and nothing else writes it meanwhile: a driver never calls this guard again from inside its
+    // own emit (graphs are acyclic), and a read of `state`/`sampleCount` from a caller's emit closure
+    // sees the value from before the call (the count and state change after it returns). Calling the
+    // same guard re-entrantly from its own emit is a programming error this does not trap. The dynamic
+    // check cost more than the rest of a stage hop (it walks every access held by the stages before).
     @exclusivity(unchecked) private var life: LifeCycle
     private var hasBegun = false
 

@@ -2,6 +2,7 @@
 /// ``LifeCycle`` as the stages', with its name and the index of the sample asked for.
 final class CheckedSource {
     private var source: any MediaSource
+    // Unchecked exclusivity, as in CheckedStage: nothing writes `life` while a call into the source runs.
     @exclusivity(unchecked) private var life: LifeCycle
 
     init(_ source: any MediaSource) {
