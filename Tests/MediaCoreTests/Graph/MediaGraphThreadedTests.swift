@@ -17,18 +17,20 @@ struct EndlessSource: MediaSource {
 @Suite struct MediaGraphThreadedTests {
     /// The same graph as the synchronous test, run on threads: the same samples per track, in
     /// decode-time order within each track, and a complete interleaved output.
+    /// Five seconds of audio (through a pass-through stage) and video into `sink`.
+    static func build(_ sink: SampleCollector) -> MediaGraph {
+        var graph = MediaGraph()
+        let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 5)), stages: [ClosureStage { s, _ in [s] }])
+        let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 5)))
+        graph.addSink(sink, tracks: [audio, video])
+        return graph
+    }
+
     @Test func threadedRunWritesWhatTheSynchronousRunWrites() throws {
-        func build(_ sink: SampleCollector) -> MediaGraph {
-            var graph = MediaGraph()
-            let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 5)), stages: [ClosureStage { s, _ in [s] }])
-            let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 5)))
-            graph.addSink(sink, tracks: [audio, video])
-            return graph
-        }
         let synchronous = SampleCollector()
-        try build(synchronous).run()
+        try Self.build(synchronous).run()
         let threaded = SampleCollector()
-        let progress = try build(threaded).runThreaded(queueDepth: 4)
+        let progress = try Self.build(threaded).runThreaded(queueDepth: 4)
         #expect(threaded.samples(track: 0) == synchronous.samples(track: 0))
         #expect(threaded.samples(track: 1) == synchronous.samples(track: 1))
         #expect(threaded.finishCount == 1)
