@@ -4,9 +4,10 @@ import Glibc
 #endif
 
 extension MediaGraph {
-    /// Runs like ``run(stop:progress:)``, but each branch (its source and stages) and each sink on a
-    /// thread of its own, with queues of at most `queueDepth` samples from the branches to the sinks:
-    /// an audio encoder, a video encoder and a muxer work on three cores at once.
+    /// Runs like ``run(stop:progress:)``, but each branch (its source and stages) and each sink that
+    /// several branches feed on a thread of its own, with queues of at most `queueDepth` samples from
+    /// the branches to those sinks: an audio encoder, a video encoder and a muxer work on three cores at
+    /// once. A sink fed by one branch alone runs on that branch's thread, with no hand-off per sample.
     ///
     /// The calling thread waits, calling `progress` about ten times a second. The sinks receive the
     /// same samples as in the synchronous run; across tracks, how tightly they are interleaved depends
@@ -51,6 +52,9 @@ final class ThreadedRun: Sendable {
     private let sinks: [Handoff<SinkRunner>]
     private let routes: [[Route]]
     private let trackCounts: [Int]
+    /// For each sink, the one branch that feeds all its tracks, if there is one: such a sink runs on
+    /// that branch's thread (no queue, no thread hand-off per sample); the others get a thread each.
+    private let inlineOwner: [Int?]
     private let bound: Interleaving
     private let queues: [BoundedQueue<SinkItem>]
     private let stop: StopSignal
@@ -71,11 +75,16 @@ final class ThreadedRun: Sendable {
         var tracks = Array(repeating: 0, count: graph.sinks.count)
         for route in graph.routes.joined() { tracks[route.sink] = max(tracks[route.sink], route.track + 1) }
         trackCounts = tracks
+        var feeders = Array(repeating: Set<Int>(), count: graph.sinks.count)
+        for (branch, branchRoutes) in graph.routes.enumerated() {
+            for route in branchRoutes { feeders[route.sink].insert(branch) }
+        }
+        inlineOwner = feeders.map { $0.count == 1 ? $0.first : nil }
         bound = graph.interleaving
         queues = graph.sinks.map { _ in BoundedQueue(capacity: queueDepth) }
         self.stop = stop
         counts = Locked(graph.emptyProgress)
-        remaining = Locked(graph.branches.count + graph.sinks.count)
+        remaining = Locked(graph.branches.count + inlineOwner.filter { $0 == nil }.count)
         positions = Locked(Array(repeating: .negativeInfinity, count: graph.branches.count))
         let bound = graph.interleaving.maxQueuedDuration
         // Half the interleaving bound, so that pacing alone never makes a sink's queue overflow it.
@@ -103,7 +112,8 @@ final class ThreadedRun: Sendable {
 
     private var isFailed: Bool { failure.withLock { $0 != nil } }
 
-    /// Starts a thread per branch and per sink; `end` is called once, from the last thread to finish.
+    /// Starts a thread per branch and per sink fed by several branches (a sink fed by one branch runs
+    /// on that branch's thread); `end` is called once, from the last thread to finish.
     func start(_ end: @escaping @Sendable (Result<MediaGraph.Progress, any Error>) -> Void) {
         onEnd.withLock { $0 = end }
         guard !branches.isEmpty else {
@@ -112,7 +122,7 @@ final class ThreadedRun: Sendable {
         for index in branches.indices {
             startThread { self.runBranch(index) }
         }
-        for index in sinks.indices {
+        for index in sinks.indices where inlineOwner[index] == nil {
             startThread { self.runSink(index) }
         }
     }
@@ -153,13 +163,30 @@ final class ThreadedRun: Sendable {
     private func runBranch(_ index: Int) {
         defer { threadEnded() }
         let routes = self.routes[index]
-        defer { for route in routes { queues[route.sink].put(.end(track: route.track)) } }
+        // The sinks fed by this branch alone run here, on its thread; the others are fed by queue.
+        var inline = [SinkRunner?](repeating: nil, count: sinks.count)
+        for sink in sinks.indices where inlineOwner[sink] == index {
+            guard let runner = sinks[sink].take() else {
+                fail(MediaError.stageFinished("MediaGraph"))
+                continue
+            }
+            runner.prepare(bound: bound)
+            inline[sink] = runner
+        }
+        defer { finishInline(inline, routes: routes) }
+        defer { for route in routes where inlineOwner[route.sink] == nil { queues[route.sink].put(.end(track: route.track)) } }
         guard let runner = branches[index].take() else {
             return fail(MediaError.stageFinished("MediaGraph"))
         }
         runner.routes = routes
         let deliver: (MediaSample) throws -> Void = { sample in
-            for route in routes { self.queues[route.sink].put(.sample(sample, track: route.track)) }
+            for route in routes {
+                if let sink = inline[route.sink] {
+                    try sink.receive(sample, track: route.track)
+                } else {
+                    self.queues[route.sink].put(.sample(sample, track: route.track))
+                }
+            }
         }
         defer { positions.withLock { $0[index] = nil } }
         do {
@@ -169,7 +196,11 @@ final class ThreadedRun: Sendable {
                 if stop.isRequested { try runner.drain(deliver: deliver); break }
                 let more = try runner.step(deliver: deliver)
                 let snapshot = runner.counts
-                counts.withLock { $0.branches[index] = snapshot }
+                let sinkSnapshots = inline.map { $0?.counts }
+                counts.withLock { progress in
+                    progress.branches[index] = snapshot
+                    for (sink, counts) in sinkSnapshots.enumerated() { if let counts { progress.sinks[sink] = counts } }
+                }
                 let position = snapshot.position
                 if position.isNumeric { positions.withLock { $0[index] = position } }
                 if !more { break }
@@ -179,6 +210,27 @@ final class ThreadedRun: Sendable {
             }
         } catch {
             fail(error)
+        }
+    }
+
+    /// Ends the tracks of the sinks that ran on a branch's thread and finishes them (after a failure
+    /// anywhere: writes what is queued and finishes, so the file stays valid), then records their counts.
+    private func finishInline(_ inline: [SinkRunner?], routes: [Route]) {
+        for (index, sink) in inline.enumerated() {
+            guard let sink else { continue }
+            if isFailed {
+                sink.finishAfterError()
+            } else {
+                do {
+                    for route in routes where route.sink == index { try sink.endTrack(route.track) }
+                    try sink.finish()
+                } catch {
+                    fail(error)
+                    sink.finishAfterError()
+                }
+            }
+            let snapshot = sink.counts
+            counts.withLock { $0.sinks[index] = snapshot }
         }
     }
 
