@@ -109,6 +109,24 @@ struct EndlessSource: MediaSource {
         #expect(sink.samples == audioPackets(seconds: 2))
     }
 
+    /// A sink fed by one branch runs on that branch's thread: its failure still stops the run, is
+    /// stamped with its name and sample index, and the other sinks and it are finished once.
+    @Test func aFailingSinkOnABranchThreadStopsTheRun() throws {
+        var graph = MediaGraph()
+        let audio = graph.addBranch(source: EndlessSource())
+        let failing = FailingSink(failAt: 50)
+        let other = SampleCollector()
+        graph.addSink(failing, input: audio)
+        graph.addSink(other, input: audio)
+        let error = try #require(throws: MediaError.self) { try graph.runThreaded() }
+        #expect(error.code == .io)
+        #expect(error.stage == "FailingSink")
+        #expect(error.sampleIndex == 50)
+        #expect(failing.finishCalls == 1)
+        #expect(other.finishCount == 1)
+        #expect(other.samples.count >= 50)
+    }
+
     /// An encoder's look-ahead: the video branch's first output comes after 3 s of media (more than the
     /// 2 s media-time limit). The sink waits for it (only the sample limit applies before every track
     /// has started), in both drivers.
@@ -150,6 +168,19 @@ struct EndlessSource: MediaSource {
         #expect(progress.sinks[0].maxQueuedSamples <= 47 + 16 + 4)
         #expect(sink.samples.count == 4 * 48_000 / 1024 + 120)
     }
+}
+
+/// A sink that fails on its `failAt`-th sample and counts its calls.
+final class FailingSink: MediaSink, Sendable {
+    private let calls = LockedCounts()
+    let failAt: Int64
+    init(failAt: Int64) { self.failAt = failAt }
+    var name: String { "FailingSink" }
+    var finishCalls: Int64 { calls.read(1) }
+    func write(_ sample: MediaSample) throws {
+        if calls.bump(0) - 1 == failAt { throw MediaError(.io, "disk full") }
+    }
+    func finish() throws { _ = calls.bump(1) }
 }
 
 /// Samples a test stage holds back, shared with its `finish`.
