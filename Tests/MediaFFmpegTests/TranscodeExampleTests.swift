@@ -80,7 +80,7 @@ import Testing
             "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=2", "-f", "lavfi", "-i",
             "testsrc2=size=160x120:rate=25", "-t", "2", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input,
         ])
-        for (name, stream) in [("out.aac", "a"), ("out.h264", "v"), ("out.wav", "a"), ("out.y4m", "v")] {
+        for (name, stream) in [("out.aac", "a"), ("out.h264", "v"), ("out.wav", "a"), ("out.y4m", "v"), ("out.caf", "a")] {
             let output = dir.file(name)
             let result = try Self.run(["--input", input, "--output", output, "--copy", "-q"])
             #expect(result.status == 0, "\(name): \(result.stderr)")

@@ -173,6 +173,7 @@ final class ThreadedRun: Sendable {
             runner.prepare(bound: bound)
             inline[sink] = runner
         }
+        let inlineSinks = inline.indices.filter { inline[$0] != nil }
         defer { finishInline(inline, routes: routes) }
         defer { for route in routes where inlineOwner[route.sink] == nil { queues[route.sink].put(.end(track: route.track)) } }
         guard let runner = branches[index].take() else {
@@ -196,10 +197,9 @@ final class ThreadedRun: Sendable {
                 if stop.isRequested { try runner.drain(deliver: deliver); break }
                 let more = try runner.step(deliver: deliver)
                 let snapshot = runner.counts
-                let sinkSnapshots = inline.map { $0?.counts }
                 counts.withLock { progress in
                     progress.branches[index] = snapshot
-                    for (sink, counts) in sinkSnapshots.enumerated() { if let counts { progress.sinks[sink] = counts } }
+                    for sink in inlineSinks { if let runner = inline[sink] { progress.sinks[sink] = runner.counts } }
                 }
                 let position = snapshot.position
                 if position.isNumeric { positions.withLock { $0[index] = position } }
@@ -241,8 +241,12 @@ final class ThreadedRun: Sendable {
     private func waitWhileAhead(_ index: Int, at position: MediaTime) {
         guard position.isNumeric else { return }
         while !isFailed && !stop.isRequested {
-            let slowest = positions.withLock { all in
-                all.enumerated().compactMap { $0.offset == index ? nil : $0.element }.min()
+            let slowest = positions.withLock { all -> MediaTime? in
+                var slowest: MediaTime?
+                for (other, position) in all.enumerated() where other != index {
+                    if let position, slowest.map({ position < $0 }) ?? true { slowest = position }
+                }
+                return slowest
             }
             guard let slowest, slowest == .negativeInfinity || lead < position - slowest else { return }
             var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
