@@ -75,7 +75,8 @@ def compare(name, commands, runs=RUNS, remove=None):
     """Runs each (label, command) pair `runs` times, rotating the order every round so that none
     always runs first, and prints medians and ratios against the last pair (the reference).
     `remove` maps a label to the files its command writes; they are deleted (untimed) before each of
-    its runs, so that no command waits for the kernel to write back what a previous run left there."""
+    its runs, and the file system is synced (untimed), so that no command waits for the kernel to write
+    back what a previous run left there."""
     samples = {label: [] for label, _ in commands}
     for i in range(runs):
         order = commands[i % len(commands):] + commands[:i % len(commands)]
@@ -83,6 +84,8 @@ def compare(name, commands, runs=RUNS, remove=None):
             for path in (remove or {}).get(label, ()):
                 if os.path.exists(path):
                     os.remove(path)
+            if remove:
+                os.sync()
             samples[label].append(timed(command))
     med = {k: [statistics.median(x[j] for x in v) for j in range(3)] for k, v in samples.items()}
     reference = commands[-1][0]

@@ -60,15 +60,15 @@ enum MovieRewriter {
         return result
     }
 
-    private static func readUInt32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    static func readUInt32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
         bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    private static func readUInt64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
+    static func readUInt64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
         bytes[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    private static func fourCC(_ bytes: [UInt8], _ at: Int) -> String {
+    static func fourCC(_ bytes: [UInt8], _ at: Int) -> String {
         String(decoding: bytes[at..<at + 4].map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 
@@ -206,121 +206,5 @@ enum MovieRewriter {
         guard edited.count >= movie.count else { throw MediaError(.invalidData, "the edited moov is shorter than the original") }
         try output.overwrite(Array(edited.prefix(movie.count)), at: offset)
         try output.write(Array(edited.dropFirst(movie.count)))
-    }
-
-    /// Rewrites the MP4 at `path`: adds the `iTunSMPB` tag (when given) and, when asked, moves the
-    /// `moov` before the first `mdat`. Writes a temporary file beside it and renames it over the path,
-    /// so that the original stays intact if anything fails.
-    static func rewriteFile(path: String, tag: String?, moveMovieToFront: Bool) throws(MediaError) {
-        let input = open(path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw MediaError(.io, "cannot reopen \(path) to finish it: \(String(cString: strerror(errno)))") }
-        defer { _ = close(input) }
-        guard let size = fileSize(path) else { throw MediaError(.io, "cannot read the size of \(path)") }
-
-        // The top-level boxes, from their headers.
-        var top: [Box] = []
-        var offset: Int64 = 0
-        while offset < size {
-            let header = try readBytes(input, at: offset, count: Int(min(16, size - offset)), path: path)
-            guard header.count >= 8 else { throw MediaError.truncated("MP4 box header", needed: 8, available: header.count, at: offset) }
-            var boxSize = Int64(readUInt32(header, 0))
-            var headerSize: Int64 = 8
-            if boxSize == 1, header.count >= 16 {
-                boxSize = Int64(clamping: readUInt64(header, 8))
-                headerSize = 16
-            } else if boxSize == 0 {
-                boxSize = size - offset
-            }
-            guard boxSize >= headerSize, boxSize <= size - offset else {
-                throw MediaError.invalidData("top-level box of \(boxSize) bytes in \(path) runs past its end", at: offset)
-            }
-            top.append(Box(type: fourCC(header, 4), start: Int(offset), payloadStart: Int(offset + headerSize), end: Int(offset + boxSize)))
-            offset += boxSize
-        }
-        guard let moovIndex = top.firstIndex(where: { $0.type == "moov" }), let mdatIndex = top.firstIndex(where: { $0.type == "mdat" }) else {
-            throw MediaError.invalidData("\(path) has no moov or no mdat box")
-        }
-        let moving = moveMovieToFront && moovIndex > mdatIndex
-        guard moving || tag != nil else { return }
-        let moovBox = top[moovIndex]
-        let moov = try readBytes(input, at: Int64(moovBox.start), count: moovBox.end - moovBox.start, path: path)
-        let pair = tag.map { (name: "iTunSMPB", value: $0) }
-
-        // The new order and each old box's new position; the moov's new size does not depend on the shift.
-        let newMovieSize = try editedMovie(moov, tag: pair, shift: { $0 }).count
-        var order = top.indices.filter { $0 != moovIndex }
-        order.insert(moovIndex, at: moving ? order.firstIndex(of: mdatIndex) ?? 0 : order.firstIndex(where: { $0 > moovIndex }) ?? order.count)
-        var newStart: [Int: Int64] = [:]
-        var position: Int64 = 0
-        for index in order {
-            newStart[index] = position
-            position += index == moovIndex ? Int64(newMovieSize) : Int64(top[index].end - top[index].start)
-        }
-        let edited = try editedMovie(moov, tag: pair, shift: { old in
-            guard let index = top.indices.first(where: { $0 != moovIndex && Int64(top[$0].start) <= old && old < Int64(top[$0].end) }),
-                  let start = newStart[index] else { return old }
-            return old - Int64(top[index].start) + start
-        })
-
-        let temporary = path + ".moov-rewrite"
-        let output = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw MediaError(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        var closed = false
-        defer {
-            if !closed { _ = close(output); _ = unlink(temporary) }
-        }
-        for index in order {
-            if index == moovIndex {
-                try writeAll(output, edited, path: temporary)
-                continue
-            }
-            var at = Int64(top[index].start)
-            let end = Int64(top[index].end)
-            while at < end {
-                let chunk = try readBytes(input, at: at, count: Int(min(1 << 20, end - at)), path: path)
-                guard !chunk.isEmpty else { throw MediaError(.io, "\(path) ended early while rewriting it", byteOffset: at) }
-                try writeAll(output, chunk, path: temporary)
-                at += Int64(chunk.count)
-            }
-        }
-        closed = true
-        guard close(output) == 0 else {
-            _ = unlink(temporary)
-            throw MediaError(.io, "cannot close \(temporary): \(String(cString: strerror(errno)))")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = unlink(temporary)
-            throw MediaError(.io, "cannot rename \(temporary) to \(path): \(reason)")
-        }
-    }
-
-    private static func readBytes(_ fd: Int32, at offset: Int64, count: Int, path: String) throws(MediaError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = buffer.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return pread(fd, base + done, count - done, off_t(offset) + off_t(done))
-            }
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: offset) }
-            if n == 0 { break }
-            done += n
-        }
-        return Array(buffer.prefix(done))
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(MediaError) {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Glibc.write(fd, base + done, bytes.count - done)
-            }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw MediaError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
-            done += n
-        }
     }
 }
