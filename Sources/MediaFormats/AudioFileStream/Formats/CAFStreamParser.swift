@@ -1,0 +1,14 @@
+import MediaCore
+
+/// The CAF part of AudioFileStreamParser. (Placeholder: being written.)
+struct CAFStreamParser: AudioFileFormatParser {
+    init(batching: AudioFileStreamParser.Batching) {}
+
+    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
+        throw MediaError(.unsupportedFormat, "CAF files are not read yet", byteOffset: input.position)
+    }
+
+    func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? { nil }
+
+    mutating func resume(atPacket packet: Int64, byteOffset: Int64) {}
+}

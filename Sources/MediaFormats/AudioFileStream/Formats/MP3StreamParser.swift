@@ -1,0 +1,14 @@
+import MediaCore
+
+/// The MP3 part of AudioFileStreamParser. (Placeholder: being written.)
+struct MP3StreamParser: AudioFileFormatParser {
+    init(batching: AudioFileStreamParser.Batching) {}
+
+    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
+        throw MediaError(.unsupportedFormat, "MP3 files are not read yet", byteOffset: input.position)
+    }
+
+    func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? { nil }
+
+    mutating func resume(atPacket packet: Int64, byteOffset: Int64) {}
+}

@@ -1,0 +1,76 @@
+import MediaCore
+
+/// Recognises an audio file's type from its first bytes, for ``AudioFileStreamParser``.
+///
+/// - Magic numbers at offset 0: `RIFF`/`RF64`/`BW64` with `WAVE` at 8; `FORM` with `AIFF` or `AIFC` at 8;
+///   `caff`; `.snd`.
+/// - An ID3v2 tag (`ID3`, then its syncsafe size, plus a footer when flagged): the frame header after
+///   it decides, so the tag must have arrived (or the input ended).
+/// - A frame header at offset 0: ADTS (sync `0xFFF`, layer 0) or MPEG audio (sync `0xFFE`, layer I–III).
+/// - Otherwise the first such header in the first ``scanLimit`` bytes (garbage before an MP3 stream),
+///   decided once that many bytes are here or the input ended; the format's parser then confirms it
+///   and reports the skipped bytes.
+enum AudioFileSniffer {
+    /// How far a stream that starts with neither a magic number nor a frame is searched for a frame.
+    static let scanLimit = 65_536
+
+    enum Verdict: Equatable {
+        case type(AudioFileType)
+        case needMoreBytes
+        case unknown
+    }
+
+    /// The verdict on `bytes`, the file's first bytes so far; `isComplete` when no more will come.
+    static func sniff(_ bytes: ArraySlice<UInt8>, isComplete: Bool) -> Verdict {
+        let b = Array(bytes.prefix(12))
+        func starts(_ text: String, at offset: Int = 0) -> Bool {
+            let t = Array(text.utf8)
+            return b.count >= offset + t.count && Array(b[offset..<(offset + t.count)]) == t
+        }
+        if b.count < 12 && !isComplete { return .needMoreBytes }
+        if (starts("RIFF") || starts("RF64") || starts("BW64")) && starts("WAVE", at: 8) { return .type(.wave) }
+        if starts("FORM") && starts("AIFF", at: 8) { return .type(.aiff) }
+        if starts("FORM") && starts("AIFC", at: 8) { return .type(.aifc) }
+        if starts("caff") { return .type(.caf) }
+        if starts(".snd") { return .type(.next) }
+        var start = bytes.startIndex
+        if starts("ID3") {
+            guard bytes.count >= 10 else { return isComplete ? .unknown : .needMoreBytes }
+            let size = bytes[start + 6..<start + 10].reduce(0) { $0 << 7 | Int($1 & 0x7F) }
+            let footer = bytes[start + 5] & 0x10 != 0 ? 10 : 0
+            start += 10 + size + footer
+            guard bytes.endIndex >= start + 4 else { return isComplete ? .unknown : .needMoreBytes }
+        }
+        if let type = frameType(bytes, at: start) { return .type(type) }
+        guard bytes.count - (start - bytes.startIndex) >= scanLimit || isComplete else { return .needMoreBytes }
+        var i = start
+        while i + 4 <= min(bytes.endIndex, start + scanLimit) {
+            if let type = frameType(bytes, at: i) { return .type(type) }
+            i += 1
+        }
+        return .unknown
+    }
+
+    /// ADTS or MPEG audio when a valid frame header starts at `i`.
+    private static func frameType(_ bytes: ArraySlice<UInt8>, at i: Int) -> AudioFileType? {
+        guard i + 4 <= bytes.endIndex, bytes[i] == 0xFF else { return nil }
+        let b1 = bytes[i + 1], b2 = bytes[i + 2]
+        if b1 & 0xF6 == 0xF0 {  // ADTS: 12-bit sync, layer 00
+            return (b2 >> 2) & 0x0F < 13 ? .adts : nil
+        }
+        let version = (b1 >> 3) & 3, layer = (b1 >> 1) & 3
+        guard b1 & 0xE0 == 0xE0, version != 1, layer != 0 else { return nil }
+        let bitrate = b2 >> 4, rate = (b2 >> 2) & 3
+        guard bitrate != 15, rate != 3 else { return nil }
+        return .mp3
+    }
+
+    /// The first bytes for an error message: `'RIFF'` when printable, else hex.
+    static func describe(_ bytes: ArraySlice<UInt8>) -> String {
+        if bytes.isEmpty { return "nothing (the file is empty)" }
+        if bytes.prefix(4).allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return "'" + String(decoding: bytes.prefix(4), as: UTF8.self) + "'"
+        }
+        return bytes.prefix(8).map { "0x" + String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+    }
+}
