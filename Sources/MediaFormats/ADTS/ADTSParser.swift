@@ -132,6 +132,9 @@ public struct ADTSParser: PushParser, Sendable {
     /// Bytes consumed so far: the stream offset of the first byte not yet parsed.
     public var bytesConsumed: Int64 { bufferOffset + Int64(start) }
 
+    /// The stream offset of the ADTS header of the frame behind the packet ``next()`` returned last.
+    public private(set) var lastPacketByteOffset: Int64 = 0
+
     /// A parser at the start of a stream.
     public init() {}
 
@@ -403,6 +406,7 @@ public struct ADTSParser: PushParser, Sendable {
         nextIsDiscontinuity = false
         nextStartFrame += Int64(frameCount)
         frameIndex += 1
+        lastPacketByteOffset = offset
         return packet
     }
 

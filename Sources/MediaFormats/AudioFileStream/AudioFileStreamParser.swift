@@ -116,7 +116,8 @@ public struct AudioFileStreamParser: PushParser, Sendable {
     }
 
     /// Moves the parser to `packet`: drops what it holds and expects the bytes from the returned offset
-    /// on. The next batch starts at `packet` with ``AudioFilePackets/isDiscontinuity``.
+    /// on (also after ``finish()``: the input is open again until the next ``finish()``). The next batch
+    /// starts at `packet` with ``AudioFilePackets/isDiscontinuity``.
     ///
     /// - Throws: ``MediaError/Code/invalidArgument`` when ``seekOffset(forPacket:)`` has no answer.
     public mutating func seek(toPacket packet: Int64) throws(MediaError) -> AudioFileStreamSeekOffset {
@@ -126,6 +127,7 @@ public struct AudioFileStreamParser: PushParser, Sendable {
         events.removeAll(keepingCapacity: true)
         head = 0
         failed = false
+        inputEnd = PushInputEnd()
         input.reset(at: target.byteOffset)
         format.resume(atPacket: packet, byteOffset: target.byteOffset)
         return target

@@ -48,8 +48,10 @@ struct ByteWindow: Sendable {
     /// Records the end of the input.
     mutating func finish() { isFinished = true }
 
-    /// Drops everything and continues at file offset `offset`: the next pushed byte is that one.
+    /// Drops everything and continues at file offset `offset`: the next pushed byte is that one, and the
+    /// input is open again.
     mutating func reset(at offset: Int64) {
+        isFinished = false
         buffer.removeAll(keepingCapacity: true)
         start = 0
         pendingSkip = 0
