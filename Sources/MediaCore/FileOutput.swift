@@ -188,6 +188,19 @@ public final class FileInput {
         return filled
     }
 
+    /// Moves to `offset` from the start of the file, so that the next read starts there.
+    ///
+    /// - Throws: ``MediaError/Code/io`` for standard input, a pipe, or a failing `lseek`.
+    public func seek(to offset: Int64) throws(MediaError) {
+        guard size != nil, offset >= 0 else {
+            throw MediaError(.io, "cannot seek \(path) to \(offset): \(size == nil ? "it is not a regular file" : "a negative offset")")
+        }
+        guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+            throw MediaError(.io, "cannot seek \(path) to \(offset): \(String(cString: strerror(errno)))")
+        }
+        position = offset
+    }
+
     /// The whole rest of the file.
     public func readAll() throws(MediaError) -> [UInt8] {
         var all: [UInt8] = []

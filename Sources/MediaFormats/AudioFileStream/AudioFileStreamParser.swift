@@ -133,6 +133,23 @@ public struct AudioFileStreamParser: PushParser, Sendable {
         return target
     }
 
+    /// Moves the parser to `packet`, which the caller knows starts at `byteOffset` (from an index it
+    /// built while parsing the same file before): like ``seek(toPacket:)``, without asking the format.
+    ///
+    /// - Throws: ``MediaError/Code/invalidArgument`` before the file type is known or for a negative
+    ///   packet or offset.
+    public mutating func resume(atPacket packet: Int64, byteOffset: Int64) throws(MediaError) {
+        guard fileType != nil, packet >= 0, byteOffset >= 0 else {
+            throw MediaError(.invalidArgument, "AudioFileStreamParser cannot resume at packet \(packet), byte offset \(byteOffset)")
+        }
+        events.removeAll(keepingCapacity: true)
+        head = 0
+        failed = false
+        inputEnd = PushInputEnd()
+        input.reset(at: byteOffset)
+        format.resume(atPacket: packet, byteOffset: byteOffset)
+    }
+
     private mutating func dequeue() -> AudioFileStreamEvent {
         let event = events[head]
         head += 1

@@ -1,0 +1,266 @@
+public import MediaCore
+
+/// Reads any file ``AudioFileStreamParser`` reads (WAVE, AIFF, AIFC, CAF, NeXT, ADTS, MP3) as samples,
+/// with random access: `AudioFile`'s `AudioFileReadPackets` and seeking, as a ``MediaCore/MediaSource``.
+///
+/// ```swift
+/// let reader = try AudioFileReader(path: "song.mp3")
+/// print(reader.properties.fileType, reader.format)     // MP3, other(.mp3) 44100 Hz stereo
+/// try reader.seek(toFrame: 44_100)                     // one second in
+/// while let packet = try reader.next() { try decoder.process(packet, into: play) }
+/// ```
+///
+/// - Samples are in the canonical forms of ``AudioStreamBasicDescription/audioFormat(channelLayout:magicCookie:)``:
+///   linear PCM little-endian (big-endian data swapped, signed 8-bit made unsigned), one sample per
+///   batch of frames; other constant-size packets (IMA4, A-law, µ-law) one sample per batch of
+///   packets; variable-size packets (AAC, MP3, ALAC) one sample per packet.
+/// - Time stamps count frames from the first packet's first frame, priming included. When the file
+///   states priming and valid frames (a CAF `pakt`, an MP3 LAME tag), the frames outside them are the
+///   samples' ``MediaCore/MediaSample/trimAtStart`` and ``MediaCore/MediaSample/trimAtEnd``, so a
+///   decoder that honours trims returns exactly the valid frames.
+/// - ``seek(toPacket:)`` is exact for every format: the reader keeps where each batch of packets
+///   started as it reads (16 bytes a batch), and reads ahead (parsing, without making samples) to a
+///   packet it has not seen. ``seek(toFrame:)`` is sample-accurate after decoding: it starts a few
+///   packets early where the codec needs them (MP3's bit reservoir and filter bank, AAC's overlap)
+///   and trims every frame before the target.
+/// - What the parser worked around is in ``diagnostics``; a sample after skipped bytes carries
+///   ``MediaCore/MediaSample/Flags/discontinuity``.
+///
+/// Errors are the parser's (typed, with byte offsets) and the file's. The reader is a class because it
+/// owns its position in the file; it is not thread-safe.
+public final class AudioFileReader: MediaSource {
+    /// What the file says about its audio.
+    public let properties: AudioFileProperties
+    /// The format of every sample.
+    public let format: AudioFormat
+    /// What the parser skipped or worked around so far, in file order.
+    public private(set) var diagnostics: [AudioFileStreamDiagnostic] = []
+    /// A short name for errors.
+    public var name: String { "AudioFileReader" }
+
+    private let input: FileInput
+    private var parser: AudioFileStreamParser
+    private let rewrite: AudioStreamBasicDescription.PCMRewrite
+    private let framesPerPacket: Int
+    private let sampleRate: Int
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    private var ready: [MediaSample] = []
+    private var readyHead = 0
+    private var ended = false
+    /// Whether the parser has been told that the file ended.
+    private var parserFinished = false
+    /// Packets in the batches seen so far (the furthest point read).
+    private var totalPacketsSeen: Int64 = 0
+    /// Where each batch seen so far starts: its first packet, byte offset and first frame (ascending).
+    private var batchStarts: [(packet: Int64, offset: Int64, frame: Int64)] = []
+    /// The absolute frame (priming included) where the next batch starts.
+    private var nextFrame: Int64 = 0
+    /// Packets to drop from the next batch (a seek to the middle of a batch).
+    private var dropPackets: Int64 = 0
+    /// Frames before this absolute frame are trimmed (priming, or a frame seek's target).
+    private var trimBefore: Int64
+    /// Frames from this absolute frame on are trimmed (remainder), when the file says.
+    private let trimFrom: Int64?
+    private var discontinuityPending = false
+
+    /// Opens `path` (`-`: standard input, read front to back without seeking) and reads its properties.
+    ///
+    /// - Throws: the parser's errors (``MediaCore/MediaError/Code/unsupportedFormat`` for a file none of
+    ///   the formats is, ``MediaCore/MediaError/Code/truncated`` for one that ends before its audio);
+    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for a PCM layout without a sample format.
+    public init(path: String) throws(MediaError) {
+        input = try FileInput(path: path)
+        parser = AudioFileStreamParser()
+        var properties = AudioFileProperties()
+        var early: [AudioFileStreamEvent] = []
+        readLoop: while true {
+            while let event = try parser.next() {
+                properties.take(event)
+                if properties.isReadyToProducePackets { break readLoop }
+                if case .diagnostic = event { early.append(event) }
+            }
+            guard try Self.feed(input, into: &parser, buffer: &chunk) else {
+                while let event = try parser.next() {
+                    properties.take(event)
+                    if properties.isReadyToProducePackets { break readLoop }
+                }
+                throw MediaError.truncated("\(path): the audio file's header", needed: 1, available: 0, at: input.position)
+            }
+        }
+        guard let asbd = properties.dataFormat else {
+            throw MediaError.invalidData("\(path) has no audio format before its packets", at: properties.dataOffset)
+        }
+        let mapped = try asbd.audioFormat(channelLayout: properties.channelLayout, magicCookie: properties.magicCookie)
+        self.properties = properties
+        format = mapped.format
+        rewrite = mapped.rewrite
+        framesPerPacket = max(1, Int(asbd.framesPerPacket))
+        sampleRate = mapped.format.sampleRate
+        trimBefore = properties.packetTableInfo?.primingFrames ?? 0
+        trimFrom = properties.packetTableInfo.flatMap { $0.validFrames >= 0 ? $0.primingFrames + $0.validFrames : nil }
+        for case .diagnostic(let d) in early { record(d) }
+    }
+
+    /// The next sample, or `nil` at the end of the audio.
+    public func next() throws -> MediaSample? {
+        while readyHead == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyHead = 0
+            guard !ended else { return nil }
+            try pump()
+        }
+        defer { readyHead += 1 }
+        return ready[readyHead]
+    }
+
+    /// Moves to `packet` (counting from 0), so that ``next()`` returns it first.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a negative packet or one past the
+    ///   end; ``MediaCore/MediaError/Code/io`` for standard input.
+    public func seek(toPacket packet: Int64) throws(MediaError) {
+        guard packet >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet)") }
+        ready.removeAll(keepingCapacity: true)  // samples already made are not wanted any more
+        readyHead = 0
+        // Read ahead (parsing, without making samples) until a batch after `packet` or the end is seen.
+        while !(batchStarts.last.map { $0.packet > packet } ?? false), !ended {
+            try pump(makingSamples: false)
+        }
+        guard let start = batchStarts.last(where: { $0.packet <= packet }), packet <= totalPacketsSeen else {
+            throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet): the file has \(totalPacketsSeen)")
+        }
+        try input.seek(to: start.offset)
+        try parser.resume(atPacket: start.packet, byteOffset: start.offset)
+        ended = false
+        parserFinished = false
+        nextFrame = start.frame
+        dropPackets = packet - start.packet
+        trimBefore = properties.packetTableInfo?.primingFrames ?? 0
+        discontinuityPending = false
+    }
+
+    /// Moves so that the samples ``next()`` returns, decoded with their trims honoured, start at valid
+    /// frame `frame` (0 is the first frame after the priming).
+    ///
+    /// - Throws: as ``seek(toPacket:)``.
+    public func seek(toFrame frame: Int64) throws(MediaError) {
+        guard frame >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to frame \(frame)") }
+        let priming = properties.packetTableInfo?.primingFrames ?? 0
+        let absolute = frame + priming
+        let packet = absolute / Int64(framesPerPacket)
+        try seek(toPacket: max(0, packet - Int64(preroll)))
+        trimBefore = absolute
+    }
+
+    /// Packets a decoder needs before the one it should start at: MP3's bit reservoir reaches up to 511
+    /// bytes back and its filter bank carries a frame of state; AAC overlaps one frame.
+    private var preroll: Int {
+        switch properties.dataFormat?.formatID {
+        case AudioStreamBasicDescription.mpegLayer3, AudioStreamBasicDescription.mpegLayer2: return 10
+        case AudioStreamBasicDescription.mpeg4AAC: return 2
+        default: return 0
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Reads and parses until samples are ready (or, not making samples, one batch has been seen) or
+    /// the file ends.
+    private func pump(makingSamples: Bool = true) throws(MediaError) {
+        while readyHead == ready.count, !ended {
+            while let event = try parser.next() {
+                switch event {
+                case .packets(let batch):
+                    take(batch, makingSamples: makingSamples)
+                    if !makingSamples { return }
+                case .diagnostic(let diagnostic):
+                    record(diagnostic)
+                    if case .resynchronized = diagnostic { discontinuityPending = true }
+                default: break
+                }
+            }
+            if readyHead < ready.count { return }
+            if parserFinished {
+                ended = true
+            } else if !(try Self.feed(input, into: &parser, buffer: &chunk)) {
+                parserFinished = true
+            }
+        }
+    }
+
+    /// Keeps `diagnostic` unless it was recorded before (the file is read again after a seek back):
+    /// diagnostics come in file order, so one at or before the last recorded offset is a repeat.
+    private func record(_ diagnostic: AudioFileStreamDiagnostic) {
+        if let last = diagnostics.last, diagnostic.byteOffset <= last.byteOffset, diagnostics.contains(diagnostic) { return }
+        diagnostics.append(diagnostic)
+    }
+
+    /// Pushes the next piece of the file; `false` (after finishing the parser) at its end.
+    private static func feed(_ input: FileInput, into parser: inout AudioFileStreamParser, buffer: inout [UInt8]) throws(MediaError) -> Bool {
+        let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) } }
+        let n = try read.get()
+        guard n > 0 else {
+            parser.finish()
+            return false
+        }
+        buffer.withUnsafeBytes { parser.push(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        return true
+    }
+
+    /// Records where `batch` starts and turns it into samples.
+    private func take(_ batch: AudioFilePackets, makingSamples: Bool) {
+        if batchStarts.last.map({ $0.packet < batch.firstPacket }) ?? true {
+            batchStarts.append((batch.firstPacket, batch.fileOffset, nextFrame))
+        }
+        totalPacketsSeen = max(totalPacketsSeen, batch.firstPacket + Int64(batch.packetCount))
+        let discontinuity = batch.isDiscontinuity || discontinuityPending
+        discontinuityPending = false
+        guard makingSamples else {
+            nextFrame += batch.frameCount
+            return
+        }
+        let drop = Int(min(max(0, dropPackets), Int64(batch.packetCount)))
+        dropPackets = 0
+        if batch.descriptions.isEmpty {
+            let bytesPerPacket = batch.packetCount > 0 ? batch.bytes.count / batch.packetCount : 0
+            let framesEach = batch.packetCount > 0 ? Int(batch.frameCount) / batch.packetCount : 0
+            nextFrame += Int64(drop * framesEach)
+            let frames = Int(batch.frameCount) - drop * framesEach
+            guard frames > 0 else { return }
+            var bytes = Array(batch.bytes[(drop * bytesPerPacket)...])
+            rewritePCM(&bytes)
+            emit(bytes, frames: frames, discontinuity: discontinuity)
+        } else {
+            for (i, description) in batch.descriptions.enumerated() {
+                let frames = description.variableFramesInPacket > 0 ? description.variableFramesInPacket : framesPerPacket
+                if i < drop {
+                    nextFrame += Int64(frames)
+                    continue
+                }
+                let bytes = Array(batch.bytes[description.startOffset..<(description.startOffset + description.dataByteSize)])
+                emit(bytes, frames: frames, discontinuity: discontinuity && i == drop)
+            }
+        }
+    }
+
+    private func emit(_ bytes: [UInt8], frames: Int, discontinuity: Bool) {
+        let start = nextFrame
+        nextFrame += Int64(frames)
+        let trimAtStart = Int(min(Int64(frames), max(0, trimBefore - start)))
+        let trimAtEnd = trimFrom.map { Int(min(Int64(frames - trimAtStart), max(0, start + Int64(frames) - $0))) } ?? 0
+        var flags: MediaSample.Flags = [.keyframe]
+        if discontinuity { flags.insert(.discontinuity) }
+        ready.append(MediaSample(
+            format: .audio(format), data: bytes, timing: .audio(startFrame: start, frameCount: frames, sampleRate: sampleRate),
+            frameCount: frames, flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd))
+    }
+
+    private func rewritePCM(_ bytes: inout [UInt8]) {
+        switch rewrite {
+        case .none: break
+        case .reverseBytes(let width): reverseByteOrder(of: &bytes, width: width)
+        case .flipSignBit: for i in bytes.indices { bytes[i] ^= 0x80 }
+        }
+    }
+}
+
+@available(*, unavailable) extension AudioFileReader: Sendable {}
