@@ -94,6 +94,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "media-info",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/media-info",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "transcode",
             dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/transcode",

@@ -88,6 +88,9 @@ public struct AudioFilePackets: Sendable, Hashable {
     public var bytes: [UInt8]
     /// The byte offset in the file of the first packet.
     public var fileOffset: Int64
+    /// The bytes of the file the batch spans, from ``fileOffset`` to the end of its last packet: the
+    /// same as `bytes.count` unless the container wraps each packet (ADTS headers).
+    public var fileByteCount: Int64
     /// The index of the first packet in the stream, counting from 0.
     public var firstPacket: Int64
     /// How many packets the batch holds.
@@ -103,11 +106,12 @@ public struct AudioFilePackets: Sendable, Hashable {
 
     /// A batch with every field given.
     public init(
-        bytes: [UInt8], fileOffset: Int64, firstPacket: Int64, packetCount: Int, frameCount: Int64,
+        bytes: [UInt8], fileOffset: Int64, fileByteCount: Int64? = nil, firstPacket: Int64, packetCount: Int, frameCount: Int64,
         descriptions: [AudioStreamPacketDescription] = [], isDiscontinuity: Bool = false
     ) {
         self.bytes = bytes
         self.fileOffset = fileOffset
+        self.fileByteCount = fileByteCount ?? Int64(bytes.count)
         self.firstPacket = firstPacket
         self.packetCount = packetCount
         self.frameCount = frameCount

@@ -69,7 +69,8 @@ struct ADTSStreamParser: AudioFileFormatParser {
             if batch.isFull(adding: packet.byteCount), let full = batch.take() { events.append(full) }
             let offset = parser.lastPacketByteOffset + base
             if nextPacket == Int64(packetOffsets.count) { packetOffsets.append(offset) }
-            packet.withUnsafeBytes { batch.append($0, frames: packet.frameCount, at: offset) }
+            let frameLength = Int(parser.bytesConsumed + base - offset)  // the ADTS frame, header included
+            packet.withUnsafeBytes { batch.append($0, frames: packet.frameCount, at: offset, fileLength: frameLength) }
             nextPacket += 1
         }
     }

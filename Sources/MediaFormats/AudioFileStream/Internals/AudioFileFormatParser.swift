@@ -145,6 +145,8 @@ struct VBRPacketBatch: Sendable {
     private var bytes: [UInt8] = []
     private var descriptions: [AudioStreamPacketDescription] = []
     private var fileOffset: Int64 = 0
+    /// The file offset where the last packet appended ends.
+    private var fileEnd: Int64 = 0
     private var firstPacket: Int64 = 0
     private var frames: Int64 = 0
     private var discontinuity = false
@@ -163,14 +165,16 @@ struct VBRPacketBatch: Sendable {
     }
 
     /// Appends one packet of `frames` frames (`variableFrames`: the description's
-    /// `variableFramesInPacket`, 0 when the format's count applies) that starts at file offset `offset`.
-    mutating func append(_ packet: some Collection<UInt8>, frames: Int, variableFrames: Int = 0, at offset: Int64) {
+    /// `variableFramesInPacket`, 0 when the format's count applies) that starts at file offset `offset`
+    /// and spans `fileLength` bytes of the file (its size unless the container wraps it).
+    mutating func append(_ packet: some Collection<UInt8>, frames: Int, variableFrames: Int = 0, at offset: Int64, fileLength: Int? = nil) {
         if isEmpty {
             fileOffset = offset
             firstPacket = nextPacket
         }
         descriptions.append(AudioStreamPacketDescription(startOffset: bytes.count, dataByteSize: packet.count, variableFramesInPacket: variableFrames))
         bytes.append(contentsOf: packet)
+        fileEnd = offset + Int64(fileLength ?? packet.count)
         self.frames += Int64(frames)
         nextPacket += 1
     }
@@ -191,7 +195,7 @@ struct VBRPacketBatch: Sendable {
     mutating func take() -> AudioFileStreamEvent? {
         guard !isEmpty else { return nil }
         let batch = AudioFilePackets(
-            bytes: bytes, fileOffset: fileOffset, firstPacket: firstPacket, packetCount: descriptions.count,
+            bytes: bytes, fileOffset: fileOffset, fileByteCount: fileEnd - fileOffset, firstPacket: firstPacket, packetCount: descriptions.count,
             frameCount: frames, descriptions: descriptions, isDiscontinuity: discontinuity)
         bytes = []
         descriptions = []

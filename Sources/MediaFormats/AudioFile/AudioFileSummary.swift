@@ -1,0 +1,106 @@
+public import MediaCore
+
+/// What `afinfo` prints about an audio file, found by parsing all of it once with
+/// ``AudioFileStreamParser``: the file's properties plus exact counts of its packets, frames and bytes.
+///
+/// ```swift
+/// let summary = try AudioFileSummary(path: "song.mp3")
+/// print(summary.properties.fileType, summary.packets, summary.durationSeconds)   // MP3 130 3.0
+/// ```
+///
+/// Counting is pure parsing (no decoding, no allocation per packet), a few GB/s on a file in the page
+/// cache. Where the file states a count the summary keeps both: ``properties`` has what it says,
+/// ``packets`` what is there.
+public struct AudioFileSummary: Sendable {
+    /// What the file says.
+    public private(set) var properties = AudioFileProperties()
+    /// The packets found (for linear PCM, frames).
+    public private(set) var packets: Int64 = 0
+    /// The frames those packets decode to, priming and remainder included.
+    public private(set) var totalFrames: Int64 = 0
+    /// The bytes of audio data in the file: the count the file states, else from the first packet to
+    /// the end of the last one (ADTS headers included).
+    public var dataBytes: Int64 {
+        if let stated = properties.dataByteCount { return stated }
+        guard let first = firstPacketOffset else { return 0 }
+        return lastPacketEnd - first
+    }
+    /// What the parser skipped or worked around, in file order.
+    public private(set) var diagnostics: [AudioFileStreamDiagnostic] = []
+    /// The largest packet found.
+    public private(set) var largestPacket = 0
+    private var firstPacketOffset: Int64?
+    private var lastPacketEnd: Int64 = 0
+
+    /// Parses the whole file at `path` (`-`: standard input).
+    ///
+    /// - Throws: the parser's errors, with byte offsets; ``MediaCore/MediaError/Code/io`` for a file
+    ///   that cannot be read.
+    public init(path: String) throws(MediaError) {
+        let input = try FileInput(path: path)
+        var parser = AudioFileStreamParser()
+        var chunk = [UInt8](repeating: 0, count: 1 << 18)
+        while true {
+            let read = chunk.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) } }
+            let n = try read.get()
+            if n == 0 { parser.finish() } else { chunk.withUnsafeBytes { parser.push(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
+            while let event = try parser.next() { take(event) }
+            if n == 0 { break }
+        }
+        guard properties.isReadyToProducePackets else {
+            throw MediaError.truncated("\(path): the audio file's header", needed: 1, available: 0, at: input.position)
+        }
+    }
+
+    /// Parses the file in `bytes`.
+    public init(bytes: [UInt8]) throws(MediaError) {
+        var parser = AudioFileStreamParser()
+        parser.push(bytes)
+        parser.finish()
+        while let event = try parser.next() { take(event) }
+        guard properties.isReadyToProducePackets else {
+            throw MediaError.truncated("the audio file's header", needed: 1, available: 0, at: Int64(bytes.count))
+        }
+    }
+
+    private mutating func take(_ event: AudioFileStreamEvent) {
+        switch event {
+        case .packets(let batch):
+            packets += Int64(batch.packetCount)
+            totalFrames += batch.frameCount
+            if firstPacketOffset == nil { firstPacketOffset = batch.fileOffset }
+            lastPacketEnd = batch.fileOffset + batch.fileByteCount
+            if batch.descriptions.isEmpty {
+                if batch.packetCount > 0 { largestPacket = max(largestPacket, batch.bytes.count / batch.packetCount) }
+            } else {
+                for description in batch.descriptions { largestPacket = max(largestPacket, description.dataByteSize) }
+            }
+        case .diagnostic(let diagnostic):
+            diagnostics.append(diagnostic)
+        default:
+            properties.take(event)
+        }
+    }
+
+    /// The encoder's priming frames, when the file says.
+    public var primingFrames: Int64 { properties.packetTableInfo?.primingFrames ?? 0 }
+    /// The padding after the last valid frame, when the file says.
+    public var remainderFrames: Int64 { properties.packetTableInfo?.remainderFrames ?? 0 }
+    /// The frames of audio: what the file's packet table says, else every frame found minus priming
+    /// and remainder.
+    public var validFrames: Int64 {
+        if let valid = properties.packetTableInfo?.validFrames, valid >= 0 { return valid }
+        return max(0, totalFrames - primingFrames - remainderFrames)
+    }
+    /// ``validFrames`` in seconds.
+    public var durationSeconds: Double {
+        guard let rate = properties.dataFormat?.sampleRate, rate > 0 else { return 0 }
+        return Double(validFrames) / rate
+    }
+    /// The bit rate the file states, else the data's bytes over its duration, in bits per second.
+    public var bitRate: Int {
+        if let stated = properties.bitRate { return stated }
+        guard durationSeconds > 0 else { return 0 }
+        return Int((Double(dataBytes) * 8 / durationSeconds).rounded())
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// The `media-info` example against ffprobe (and ffmpeg's decode, for frame counts) on files that
+/// ffmpeg writes in every container AudioFileStreamParser reads, and on the Apple-written files.
+@Suite(.serialized) struct MediaInfoExampleTests {
+    static let mediaInfo = TestPaths.executable("media-info")
+
+    /// `media-info --json` of `path`, as an object.
+    static func info(_ path: String) throws -> [String: Any] {
+        let result = try ExternalTool.run(mediaInfo, ["--json", path])
+        guard result.status == 0 else { throw MediaError(.invalidData, "media-info failed: \(result.stderr)") }
+        let object = try JSONSerialization.jsonObject(with: result.stdout)
+        return object as? [String: Any] ?? [:]
+    }
+
+    /// ffprobe's facts about the first audio stream (`-count_packets`).
+    static func probe(_ path: String) throws -> [String: Any] {
+        let result = try ExternalTool.check("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "a:0", "-show_streams", "-of", "json", path])
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        return (object?["streams"] as? [[String: Any]])?.first ?? [:]
+    }
+
+    /// The frames ffmpeg decodes from `path` (gapless where the file says how).
+    static func decodedFrames(_ path: String, channels: Int) throws -> Int {
+        let result = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-ac", "\(channels)", "-"])
+        return result.stdout.count / (2 * channels)
+    }
+
+    /// A case: the ffmpeg arguments that write it, its extension, and what media-info must say.
+    struct Case: Sendable, CustomStringConvertible {
+        var name: String
+        var ffmpeg: [String]
+        var fileType: String
+        var formatID: String
+        var bits: Int
+        var float: Bool?
+        var bigEndian: Bool?
+        var description: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "wav s16", ffmpeg: ["-c:a", "pcm_s16le", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 16, float: false, bigEndian: false),
+        Case(name: "wav f32", ffmpeg: ["-c:a", "pcm_f32le", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 32, float: true, bigEndian: false),
+        Case(name: "wav u8", ffmpeg: ["-c:a", "pcm_u8", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 8, float: false, bigEndian: false),
+        Case(name: "wav µ-law", ffmpeg: ["-c:a", "pcm_mulaw", "-f", "wav"], fileType: "WAVE", formatID: "ulaw", bits: 8),
+        Case(name: "aiff s24", ffmpeg: ["-c:a", "pcm_s24be", "-f", "aiff"], fileType: "AIFF", formatID: "lpcm", bits: 24, float: false, bigEndian: true),
+        Case(name: "aifc sowt", ffmpeg: ["-c:a", "pcm_s16le", "-f", "aiff"], fileType: "AIFC", formatID: "lpcm", bits: 16, float: false, bigEndian: false),
+        Case(name: "aifc ima4", ffmpeg: ["-c:a", "adpcm_ima_qt", "-f", "aiff"], fileType: "AIFC", formatID: "ima4", bits: 0),
+        Case(name: "caf alac", ffmpeg: ["-c:a", "alac", "-f", "caf"], fileType: "CAF", formatID: "alac", bits: 16),
+        Case(name: "caf f64", ffmpeg: ["-c:a", "pcm_f64be", "-f", "caf"], fileType: "CAF", formatID: "lpcm", bits: 64, float: true, bigEndian: true),
+        Case(name: "au s16", ffmpeg: ["-c:a", "pcm_s16be", "-f", "au"], fileType: "NeXT", formatID: "lpcm", bits: 16, float: false, bigEndian: true),
+        Case(name: "au a-law", ffmpeg: ["-c:a", "pcm_alaw", "-f", "au"], fileType: "NeXT", formatID: "alaw", bits: 8),
+        Case(name: "adts", ffmpeg: ["-c:a", "aac", "-b:a", "96k", "-f", "adts"], fileType: "ADTS", formatID: "aac ", bits: 0),
+        Case(name: "mp3", ffmpeg: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"], fileType: "MP3", formatID: ".mp3", bits: 0),
+    ]
+
+    @Test(arguments: cases)
+    func factsAgreeWithFFprobe(_ c: Case) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("in.\(c.name.replacingOccurrences(of: " ", with: "-"))")
+        try ExternalTool.check("ffmpeg", [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=1.3", "-ac", "2",
+        ] + c.ffmpeg + [path])
+        let ours = try Self.info(path)
+        let theirs = try Self.probe(path)
+        #expect(ours["fileType"] as? String == c.fileType)
+        #expect(ours["formatID"] as? String == c.formatID)
+        #expect(ours["sampleRate"] as? Double == 44_100)
+        #expect(ours["channels"] as? Int == theirs["channels"] as? Int)
+        #expect(ours["bitsPerChannel"] as? Int == c.bits)
+        #expect(ours["float"] as? Bool == c.float)
+        #expect(ours["bigEndian"] as? Bool == c.bigEndian)
+        let packets = ours["packets"] as? Int ?? -1
+        if c.formatID == "lpcm" || c.formatID == "ulaw" || c.formatID == "alaw" {
+            // One packet per frame; ffprobe counts the demuxer's blocks, so compare frames with the decode.
+            #expect(packets == (try Self.decodedFrames(path, channels: 2)))
+        } else {
+            #expect(packets == Int(theirs["nb_read_packets"] as? String ?? "") ?? -2)
+        }
+        // Valid frames = what ffmpeg decodes (gapless for MP3's LAME tag; ADTS and IMA4 state nothing,
+        // so every decoded frame counts).
+        #expect(ours["validFrames"] as? Int == (try Self.decodedFrames(path, channels: 2)), "\(ours)")
+        let duration = ours["durationSeconds"] as? Double ?? 0
+        #expect(abs(duration - Double(ours["validFrames"] as? Int ?? 0) / 44_100) < 1e-9)
+    }
+
+    @Test func theAppleWrittenAACCAFHasItsPacketTable() throws {
+        let path = TestPaths.fixture("mattetti-audio_ring.caf")
+        let ours = try Self.info(path)
+        #expect(ours["fileType"] as? String == "CAF")
+        #expect(ours["formatID"] as? String == "aac ")
+        #expect(ours["packets"] as? Int == 89)
+        #expect(ours["validFrames"] as? Int == 88_064)
+        #expect(ours["primingFrames"] as? Int == 2112)
+        #expect(ours["remainderFrames"] as? Int == 960)
+        #expect(ours["cookie"] as? String == "1210")
+    }
+
+    @Test func theHLSSegmentSaysItSkippedItsTag() throws {
+        let ours = try Self.info(TestPaths.fixture("shaka-player_hls-raw-aac_fileSequence0.aac"))
+        #expect(ours["packets"] as? Int == 215)
+        #expect(ours["dataOffset"] as? Int == 73)
+        #expect((ours["diagnostics"] as? [String])?.first?.contains("ID3v2") == true)
+    }
+
+    @Test func aFileOfNoKnownTypeIsOneLineWithStatus1() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("notes.txt")
+        try Data("these are not audio samples\n".utf8).write(to: URL(fileURLWithPath: path))
+        let result = try ExternalTool.run(Self.mediaInfo, [path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("media-info: not a WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file: it starts with 'thes'"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        let usage = try ExternalTool.run(Self.mediaInfo, [])
+        #expect(usage.status == 64)
+    }
+}
