@@ -71,9 +71,10 @@ enum WAVENeXTStreamTest {
 
     /// `bytes` parsed whole, byte by byte and in random splits (which must agree), as the whole parse reports it.
     static func verified(
-        _ bytes: [UInt8], byteByByte: Bool = true, batching: AudioFileStreamParser.Batching = .init()
+        _ bytes: [UInt8], byteByByte: Bool = true, seeds: [UInt64] = PushParserVerifier.standardSeeds,
+        batching: AudioFileStreamParser.Batching = .init()
     ) throws -> StreamReport {
-        let outcome = try PushParserVerifier.verify(bytes, byteByByte: byteByByte) { AudioFileStreamParser(batching: batching) }
+        let outcome = try PushParserVerifier.verify(bytes, seeds: seeds, byteByByte: byteByByte) { AudioFileStreamParser(batching: batching) }
         return StreamReport(outcome.outputs, error: outcome.error)
     }
 

@@ -185,6 +185,29 @@ import Testing
         #expect(report.bitRate == 48_000 * 24 * 8)
     }
 
+    @Test func twelveBitPCMIsAlignedHighInTwoBytes() throws {
+        let file = WAVTest.riff([WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, bits: 12, blockAlign: 4)), WAVTest.dataChunk(WAVTest.pattern(40))])
+        let format = try #require(try T.verified(file).format)
+        #expect(format.bitsPerChannel == 12 && format.bytesPerFrame == 4)
+        #expect(format.flags == [.isSignedInteger, .isAlignedHigh])
+    }
+
+    @Test func imaFramesComeFromFactWhenTheDataSizeIsOpen() throws {
+        // Mono IMA, 256-byte blocks of 505 frames, fact 1000 frames, data size 0 (still being recorded).
+        let fmt = WAVTest.fmtBody(tag: 0x11, channels: 1, rate: 22_050, bits: 4, blockAlign: 256) + T.le16(2) + T.le16(505)
+        let blocks = WAVTest.pattern(512)
+        let file = WAVTest.riff([WAVTest.chunk("fmt ", fmt), WAVTest.chunk("fact", T.le32(1000)), WAVTest.dataChunk(blocks, declaredSize: 0)])
+        let report = try T.verified(file)
+        #expect(report.format == AudioStreamBasicDescription(
+            sampleRate: 22_050, formatID: ASBD.dviIntelIMA, bytesPerPacket: 256, framesPerPacket: 505, bytesPerFrame: 0,
+            channelsPerFrame: 1, bitsPerChannel: 0))
+        #expect(report.propertyOrder == T.expectedOrder(byteCount: false, packetTable: true))
+        #expect(report.packetCount == 2)
+        #expect(report.packetTable == AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: 10, validFrames: 1000))
+        #expect(report.bitRate == 89_423)  // 22050 × 256 × 8 / 505 = 89422.57
+        #expect(report.packetBytes == blocks && report.frames == 1010)
+    }
+
     @Test func ffmpegSixChannelsIsExtensibleWithTheFiveOneMask() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("six.wav")

@@ -38,8 +38,11 @@ struct NeXTStreamParser: AudioFileFormatParser {
     /// The most channels accepted: beyond it one frame would be larger than a sensible batch.
     static let maximumChannels = 65_535
 
+    /// How many packets a batch holds.
     private let batching: AudioFileStreamParser.Batching
+    /// Where the parser is.
     private var stage = Stage.header
+    /// The audio data, once the header has been read and the annotation skipped.
     private var audio: CBRAudioData?
 
     /// A parser at the start of the file.
