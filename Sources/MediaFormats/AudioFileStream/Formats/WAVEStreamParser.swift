@@ -1,14 +1,173 @@
 import MediaCore
 
-/// The WAVE part of AudioFileStreamParser. (Placeholder: being written.)
+/// The WAVE part of ``AudioFileStreamParser``: RIFF `WAVE` files, and RF64/BW64 for files over 4 GiB.
+///
+/// It walks the chunks from the 12-byte RIFF header on:
+/// - `fmt ` gives the packets' format (see ``WAVEStreamFormat``: PCM, IEEE float, extensible, A-law,
+///   µ-law, IMA ADPCM); a second one is ignored with a note.
+/// - `ds64` (RF64/BW64) gives the 64-bit RIFF and data sizes and the sample count that a `data` or
+///   `fact` size of 0xFFFFFFFF defers to.
+/// - `fact` gives the frame count of compressed (IMA) data: the packet count when the data size is not
+///   known, and the valid frames (``AudioFileStreamEvent/packetTableInfo(_:)``) when it fits the packets.
+/// - `data` reveals the properties (``CBRAudioData/announce(_:layout:packetTable:into:)``'s order) and
+///   then its packets, cut by ``CBRPacketBatcher``. A size of 0 or 0xFFFFFFFF (in RF64 without a
+///   `ds64` size) means a stream being recorded: the audio runs to the end of the input.
+/// - Every other chunk (`LIST`, `bext`, `JUNK`, `PAD `, unknown ones), before or after `data`, is
+///   skipped without being held in memory, with ``AudioFileStreamDiagnostic/chunkSkipped(type:byteOffset:size:)``.
+///   Odd sizes are followed by a pad byte. After the data, bytes that are no chunk header (zero padding,
+///   garbage) are reported as ``AudioFileStreamDiagnostic/trailingBytesSkipped(byteOffset:count:)`` and a
+///   chunk cut short as a note; neither is an error, since the audio is complete.
+///
+/// Seeking is exact: packet `n` is at the data offset plus `n` × `bytesPerPacket`.
+///
+/// Throws, with the offset of the offending structure: ``MediaError/Code/truncated`` when the file ends
+/// in the RIFF header, in a chunk header or chunk before the `data` chunk's header, or where the RIFF
+/// size says a `data` chunk should follow; ``MediaError/Code/invalidData`` for a `data` chunk before any
+/// `fmt `, bytes before `data` that are no chunk header, a `ds64` shorter than its sizes, a file without
+/// a `data` chunk, and what ``WAVEStreamFormat`` refuses (0 channels, 0 Hz, a bad block align);
+/// ``MediaError/Code/unsupportedFormat`` for formats it does not read.
 struct WAVEStreamParser: AudioFileFormatParser {
-    init(batching: AudioFileStreamParser.Batching) {}
-
-    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
-        throw MediaError(.unsupportedFormat, "WAVE files are not read yet", byteOffset: input.position)
+    /// Where the parser is in the file.
+    enum Stage: Sendable, Equatable {
+        /// Before the 12-byte `RIFF`/`RF64`/`BW64` … `WAVE` header.
+        case riffHeader
+        /// At a chunk header before the `data` chunk.
+        case chunks
+        /// In the audio data.
+        case data
+        /// At a chunk header after the audio data.
+        case afterData
+        /// Skipping bytes after the audio that are no chunk: `count` of them from `start` so far.
+        case trailing(start: Int64, count: Int64)
+        /// Everything has been said.
+        case done
     }
 
-    func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? { nil }
+    /// A chunk being skipped, remembered to tell a file that ends inside it from one that ends after it.
+    struct SkippedChunk: Sendable {
+        /// The chunk's type, for messages.
+        var type: String
+        /// The file offset of its header.
+        var offset: Int64
+        /// Its declared size (header and pad byte excluded).
+        var size: Int64
+    }
 
-    mutating func resume(atPacket packet: Int64, byteOffset: Int64) {}
+    /// The sizes of an RF64/BW64 `ds64` chunk.
+    struct DataSizes: Sendable {
+        /// The RIFF chunk's size.
+        var riffSize: Int64
+        /// The `data` chunk's size.
+        var dataSize: Int64
+        /// The number of sample frames (what `fact` would hold).
+        var sampleCount: Int64
+    }
+
+    /// How many packets a batch holds.
+    let batching: AudioFileStreamParser.Batching
+    /// Where the parser is.
+    var stage = Stage.riffHeader
+    /// Whether the file starts with `RF64` or `BW64`.
+    var isRF64 = false
+    /// The RIFF header's size field.
+    var riffSize: Int64 = 0
+    /// What the `ds64` chunk says, once read.
+    var sizes: DataSizes?
+    /// The first `fmt ` chunk's format.
+    var format: WAVEStreamFormat?
+    /// The `fact` chunk's frame count (or `ds64`'s, in RF64 when `fact` says 0xFFFFFFFF).
+    var factFrames: Int64?
+    /// The audio data, once its chunk header has been read.
+    var audio: CBRAudioData?
+    /// The chunk (or chunk remainder) being skipped.
+    var skipping: SkippedChunk?
+
+    /// A parser at the start of the file.
+    init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
+
+    /// Parses until it has appended an event, needs more bytes, or has said everything.
+    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
+        let before = events.count
+        while events.count == before {
+            guard try step(&input, into: &events) else { return }
+        }
+    }
+
+    /// One step; `false` when nothing can be done until more bytes come (or ever).
+    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+        switch stage {
+        case .riffHeader: return try readRIFFHeader(&input)
+        case .chunks, .afterData: return try readChunk(&input, into: &events)
+        case .data: return emitData(&input, into: &events)
+        case .trailing(let start, let count): return skipTrailing(&input, start: start, count: count, into: &events)
+        case .done: return false
+        }
+    }
+
+    /// Reads the 12-byte RIFF header.
+    private mutating func readRIFFHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
+        guard let header = input.peek(12) else {
+            guard input.isFinished else { return false }
+            throw MediaError.truncated("WAVE RIFF header", needed: 12, available: input.available, at: 0)
+        }
+        let magic = input.fourCC(at: 0)
+        guard ["RIFF", "RF64", "BW64"].contains(magic), Array(header.dropFirst(8)) == FourCC.wave else {
+            throw MediaError.invalidData("expected 'RIFF', 'RF64' or 'BW64' and then 'WAVE' but found \(FourCC.describe(header))", at: 0)
+        }
+        isRF64 = magic != "RIFF"
+        riffSize = Int64(input.littleEndian(UInt32.self, at: 4))
+        input.skip(12)
+        stage = .chunks
+        return true
+    }
+
+    /// Emits the next batch of the data; moves on to the chunks after it at its end.
+    private mutating func emitData(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) -> Bool {
+        guard var data = audio else {
+            stage = .done
+            return true
+        }
+        let appended = data.emit(from: &input, into: &events)
+        audio = data
+        if appended { return true }
+        guard data.isDone else { return false }
+        if let size = data.declaredSize {
+            skipping = nil  // a missing pad byte at the very end is no damage
+            input.skip(size & 1)
+            stage = .afterData
+        } else {
+            stage = .done
+        }
+        return true
+    }
+
+    /// Skips bytes after the audio that hold no chunk, reporting them at the end of the input.
+    private mutating func skipTrailing(
+        _ input: inout ByteWindow, start: Int64, count: Int64, into events: inout [AudioFileStreamEvent]
+    ) -> Bool {
+        let now = input.available
+        if now > 0 {
+            input.skip(Int64(now))
+            stage = .trailing(start: start, count: count + Int64(now))
+            return true
+        }
+        guard input.isFinished else { return false }
+        stage = .done
+        guard count > 0 else { return false }
+        events.append(.diagnostic(.trailingBytesSkipped(byteOffset: start, count: count)))
+        return true
+    }
+
+    /// Exact once the data chunk has been reached.
+    func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? {
+        audio?.seekOffset(forPacket: packet)
+    }
+
+    /// Continues in the data at `packet`.
+    mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
+        guard audio != nil else { return }
+        audio?.resume(atPacket: packet)
+        skipping = nil
+        stage = .data
+    }
 }

@@ -2,8 +2,8 @@ import MediaCore
 
 /// Recognises an audio file's type from its first bytes, for ``AudioFileStreamParser``.
 ///
-/// - Magic numbers at offset 0: `RIFF`/`RF64`/`BW64` with `WAVE` at 8; `FORM` with `AIFF` or `AIFC` at 8;
-///   `caff`; `.snd`.
+/// - Magic numbers at offset 0: `RIFF`/`RF64`/`BW64` with `WAVE` at 8 (or alone, in a complete input
+///   too short to hold the form type); `FORM` with `AIFF` or `AIFC` at 8; `caff`; `.snd`.
 /// - An ID3v2 tag (`ID3`, then its syncsafe size, plus a footer when flagged): the frame header after
 ///   it decides, so the tag must have arrived (or the input ended).
 /// - A frame header at offset 0: ADTS (sync `0xFFF`, layer 0) or MPEG audio (sync `0xFFE`, layer I–III).
@@ -28,7 +28,9 @@ enum AudioFileSniffer {
             return b.count >= offset + t.count && Array(b[offset..<(offset + t.count)]) == t
         }
         if b.count < 12 && !isComplete { return .needMoreBytes }
-        if (starts("RIFF") || starts("RF64") || starts("BW64")) && starts("WAVE", at: 8) { return .type(.wave) }
+        // A complete input of fewer than 12 bytes that starts like a WAVE file is one cut short: its
+        // parser reports it as truncated.
+        if (starts("RIFF") || starts("RF64") || starts("BW64")) && (b.count < 12 || starts("WAVE", at: 8)) { return .type(.wave) }
         if starts("FORM") && starts("AIFF", at: 8) { return .type(.aiff) }
         if starts("FORM") && starts("AIFC", at: 8) { return .type(.aifc) }
         if starts("caff") { return .type(.caf) }
