@@ -38,8 +38,8 @@ struct MP3Parse {
 enum MP3Test {
     /// Parses `bytes` with ``AudioFileStreamParser`` through ``PushParserVerifier`` (whole, byte by byte
     /// unless `byteByByte` is false, random splits), so every result is split-independent.
-    static func parse(_ bytes: [UInt8], byteByByte: Bool = true, seeds: [UInt64] = [1, 2, 3]) throws -> MP3Parse {
-        let outcome = try PushParserVerifier.verify(bytes, seeds: seeds, byteByByte: byteByByte) { AudioFileStreamParser() }
+    static func parse(_ bytes: [UInt8], byteByByte: Bool = true, seeds: [UInt64] = [1, 2, 3], hint: AudioFileType? = nil) throws -> MP3Parse {
+        let outcome = try PushParserVerifier.verify(bytes, seeds: seeds, byteByByte: byteByByte) { AudioFileStreamParser(fileTypeHint: hint) }
         return MP3Parse(events: outcome.outputs, error: outcome.error)
     }
 

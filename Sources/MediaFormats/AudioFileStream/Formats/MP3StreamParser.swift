@@ -7,12 +7,15 @@ import MediaCore
 /// **Finding frames.** The parser locks on where ``MP3FrameSync/chain(_:at:end:)`` confirms a frame: a
 /// valid header followed by three more of the same version, layer, sample rate and mono-or-not, each
 /// where the previous frame's length puts it (or by a tag or the end of the audio sooner). It does so
-/// at the start and after losing sync. While locked, a frame is confirmed by what follows it: a header
-/// of the same stream, a tag, or the end of the audio. A frame whose follower is none of these is
-/// *suspect*: if a confirmed chain or a tag starts inside its extent, its header was damage and it is
-/// dropped (the parser resynchronises from its first byte); if none does, the frame is kept and the
-/// damage is what follows it (so garbage inserted between two frames costs no frame, and the skipped
-/// count is the garbage's length).
+/// at the start and after losing sync. While locked, every packet is confirmed by what follows it: a
+/// valid header (another stream's too: the format may change there), a tag, or the end of the audio
+/// (the end of the file, a trailing tag, or an input that ends less than a header further). A frame that
+/// nothing confirms is damage, not a packet: the parser resynchronises from its first byte, so the
+/// skipped count runs from the end of the last confirmed frame to the next confirmed one (garbage
+/// inserted after a frame costs that frame too: its header cannot be told from one that garbage or a
+/// broken length made). The one frame whose follower cannot be judged until the input ends, the last
+/// one before a tag without a header (an APE footer), is held (a copy, at most one frame) and
+/// emitted if the trailing tags start where it ends.
 ///
 /// **Tags.** ID3v2 (footer flag included), APE tags with a header, and ID3v1 where a frame should start
 /// are skipped by their size fields with ``AudioFileStreamDiagnostic/tagSkipped(kind:byteOffset:length:)``;
@@ -62,13 +65,18 @@ struct MP3StreamParser: AudioFileFormatParser {
     private enum Mode: Sendable {
         /// A frame or a tag (locked on).
         case frame
-        /// The frame with this header starts here but what follows it does not confirm it; positions
-        /// inside it before `scan` hold no confirmed frame or tag.
-        case suspect(MP3FrameHeader, scan: Int)
         /// Looking for a confirmed chain, having skipped the bytes since `skipStart`.
         case search(skipStart: Int64)
         /// Everything has been reported.
         case done
+    }
+
+    /// An in-sync frame that nothing confirmed, kept until the search decides: its header, file offset
+    /// and bytes.
+    private struct HeldFrame: Sendable {
+        let header: MP3FrameHeader
+        let offset: Int64
+        let bytes: [UInt8]
     }
 
     /// A tag being skipped: its kind, offset and length.
@@ -88,6 +96,8 @@ struct MP3StreamParser: AudioFileFormatParser {
     /// The valid header found at ``startOffset`` and its frame length, for the error when no frame locks.
     private var firstCandidate: (offset: Int64, length: Int, name: String)?
     private var pendingTag: SkippedTag?
+    /// The unconfirmed frame the search started at, in case a trailing tag confirms it at the end.
+    private var held: HeldFrame?
     /// The tags at the end and where the audio ends; found once the input has ended.
     private var trailer: MP3Trailer?
     private var seekIndex = MP3SeekIndex()
@@ -114,6 +124,7 @@ struct MP3StreamParser: AudioFileFormatParser {
         batch.resume(atPacket: packet)
         pendingTag = nil
         trailer = nil
+        held = nil
     }
 
     // MARK: - Steps
@@ -136,7 +147,6 @@ struct MP3StreamParser: AudioFileFormatParser {
         }
         switch mode {
         case .frame: return try frameStep(&input, into: &events)
-        case .suspect(let header, let scan): return suspectStep(header, scan: scan, &input, into: &events)
         case .search(let skipStart): return try searchStep(skipStart: skipStart, &input, into: &events)
         case .done: return false
         }
@@ -183,54 +193,15 @@ struct MP3StreamParser: AudioFileFormatParser {
         }
         switch MP3FrameSync.follower(input, at: length, end: end) {
         case .needMoreBytes: return false
-        case .end, .tag: break
-        case .header(let next) where MP3FrameSync.continues(next, header): break
+        case .end, .tag, .stray: break
+        case .header(let next) where !next.isFreeFormat: break
         default:
-            mode = .suspect(header, scan: 1)
+            // Damage: search from here, holding the frame in case a trailing tag turns out to follow it.
+            held = input.peek(length).map { HeldFrame(header: header, offset: input.position, bytes: Array($0)) }
+            mode = .search(skipStart: input.position)
             return true
         }
         emit(header, length: length, &input, into: &events)
-        return true
-    }
-
-    /// A frame whose follower does not confirm it: damage inside it, or after it?
-    private mutating func suspectStep(
-        _ header: MP3FrameHeader, scan: Int, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]
-    ) -> Bool {
-        let length = header.frameLength
-        let end = audioEnd(input)
-        var offset = scan
-        while offset < length, end.map({ offset < $0 }) ?? true {
-            switch MP3Tag.probe(input, at: offset, id3v1: false) {
-            case .needMoreBytes:
-                mode = .suspect(header, scan: offset)
-                return false
-            case .tag:
-                mode = .search(skipStart: input.position)
-                return true
-            case .none: break
-            }
-            switch MP3FrameSync.chain(input, at: offset, end: end) {
-            case .needMoreBytes:
-                mode = .suspect(header, scan: offset)
-                return false
-            case .yes:
-                mode = .search(skipStart: input.position)
-                return true
-            case .no:
-                offset += 1
-            }
-        }
-        // No frame or tag starts inside: the frame is kept, once a trailing tag cannot overlap it.
-        guard input.isFinished || input.available >= length + MP3Trailer.lookahead else {
-            mode = .suspect(header, scan: offset)
-            return false
-        }
-        if let end, length > end {
-            reportTruncated(length: length, available: end, &input, into: &events)
-        } else {
-            emit(header, length: length, &input, into: &events)
-        }
         return true
     }
 
@@ -247,6 +218,7 @@ struct MP3StreamParser: AudioFileFormatParser {
         switch MP3Tag.probe(input, at: 0, id3v1: false) {
         case .needMoreBytes: return false
         case .tag(let tag):
+            held = nil
             resynchronized(from: skipStart, input, into: &events)
             skip(tag, &input, into: &events)
             mode = .search(skipStart: input.position)
@@ -288,6 +260,7 @@ struct MP3StreamParser: AudioFileFormatParser {
     private mutating func lock(
         on header: MP3FrameHeader, skipStart: Int64, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]
     ) throws(MediaError) {
+        held = nil
         resynchronized(from: skipStart, input, into: &events)
         guard header.layer != 1 else {
             throw MediaError(.unsupportedFormat, "\(header.formatName) is not supported (only Layers II and III)", byteOffset: input.position)
@@ -393,6 +366,15 @@ struct MP3StreamParser: AudioFileFormatParser {
     private mutating func finish(skipStart: Int64?, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
         guard let trailer else { return }
         guard stream != nil else { throw noAudio(fileEnd: input.position + Int64(input.available)) }
+        var skipStart = skipStart
+        if let held, held.offset == skipStart, held.offset + Int64(held.bytes.count) == trailer.audioEnd {
+            // The held frame ends where the trailing tags start: they confirm it.
+            if batch.isFull(adding: held.bytes.count) { flush(into: &events) }
+            batch.append(held.bytes, frames: held.header.framesPerPacket, at: held.offset)
+            seekIndex.record(held.header, length: held.bytes.count)
+            skipStart = trailer.audioEnd
+        }
+        held = nil
         flush(into: &events)
         let floor = skipStart ?? input.position
         if let skipStart, trailer.audioEnd > skipStart {
