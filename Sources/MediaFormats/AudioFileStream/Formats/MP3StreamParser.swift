@@ -86,7 +86,6 @@ struct MP3StreamParser: AudioFileFormatParser {
         let length: Int64
     }
 
-    private let batching: AudioFileStreamParser.Batching
     private var batch: VBRPacketBatch
     private var mode = Mode.search(skipStart: 0)
     /// The stream locked on (its class and the maximum frame length reported), `nil` before the first lock.
@@ -102,11 +101,13 @@ struct MP3StreamParser: AudioFileFormatParser {
     private var trailer: MP3Trailer?
     private var seekIndex = MP3SeekIndex()
 
+    /// A parser at the start of the file whose batches have `batching`'s limits.
     init(batching: AudioFileStreamParser.Batching) {
-        self.batching = batching
         batch = VBRPacketBatch(batching: batching)
     }
 
+    /// Parses from `input` into `events` (see ``AudioFileFormatParser``): one decision at a time until
+    /// one of them appends an event, or more bytes are needed.
     mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
         let count = events.count
         while events.count == count {
@@ -114,11 +115,14 @@ struct MP3StreamParser: AudioFileFormatParser {
         }
     }
 
+    /// Where `packet` starts (``MP3SeekIndex``), once the format is known.
     func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? {
         guard stream != nil else { return nil }
         return seekIndex.offset(forPacket: packet)
     }
 
+    /// Continues at `byteOffset`, which is where `packet` starts or an estimate of it: the parser searches
+    /// for a confirmed chain from there, and the next batch starts at `packet` with a discontinuity.
     mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
         mode = .search(skipStart: byteOffset)
         batch.resume(atPacket: packet)
@@ -272,8 +276,8 @@ struct MP3StreamParser: AudioFileFormatParser {
         }
         guard stream.kind != header.streamClass else { return }
         flush(into: &events)
-        events.append(.dataFormat(Self.format(of: header)))
-        if stream.kind.channels != header.channels { events.append(.channelLayout(header.channels == 1 ? .mono : .stereo)) }
+        events.append(.dataFormat(header.streamFormat))
+        if stream.kind.channels != header.channels { events.append(.channelLayout(header.channelLayout)) }
         if stream.maximumPacketSize != header.maximumFrameLength { events.append(.maximumPacketSize(header.maximumFrameLength)) }
         self.stream = (header.streamClass, header.maximumFrameLength)
     }
@@ -281,49 +285,15 @@ struct MP3StreamParser: AudioFileFormatParser {
     /// The first lock: the Xing/Info or VBRI frame (consumed, not a packet) and every property.
     private mutating func reportProperties(_ header: MP3FrameHeader, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) {
         let length = header.frameLength
-        let frameOffset = input.position
-        let frame = input.peek(length)
-        let xing = frame.flatMap { MP3XingTag(frame: $0, header: header) }
-        let vbri = xing == nil ? frame.flatMap { MP3VBRIHeader(frame: $0) } : nil
-        var firstAudio = header
-        var dataOffset = frameOffset
-        if xing != nil || vbri != nil {
-            if case .yes(let next) = MP3FrameSync.header(input, at: length, end: audioEnd(input)), MP3FrameSync.continues(next, header) {
-                firstAudio = next
-            }
-            input.skip(Int64(length))
-            dataOffset += Int64(length)
+        var next: MP3FrameHeader?
+        if case .yes(let found) = MP3FrameSync.header(input, at: length, end: audioEnd(input)), MP3FrameSync.continues(found, header) {
+            next = found
         }
-        let packets = (xing?.frameCount ?? vbri?.frameCount).flatMap { $0 > 0 ? $0 : nil }
-        let audioBytes = (xing?.byteCount ?? vbri?.byteCount).flatMap { $0 > Int64(length) ? $0 - Int64(length) : nil }
+        let first = MP3FirstFrame(header: header, frame: input.peek(length), offset: input.position, next: next)
+        if first.isTagFrame { input.skip(Int64(length)) }
         stream = (header.streamClass, header.maximumFrameLength)
-        events.append(.dataFormat(Self.format(of: header)))
-        events.append(.channelLayout(header.channels == 1 ? .mono : .stereo))
-        events.append(.dataOffset(dataOffset))
-        if let audioBytes { events.append(.audioDataByteCount(audioBytes)) }
-        if let packets { events.append(.audioDataPacketCount(packets)) }
-        if let lame = xing?.lame {
-            let priming = Int64(lame.encoderDelay + MP3LAMETag.decoderDelay)
-            let remainder = Int64(max(0, lame.padding - MP3LAMETag.decoderDelay))
-            let valid = packets.map { max(0, $0 * Int64(header.framesPerPacket) - priming - remainder) } ?? -1
-            events.append(.packetTableInfo(AudioFilePacketTableInfo(primingFrames: priming, remainderFrames: remainder, validFrames: valid)))
-        }
-        events.append(.maximumPacketSize(header.maximumFrameLength))
-        var bitRate = firstAudio.bitRate
-        if xing.map({ !$0.isInfo }) ?? (vbri != nil), let packets, let audioBytes {
-            bitRate = Int(clamping: audioBytes * 8 * Int64(header.sampleRate) / (packets * Int64(header.framesPerPacket)))
-        }
-        events.append(.bitRate(bitRate))
-        events.append(.readyToProducePackets)
-
-        seekIndex.dataOffset = dataOffset
-        seekIndex.packetCount = packets
-        if let xing, !xing.isInfo, let toc = xing.tableOfContents, let audioBytes {
-            seekIndex.xing = (toc, audioBytes)
-        }
-        if let vbri, !vbri.tableOfContents.isEmpty {
-            seekIndex.vbri = (vbri.tableOfContents, frameOffset, vbri.framesPerEntry)
-        }
+        events += first.events
+        first.configure(&seekIndex)
     }
 
     /// Adds the frame of `length` bytes at the input's position to the batch.
@@ -410,13 +380,5 @@ struct MP3StreamParser: AudioFileFormatParser {
     /// Appends the batch, if it holds packets.
     private mutating func flush(into events: inout [AudioFileStreamEvent]) {
         if let full = batch.take() { events.append(full) }
-    }
-
-    /// The ASBD of a stream with this header.
-    private static func format(of header: MP3FrameHeader) -> AudioStreamBasicDescription {
-        AudioStreamBasicDescription(
-            sampleRate: Double(header.sampleRate), formatID: header.layer == 2 ? AudioStreamBasicDescription.mpegLayer2 : AudioStreamBasicDescription.mpegLayer3,
-            bytesPerPacket: 0, framesPerPacket: UInt32(header.framesPerPacket), bytesPerFrame: 0,
-            channelsPerFrame: UInt32(header.channels), bitsPerChannel: 0)
     }
 }

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// The 4-byte header of an MPEG audio frame (ISO/IEC 11172-3 §2.4.1.3, ISO/IEC 13818-3 §2.4.1.3, and the
 /// MPEG-2.5 extension for 8–12 kHz), with what follows from it: the frame's length, its frames of
 /// audio, the stream's format.
@@ -162,6 +164,19 @@ struct MP3FrameHeader: Sendable, Hashable {
         }
         return 4 + (hasCRC ? 2 : 0) + side
     }
+
+    /// The ASBD of a stream of such frames: `.mp3` (Layer III) or `.mp2` (Layer II), the sample rate,
+    /// the channels, ``framesPerPacket``, and 0 bytes per packet (each packet is described).
+    var streamFormat: AudioStreamBasicDescription {
+        AudioStreamBasicDescription(
+            sampleRate: Double(sampleRate),
+            formatID: layer == 2 ? AudioStreamBasicDescription.mpegLayer2 : AudioStreamBasicDescription.mpegLayer3,
+            bytesPerPacket: 0, framesPerPacket: UInt32(framesPerPacket), bytesPerFrame: 0,
+            channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
+    }
+
+    /// Mono (front centre) for a single channel, else stereo (dual channel included).
+    var channelLayout: ChannelLayout { channels == 1 ? .mono : .stereo }
 
     /// `MPEG-1 Layer III` and the like, for messages.
     var formatName: String { "\(version.name) Layer \(layer == 1 ? "I" : layer == 2 ? "II" : "III")" }
