@@ -6,7 +6,9 @@
 /// that ``MP3StreamParser`` decides the same however its input is split.
 ///
 /// - A *follower* is what comes right after a frame: another header, a tag (ID3v2, APE with a header,
-///   ID3v1), the end of the audio, or something else.
+///   ID3v1), the end of the audio, or something else. While locked on, any valid header confirms the
+///   frame before it (the stream may change format there; the parser then confirms the new stream
+///   with a chain).
 /// - A *chain* at an offset confirms a frame start for locking on: a valid header that is not free
 ///   format, followed by ``confirmingHeaders`` more valid headers of the same
 ///   ``MP3FrameHeader/StreamClass``, each where the previous frame's length says. The chain also
@@ -20,13 +22,17 @@ enum MP3FrameSync {
 
     /// A decision that may need more bytes.
     enum Probe<Value: Sendable>: Sendable {
+        /// The bytes it depends on have not all arrived.
         case needMoreBytes
+        /// No.
         case no
+        /// Yes, with what was found.
         case yes(Value)
     }
 
     /// What follows a frame.
     enum Follower: Sendable {
+        /// The bytes it depends on have not all arrived.
         case needMoreBytes
         /// The audio ends exactly here.
         case end

@@ -5,7 +5,10 @@
 ///    of the duration, as a percentage `p`, is looked up in the TOC with linear interpolation between
 ///    entries (as LAME's and Fraunhofer's readers do), and the offset is `dataOffset + TOC(p) / 256 *
 ///    audio bytes`: LAME builds the TOC from the audio frames only, and FFmpeg counts its index from the
-///    end of the tag's frame. Estimated.
+///    end of the tag's frame. Estimated, to 1/256 of the file: on a 3-minute LAME -V2 file (4.3 MB)
+///    the parser landed within 29 packets of the target, mean 8.3 (basing it on the tag frame, or
+///    scaling by the tag's byte count instead, changed the mean by less than 0.3). Near the end an
+///    estimate can fall past the last frame.
 /// 2. A VBRI table: the runs before the packet's run are summed, plus the fraction of that run, from the
 ///    VBRI frame's start (as Fraunhofer's reader does) and never before `dataOffset`. Estimated.
 /// 3. Otherwise (constant bit rate, an `Info` tag, or no tag), arithmetic on the frames seen so far:
