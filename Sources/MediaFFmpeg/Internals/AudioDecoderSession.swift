@@ -101,12 +101,15 @@ final class AudioDecoderSession {
     func decode(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
         let data = sample.data
         guard !data.isEmpty else { throw MediaError(.invalidData, "empty \(setup.name) packet") }
+        guard data.count <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+            throw MediaError(.invalidData, "\(setup.name) sample of \(data.count) bytes is larger than an FFmpeg packet can be")
+        }
         if setup.packetSize > 0, data.count % setup.packetSize != 0 {
             throw MediaError(
                 .decoderFailure,
                 "\(setup.name) sample of \(data.count) bytes is not a whole number of \(setup.packetSize)-byte packets")
         }
-        try check(av_new_packet(packet.raw, Int32(clamping: data.count)), calling: "av_new_packet", .outOfMemory)
+        try check(av_new_packet(packet.raw, Int32(data.count)), calling: "av_new_packet", .outOfMemory)
         defer { av_packet_unref(packet.raw) }
         data.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { packet.raw.pointee.data.update(from: base, count: data.count) }

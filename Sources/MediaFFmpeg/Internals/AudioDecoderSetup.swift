@@ -9,8 +9,9 @@ import MediaCore
 ///   IMA, 34 bytes per channel per 64 frames), `0x6D730011` (IMA ADPCM in WAV: `framesPerPacket`
 ///   frames per block), `ulaw`, `alaw`.
 /// - Returns `nil` for any other codec (linear PCM included: it needs no decoder).
-/// - Throws ``MediaCore/MediaError/Code/invalidData`` for a format the codec cannot have: AAC
-///   without a cookie, an unreadable ALAC cookie, an IMA WAV block size that is not 1 + 8n frames.
+/// - Throws ``MediaCore/MediaError/Code/invalidData`` (or ``MediaCore/MediaError/Code/truncated`` for
+///   a short ALAC cookie) for a format the codec cannot have: AAC without a cookie, an unreadable ALAC
+///   cookie, an IMA WAV block size that is not 1 + 8n frames, more than 64 channels.
 struct AudioDecoderSetup {
     /// FFmpeg's codec.
     let codecID: AVCodecID
@@ -62,6 +63,9 @@ struct AudioDecoderSetup {
         case .aac:
             self = try Self.aac(format)
         case .other(let code):
+            guard (1...64).contains(channels) else {
+                throw MediaError(.invalidData, "\(format.codec) format has \(channels) channels; FFmpeg's decoders take 1 to 64")
+            }
             switch code {
             case Self.mp3: self.init(codecID: AV_CODEC_ID_MP3, name: "MP3")
             case Self.mp2: self.init(codecID: AV_CODEC_ID_MP2, name: "MP2")
