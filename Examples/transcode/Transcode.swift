@@ -107,7 +107,10 @@ struct Transcode: ParsableCommand {
         case (.wav, .audio(let audio)):
             // Decoded PCM, 16-bit as most WAV readers expect.
             var stages: [any MediaStage] = []
-            if audio.codec == .aac { stages.append(AACDecoder()) } else if audio.pcm == nil { throw cannotDecode(stream, path) }
+            if audio.pcm == nil {
+                guard AudioDecoder.canDecode(format) else { throw cannotDecode(stream, path) }
+                stages.append(AudioDecoder())
+            }
             stages.append(try AudioConverter(format: PCMFormat(.s16)))
             return stages
         case (.y4m, .video(let video)):
@@ -118,11 +121,10 @@ struct Transcode: ParsableCommand {
             }
         case (_, .audio(let audio)):
             if copy || (kind == .caf && audio.pcm != nil) { return [] }
-            switch audio.codec {
-            case .aac: return [AACDecoder(), try AACEncoder(bitRate: encoding.audioBitrate)]
-            case .pcm: return [try AACEncoder(bitRate: encoding.audioBitrate)]
-            case .other: throw cannotDecode(stream, path)
-            }
+            if audio.pcm != nil { return [try AACEncoder(bitRate: encoding.audioBitrate)] }
+            // AAC, MP3, ALAC, IMA, A-law, µ-law: decoded, then encoded.
+            guard AudioDecoder.canDecode(format) else { throw cannotDecode(stream, path) }
+            return [AudioDecoder(), try AACEncoder(bitRate: encoding.audioBitrate)]
         case (_, .video(let video)):
             if copy { return [] }
             let settings = encoding.h264Settings()

@@ -36,10 +36,15 @@ public import MediaCore
 ///     and signed 8-bit made unsigned, `frameCount` set.
 ///   - Any other audio or video codec: untouched packets with ``MediaCore/AudioCodec/other(fourCC:)``
 ///     / ``MediaCore/VideoCodec/other(fourCC:)`` and its Core Audio / QuickTime four-character code
-///     (`.mp3`, `alac`, `flac`, `opus`, `ac-3`, `hvc1`, `vp09`, `av01`, `mp4v`, ... or the container's
-///     own tag), the extradata as ``MediaCore/AudioFormat/magicCookie`` /
-///     ``MediaCore/VideoFormat/codecConfiguration``. Subtitle and data streams, and codecs with no code,
-///     are listed with a `nil` format; ``source(stream:)`` refuses them.
+///     (`.mp3`, `.mp2`, `alac`, `ima4`, `0x6D730011` for IMA ADPCM in WAV, `ulaw`, `alaw`, `flac`,
+///     `opus`, `ac-3`, `hvc1`, `vp09`, `av01`, `mp4v`, ... or the container's own tag), the extradata
+///     as ``MediaCore/AudioFormat/magicCookie`` / ``MediaCore/VideoFormat/codecConfiguration``, and
+///     for audio `framesPerPacket` as Core Audio states it (the codec's frame size; for codecs whose
+///     packets vary, ALAC's frame length, 64 for IMA4, an IMA WAV block's frames, 1 for A-law and
+///     µ-law) and `frameCount` what the packet decodes to (from its duration; an ALAC packet in CAF,
+///     which FFmpeg gives none, counts as a full frame length). ``AudioDecoder`` decodes these
+///     samples. Subtitle and data streams, and codecs with no code, are listed with a `nil` format;
+///     ``source(stream:)`` refuses them.
 /// - Timing: presentation and decode time and duration exactly in the stream's time base (a timescale
 ///   of its denominator); a packet without a decode time gets its presentation time. A stream without
 ///   any time stamps (a raw `.h264`) is timed as the ffmpeg CLI times it for `-c copy`: decode order at

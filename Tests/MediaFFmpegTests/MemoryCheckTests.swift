@@ -46,6 +46,19 @@ import Testing
         #expect(stream["channels"] as? Int == 2)
     }
 
+    /// MP3 → ContainerDemuxer → AudioDecoder → AudioConverter (s16) → WAV: the decode path of the
+    /// codecs other than AAC. The WAV holds what `ffmpeg -i in.mp3 -f s16le` prints.
+    @Test func decodingMP3LeaksNothing() throws {
+        let dir = try TemporaryDirectory()
+        let mp3 = dir.file("in.mp3")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "libmp3lame", mp3])
+        let out = dir.file("out.wav")
+        _ = try memcheck(["--input", mp3, "--output", out], example: "transcode")
+        let stream = try ExternalTool.probeFirstStream(out)
+        #expect(stream["codec_name"] as? String == "pcm_s16le")
+        #expect(try ExternalTool.decode(out, format: "s16le") == ExternalTool.decode(mp3, format: "s16le"))
+    }
+
     /// Raw rgb24 → VideoConverter (swscale) → H264Encoder (libx264) → AnnexBMuxer: the video encode path.
     @Test func convertingAndEncodingVideoLeakNothing() throws {
         let dir = try TemporaryDirectory()

@@ -30,6 +30,13 @@ struct ContainerStreamLayout {
     /// For compressed audio, the frames one packet decodes to when the codec fixes it (1024 for AAC-LC,
     /// 1152 for MP3); 0 when it varies.
     var framesPerPacket: Int
+    /// For compressed audio whose packets vary, the frames a full packet or block decodes to as Core
+    /// Audio's `mFramesPerPacket` says it (ALAC's frame length, 64 for IMA4, an IMA WAV block's
+    /// frames, 1 for A-law and µ-law), or 0: what a packet without a duration is counted as.
+    var nominalFramesPerPacket = 0
+    /// `AVCodecParameters.block_align`: for block codecs (IMA, A-law, µ-law) the bytes of one block
+    /// of ``nominalFramesPerPacket`` frames; 0 when the codec has none.
+    var blockAlign = 0
     /// For PCM, bytes per frame (all channels).
     var bytesPerFrame: Int
     /// For audio, the encoder's priming as the container declares it apart from packet side data
@@ -69,7 +76,9 @@ struct ContainerStreamLayout {
                 format = described.format.map { .audio($0) }
                 form = described.form
                 sampleRate = Int(p.sample_rate)
-                framesPerPacket = described.format?.framesPerPacket ?? 0
+                framesPerPacket = described.fixedFrames
+                nominalFramesPerPacket = described.format?.framesPerPacket ?? 0
+                blockAlign = Int(max(0, p.block_align))
                 bytesPerFrame = described.format?.bytesPerFrame ?? 0
                 initialPadding = Int(max(0, p.initial_padding))
                 isOpus = p.codec_id == AV_CODEC_ID_OPUS
@@ -118,17 +127,19 @@ struct ContainerStreamLayout {
         return .default(channelCount: count)
     }
 
-    private static func audio(_ p: AVCodecParameters, extradata: [UInt8]) -> (format: AudioFormat?, form: PacketForm) {
+    /// The stream's format, how its packets become samples, and the frames every packet decodes to
+    /// when the codec fixes that (else 0).
+    private static func audio(_ p: AVCodecParameters, extradata: [UInt8]) -> (format: AudioFormat?, form: PacketForm, fixedFrames: Int) {
         let rate = Int(p.sample_rate)
         let layout = channelLayout(p)
-        guard rate > 0, layout.channelCount > 0 else { return (nil, .unsupported) }
+        guard rate > 0, layout.channelCount > 0 else { return (nil, .unsupported, 0) }
         let frameSize = Int(max(0, p.frame_size))
         if p.codec_id == AV_CODEC_ID_AAC {
             if !extradata.isEmpty {
                 let format = AudioFormat(
                     codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize > 0 ? frameSize : 1024,
                     magicCookie: extradata)
-                return (format, .aac(adts: false))
+                return (format, .aac(adts: false), format.framesPerPacket)
             }
             // No AudioSpecificConfig: ADTS packets (MPEG-TS, .aac). Describe the stream from what
             // libavformat's parser found (profile, rate, channels); the samples carry the one built
@@ -140,14 +151,43 @@ struct ContainerStreamLayout {
             let format = AudioFormat(
                 codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize > 0 ? frameSize : 1024,
                 magicCookie: asc)
-            return (format, .aac(adts: true))
+            return (format, .aac(adts: true), format.framesPerPacket)
         }
         if let pcm = pcmLayout(p.codec_id) {
-            return (AudioFormat.pcm(pcm.format, sampleRate: rate, channelLayout: layout), .pcm(swapBytes: pcm.swap, signedToUnsigned: pcm.signed8))
+            return (AudioFormat.pcm(pcm.format, sampleRate: rate, channelLayout: layout), .pcm(swapBytes: pcm.swap, signedToUnsigned: pcm.signed8), 1)
         }
-        guard let code = audioFourCC(p.codec_id) ?? fourCC(tag: p.codec_tag) else { return (nil, .unsupported) }
-        let format = AudioFormat(codec: .other(fourCC: code), sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize, magicCookie: extradata)
-        return (format, .passthrough)
+        guard let code = audioFourCC(p.codec_id) ?? fourCC(tag: p.codec_tag) else { return (nil, .unsupported, 0) }
+        let nominal = frameSize > 0 ? frameSize : nominalFramesPerPacket(p, extradata: extradata)
+        let format = AudioFormat(codec: .other(fourCC: code), sampleRate: rate, channelLayout: layout, framesPerPacket: nominal, magicCookie: extradata)
+        return (format, .passthrough, frameSize)
+    }
+
+    /// Core Audio's `mFramesPerPacket` for codecs whose packets FFmpeg does not give a fixed frame
+    /// size: ALAC's frame length from its cookie, 64 for IMA4, the frames of an IMA WAV block
+    /// (`1 + (block_align - 4 × channels) / (4 × channels) × 8`), 1 for A-law and µ-law; else 0.
+    private static func nominalFramesPerPacket(_ p: AVCodecParameters, extradata: [UInt8]) -> Int {
+        let channels = Int(p.ch_layout.nb_channels)
+        switch p.codec_id {
+        case AV_CODEC_ID_ALAC:
+            guard let config = try? ALACMagicCookie.config(in: extradata) else { return 0 }
+            return config.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        case AV_CODEC_ID_ADPCM_IMA_QT:
+            return 64
+        case AV_CODEC_ID_ADPCM_IMA_WAV:
+            let header = 4 * channels
+            guard p.bits_per_coded_sample == 4, channels > 0, Int(p.block_align) > header else { return 0 }
+            return 1 + (Int(p.block_align) - header) / header * 8
+        case AV_CODEC_ID_PCM_ALAW, AV_CODEC_ID_PCM_MULAW:
+            return 1
+        default:
+            return 0
+        }
+    }
+
+    /// The frames a packet of `byteCount` bytes without a duration is counted as: whole blocks of
+    /// ``nominalFramesPerPacket`` frames for block codecs, else ``nominalFramesPerPacket``.
+    func framesWithoutDuration(byteCount: Int) -> Int {
+        blockAlign > 0 ? byteCount / blockAlign * nominalFramesPerPacket : nominalFramesPerPacket
     }
 
     /// The little-endian interleaved layout of FFmpeg's packed PCM codecs, and how to get there.
@@ -186,6 +226,7 @@ struct ContainerStreamLayout {
         case AV_CODEC_ID_AMR_NB: return fourCC("samr")
         case AV_CODEC_ID_AMR_WB: return fourCC("sawb")
         case AV_CODEC_ID_ADPCM_IMA_QT: return fourCC("ima4")
+        case AV_CODEC_ID_ADPCM_IMA_WAV: return 0x6D73_0011  // 'ms\0\x11': Core Audio's id for WAVE format tag 0x0011
         default: return nil
         }
     }

@@ -172,8 +172,8 @@ final class ContainerStreamReader {
     /// The frames a compressed audio packet decodes to and the trims, from what FFmpeg 5.1 gives.
     ///
     /// The frame count is the codec's fixed frame size (AAC 1024, MP3 1152), for Opus what the
-    /// packet's TOC byte says, else the packet's duration when it is a whole number of frames. The
-    /// trims:
+    /// packet's TOC byte says, else the packet's duration when it is a whole number of frames, else
+    /// (no duration: ALAC in CAF) the codec's nominal frames per packet or block. The trims:
     ///
     /// - `AV_PKT_DATA_SKIP_SAMPLES` side data: its first field (frames to skip at the start) is the
     ///   encoder priming. libavformat puts all of it on the first packet (mov: the edit list's media
@@ -195,7 +195,8 @@ final class ContainerStreamReader {
     private func audioTrims(_ packet: UnsafeMutablePointer<AVPacket>, bytes: [UInt8]) -> (frames: Int, start: Int, end: Int) {
         let p = packet.pointee
         let frameCount = layout.isOpus && layout.sampleRate == 48_000 ? (OpusPacket.frameCount(bytes) ?? 0)
-            : layout.framesPerPacket > 0 ? layout.framesPerPacket : (layout.frames(p.duration) ?? 0)
+            : layout.framesPerPacket > 0 ? layout.framesPerPacket
+            : p.duration > 0 ? (layout.frames(p.duration) ?? 0) : layout.framesWithoutDuration(byteCount: bytes.count)
         var skip = 0
         var discard = 0
         var hasSideData = false

@@ -1,0 +1,229 @@
+internal import CMediaFFmpeg
+import MediaCore
+
+/// One open FFmpeg audio decoder and what turns its frames into trimmed, timed PCM samples: the
+/// machinery ``AACDecoder`` and ``AudioDecoder`` share.
+///
+/// - Accepts: samples of `input` (the caller checks the format), each holding one or more packets of
+///   the codec ``AudioDecoderSetup`` describes. A sample of a fixed-size-packet codec (IMA4, A-law,
+///   µ-law) that is not a whole number of packets throws ``MediaCore/MediaError/Code/decoderFailure``
+///   before FFmpeg sees it; an empty sample throws ``MediaCore/MediaError/Code/invalidData``; a packet
+///   FFmpeg rejects throws ``MediaCore/MediaError/Code/decoderFailure`` (the driver stamps its index).
+/// - Emits: per input sample, one PCM sample of what FFmpeg decoded from it (however many frames
+///   FFmpeg cut it into), in the requested layout, at the stream's rate and channel layout.
+/// - Trims: the first ``MediaCore/MediaSample/trimAtStart`` decoded frames and the last
+///   ``MediaCore/MediaSample/trimAtEnd`` are dropped. When the decoder itself returns fewer frames than
+///   the sample declares (an ALAC last packet that codes its own short length), the shortfall counts
+///   against `trimAtEnd`, so that either way the output holds ``MediaCore/MediaSample/validFrameCount``
+///   frames.
+/// - Timing: each output sample starts at its packet's presentation time (in 1/sample rate) plus the
+///   frames trimmed at its start; a packet without a time continues from the previous output.
+///
+/// Decoders that hold frames back (`AV_CODEC_CAP_DELAY`) have their held frames paired with the
+/// oldest packets not yet answered, one frame each when drained; the others answer each packet at once,
+/// and a packet they return nothing for is forgotten.
+final class AudioDecoderSession {
+    /// What is remembered of a packet until its frames come out.
+    private struct Pending {
+        var frameCount: Int
+        var trimAtStart: Int
+        var trimAtEnd: Int
+        var presentationTime: MediaTime
+    }
+
+    /// Decoded frames collected for one packet: all of one layout, appended plane by plane.
+    private struct Batch {
+        var format: PCMFormat?
+        var planes: [[UInt8]] = []
+        var frames = 0
+    }
+
+    /// The stream's format, as the first sample gave it.
+    let input: AudioFormat
+    private let setup: AudioDecoderSetup
+    private let output: AudioFormat
+    private let codec: CodecContext
+    private let frame: Frame
+    private let packet: Packet
+    private let holdsFrames: Bool
+    private var converter: Resampler?
+    private var pending: [Pending] = []
+    private var pendingHead = 0
+    private var batch = Batch()
+    private var nextTime: MediaTime
+    private let timescale: Int32
+
+    /// Opens FFmpeg's decoder for `setup` on a stream of `input`, producing `pcm`.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` for a rate or channel count of zero,
+    ///   ``MediaCore/MediaError/Code/unavailable`` when this FFmpeg build lacks the decoder,
+    ///   ``MediaCore/MediaError/Code/decoderFailure`` when it refuses the configuration
+    ///   (`avcodec_open2`).
+    init(input: AudioFormat, setup: AudioDecoderSetup, output pcm: PCMFormat) throws(MediaError) {
+        guard let decoder = avcodec_find_decoder(setup.codecID) else {
+            throw MediaError(.unavailable, "this FFmpeg build has no \(setup.name) decoder", ffmpegCall: "avcodec_find_decoder")
+        }
+        guard input.sampleRate > 0, input.channelCount > 0 else {
+            throw MediaError(.invalidData, "\(setup.name) format has \(input.sampleRate) Hz and \(input.channelCount) channels")
+        }
+        self.input = input
+        self.setup = setup
+        holdsFrames = decoder.pointee.capabilities & Int32(AV_CODEC_CAP_DELAY) != 0
+        timescale = Int32(clamping: input.sampleRate)
+        nextTime = MediaTime(value: 0, timescale: timescale)
+        output = .pcm(pcm, sampleRate: input.sampleRate, channelLayout: input.channelLayout)
+        codec = try CodecContext(codec: decoder)
+        frame = try Frame()
+        packet = try Packet()
+        let ctx = codec.raw
+        if !setup.extradata.isEmpty {
+            let cookie = setup.extradata
+            guard let extradata = av_mallocz(cookie.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+                throw MediaError(.outOfMemory, "cannot allocate \(cookie.count) bytes of extradata", ffmpegCall: "av_mallocz")
+            }
+            // The codec context owns extradata from here on and frees it in avcodec_free_context.
+            let bytes = extradata.assumingMemoryBound(to: UInt8.self)
+            bytes.update(from: cookie, count: cookie.count)
+            ctx.pointee.extradata = bytes
+            ctx.pointee.extradata_size = Int32(cookie.count)
+        }
+        ctx.pointee.sample_rate = Int32(clamping: input.sampleRate)
+        ctx.pointee.block_align = Int32(clamping: setup.blockAlign)
+        ctx.pointee.bits_per_coded_sample = Int32(clamping: setup.bitsPerCodedSample)
+        var layout = input.channelLayout.avChannelLayout
+        defer { av_channel_layout_uninit(&layout) }
+        try check(av_channel_layout_copy(&ctx.pointee.ch_layout, &layout), calling: "av_channel_layout_copy")
+        try check(avcodec_open2(ctx, decoder, nil), calling: "avcodec_open2", .decoderFailure)
+    }
+
+    /// Decodes one sample and emits its trimmed PCM (for a decoder that holds frames back, what it
+    /// returns now).
+    func decode(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
+        let data = sample.data
+        guard !data.isEmpty else { throw MediaError(.invalidData, "empty \(setup.name) packet") }
+        guard data.count <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+            throw MediaError(.invalidData, "\(setup.name) sample of \(data.count) bytes is larger than an FFmpeg packet can be")
+        }
+        if setup.packetSize > 0, data.count % setup.packetSize != 0 {
+            throw MediaError(
+                .decoderFailure,
+                "\(setup.name) sample of \(data.count) bytes is not a whole number of \(setup.packetSize)-byte packets")
+        }
+        try check(av_new_packet(packet.raw, Int32(data.count)), calling: "av_new_packet", .outOfMemory)
+        defer { av_packet_unref(packet.raw) }
+        data.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { packet.raw.pointee.data.update(from: base, count: data.count) }
+        }
+        let pts = sample.timing.presentationTime
+        pending.append(Pending(
+            frameCount: sample.frameCount, trimAtStart: sample.trimAtStart, trimAtEnd: sample.trimAtEnd,
+            presentationTime: pts.isNumeric ? pts.converted(to: timescale) : .invalid))
+        do {
+            try codec.sendPacket(packet)
+            try codec.receiveFrames(into: frame) { try collectFrame() }
+        } catch {
+            // The packet is not answered: forget it, so that a caller that goes on stays in step.
+            batch = Batch()
+            if !holdsFrames { _ = popPending() }
+            throw error
+        }
+        if batch.frames > 0 {
+            try emitBatch(for: popPending(), into: emit)
+        } else if !holdsFrames {
+            _ = popPending()
+        }
+    }
+
+    /// Drains the decoder: each frame it still holds answers the oldest packet not yet answered.
+    func drain(into emit: (MediaSample) throws -> Void) throws {
+        try codec.sendPacket(nil)
+        try codec.receiveFrames(into: frame) {
+            try collectFrame()
+            try emitBatch(for: popPending(), into: emit)
+        }
+    }
+
+    private func popPending() -> Pending {
+        guard pendingHead < pending.count else {
+            return Pending(frameCount: 0, trimAtStart: 0, trimAtEnd: 0, presentationTime: .invalid)
+        }
+        let info = pending[pendingHead]
+        pendingHead += 1
+        if pendingHead == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingHead = 0
+        } else if pendingHead > 64 {
+            pending.removeFirst(pendingHead)
+            pendingHead = 0
+        }
+        return info
+    }
+
+    /// Appends the decoded frame to the batch.
+    private func collectFrame() throws {
+        let f = frame.raw.pointee
+        let count = Int(f.nb_samples)
+        let channels = Int(f.ch_layout.nb_channels)
+        guard let decodedFormat = PCMFormat(AVSampleFormat(f.format)), channels == input.channelCount else {
+            throw MediaError(
+                .decoderFailure,
+                "the \(setup.name) decoder produced \(channels) channels of sample format \(f.format); the stream declares \(input.channelCount)")
+        }
+        if setup.checksSampleRate, Int(f.sample_rate) != input.sampleRate {
+            throw MediaError(
+                .decoderFailure, "the \(setup.name) decoder produced \(f.sample_rate) Hz; the stream declares \(input.sampleRate) Hz")
+        }
+        let planeCount = decodedFormat.isInterleaved ? 1 : channels
+        if let format = batch.format {
+            guard format == decodedFormat else {
+                throw MediaError(.decoderFailure, "the \(setup.name) decoder changed its sample format from \(format) to \(decodedFormat) within a packet")
+            }
+        } else {
+            batch.format = decodedFormat
+            batch.planes = Array(repeating: [], count: planeCount)
+        }
+        guard count > 0 else { return }
+        let bytes = count * decodedFormat.sampleType.bytesPerSample * (decodedFormat.isInterleaved ? channels : 1)
+        for plane in 0..<planeCount {
+            guard let base = f.extended_data[plane] else {
+                throw MediaError(.decoderFailure, "the \(setup.name) decoder returned no data for plane \(plane)")
+            }
+            batch.planes[plane].append(contentsOf: UnsafeBufferPointer(start: base, count: bytes))
+        }
+        batch.frames += count
+    }
+
+    /// Emits the batch as one sample, trimmed as its packet says and converted if asked; empties it.
+    private func emitBatch(for info: Pending, into emit: (MediaSample) throws -> Void) throws {
+        let collected = batch
+        batch = Batch()
+        guard let decodedFormat = collected.format else { return }
+        let total = collected.frames
+        // Frames the decoder left out itself (a short last ALAC packet) already account for that much
+        // of the end trim.
+        let shortfall = info.frameCount > total ? info.frameCount - total : 0
+        let start = min(max(0, info.trimAtStart), total)
+        let count = max(0, total - start - max(0, info.trimAtEnd - shortfall))
+        let time = info.presentationTime.isNumeric ? info.presentationTime + MediaTime(value: Int64(start), timescale: timescale) : nextTime
+        nextTime = time + MediaTime(value: Int64(count), timescale: timescale)
+        guard count > 0 else { return }
+
+        let stride = decodedFormat.sampleType.bytesPerSample * (decodedFormat.isInterleaved ? input.channelCount : 1)
+        let planes = count == total ? collected.planes : collected.planes.map { Array($0[(start * stride)..<((start + count) * stride)]) }
+        let decoded = AudioFormat.pcm(decodedFormat, sampleRate: input.sampleRate, channelLayout: input.channelLayout)
+        var sample = MediaSample(
+            format: .audio(decoded), planes: planes,
+            timing: SampleTiming(presentationTime: time, decodeTime: time, duration: MediaTime(value: Int64(count), timescale: timescale)),
+            frameCount: count)
+        if decoded != output {
+            if converter?.input != decoded { converter = try Resampler(from: decoded, to: output) }
+            if let converter {
+                let converted = try converter.convert(planes: planes, frameCount: count)
+                sample = MediaSample(format: .audio(output), planes: converted.planes, timing: sample.timing, frameCount: converted.frames)
+            }
+        }
+        try emit(sample)
+    }
+}
+
+@available(*, unavailable) extension AudioDecoderSession: Sendable {}
