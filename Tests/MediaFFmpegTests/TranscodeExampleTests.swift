@@ -54,6 +54,60 @@ import Testing
         #expect(ourVideo == (try Self.packets(theirs, stream: "v:0")))
     }
 
+    /// `pts_time` of every decoded frame of the stream `specifier` selects, as ffprobe gives them.
+    static func frameTimes(_ path: String, stream specifier: String) throws -> [Double] {
+        try ExternalTool.check("ffprobe", [
+            "-v", "error", "-select_streams", specifier, "-show_entries", "frame=pts_time", "-of", "csv=p=0", path,
+        ]).output.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Double($0) }
+    }
+
+    /// Re-encoding an .aac and a raw .h264 with B-frames (av-encoder's, like x264's default): the
+    /// .h264 has no times, is read in decode order, and its frames leave the decoder in another order.
+    /// The output has every frame, at 0, 1/25, 2/25, ... s as the CLI's `ffmpeg -i a.aac -i v.h264
+    /// out.mp4` has them, and the same pictures; ffmpeg decodes it without an error. The same for a
+    /// re-encode of the `--copy` MP4 of those streams (whose pts are the decode times, as the CLI
+    /// copies them).
+    @Test func reencodeOfElementaryStreamsWithBFrames() throws {
+        let dir = try TemporaryDirectory()
+        let (aac, h264) = try Self.makeElementaryStreams(in: dir)
+        let reorder = try ExternalTool.check("ffprobe", [
+            "-v", "error", "-show_entries", "stream=has_b_frames", "-of", "csv=p=0", h264,
+        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect((Int(reorder) ?? 0) > 0, "the input has B-frames")
+        let inputFrames = try ExternalTool.check("ffprobe", [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", h264,
+        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(inputFrames == "100")
+
+        let theirs = dir.file("theirs.mp4")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", aac, "-i", h264, theirs])
+        let expected = try Self.frameTimes(theirs, stream: "v:0")
+        #expect(expected == (0..<100).map { Double($0) / 25 })
+        let theirPictures = try Self.pictureHashes(theirs)
+
+        let copied = dir.file("copied.mp4")
+        #expect(try Self.run(["--input", aac, "--input", h264, "--output", copied, "--copy", "-q"]).status == 0)
+        for (name, inputs) in [("ours.mp4", [aac, h264]), ("recopied.mp4", [copied])] {
+            let output = dir.file(name)
+            let result = try Self.run(inputs.flatMap { ["--input", $0] } + ["--output", output, "-q"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let times = try Self.frameTimes(output, stream: "v:0")
+            #expect(String(times.count) == inputFrames, "\(name)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(name): \(times)")
+            #expect(times == expected, "\(name)")
+            #expect(try Self.pictureHashes(output) == theirPictures, "\(name)")
+            let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(name): \(decode.stderr)")
+        }
+    }
+
+    /// The MD5 of each decoded picture of the first video stream, in presentation order (ffmpeg's
+    /// `framemd5` without its timestamps).
+    static func pictureHashes(_ path: String) throws -> [String] {
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"]).output
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
     @Test func reencodeOfAnFFmpegMP4DecodesCleanly() throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("in.mp4")
