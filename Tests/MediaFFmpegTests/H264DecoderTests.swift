@@ -55,7 +55,7 @@ import Testing
         let reader = try AnnexBReader(path: path)
         let decoder = H264Decoder()
         let output = MemoryOutput()
-        var muxer = Y4MMuxer(output: output)
+        let muxer = Y4MMuxer(output: output)
         while let accessUnit = try reader.next() { try decoder.process(accessUnit, into: { try muxer.write($0) }) }
         try decoder.finish(into: { try muxer.write($0) })
         try muxer.finish()
