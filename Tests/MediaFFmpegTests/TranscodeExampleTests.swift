@@ -147,6 +147,68 @@ import Testing
         #expect(frames == "50")
     }
 
+    /// The summary gives the size of what was written (headers, index and start codes included, as
+    /// the other examples' summaries do), not the packets' bytes: the file's size on disk, or the
+    /// bytes that went to standard output.
+    @Test func summaryGivesTheOutputsSize() throws {
+        let dir = try TemporaryDirectory()
+        let (aac, h264) = try Self.makeElementaryStreams(in: dir)
+        let path = dir.file("out.mp4")
+        let result = try Self.run(["--input", aac, "--input", h264, "--output", path, "--copy"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let summary = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(summary.hasPrefix("transcode: "))
+        #expect(summary.hasSuffix("→ \(path) (\(size) bytes)"), "\(summary)")
+
+        let streamed = try ExternalTool.run(Self.transcode, ["--input", aac, "--output", "-", "--format", "aac", "--copy"])
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        #expect(streamed.stderr.hasSuffix("→ standard output (\(streamed.stdout.count) bytes)\n"), "\(streamed.stderr)")
+    }
+
+    /// `--output -` is standard output for the formats that can be written as a stream: the bytes are
+    /// those the same command writes to a file (MPEG-TS, fragmented MP4, ADTS, Annex-B), and ffprobe
+    /// decodes every frame of them without an error. Formats that must seek back (MP4 without --fragmented, AAC in CAF), or `-` without
+    /// --format, are refused with one line and exit status 64, nothing written.
+    @Test func standardOutputForStreamableFormatsOnly() throws {
+        let dir = try TemporaryDirectory()
+        let (aac, h264) = try Self.makeElementaryStreams(in: dir)
+        let inputs = ["--input", aac, "--input", h264, "--copy", "-q"]
+        let both: Set = ["audio,189", "video,100"]
+        for (format, ext, extra, streams) in [
+            ("mpegts", "ts", [String](), both), ("mp4", "mp4", ["--fragmented"], both), ("aac", "aac", [], ["audio,189"]),
+            ("h264", "h264", [], ["video,100"]),
+        ] {
+            let file = dir.file("file.\(ext)")
+            let written = try Self.run(inputs + extra + ["--output", file])
+            #expect(written.status == 0, "\(format): \(written.stderr)")
+            let streamed = try ExternalTool.run(Self.transcode, inputs + extra + ["--output", "-", "--format", format])
+            #expect(streamed.status == 0 && streamed.stderr.isEmpty, "\(format): \(streamed.stderr)")
+            #expect(!streamed.stdout.isEmpty, "\(format)")
+            #expect(streamed.stdout == (try Data(contentsOf: URL(fileURLWithPath: file))), "\(format)")
+            let piped = dir.file("piped.\(ext)")
+            try streamed.stdout.write(to: URL(fileURLWithPath: piped))
+            let decode = try ExternalTool.run("ffprobe", [
+                "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames", "-of", "csv=p=0", piped,
+            ])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(format): \(decode.stderr)")
+            #expect(Set(decode.output.split(separator: "\n").map(String.init)) == streams, "\(format): \(decode.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "-"), "no file named '-' was written")
+
+        for (arguments, mention) in [
+            (inputs + ["--output", "-", "--format", "mp4"], "--fragmented"),
+            (inputs + ["--output", "-"], "--format"),
+            (["--input", aac, "--output", "-", "--format", "caf", "--copy"], "CAF"),
+        ] {
+            let refused = try ExternalTool.run(Self.transcode, arguments)
+            #expect(refused.status == 64, "\(arguments)")
+            #expect(refused.stdout.isEmpty, "\(arguments)")
+            #expect(refused.stderr.hasPrefix("transcode: ") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains(mention), "\(refused.stderr)")
+        }
+    }
+
     @Test func badInputIsOneLineNamingTheFile() throws {
         let dir = try TemporaryDirectory()
         let garbage = dir.file("garbage.mp4")
