@@ -57,12 +57,16 @@ struct Transcode: ParsableCommand {
         }
         guard let kind else {
             if toStandardOutput {
-                throw ValidationError("--output - (standard output) needs --format: one of mpegts, flv, matroska, webm, aac, h264, wav, y4m, caf, or mp4/mov/m4a with --fragmented")
+                throw ValidationError(
+                    "--output - (standard output) needs --format: one of mpegts, flv, matroska, webm, aac, h264, wav, y4m, caf, "
+                        + "or mp4/mov/m4a with --fragmented")
             }
             throw ValidationError("cannot tell the format of '\(output)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264 .caf .wav .y4m")
         }
         if toStandardOutput, case .container(let container) = kind, [.mp4, .mov, .m4a].contains(container), !fragmented {
-            throw ValidationError("--output - (standard output) cannot take \(container) unless --fragmented: its index is written at the end, into a file that can seek back")
+            throw ValidationError(
+                "--output - (standard output) cannot take \(container) unless --fragmented: its index is written at the end, "
+                    + "into a file that can seek back")
         }
     }
 
@@ -85,7 +89,8 @@ struct Transcode: ParsableCommand {
         }
         if toStandardOutput, kind == .caf, case .audio(let audio)? = streams[0].stream.format, audio.pcm == nil {
             // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
-            throw ValidationError("--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file")
+            throw ValidationError(
+                "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file")
         }
 
         var graph = MediaGraph()

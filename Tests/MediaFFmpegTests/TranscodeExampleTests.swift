@@ -105,7 +105,8 @@ import Testing
     /// `framemd5` without its timestamps).
     static func pictureHashes(_ path: String) throws -> [String] {
         try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"]).output
-            .split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
     @Test func reencodeOfAnFFmpegMP4DecodesCleanly() throws {

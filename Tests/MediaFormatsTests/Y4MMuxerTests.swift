@@ -76,7 +76,8 @@ import Testing
         try second.finish()
         #expect(first.frameCount == 4 && second.frameCount == 4)
         #expect(shared.bytes == single.bytes)
-        #expect(shared.bytes == Array("YUV4MPEG2 W2 H2 F25:1 Ip A0:0 Cmono\n".utf8) + (0..<4).flatMap { Array("FRAME\n".utf8) + [UInt8](repeating: UInt8($0), count: 4) })
+        let frameBytes = (0..<4).flatMap { Array("FRAME\n".utf8) + [UInt8](repeating: UInt8($0), count: 4) }
+        #expect(shared.bytes == Array("YUV4MPEG2 W2 H2 F25:1 Ip A0:0 Cmono\n".utf8) + frameBytes)
     }
 
     /// What YUV4MPEG2 cannot carry: a typed error with the frame's index, nothing of that frame written,
