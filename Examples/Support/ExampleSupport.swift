@@ -30,6 +30,14 @@ public func formatDecimal(_ value: Double, _ digits: Int) -> String {
     return text
 }
 
+/// The size in bytes of the file at `path`, as the examples' summaries report what they wrote, or
+/// `nil` when it cannot be read (`stat` fails).
+public func fileSize(_ path: String) -> Int64? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Int64(info.st_size)
+}
+
 /// A bad command line: printed as one line (or the usage text for `--help`).
 public struct UsageError: Error {
     /// The one-line message, or the usage text.

@@ -163,7 +163,8 @@ struct AVEncoder: ParsableCommand {
         for branch in progress.branches {
             parts.append("\(branch.name) \(branch.samplesRead) samples in, \(formatDecimal(branch.position.seconds ?? 0, 3)) s")
         }
-        let files = zip(output, progress.sinks).map { path, sink in "\(path) (\(sink.samplesWritten) packets, \(sink.bytesWritten) bytes)" }
+        // Each file's size (headers and index included), not its packets' bytes.
+        let files = zip(output, progress.sinks).map { path, sink in "\(path) (\(sink.samplesWritten) packets, \(fileSize(path) ?? 0) bytes)" }
         printError("av-encoder: \(parts.joined(separator: "; ")); \(formatDecimal(wall, 2)) s → \(files.joined(separator: ", "))"
             + (Interrupt.wasRequested ? " (interrupted: the files end there)" : ""))
     }

@@ -14,42 +14,64 @@ struct Transcode: ParsableCommand {
             decoded and re-encoded to H.264 and audio to AAC (the ffmpeg CLI's defaults); with --copy the \
             packets are remuxed untouched. The output's container comes from its extension (.mp4 .mov .m4a \
             .ts .flv .mkv .webm), or it is written by MediaPipeline's own muxers: .aac (ADTS), .h264 \
-            (Annex-B), .caf (AAC or PCM), .wav (decoded PCM), .y4m (decoded frames). Ctrl-C finishes the \
-            output and exits 130.
+            (Annex-B), .caf (AAC or PCM), .wav (decoded PCM), .y4m (decoded frames). --output - writes to \
+            standard output, in the --format given, for the formats that can be written as a stream: \
+            mpegts, flv, matroska, webm, mp4/mov/m4a with --fragmented, aac, h264, wav, y4m, and caf of \
+            PCM. Ctrl-C finishes the output and exits 130.
             """,
         version: "0.2.0")
 
     @Option(name: .shortAndLong, help: ArgumentHelp("A file to read; repeat for several.", valueName: "FILE"))
     var input: [String] = []
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "FILE"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write; - for standard output (with --format).", valueName: "FILE"))
     var output: String
 
     @Flag(help: "Copy the packets without re-encoding (a remux).")
     var copy = false
 
-    @Option(help: "Force the output container (mp4, mov, m4a, mpegts, flv, matroska, webm).")
+    @Option(help: "Force the output format (mp4, mov, m4a, mpegts, flv, matroska, webm, aac, h264, caf, wav, y4m).")
     var format: String?
+
+    @Flag(help: "Write MP4/MOV/M4A fragmented (moof per keyframe): readable while it grows, and writable to standard output.")
+    var fragmented = false
 
     @OptionGroup var encoding: EncoderOptions
 
     @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
     var quiet = false
 
+    /// Whether the output is standard output.
+    var toStandardOutput: Bool { output == "-" }
+
+    /// What the output is written as: `--format`, else the output's extension.
+    var kind: TranscodeOutput? {
+        if let format { return TranscodeOutput(name: format) }
+        return toStandardOutput ? nil : TranscodeOutput(path: output)
+    }
+
     func validate() throws {
         guard !input.isEmpty else { throw ValidationError("give at least one --input") }
-        if let format, ContainerFormat(name: format) == nil {
-            throw ValidationError("--format '\(format)' is not one of \(ContainerFormat.all.map(\.name).joined(separator: ", "))")
+        if let format, TranscodeOutput(name: format) == nil {
+            throw ValidationError("--format '\(format)' is not one of \(TranscodeOutput.names.joined(separator: ", "))")
         }
-        if format == nil && TranscodeOutput(path: output) == nil {
+        guard let kind else {
+            if toStandardOutput {
+                throw ValidationError(
+                    "--output - (standard output) needs --format: one of mpegts, flv, matroska, webm, aac, h264, wav, y4m, caf, "
+                        + "or mp4/mov/m4a with --fragmented")
+            }
             throw ValidationError("cannot tell the format of '\(output)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264 .caf .wav .y4m")
+        }
+        if toStandardOutput, case .container(let container) = kind, [.mp4, .mov, .m4a].contains(container), !fragmented {
+            throw ValidationError(
+                "--output - (standard output) cannot take \(container) unless --fragmented: its index is written at the end, "
+                    + "into a file that can seek back")
         }
     }
 
     func run() throws {
-        guard let kind = format.flatMap(ContainerFormat.init(name:)).map(TranscodeOutput.container) ?? TranscodeOutput(path: output) else {
-            throw ValidationError("cannot tell the format of '\(output)'")
-        }
+        guard let kind else { throw ValidationError("cannot tell the format of '\(output)'") }
         // Which streams: every audio and video stream, or the one kind the output takes.
         var streams: [(path: String, stream: ContainerDemuxer.Stream)] = []
         for path in input {
@@ -65,6 +87,11 @@ struct Transcode: ParsableCommand {
             // A bare stream, CAF, WAV or Y4M file holds one stream: the first that fits.
             streams = [streams[0]]
         }
+        if toStandardOutput, kind == .caf, case .audio(let audio)? = streams[0].stream.format, audio.pcm == nil {
+            // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
+            throw ValidationError(
+                "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file")
+        }
 
         var graph = MediaGraph()
         var branches: [MediaGraph.BranchID] = []
@@ -73,28 +100,42 @@ struct Transcode: ParsableCommand {
             let stages = try self.stages(for: stream, path: path, into: kind)
             branches.append(graph.addBranch("\(path)#\(stream.index)", source: source, stages: stages))
         }
+        var options = ContainerMuxer.Options()
+        options.fragmented = fragmented
+        // Standard output has no file to measure: its bytes are counted on the way.
+        let standardOutputBytes = ByteCount()
+        func fileOutput() throws -> sending any MediaOutput {
+            toStandardOutput ? CountedOutput(try FileOutput.standardOutput(), count: standardOutputBytes) : try FileOutput(path: output)
+        }
         switch kind {
         case .container(let container):
-            graph.addSink(try ContainerMuxer(path: output, format: container), tracks: branches)
+            let muxer = toStandardOutput
+                ? try ContainerMuxer(output: fileOutput(), format: container, options: options)
+                : try ContainerMuxer(path: output, format: container, options: options)
+            graph.addSink(muxer, tracks: branches)
         case .adts:
-            graph.addSink(ADTSMuxer(output: try FileOutput(path: output)), input: branches[0])
+            graph.addSink(ADTSMuxer(output: try fileOutput()), input: branches[0])
         case .annexB:
-            graph.addSink(AnnexBMuxer(output: try FileOutput(path: output)), input: branches[0])
+            graph.addSink(AnnexBMuxer(output: try fileOutput()), input: branches[0])
         case .caf:
-            graph.addSink(CAFMuxer(output: try FileOutput(path: output)), input: branches[0])
+            graph.addSink(CAFMuxer(output: try fileOutput()), input: branches[0])
         case .wav:
-            graph.addSink(WAVMuxer(output: try FileOutput(path: output)), input: branches[0])
+            graph.addSink(WAVMuxer(output: try fileOutput()), input: branches[0])
         case .y4m:
-            graph.addSink(Y4MMuxer(output: try FileOutput(path: output)), input: branches[0])
+            graph.addSink(Y4MMuxer(output: try fileOutput()), input: branches[0])
         }
 
-        let reporter = ProgressReporter(name: "transcode", verb: copy ? "copied" : "transcoded", enabled: !quiet && output != "-")
+        let reporter = ProgressReporter(name: "transcode", verb: copy ? "copied" : "transcoded", enabled: !quiet && !toStandardOutput)
         let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
         guard !quiet else { return }
         let read = progress.branches.map { "\($0.name) \($0.samplesRead) packets" }.joined(separator: ", ")
-        let written = progress.sinks.first.map { "\($0.samplesWritten) samples, \($0.bytesWritten) bytes" } ?? ""
-        printError("transcode: \(read) in; \(written) out in \(formatDecimal(wall, 2)) s → \(output)"
+        let samples = progress.sinks.first?.samplesWritten ?? 0
+        // The size of what was written, as the other examples report it: the file's, or what went to
+        // standard output (not the packets' bytes: headers, indexes and start codes count too).
+        let size = toStandardOutput ? standardOutputBytes.value : (fileSize(output) ?? 0)
+        printError("transcode: \(read) in; \(samples) samples out in \(formatDecimal(wall, 2)) s → "
+            + "\(toStandardOutput ? "standard output" : output) (\(size) bytes)"
             + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
     }
 
@@ -145,6 +186,24 @@ struct Transcode: ParsableCommand {
 enum TranscodeOutput: Equatable {
     case container(ContainerFormat)
     case adts, annexB, caf, wav, y4m
+
+    /// The names `--format` takes: the containers' and our own formats'.
+    static let names = ContainerFormat.all.map(\.name) + ["aac", "h264", "caf", "wav", "y4m"]
+
+    /// The format `--format` names: a container (``ContainerFormat/init(name:)``: `mp4`, `mpegts`, ...)
+    /// or one of our own (`aac` or `adts`, `h264`, `caf`, `wav`, `y4m`).
+    init?(name: String) {
+        switch name.lowercased() {
+        case "aac", "adts": self = .adts
+        case "h264", "annexb": self = .annexB
+        case "caf": self = .caf
+        case "wav": self = .wav
+        case "y4m", "yuv4mpegpipe": self = .y4m
+        default:
+            guard let container = ContainerFormat(name: name) else { return nil }
+            self = .container(container)
+        }
+    }
 
     init?(path: String) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""

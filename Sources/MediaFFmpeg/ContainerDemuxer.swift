@@ -49,6 +49,9 @@ public import MediaCore
 ///   of its denominator); a packet without a decode time gets its presentation time. A stream without
 ///   any time stamps (a raw `.h264`) is timed as the ffmpeg CLI times it for `-c copy`: decode order at
 ///   the packets' durations, starting `has_b_frames` frames before zero, presentation = decode time.
+///   With B-frames those presentation times are decode-order placeholders, not the order the frames
+///   are shown in (the ffmpeg CLI's `-c copy` writes them so); ``H264Decoder`` recognises them and
+///   times its frames by decode time, as the CLI does.
 /// - Priming: AAC (and MP3, Opus, ...) priming reaches the samples as ``MediaCore/MediaSample/trimAtStart``
 ///   and end padding as ``MediaCore/MediaSample/trimAtEnd``, from what FFmpeg 5.1 gives:
 ///   `AV_PKT_DATA_SKIP_SAMPLES` side data (on the first packet from an MP4 edit list, Ogg or a LAME tag,

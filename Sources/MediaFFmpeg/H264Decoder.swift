@@ -11,9 +11,28 @@ public import MediaCore
 /// - Output: one raw frame per picture, in presentation order, tightly packed, in the pixel format the
 ///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams); a
 ///   stream in a format ``PixelFormat`` has no case for (10-bit, ...) throws
-///   ``MediaError/Code/unsupportedFormat``. Each frame has the presentation time and duration of the
-///   access unit it came from, the input's frame rate, and the pixel aspect ratio and chroma location
-///   the stream gives (the SPS's VUI; H.264's default chroma location is left).
+///   ``MediaError/Code/unsupportedFormat``. Each frame has the input's frame rate, and the pixel aspect
+///   ratio and chroma location the stream gives (the SPS's VUI; H.264's default chroma location is left).
+/// - Output times: strictly increasing presentation times (after a sample flagged
+///   ``MediaCore/MediaSample/Flags/discontinuity`` they start afresh), timed in one of two ways, chosen
+///   by the first sample:
+///   - When its presentation time is after its decode time, or it has no separate decode time, the
+///     input's presentation times are taken as real: each frame has the presentation time and
+///     duration of the access unit it came from (FFmpeg's `best_effort_timestamp`).
+///   - When it has no presentation time, or one that is not after its decode time, they are not
+///     presentation times: a stream that reorders frames presents its first access unit at least the
+///     reorder delay after decoding it. They are decode-order placeholders (a raw `.h264` has no
+///     times: `AnnexBReader` and ``ContainerDemuxer`` time it in decode order, presentation = decode
+///     time, and `ffmpeg -c copy` writes that into an MP4), with which the frames of a stream with
+///     B-frames would come out of order. The frames are then timed by decode time, as the ffmpeg CLI
+///     times them: each frame gets the decode time of the access unit whose decoding released it (the
+///     earliest presentation the decode times allow; for a stream without reordering, its own), and
+///     the frames drained at the end follow at their durations. So a raw `.h264` from
+///     ``ContainerDemuxer``, whose decode times start the reorder delay before zero, decodes to frames
+///     at 0, 1, 2, ... frame durations, as with the ffmpeg CLI.
+///   A frame whose presentation time would not be after the previous frame's (out of order after
+///   all) switches to timing by decode time for the rest of the stream; where that gives no later time
+///   either (the frames drained at the end), the frame follows the previous one at its duration.
 ///
 /// A sample the decoder rejects throws ``MediaError/Code/decoderFailure``; the driver (or a
 /// ``MediaCore/CheckedStage``) stamps it with the sample's index. Damage the
@@ -79,8 +98,15 @@ extension H264Decoder {
         private var frameRate: FrameRate?
         /// The timescale of packet and frame timestamps: the first sample's.
         private let timescale: Int32
-        /// Input durations by presentation tick, to give each frame its access unit's duration.
+        /// How frames are timed: by the input's presentation times, or by its decode times when those
+        /// are placeholders (see ``H264Decoder``).
+        private var clock: FrameClock
+        /// Input durations by the tick the frames are timed by (presentation or decode), to give each
+        /// frame its access unit's duration.
         private var durations: [Int64: MediaTime] = [:]
+        /// The tick and duration of the frame emitted last: the next must come after it.
+        private var lastTick: Int64?
+        private var lastDuration: MediaTime = .invalid
         /// Frames emitted, and those among them the decoder marked as damaged.
         private(set) var frameCount: Int64 = 0
         private(set) var damagedFrameCount: Int64 = 0
@@ -90,7 +116,10 @@ extension H264Decoder {
                 throw MediaError(.unavailable, "this FFmpeg build has no H.264 decoder", ffmpegCall: "avcodec_find_decoder")
             }
             let pts = timing.presentationTime
-            timescale = pts.isNumeric ? pts.timescale : (format.frameRate?.numerator ?? 90_000)
+            let dts = timing.decodeTime
+            clock = FrameClock(presentation: pts, decode: dts)
+            let reference = pts.isNumeric ? pts : dts
+            timescale = reference.isNumeric ? reference.timescale : (format.frameRate?.numerator ?? 90_000)
             frameRate = format.frameRate
             codec = try CodecContext(codec: decoder)
             frame = try Frame()
@@ -133,12 +162,20 @@ extension H264Decoder {
             try check(av_new_packet(packet.raw, Int32(bytes.count)), calling: "av_new_packet", .outOfMemory)
             defer { av_packet_unref(packet.raw) }
             if let data = packet.raw.pointee.data { data.update(from: bytes, count: bytes.count) }
-            let pts = ticks(sample.timing.presentationTime)
+            if sample.flags.contains(.discontinuity) { lastTick = nil }
+            let dts = ticks(sample.timing.effectiveDecodeTime)
+            // Placeholder presentation times are not handed on: the frames are timed by decode time.
+            let pts = clock == .presentation ? ticks(sample.timing.presentationTime) : mp_nopts_value()
             packet.raw.pointee.pts = pts
-            packet.raw.pointee.dts = ticks(sample.timing.effectiveDecodeTime)
+            packet.raw.pointee.dts = dts
             if sample.timing.duration.isNumeric {
                 packet.raw.pointee.duration = ticks(sample.timing.duration)
-                durations[pts] = sample.timing.duration
+                let key = clock == .presentation ? pts : dts
+                if key != mp_nopts_value() {
+                    // Entries of frames that never came (damage) are dropped once they are past.
+                    if durations.count >= 256, let last = lastTick { durations = durations.filter { $0.key > last } }
+                    durations[key] = sample.timing.duration
+                }
             }
             if sample.flags.contains(.keyframe) { packet.raw.pointee.flags |= AV_PKT_FLAG_KEY }
             try codec.sendPacket(packet)
@@ -148,6 +185,38 @@ extension H264Decoder {
         func drain(into emit: (MediaSample) throws -> Void) throws {
             try codec.sendPacket(nil)
             try receive(into: emit)
+        }
+
+        /// The tick and duration of the frame `raw` (see ``H264Decoder``'s output times): by
+        /// presentation time while those increase, else by the decode time of the access unit whose
+        /// decoding released the frame, else the previous frame's tick plus its duration.
+        private func frameTime(_ raw: AVFrame) -> (tick: Int64, duration: MediaTime) {
+            let none = mp_nopts_value()
+            func isNext(_ tick: Int64) -> Bool { tick != none && lastTick.map { tick > $0 } ?? true }
+            var tick = none
+            if clock == .presentation {
+                let presented = raw.best_effort_timestamp != none ? raw.best_effort_timestamp : raw.pts
+                if isNext(presented) {
+                    tick = presented
+                } else if presented != none {
+                    clock = .decode  // out of order after all: not presentation times
+                }
+            }
+            if clock == .decode, isNext(raw.pkt_dts) { tick = raw.pkt_dts }
+            let rateDuration = frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) } ?? .invalid
+            var duration = tick == none ? nil : durations.removeValue(forKey: tick)
+            if tick == none, let last = lastTick {
+                // No time of its own (drained at the end): after the previous frame.
+                let step = lastDuration.isNumeric ? lastDuration : rateDuration
+                tick = last.addingReportingOverflow(step.isNumeric ? max(1, ticks(step)) : 1).partialValue
+                duration = step.isNumeric ? step : nil
+            }
+            let chosen = duration ?? (lastDuration.isNumeric ? lastDuration : rateDuration)
+            if tick != none {
+                lastTick = tick
+                lastDuration = chosen
+            }
+            return (tick, chosen)
         }
 
         private func receive(into emit: (MediaSample) throws -> Void) throws {
@@ -160,11 +229,8 @@ extension H264Decoder {
                 }
                 let width = Int(raw.width)
                 let height = Int(raw.height)
-                let ptsTick = raw.best_effort_timestamp != mp_nopts_value() ? raw.best_effort_timestamp : raw.pts
+                let (ptsTick, duration) = frameTime(raw)
                 let pts = ptsTick == mp_nopts_value() ? MediaTime.invalid : MediaTime(value: ptsTick, timescale: timescale)
-                let duration = durations.removeValue(forKey: ptsTick)
-                    ?? frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) }
-                    ?? .invalid
                 var format = VideoFormat.raw(pixels, width: width, height: height, frameRate: frameRate)
                 if raw.sample_aspect_ratio.num > 0 && raw.sample_aspect_ratio.den > 0 {
                     format.pixelAspectRatio = PixelAspectRatio(Int(raw.sample_aspect_ratio.num), Int(raw.sample_aspect_ratio.den))
@@ -178,6 +244,25 @@ extension H264Decoder {
                     timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration),
                     frameCount: 1, flags: raw.key_frame != 0 ? .keyframe : []))
             }
+        }
+    }
+}
+
+/// How ``H264Decoder`` times its frames: by the input's presentation times, or by its decode times when
+/// the presentation times are decode-order placeholders.
+private enum FrameClock {
+    case presentation
+    case decode
+
+    /// The clock for an input whose first access unit has these times: by decode time when there is
+    /// no presentation time or one that is not after the decode time (a placeholder: a stream that
+    /// reorders presents its first access unit at least the reorder delay after decoding it; for one
+    /// that does not, both clocks give the same times).
+    init(presentation: MediaTime, decode: MediaTime) {
+        if !presentation.isNumeric || (decode.isNumeric && presentation <= decode) {
+            self = .decode
+        } else {
+            self = .presentation
         }
     }
 }

@@ -115,9 +115,11 @@ public enum ExternalTool {
     }
 }
 
-/// A mutable value guarded by a lock, for passing results between threads in test helpers.
-public final class LockedBox<Value>: @unchecked Sendable {
-    // Every access to `_value` goes through `lock`, so concurrent reads and writes are serialised.
+/// A mutable value guarded by a lock, for passing results between threads in test helpers. The value
+/// is `Sendable`, since what is read out of the box leaves the lock.
+public final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    // Every access to `_value` goes through `lock`, so concurrent reads and writes are serialised; and
+    // `Value: Sendable`, so a value read out may cross threads (the compiler checks that).
     private let lock = NSLock()
     private var _value: Value
     /// A box holding `value`.

@@ -55,7 +55,7 @@ import Testing
         let reader = try AnnexBReader(path: path)
         let decoder = H264Decoder()
         let output = MemoryOutput()
-        var muxer = Y4MMuxer(output: output)
+        let muxer = Y4MMuxer(output: output)
         while let accessUnit = try reader.next() { try decoder.process(accessUnit, into: { try muxer.write($0) }) }
         try decoder.finish(into: { try muxer.write($0) })
         try muxer.finish()
@@ -105,6 +105,49 @@ import Testing
         #expect { try Video.run(H264Decoder(), samples) } throws: {
             ($0 as? MediaError)?.code == .unsupportedFormat && "\($0)".contains("yuv420p10")
         }
+    }
+
+    /// A raw `.h264` has no times: ContainerDemuxer times it in decode order (presentation = decode
+    /// time, decode times from the reorder delay before zero, as the ffmpeg CLI does), AnnexBReader
+    /// likewise from zero, and `ffmpeg -c copy` writes such times into an MP4. With B-frames the
+    /// frames come out of the decoder in another order than those times; it times them by decode time
+    /// instead, as the CLI does: from the demuxer at exactly 0, 1, 2, ... frame durations, the frames
+    /// being the CLI's; from the others strictly increasing, every frame there.
+    @Test(arguments: [0, 3]) func untimedRawStreamDecodesInPresentationOrder(bFrames: Int) throws {
+        let clip = try VideoClip(count: 30)
+        let path = clip.dir.file("bf\(bFrames).h264")
+        try ExternalTool.check("ffmpeg", [
+            "-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-bf", "\(bFrames)", "-g", "12",
+            "-f", "h264", path,
+        ])
+        let copy = clip.dir.file("copy.mp4")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-c", "copy", copy])
+        let hashes = try Video.frameHashes(path)
+        #expect(hashes.count == 30)
+
+        let demuxed = try Self.samples(of: ContainerDemuxer.streamSource(path: path, stream: 0))
+        let decoded = try Video.run(H264Decoder(), demuxed)
+        #expect(decoded.map(\.timing.presentationTime) == (0..<30).map { clip.rate.time(ofFrame: Int64($0)) })
+        #expect(decoded.map(Self.md5) == hashes)
+
+        for (name, samples) in [
+            ("AnnexBReader", try Self.samples(of: AnnexBReader(path: path))),
+            ("copy.mp4", try Self.samples(of: ContainerDemuxer.streamSource(path: copy, stream: 0))),
+        ] {
+            let frames = try Video.run(H264Decoder(), samples)
+            let times = frames.map(\.timing.presentationTime)
+            #expect(frames.count == 30, "\(name)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(name): \(times)")
+            #expect(frames.map(Self.md5) == hashes, "\(name)")
+        }
+    }
+
+    /// Every sample of `source`.
+    static func samples(of source: some MediaSource) throws -> [MediaSample] {
+        var source = source
+        var samples: [MediaSample] = []
+        while let sample = try source.next() { samples.append(sample) }
+        return samples
     }
 
     /// FFmpeg's framemd5 hash of a tightly packed frame: the MD5 of its planes in order.

@@ -54,6 +54,61 @@ import Testing
         #expect(ourVideo == (try Self.packets(theirs, stream: "v:0")))
     }
 
+    /// `pts_time` of every decoded frame of the stream `specifier` selects, as ffprobe gives them.
+    static func frameTimes(_ path: String, stream specifier: String) throws -> [Double] {
+        try ExternalTool.check("ffprobe", [
+            "-v", "error", "-select_streams", specifier, "-show_entries", "frame=pts_time", "-of", "csv=p=0", path,
+        ]).output.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Double($0) }
+    }
+
+    /// Re-encoding an .aac and a raw .h264 with B-frames (av-encoder's, like x264's default): the
+    /// .h264 has no times, is read in decode order, and its frames leave the decoder in another order.
+    /// The output has every frame, at 0, 1/25, 2/25, ... s as the CLI's `ffmpeg -i a.aac -i v.h264
+    /// out.mp4` has them, and the same pictures; ffmpeg decodes it without an error. The same for a
+    /// re-encode of the `--copy` MP4 of those streams (whose pts are the decode times, as the CLI
+    /// copies them).
+    @Test func reencodeOfElementaryStreamsWithBFrames() throws {
+        let dir = try TemporaryDirectory()
+        let (aac, h264) = try Self.makeElementaryStreams(in: dir)
+        let reorder = try ExternalTool.check("ffprobe", [
+            "-v", "error", "-show_entries", "stream=has_b_frames", "-of", "csv=p=0", h264,
+        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect((Int(reorder) ?? 0) > 0, "the input has B-frames")
+        let inputFrames = try ExternalTool.check("ffprobe", [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", h264,
+        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(inputFrames == "100")
+
+        let theirs = dir.file("theirs.mp4")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", aac, "-i", h264, theirs])
+        let expected = try Self.frameTimes(theirs, stream: "v:0")
+        #expect(expected == (0..<100).map { Double($0) / 25 })
+        let theirPictures = try Self.pictureHashes(theirs)
+
+        let copied = dir.file("copied.mp4")
+        #expect(try Self.run(["--input", aac, "--input", h264, "--output", copied, "--copy", "-q"]).status == 0)
+        for (name, inputs) in [("ours.mp4", [aac, h264]), ("recopied.mp4", [copied])] {
+            let output = dir.file(name)
+            let result = try Self.run(inputs.flatMap { ["--input", $0] } + ["--output", output, "-q"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let times = try Self.frameTimes(output, stream: "v:0")
+            #expect(String(times.count) == inputFrames, "\(name)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(name): \(times)")
+            #expect(times == expected, "\(name)")
+            #expect(try Self.pictureHashes(output) == theirPictures, "\(name)")
+            let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(name): \(decode.stderr)")
+        }
+    }
+
+    /// The MD5 of each decoded picture of the first video stream, in presentation order (ffmpeg's
+    /// `framemd5` without its timestamps).
+    static func pictureHashes(_ path: String) throws -> [String] {
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"]).output
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
     @Test func reencodeOfAnFFmpegMP4DecodesCleanly() throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("in.mp4")
@@ -91,6 +146,68 @@ import Testing
             "-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", dir.file("out.y4m"),
         ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(frames == "50")
+    }
+
+    /// The summary gives the size of what was written (headers, index and start codes included, as
+    /// the other examples' summaries do), not the packets' bytes: the file's size on disk, or the
+    /// bytes that went to standard output.
+    @Test func summaryGivesTheOutputsSize() throws {
+        let dir = try TemporaryDirectory()
+        let (aac, h264) = try Self.makeElementaryStreams(in: dir)
+        let path = dir.file("out.mp4")
+        let result = try Self.run(["--input", aac, "--input", h264, "--output", path, "--copy"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let summary = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(summary.hasPrefix("transcode: "))
+        #expect(summary.hasSuffix("→ \(path) (\(size) bytes)"), "\(summary)")
+
+        let streamed = try ExternalTool.run(Self.transcode, ["--input", aac, "--output", "-", "--format", "aac", "--copy"])
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        #expect(streamed.stderr.hasSuffix("→ standard output (\(streamed.stdout.count) bytes)\n"), "\(streamed.stderr)")
+    }
+
+    /// `--output -` is standard output for the formats that can be written as a stream: the bytes are
+    /// those the same command writes to a file (MPEG-TS, fragmented MP4, ADTS, Annex-B), and ffprobe
+    /// decodes every frame of them without an error. Formats that must seek back (MP4 without --fragmented, AAC in CAF), or `-` without
+    /// --format, are refused with one line and exit status 64, nothing written.
+    @Test func standardOutputForStreamableFormatsOnly() throws {
+        let dir = try TemporaryDirectory()
+        let (aac, h264) = try Self.makeElementaryStreams(in: dir)
+        let inputs = ["--input", aac, "--input", h264, "--copy", "-q"]
+        let both: Set = ["audio,189", "video,100"]
+        for (format, ext, extra, streams) in [
+            ("mpegts", "ts", [String](), both), ("mp4", "mp4", ["--fragmented"], both), ("aac", "aac", [], ["audio,189"]),
+            ("h264", "h264", [], ["video,100"]),
+        ] {
+            let file = dir.file("file.\(ext)")
+            let written = try Self.run(inputs + extra + ["--output", file])
+            #expect(written.status == 0, "\(format): \(written.stderr)")
+            let streamed = try ExternalTool.run(Self.transcode, inputs + extra + ["--output", "-", "--format", format])
+            #expect(streamed.status == 0 && streamed.stderr.isEmpty, "\(format): \(streamed.stderr)")
+            #expect(!streamed.stdout.isEmpty, "\(format)")
+            #expect(streamed.stdout == (try Data(contentsOf: URL(fileURLWithPath: file))), "\(format)")
+            let piped = dir.file("piped.\(ext)")
+            try streamed.stdout.write(to: URL(fileURLWithPath: piped))
+            let decode = try ExternalTool.run("ffprobe", [
+                "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames", "-of", "csv=p=0", piped,
+            ])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(format): \(decode.stderr)")
+            #expect(Set(decode.output.split(separator: "\n").map(String.init)) == streams, "\(format): \(decode.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "-"), "no file named '-' was written")
+
+        for (arguments, mention) in [
+            (inputs + ["--output", "-", "--format", "mp4"], "--fragmented"),
+            (inputs + ["--output", "-"], "--format"),
+            (["--input", aac, "--output", "-", "--format", "caf", "--copy"], "CAF"),
+        ] {
+            let refused = try ExternalTool.run(Self.transcode, arguments)
+            #expect(refused.status == 64, "\(arguments)")
+            #expect(refused.stdout.isEmpty, "\(arguments)")
+            #expect(refused.stderr.hasPrefix("transcode: ") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains(mention), "\(refused.stderr)")
+        }
     }
 
     @Test func badInputIsOneLineNamingTheFile() throws {

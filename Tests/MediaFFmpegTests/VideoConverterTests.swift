@@ -66,7 +66,7 @@ import Testing
         #expect(scaled.first?.format.video?.pixelAspectRatio == PixelAspectRatio(2, 1))
         #expect(scaled.first?.format.video?.chromaLocation == .left)
         let output = MemoryOutput()
-        var muxer = Y4MMuxer(output: output)
+        let muxer = Y4MMuxer(output: output)
         for frame in scaled { try muxer.write(frame) }
         try muxer.finish()
         let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", y4m, "-vf", "scale=160:240", "-f", "yuv4mpegpipe", "-"]).stdout

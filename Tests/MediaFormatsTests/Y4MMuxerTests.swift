@@ -31,7 +31,7 @@ import Testing
 
         let reader = try Y4MReader(path: path)
         let output = MemoryOutput()
-        var muxer = Y4MMuxer(output: output)
+        let muxer = Y4MMuxer(output: output)
         while let frame = try reader.next() { try muxer.write(frame) }
         try muxer.finish()
         #expect(muxer.frameCount == 5)
@@ -48,10 +48,36 @@ import Testing
         let timing = SampleTiming(presentationTime: .zero, duration: MediaTime(value: 1001, timescale: 24000))
         let frame = MediaSample(format: .video(format), planes: [[1, 2, 3, 0, 0, 4, 5, 6]], timing: timing, frameCount: 1)
         let output = MemoryOutput()
-        var muxer = Y4MMuxer(output: output)
+        let muxer = Y4MMuxer(output: output)
         try muxer.write(frame)
         try muxer.finish()
         #expect(output.bytes == Array("YUV4MPEG2 W3 H2 F24000:1001 Ip A0:0 Cmono\nFRAME\n".utf8) + [1, 2, 3, 4, 5, 6])
+    }
+
+    /// The muxer is a class: two references write one stream through one output, so frames written
+    /// through them in turn give one header and every frame, as one reference gives, and the count
+    /// is shared (a copied struct wrote a second header into the stream and counted apart).
+    @Test func twoReferencesWriteOneStream() throws {
+        let rate = FrameRate(25)
+        let frames = (0..<4).map { index in
+            MediaSample(
+                format: .video(.raw(.gray, width: 2, height: 2, frameRate: rate)), planes: [[UInt8](repeating: UInt8(index), count: 4)],
+                timing: SampleTiming(presentationTime: rate.time(ofFrame: Int64(index)), duration: rate.frameDuration), frameCount: 1)
+        }
+        let single = MemoryOutput()
+        let one = Y4MMuxer(output: single)
+        for frame in frames { try one.write(frame) }
+        try one.finish()
+
+        let shared = MemoryOutput()
+        let first = Y4MMuxer(output: shared)
+        let second = first
+        for (index, frame) in frames.enumerated() { try (index.isMultiple(of: 2) ? first : second).write(frame) }
+        try second.finish()
+        #expect(first.frameCount == 4 && second.frameCount == 4)
+        #expect(shared.bytes == single.bytes)
+        let frameBytes = (0..<4).flatMap { Array("FRAME\n".utf8) + [UInt8](repeating: UInt8($0), count: 4) }
+        #expect(shared.bytes == Array("YUV4MPEG2 W2 H2 F25:1 Ip A0:0 Cmono\n".utf8) + frameBytes)
     }
 
     /// What YUV4MPEG2 cannot carry: a typed error with the frame's index, nothing of that frame written,
@@ -93,7 +119,7 @@ import Testing
         }
 
         // No rate in the format and no duration on the first frame.
-        var muxer = Y4MMuxer(output: MemoryOutput())
+        let muxer = Y4MMuxer(output: MemoryOutput())
         let unknown = MediaSample(
             format: .video(.raw(.gray, width: 2, height: 2)), planes: [[0, 0, 0, 0]],
             timing: SampleTiming(presentationTime: .zero, duration: .invalid), frameCount: 1)

@@ -62,7 +62,7 @@ struct Y4MParserState: Equatable {
     @Test func testPatternThroughTheMuxerComesBack() throws {
         var camera = try TestPatternGenerator(width: 48, height: 24, frameRate: FrameRate(25), length: .frames(8))
         let output = MemoryOutput()
-        var muxer = Y4MMuxer(output: output)
+        let muxer = Y4MMuxer(output: output)
         var written: [MediaSample] = []
         while let frame = try camera.next() {
             written.append(frame)

@@ -26,8 +26,9 @@
 ///
 /// **Time.** Each branch keeps its source's timeline: samples from files carry file time, and live
 /// sources stamp theirs on a shared ``MediaClock``, so branches that start together start at the same
-/// media time. The synchronous run always pulls from the branch that is furthest behind in media
-/// time, so the branches advance together.
+/// media time (``RealTimeSource`` on one clock: both first samples at the clock's anchor). The
+/// synchronous run always pulls from the branch that is furthest behind in media time, so the branches
+/// advance together.
 ///
 /// **Interleaving.** A multi-track sink receives samples interleaved by decode time, and its queue is
 /// bounded as ``Interleaving`` documents: a slow, stalled or finished branch never makes memory grow.

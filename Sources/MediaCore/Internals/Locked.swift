@@ -2,14 +2,22 @@
 import Glibc
 #endif
 
-/// A value guarded by a `pthread_mutex_t`, for the threads of a concurrent ``Pipeline``.
+/// A value guarded by a `pthread_mutex_t`, for the threads of a concurrent ``Pipeline`` and a threaded
+/// ``MediaGraph``.
+///
+/// The value must be `Sendable`: the lock keeps two threads from touching it at once, but what
+/// `withLock` hands out (a copy of the value, or something read from it) leaves the lock and may be
+/// used on the thread that took it, so the compiler must be able to check that it may cross threads.
+/// A lock around non-`Sendable` state (a class with unsynchronised mutable fields) would let a
+/// reference to that state escape to two threads unchecked.
 ///
 /// The standard library's `Mutex` would do, but on Linux it is built on raw futex calls that
 /// ThreadSanitizer cannot see; a pthread mutex keeps the concurrent pipeline checkable with
 /// `-sanitize=thread`.
-final class Locked<Value>: @unchecked Sendable {
+final class Locked<Value: Sendable>: @unchecked Sendable {
     // Sendable by construction: `value` is only read or written inside `withLock`, between
-    // pthread_mutex_lock and pthread_mutex_unlock on `mutex`, so no two threads touch it at once.
+    // pthread_mutex_lock and pthread_mutex_unlock on `mutex`, so no two threads touch it at once; and
+    // `Value: Sendable`, so whatever leaves the lock may cross threads (the compiler checks that).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 

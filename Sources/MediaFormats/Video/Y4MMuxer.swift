@@ -29,7 +29,13 @@ public import MediaCore
 /// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the frame's index; to call the muxer by hand, wrap it in
 /// a ``MediaCore/CheckedSink``, which does the same.
-public struct Y4MMuxer: MediaSink {
+///
+/// The muxer is a class because it owns its output (a file descriptor, for a ``MediaCore/FileOutput``):
+/// copies of a value would share the output but not the muxer's state (whether the header is written,
+/// the first frame's format, the frame count), so a copy would write a second header into the stream,
+/// or one could finish and close the file while the other kept writing. It is not thread-safe; hand it
+/// to one task at a time.
+public final class Y4MMuxer: MediaSink {
     private static let frameHeader = Array("FRAME\n".utf8)
     private static let supported: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .gray]
 
@@ -51,7 +57,7 @@ public struct Y4MMuxer: MediaSink {
     /// Writes one frame (after the stream header, for the first).
     ///
     /// - Throws: see the type's documentation; the output's errors.
-    public mutating func write(_ sample: MediaSample) throws(MediaError) {
+    public func write(_ sample: MediaSample) throws(MediaError) {
         guard case .video(let format) = sample.format, let pixels = format.pixelFormat, Self.supported.contains(pixels)
         else {
             throw MediaError.formatMismatch(
@@ -77,7 +83,7 @@ public struct Y4MMuxer: MediaSink {
     /// Flushes and closes the output; also after ``write(_:)`` failed.
     ///
     /// - Throws: the output's errors.
-    public mutating func finish() throws(MediaError) {
+    public func finish() throws(MediaError) {
         try output.flush()
         try output.close()
     }
@@ -134,3 +140,5 @@ public struct Y4MMuxer: MediaSink {
     }
 }
 
+@available(*, unavailable)
+extension Y4MMuxer: Sendable {}

@@ -73,17 +73,55 @@ import Testing
         #expect(MediaTime.invalid.duration == nil)
     }
 
-    /// Two live branches on one clock start at the same media time, and a paced source hands samples
-    /// out no earlier than their time (asserted on the clock's own readings, not on a timer).
+    /// A paced source hands samples out no earlier than their time on the clock, counted from its
+    /// anchor (asserted on the clock's own readings, not on a timer).
     @Test func realTimeSourceWaitsForEachSamplesTime() throws {
         let clock = MediaClock()
         var source = RealTimeSource(ArraySource(videoFrames(seconds: 1).prefix(6).map { $0 }), clock: clock)
-        let start = clock.now
-        var last = start
+        var last = MediaTime.zero
         while let frame = try source.next() {
             last = clock.now
-            #expect(last - start >= frame.timing.presentationTime + frame.timing.duration)
+            #expect(last >= frame.timing.presentationTime + frame.timing.duration)
         }
-        #expect(last - start >= MediaTime(value: 6, timescale: 30))
+        #expect(last >= MediaTime(value: 6, timescale: 30))
+    }
+
+    /// Two live branches on one clock start at the same media time: an audio source whose own times
+    /// start at zero and a video source whose own times start 10 s in (a camera stamping its uptime),
+    /// each a RealTimeSource on the clock, in one threaded graph (each branch on its own thread, started
+    /// when it happens to be). Both first samples are stamped zero, the clock's anchor; each keeps its
+    /// spacing; and no sample reaches the stage after its source before the shared clock has passed
+    /// its stamped end: paced from the shared anchor (counted against the clock's own readings, a
+    /// lower bound that cannot be flaky, not a timing assertion).
+    @Test func twoLiveBranchesOnOneClockStartAtTheSameMediaTime() throws {
+        let clock = MediaClock()
+        let audio = Array(audioPackets(seconds: 1).prefix(8))
+        let video = packets(count: 6, duration: 1, timescale: 30, format: videoFormat, startIndex: 300)
+        #expect(video[0].timing.presentationTime == .seconds(10))
+        let early = LockedCounts()
+        let check = { @Sendable (sample: MediaSample, _: Int64) -> [MediaSample] in
+            if clock.now < sample.timing.presentationTime + sample.timing.duration { _ = early.bump(0) }
+            return [sample]
+        }
+        var graph = MediaGraph()
+        let audioBranch = graph.addBranch(
+            "audio", source: RealTimeSource(ArraySource(audio), clock: clock), stages: [ClosureStage("Check", check)])
+        let videoBranch = graph.addBranch(
+            "video", source: RealTimeSource(ArraySource(video), clock: clock), stages: [ClosureStage("Check", check)])
+        let sink = SampleCollector()
+        graph.addSink(sink, tracks: [audioBranch, videoBranch])
+        try graph.runThreaded()
+
+        let stampedAudio = sink.samples(track: 0)
+        let stampedVideo = sink.samples(track: 1)
+        #expect(stampedAudio.count == 8 && stampedVideo.count == 6)
+        #expect(stampedAudio.first?.timing.presentationTime == .zero)
+        #expect(stampedVideo.first?.timing.presentationTime == stampedAudio.first?.timing.presentationTime)
+        #expect(stampedAudio.map(\.timing) == audio.map(\.timing))  // already from zero: as they were
+        let frameTimes = (0..<6).map { MediaTime(value: Int64($0), timescale: 30) }
+        #expect(stampedVideo.map(\.timing.presentationTime) == frameTimes)
+        #expect(stampedVideo.map(\.timing.decodeTime) == frameTimes)
+        #expect(stampedVideo.map(\.data) == video.map(\.data))
+        #expect(early.read(0) == 0)
     }
 }
