@@ -7,10 +7,10 @@ OUT ?= $(CURDIR)/out
 
 # FFmpeg's libraries and headers, for building.
 BUILD_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev
-# Tools nobody here wrote, which the tests use to judge our output; valgrind checks the FFmpeg
+# Tools nobody here wrote, which the tests use to judge our output (lame writes the MP3 fixtures); valgrind checks the FFmpeg
 # interop for leaks and bad pointers; `time` for the benchmarks.
 ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good \
-	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all time valgrind
+	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind
 
 .PHONY: all deps build test demo bench clean
 
@@ -76,6 +76,7 @@ bench: deps
 	$(BENCH_BUILD) --product graph-benchmark
 	$(BENCH_BUILD) --product av-encoder
 	$(BENCH_BUILD) --product transcode
+	$(BENCH_BUILD) --product audio-convert
 	Benchmarks/run.sh
 
 clean:

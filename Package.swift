@@ -94,6 +94,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "audio-convert",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/audio-convert",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "media-info",
             dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/media-info",

@@ -109,6 +109,9 @@ def main():
     if os.environ.get("SKIP_GRAPH") != "1":
         from graph_section import graph_section
         graph_section()
+    if os.environ.get("SKIP_AUDIOFILE") != "1":
+        from audio_file_section import audio_file_section
+        audio_file_section()
 
 
 def aac_encoder_section():

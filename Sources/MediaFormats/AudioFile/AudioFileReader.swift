@@ -35,6 +35,11 @@ public final class AudioFileReader: MediaSource {
     public let format: AudioFormat
     /// What the parser skipped or worked around so far, in file order.
     public private(set) var diagnostics: [AudioFileStreamDiagnostic] = []
+    /// Called with each diagnostic as the reader meets it (on the thread that reads), so that warnings
+    /// reach the user while a graph that owns the reader runs: `{ print("warning:", $0) }`.
+    public var onDiagnostic: (@Sendable (AudioFileStreamDiagnostic) -> Void)? {
+        didSet { for diagnostic in diagnostics { onDiagnostic?(diagnostic) } }
+    }
     /// A short name for errors.
     public var name: String { "AudioFileReader" }
 
@@ -192,6 +197,7 @@ public final class AudioFileReader: MediaSource {
     private func record(_ diagnostic: AudioFileStreamDiagnostic) {
         if let last = diagnostics.last, diagnostic.byteOffset <= last.byteOffset, diagnostics.contains(diagnostic) { return }
         diagnostics.append(diagnostic)
+        onDiagnostic?(diagnostic)
     }
 
     /// Pushes the next piece of the file; `false` (after finishing the parser) at its end.
