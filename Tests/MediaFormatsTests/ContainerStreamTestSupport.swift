@@ -79,10 +79,10 @@ enum ContainerStreamTest {
         }
     }
 
-    /// `bytes` drip-fed by ``PushParserVerifier`` (whole, byte by byte for files under 64 KiB, random
+    /// `bytes` drip-fed by ``PushParserVerifier`` (whole, byte by byte for files under 128 KiB, random
     /// splits), which checks that every split gives the same; the summary of the events, and the error.
     static func verified(_ bytes: [UInt8], batching: AudioFileStreamParser.Batching = .init()) throws -> (summary: Summary, error: MediaError?) {
-        let outcome = try PushParserVerifier.verify(bytes, byteByByte: bytes.count < 65_536) { AudioFileStreamParser(batching: batching) }
+        let outcome = try PushParserVerifier.verify(bytes, byteByByte: bytes.count < 131_072) { AudioFileStreamParser(batching: batching) }
         return (Summary(outcome.outputs), outcome.error)
     }
 

@@ -33,10 +33,21 @@ struct AIFFStreamParser: AudioFileFormatParser {
     /// The most `SSND` audio held while waiting for a `COMM` that comes after it: 64 MiB.
     static let holdLimit: Int64 = 64 << 20
 
+    /// What the parser expects next.
     enum Phase: Sendable {
-        case fileHeader, chunkHeader, holding, data, heldData
+        /// `FORM`, its size and `AIFF`/`AIFC`.
+        case fileHeader
+        /// A chunk header (after any pending skip).
+        case chunkHeader
+        /// `SSND` audio to copy into ``held`` (it came before `COMM`).
+        case holding
+        /// Packets from the input.
+        case data
+        /// Packets from ``held``.
+        case heldData
         /// Everything left is skipped, with one note saying why.
         case trailing(String)
+        /// Nothing more to say.
         case done
     }
 
@@ -52,25 +63,37 @@ struct AIFFStreamParser: AudioFileFormatParser {
         var audioSize: Int64?
     }
 
+    /// The batch limits.
     let batching: AudioFileStreamParser.Batching
+    /// What comes next.
     var phase = Phase.fileHeader
+    /// Whether the form type is `AIFC` (its `COMM` has a compression type).
     var isAIFC = false
     /// The end of the `FORM` chunk, when its size is plausible.
     var formEnd: Int64?
+    /// The `COMM` chunk and its header's offset.
     var comm: (chunk: AIFFCommonChunk, offset: Int64)?
+    /// The `SSND` chunk, once its header has been read.
     var sound: SoundData?
-    /// `SSND` audio held until `COMM` arrives, and how much of it is still to come.
+    /// `SSND` audio held until `COMM` arrives.
     var held = ByteWindow()
+    /// The held audio still to come.
     var holdRemaining: Int64 = 0
+    /// Cuts the packets (a placeholder until ``startData(_:fromHeld:)``).
     var batcher = CBRPacketBatcher(bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
     /// The packet count, when known.
     var packetCount: Int64?
+    /// Whether `readyToProducePackets` has been reported.
     var isReady = false
+    /// Whether every packet has been handed out (what follows can no longer fail the parse).
     var isDataDone = false
+    /// The chunk being skipped, to name it if the input ends inside it.
     var skipped: SkippedChunk?
 
+    /// A parser at the start of the file.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
 
+    /// Steps until an event is appended or nothing can be done without more bytes.
     mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
         let start = events.count
         while events.count == start, try step(&input, &events) {}
@@ -106,6 +129,7 @@ struct AIFFStreamParser: AudioFileFormatParser {
         }
     }
 
+    /// `FORM`, its size and the form type.
     private mutating func fileHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
         guard input.available >= 12 else {
             guard input.isFinished else { return false }
@@ -123,6 +147,7 @@ struct AIFFStreamParser: AudioFileFormatParser {
         return true
     }
 
+    /// A chunk header: `COMM`, `SSND`, or one to skip.
     private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
         if input.pendingSkip > 0 {
             guard input.isFinished else { return false }
@@ -158,7 +183,7 @@ struct AIFFStreamParser: AudioFileFormatParser {
     }
 
     /// Skips to the end of the chunk at `offset` (and its pad byte) from file offset `from`.
-    private mutating func skip(_ input: inout ByteWindow, type: String, offset: Int64, size: Int64, pad: Int64, from: Int64) {
+    mutating func skip(_ input: inout ByteWindow, type: String, offset: Int64, size: Int64, pad: Int64, from: Int64) {
         input.skip(offset + 8 + size + pad - from)
         skipped = SkippedChunk(
             container: "AIFF", type: type, headerOffset: offset, bodyOffset: offset + 8, declaredSize: size, tolerance: pad)
@@ -175,110 +200,5 @@ struct AIFFStreamParser: AudioFileFormatParser {
         let missing = comm == nil ? "'COMM'" : "'SSND'"
         let before = sound.map { " (after the 'SSND' chunk at byte offset \($0.headerOffset))" } ?? ""
         throw MediaError.truncated("AIFF \(missing) chunk header\(before)", needed: 8, available: input.available, at: input.position)
-    }
-
-    private mutating func commonChunk(
-        _ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent], offset: Int64, size: Int64, pad: Int64
-    ) throws(MediaError) -> Bool {
-        if let comm {
-            guard comm.offset == offset else {
-                throw MediaError.invalidData("AIFF file has a second 'COMM' chunk (the first is at byte offset \(comm.offset))", at: offset)
-            }
-            // Met again after a seek into the audio that precedes it.
-            skip(&input, type: "COMM", offset: offset, size: size, pad: pad, from: offset)
-            return true
-        }
-        guard size >= Int64(AIFFCommonChunk.aiffSize) else {
-            throw MediaError.invalidData("AIFF 'COMM' chunk of \(size) bytes cannot hold its 18 bytes of fields", at: offset)
-        }
-        let wanted = Int(min(size, Int64(isAIFC ? AIFFCommonChunk.aifcSize : AIFFCommonChunk.aiffSize)))
-        guard let bytes = input.peek(8 + wanted) else {
-            guard input.isFinished else { return false }
-            throw MediaError.truncated("AIFF 'COMM' chunk", needed: 8 + wanted, available: input.available, at: offset)
-        }
-        let chunk = try AIFFCommonChunk(parsing: bytes.dropFirst(8), isAIFC: isAIFC, at: offset + 8)
-        skip(&input, type: "COMM", offset: offset, size: size, pad: pad, from: offset)
-        comm = (chunk, offset)
-        if isAIFC && wanted < AIFFCommonChunk.aifcSize {
-            events.append(.diagnostic(.note("The AIFF-C 'COMM' chunk has no compression type: read as 'NONE'", byteOffset: offset)))
-        }
-        events.append(.dataFormat(chunk.format))
-        events.append(.channelLayout(.default(channelCount: Int(chunk.format.channelsPerFrame))))
-        if sound != nil {
-            try startData(&events, fromHeld: true)
-        }
-        return true
-    }
-
-    private mutating func soundChunk(
-        _ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent], offset: Int64, size: Int64
-    ) throws(MediaError) -> Bool {
-        if let sound {
-            throw MediaError.invalidData("AIFF file has a second 'SSND' chunk (the first is at byte offset \(sound.headerOffset))", at: offset)
-        }
-        guard size == 0 || size >= 8 else {
-            throw MediaError.invalidData("AIFF 'SSND' chunk of \(size) bytes cannot hold its 8-byte offset and blockSize", at: offset)
-        }
-        guard input.available >= 16 else {
-            guard input.isFinished else { return false }
-            throw MediaError.truncated("AIFF 'SSND' chunk header", needed: 16, available: input.available, at: offset)
-        }
-        let skipBytes = Int64(input.bigEndian(UInt32.self, at: 8))
-        guard size == 0 || skipBytes <= size - 8 else {
-            throw MediaError.invalidData("AIFF 'SSND' offset of \(skipBytes) bytes runs past the chunk's \(size) bytes", at: offset + 8)
-        }
-        let found = SoundData(
-            headerOffset: offset, declaredSize: size, audioStart: offset + 16 + skipBytes,
-            audioSize: size == 0 ? nil : size - 8 - skipBytes)
-        sound = found
-        input.skip(16 + skipBytes)
-        skipped = SkippedChunk(
-            container: "AIFF", type: "SSND", headerOffset: offset, bodyOffset: offset + 8, declaredSize: size, tolerance: 0)
-        if size == 0 {
-            events.append(.diagnostic(.note("The 'SSND' chunk's size is 0 (a writer that could not go back): its audio runs to the end of the file", byteOffset: offset)))
-        }
-        if comm != nil {
-            try startData(&events, fromHeld: false)
-            return true
-        }
-        guard let audioSize = found.audioSize else {
-            throw MediaError.invalidData("AIFF 'SSND' chunk of unknown size (0) comes before the 'COMM' chunk, so its audio cannot be found", at: offset)
-        }
-        guard audioSize <= Self.holdLimit else {
-            throw MediaError(
-                .unsupportedFormat,
-                "AIFF 'SSND' chunk at byte offset \(offset) comes before the 'COMM' chunk and holds \(audioSize) bytes of audio (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)); a stream parser holds at most \(Self.holdLimit) bytes until 'COMM' arrives",
-                byteOffset: offset)
-        }
-        held = ByteWindow()
-        held.reset(at: found.audioStart)
-        holdRemaining = audioSize
-        phase = .holding
-        return true
-    }
-
-    /// Copies `SSND` audio that came before `COMM` into ``held``.
-    private mutating func hold(_ input: inout ByteWindow) throws(MediaError) -> Bool {
-        let count = Int(min(holdRemaining, Int64(input.available)))
-        if count > 0, let bytes = input.take(count) {
-            held.append(bytes)
-            holdRemaining -= Int64(count)
-        }
-        if holdRemaining == 0, let sound {
-            held.finish()
-            let pad = sound.declaredSize & 1
-            input.skip(pad)
-            skipped = SkippedChunk(
-                container: "AIFF", type: "SSND", headerOffset: sound.headerOffset, bodyOffset: sound.headerOffset + 8,
-                declaredSize: sound.declaredSize, tolerance: pad)
-            phase = .chunkHeader
-            return true
-        }
-        if input.isFinished, let sound {
-            throw MediaError.truncated(
-                "AIFF 'SSND' chunk (before any 'COMM' chunk)", needed: Int(clamping: sound.declaredSize),
-                available: Int(clamping: input.position - input.pendingSkip - sound.headerOffset - 8), at: sound.headerOffset)
-        }
-        return count > 0
     }
 }
