@@ -44,6 +44,10 @@ extension AIFFStreamParserTests {
         #expect(T.int(probe["duration_ts"]).map(Int64.init) == s.frames)
         #expect(s.packetCount == Int64(source.audio.count / 4))
         #expect(try T.ffmpegPackets(path) == s.bytes)
+        // Through a pipe ffprobe cannot read it ("file is not seekable"); the push parser could, drip-fed.
+        let piped = try ExternalTool.run("ffprobe", ["-v", "error", "-show_streams", "-i", "pipe:0"], stdin: Data(file))
+        #expect(piped.status != 0)
+        #expect(piped.stderr.contains("not seekable"))
         // After a seek into the held audio, the COMM after it is met again and passed over quietly.
         try expectExactSeek(file, s, toPacket: 77)
         var parser = AudioFileStreamParser()

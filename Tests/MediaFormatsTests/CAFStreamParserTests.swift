@@ -42,6 +42,13 @@ import Testing
         #expect(T.int(probe["nb_read_packets"]) == 89)
         #expect(s.bitRate == Int((65_454.0 * 8 * 44_100 / 91_136).rounded()))  // ffprobe gives none for AAC in CAF
         #expect(s.packetSizes == (try T.ffprobePacketSizes(CAFTest.ringPath)))
+        // libsndfile's reading of the same chunks (SOURCES.tsv: sndfile_pakt 89/88064/2112/960).
+        let info = { (label: String) in try T.sndfileChunkField(CAFTest.ringPath, label).map(Int64.init) }
+        #expect(try info("Packets") == s.packetCount)
+        #expect(try info("Valid frames") == s.tableInfo?.validFrames)
+        #expect(try info("Priming frames") == s.tableInfo?.primingFrames)
+        #expect(try info("Remainder frames") == s.tableInfo?.remainderFrames)
+        #expect(try info("edit") == 1)  // a non-zero mEditCount, skipped
         // Exact seek: the packet table's cumulative sizes.
         let (offset, batches) = try T.seek(file, toPacket: 40)
         #expect(offset.byteOffset == 4096 + Int64(sizes.prefix(40).reduce(0, +)))

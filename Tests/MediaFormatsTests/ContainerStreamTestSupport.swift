@@ -126,6 +126,19 @@ enum ContainerStreamTest {
         return nil
     }
 
+    /// The number after `label :` on the first line of `sndfile-info`'s chunk listing that starts with it
+    /// (after spaces): `Packets`, `Valid frames`, `edit` …
+    static func sndfileChunkField(_ path: String, _ label: String) throws -> Int? {
+        let text = try ExternalTool.run("sndfile-info", [path]).output
+        for line in text.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix(label), let colon = trimmed.firstIndex(of: ":") else { continue }
+            guard trimmed[..<colon].trimmingCharacters(in: .whitespaces) == label else { continue }
+            return Int(trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return nil
+    }
+
     /// A number from ffprobe's JSON, which gives some as strings.
     static func int(_ value: Any?) -> Int? {
         if let number = value as? NSNumber { return number.intValue }

@@ -12,9 +12,10 @@ import MediaCore
 /// - `ima4`: Apple IMA4, packets of 34 bytes per channel holding 64 frames.
 ///
 /// Packets: a frame for PCM and G.711, a 64-frame block for IMA4. For IMA4 `numSampleFrames` counts
-/// packets, as Apple's, FFmpeg's and libsndfile's writers use it (FFmpeg's reader takes it so: duration
-/// = numSampleFrames × 64); ``framesMayCountSamples`` tells the parser to fall back to reading it as a
-/// frame count when the `SSND` chunk cannot hold that many packets.
+/// packets, as FFmpeg's and libsndfile's writers fill it in (libsndfile writes frames / 64) and FFmpeg's
+/// reader takes it (duration = numSampleFrames × 64); ``framesMayCountSamples`` tells the parser to fall
+/// back to reading it as a frame count (packets = numSampleFrames / 64 rounded up) when the `SSND` chunk
+/// cannot hold that many packets, for writers that count frames.
 ///
 /// - Throws: ``MediaCore/MediaError/Code/invalidData`` for 0 or negative channels, a sample size outside
 ///   1...32 for integer PCM, or an unusable rate; ``MediaCore/MediaError/Code/unsupportedFormat`` for
