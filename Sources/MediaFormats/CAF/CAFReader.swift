@@ -29,7 +29,9 @@ public import MediaCore
 ///   file (up to 2^63-1), a file that ends without a `data` chunk;
 /// - ``MediaError/Code/invalidData``: not a `caff` file, a negative chunk size (but -1 for `data`), no
 ///   `desc`, zero channels or rate, a packetised format without `pakt`, `pakt` counts that disagree with
-///   the data or with each other, a variable-length integer that never ends;
+///   the data or with each other, a variable-length integer that never ends (a constant-size format's
+///   `pakt` with `mNumberPackets` 0, as Apple's IMA4 writer leaves it, takes its count from `data`:
+///   ``CAFPacketTable/checkedConstantPacketCount(dataPackets:framesPerPacket:at:)``);
 /// - ``MediaError/Code/unsupportedFormat``: a file version other than 1, PCM bit depths without a
 ///   ``PCMSampleType``.
 ///
@@ -157,30 +159,8 @@ public final class CAFReader: MediaSource {
                     at: descOffset)
             }
             let table = try CAFPacketTable(parsing: pakt.body, hasSizes: fixedBytes == 0, hasFrames: fixedFrames == 0, at: pakt.offset + 12)
-            let bytes: Int64
-            if fixedBytes == 0 {
-                guard let sum = Self.sum(table.packetSizes), data.isOpen ? sum <= data.size : sum == data.size else {
-                    throw MediaError.invalidData(
-                        "CAF 'pakt' packet sizes add up to \(Self.sum(table.packetSizes).map(String.init) ?? "more than 2^63-1") bytes but 'data' holds \(data.size)",
-                        at: pakt.offset)
-                }
-                bytes = sum
-            } else {
-                let (need, overflow) = table.numberPackets.multipliedReportingOverflow(by: Int64(fixedBytes))
-                guard !overflow, need <= data.size else {
-                    throw MediaError.invalidData(
-                        "CAF 'pakt' declares \(table.numberPackets) packets of \(fixedBytes) bytes but 'data' holds \(data.size)", at: pakt.offset)
-                }
-                bytes = need
-            }
-            let frames = fixedFrames == 0
-                ? Self.sum(table.packetFrames)
-                : Self.product(table.numberPackets, Int64(fixedFrames))
-            guard let frames, Self.declaredFrames(table) == frames else {
-                throw MediaError.invalidData(
-                    "CAF 'pakt' says \(table.numberValidFrames) valid + \(table.primingFrames) priming + \(table.remainderFrames) remainder frames but its \(table.numberPackets) packets hold \(frames.map(String.init) ?? "more than 2^63-1")",
-                    at: pakt.offset)
-            }
+            let (bytes, frames) = try table.checkedVariableTotals(
+                fixedBytes: fixedBytes, fixedFrames: fixedFrames, dataSize: data.size, dataIsOpen: data.isOpen, at: pakt.offset)
             packetTable = table
             packetCount = table.numberPackets
             totalFrames = frames
@@ -189,20 +169,14 @@ public final class CAFReader: MediaSource {
             let packets = data.size / Int64(fixedBytes)
             if let pakt = parsed.pakt {
                 let table = try CAFPacketTable(parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
-                guard table.numberPackets <= packets, let frames = Self.product(table.numberPackets, Int64(fixedFrames)),
-                    Self.declaredFrames(table) == frames
-                else {
-                    throw MediaError.invalidData(
-                        "CAF 'pakt' counts (\(table.numberPackets) packets, \(table.numberValidFrames) valid frames) disagree with 'data' of \(packets) packets of \(fixedFrames) frames",
-                        at: pakt.offset)
-                }
+                let count = try table.checkedConstantPacketCount(dataPackets: packets, framesPerPacket: fixedFrames, at: pakt.offset)
                 packetTable = table
-                packetCount = table.numberPackets
+                packetCount = count ?? packets
             } else {
                 packetTable = nil
                 packetCount = packets
             }
-            guard let frames = Self.product(packetCount, Int64(fixedFrames)) else {
+            guard let frames = CAFPacketTable.product(packetCount, Int64(fixedFrames)) else {
                 throw MediaError.invalidData(
                     "CAF 'data' of \(packetCount) packets of \(fixedFrames) frames holds more than 2^63-1 frames", at: data.offset)
             }
@@ -218,28 +192,6 @@ public final class CAFReader: MediaSource {
                 codec: .other(fourCC: desc.value.formatID), sampleRate: rate, channelLayout: layout,
                 framesPerPacket: fixedFrames, magicCookie: magicCookie)
         }
-    }
-
-    /// The sum of `values`, or `nil` when it exceeds `Int64.max`.
-    private static func sum(_ values: [Int]) -> Int64? {
-        var total: Int64 = 0
-        for value in values {
-            let (next, overflow) = total.addingReportingOverflow(Int64(value))
-            guard !overflow else { return nil }
-            total = next
-        }
-        return total
-    }
-
-    /// `a × b`, or `nil` when it exceeds `Int64.max`.
-    private static func product(_ a: Int64, _ b: Int64) -> Int64? {
-        let (result, overflow) = a.multipliedReportingOverflow(by: b)
-        return overflow ? nil : result
-    }
-
-    /// valid + priming + remainder, or `nil` when it exceeds `Int64.max`.
-    private static func declaredFrames(_ table: CAFPacketTable) -> Int64? {
-        sum([Int(table.numberValidFrames), Int(table.primingFrames), Int(table.remainderFrames)])
     }
 
     private static func pcmType(
@@ -528,13 +480,6 @@ private struct Parsed {
     /// The layout `chan` gives for `channels` channels: a bitmap with that many bits, or mono/stereo;
     /// otherwise (and without `chan`) the default layout for the count.
     func layout(channels: Int) -> ChannelLayout {
-        guard let chan, chan.body.count >= 12 else { return .default(channelCount: channels) }
-        var r = ByteReader(chan.body)
-        let tag = (try? r.readUInt32BE()) ?? 0     // mChannelLayoutTag
-        let bitmap = (try? r.readUInt32BE()) ?? 0  // mChannelBitmap
-        if tag == CAFFile.channelLayoutTagUseBitmap, bitmap.nonzeroBitCount == channels {
-            return ChannelLayout(mask: UInt64(bitmap))
-        }
-        return .default(channelCount: channels)
+        CAFChannelLayoutChunk.layout(chan.map { $0.body[...] }, channels: channels)
     }
 }

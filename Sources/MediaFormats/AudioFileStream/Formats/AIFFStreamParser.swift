@@ -1,14 +1,204 @@
 import MediaCore
 
-/// The AIFF/AIFC part of AudioFileStreamParser. (Placeholder: being written.)
+/// The AIFF and AIFF-C part of ``AudioFileStreamParser``: a `FORM` of type `AIFF` or `AIFC`, big-endian
+/// chunks padded to even sizes.
+///
+/// Reads `COMM` (see ``AIFFCommonChunk`` for the encodings) and `SSND`, whose audio starts at its body +
+/// 8 + `offset` (`blockSize` is ignored). Every other chunk (`FVER`, `NAME`, `ANNO`, `AUTH`, `(c) `,
+/// `COMT`, `MARK`, `INST`, `ID3 `, `APPL`, unknown ones) is skipped with
+/// ``AudioFileStreamDiagnostic/chunkSkipped(type:byteOffset:size:)``.
+///
+/// Events: `dataFormat` and `channelLayout` (the channel count's default) when `COMM` is read;
+/// `dataOffset`, `audioDataByteCount`, `audioDataPacketCount`, `maximumPacketSize`, `bitRate` and
+/// `readyToProducePackets` once `COMM` and `SSND` are both known; then ``CBRPacketBatcher`` batches.
+/// The packet count is `numSampleFrames` (IMA4: see ``AIFFCommonChunk``; when the `SSND` chunk cannot
+/// hold that many IMA4 packets but can hold `numSampleFrames` / 64 rounded up, it is read as a frame
+/// count, with a note and `packetTableInfo` giving the remainder); `SSND` bytes after those packets
+/// are reported as ``AudioFileStreamDiagnostic/trailingBytesSkipped(byteOffset:count:)``. Seeking is exact.
+///
+/// - `COMM` after `SSND` (legal, and FFmpeg cannot read it from a pipe): the `SSND` audio is held, up to
+///   ``holdLimit`` bytes, until `COMM` arrives, then handed out; offsets stay file offsets.
+/// - An `SSND` size of 0 (FFmpeg writing to a pipe, which also leaves `numSampleFrames` 0) means the
+///   audio runs to the end of the file (with a note); the counts are not reported when they are 0.
+/// - After the audio, a chunk that runs past the end of the file or bytes that hold no chunk header are
+///   notes, not errors; bytes after the `FORM` chunk's end are skipped with a note.
+///
+/// - Throws: ``MediaCore/MediaError/Code/truncated`` when the file ends inside a header, or before
+///   `COMM` or `SSND`, or inside a chunk before the audio; ``MediaCore/MediaError/Code/invalidData`` for
+///   a second `COMM` or `SSND`, an `SSND` smaller than its 8-byte header or whose `offset` runs past it,
+///   a `COMM` smaller than 18 bytes or with impossible fields, `numSampleFrames` needing more bytes than
+///   `SSND` holds; ``MediaCore/MediaError/Code/unsupportedFormat`` for an unknown compression type and for
+///   an `SSND` of more than ``holdLimit`` audio bytes before any `COMM`.
 struct AIFFStreamParser: AudioFileFormatParser {
-    init(batching: AudioFileStreamParser.Batching) {}
+    /// The most `SSND` audio held while waiting for a `COMM` that comes after it: 64 MiB.
+    static let holdLimit: Int64 = 64 << 20
 
-    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
-        throw MediaError(.unsupportedFormat, "AIFF/AIFC files are not read yet", byteOffset: input.position)
+    /// What the parser expects next.
+    enum Phase: Sendable {
+        /// `FORM`, its size and `AIFF`/`AIFC`.
+        case fileHeader
+        /// A chunk header (after any pending skip).
+        case chunkHeader
+        /// `SSND` audio to copy into ``held`` (it came before `COMM`).
+        case holding
+        /// Packets from the input.
+        case data
+        /// Packets from ``held``.
+        case heldData
+        /// Everything left is skipped, with one note saying why.
+        case trailing(String)
+        /// Nothing more to say.
+        case done
     }
 
-    func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? { nil }
+    /// Where the `SSND` chunk's audio is.
+    struct SoundData: Sendable {
+        /// The chunk header's offset.
+        var headerOffset: Int64
+        /// The chunk's declared size (0: runs to the end).
+        var declaredSize: Int64
+        /// The first audio byte's offset.
+        var audioStart: Int64
+        /// The audio's size, `nil` when it runs to the end of the file.
+        var audioSize: Int64?
+    }
 
-    mutating func resume(atPacket packet: Int64, byteOffset: Int64) {}
+    /// The batch limits.
+    let batching: AudioFileStreamParser.Batching
+    /// What comes next.
+    var phase = Phase.fileHeader
+    /// Whether the form type is `AIFC` (its `COMM` has a compression type).
+    var isAIFC = false
+    /// The end of the `FORM` chunk, when its size is plausible.
+    var formEnd: Int64?
+    /// The `COMM` chunk and its header's offset.
+    var comm: (chunk: AIFFCommonChunk, offset: Int64)?
+    /// The `SSND` chunk, once its header has been read.
+    var sound: SoundData?
+    /// `SSND` audio held until `COMM` arrives.
+    var held = ByteWindow()
+    /// The held audio still to come.
+    var holdRemaining: Int64 = 0
+    /// Cuts the packets (a placeholder until ``startData(_:fromHeld:)``).
+    var batcher = CBRPacketBatcher(bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
+    /// The packet count, when known.
+    var packetCount: Int64?
+    /// Whether `readyToProducePackets` has been reported.
+    var isReady = false
+    /// Whether every packet has been handed out (what follows can no longer fail the parse).
+    var isDataDone = false
+    /// The chunk being skipped, to name it if the input ends inside it.
+    var skipped: SkippedChunk?
+
+    /// A parser at the start of the file.
+    init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
+
+    /// Steps until an event is appended or nothing can be done without more bytes.
+    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
+        let start = events.count
+        while events.count == start, try step(&input, &events) {}
+    }
+
+    /// One step; `false` when nothing can be done until more bytes arrive (or ever).
+    private mutating func step(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+        switch phase {
+        case .fileHeader: return try fileHeader(&input)
+        case .chunkHeader: return try chunkHeader(&input, &events)
+        case .holding: return try hold(&input)
+        case .data:
+            if batcher.emit(from: &input, into: &events) { return true }
+            guard batcher.isDone else { return false }
+            finishData(&input, &events)
+            return true
+        case .heldData:
+            if batcher.emit(from: &held, into: &events) { return true }
+            finishHeldData(&events)
+            return true
+        case .trailing(let why):
+            if input.available > 0 {
+                events.append(.diagnostic(.note("Skipped the bytes \(why)", byteOffset: input.position)))
+                input.skip(Int64(input.available))
+                phase = .done
+                return true
+            }
+            if input.isFinished && input.pendingSkip == 0 { phase = .done }
+            return false
+        case .done:
+            input.skip(Int64(input.available))
+            return false
+        }
+    }
+
+    /// `FORM`, its size and the form type.
+    private mutating func fileHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
+        guard input.available >= 12 else {
+            guard input.isFinished else { return false }
+            throw MediaError.truncated("AIFF FORM header", needed: 12, available: input.available, at: input.position)
+        }
+        let type = input.fourCC(at: 8)
+        guard input.fourCC(at: 0) == "FORM", type == "AIFF" || type == "AIFC" else {
+            throw MediaError.invalidData("not an AIFF file: it starts with '\(input.fourCC(at: 0))' … '\(type)', not 'FORM' … 'AIFF'/'AIFC'", at: 0)
+        }
+        isAIFC = type == "AIFC"
+        let size = Int64(input.bigEndian(UInt32.self, at: 4))
+        if size >= 4 + 8 { formEnd = input.position + 8 + size }
+        input.skip(12)
+        phase = .chunkHeader
+        return true
+    }
+
+    /// A chunk header: `COMM`, `SSND`, or one to skip.
+    private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+        if input.pendingSkip > 0 {
+            guard input.isFinished else { return false }
+            if let skipped, skipped.ranPastEnd(input) {
+                guard isDataDone else { throw skipped.truncation(input) }
+                events.append(.diagnostic(skipped.diagnostic(input)))
+                phase = .done
+                return true
+            }
+        }
+        if isDataDone, let formEnd, input.position >= formEnd {
+            phase = .trailing("after the end of the FORM chunk")
+            return true
+        }
+        guard input.available >= 8 else {
+            guard input.isFinished else { return false }
+            return try endOfInput(&input, &events)
+        }
+        let offset = input.position
+        let type = input.fourCC(at: 0)
+        let size = Int64(input.bigEndian(UInt32.self, at: 4))
+        let pad = size & 1
+        switch type {
+        case "COMM":
+            return try commonChunk(&input, &events, offset: offset, size: size, pad: pad)
+        case "SSND":
+            return try soundChunk(&input, &events, offset: offset, size: size)
+        default:
+            events.append(.diagnostic(.chunkSkipped(type: type, byteOffset: offset, size: size)))
+            skip(&input, type: type, offset: offset, size: size, pad: pad, from: offset)
+            return true
+        }
+    }
+
+    /// Skips to the end of the chunk at `offset` (and its pad byte) from file offset `from`.
+    mutating func skip(_ input: inout ByteWindow, type: String, offset: Int64, size: Int64, pad: Int64, from: Int64) {
+        input.skip(offset + 8 + size + pad - from)
+        skipped = SkippedChunk(
+            container: "AIFF", type: type, headerOffset: offset, bodyOffset: offset + 8, declaredSize: size, tolerance: pad)
+    }
+
+    /// The input ended at a chunk boundary or inside a chunk header.
+    private mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+        if isDataDone {
+            phase = .done
+            guard input.available > 0 else { return false }
+            events.append(.diagnostic(.note("Skipped \(input.available) bytes after the audio data that hold no chunk header", byteOffset: input.position)))
+            return true
+        }
+        let missing = comm == nil ? "'COMM'" : "'SSND'"
+        let before = sound.map { " (after the 'SSND' chunk at byte offset \($0.headerOffset))" } ?? ""
+        throw MediaError.truncated("AIFF \(missing) chunk header\(before)", needed: 8, available: input.available, at: input.position)
+    }
 }

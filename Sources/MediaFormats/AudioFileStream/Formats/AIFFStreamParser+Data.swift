@@ -1,0 +1,99 @@
+import MediaCore
+
+extension AIFFStreamParser {
+    /// Reports the audio's properties and starts handing out packets, once `COMM` and `SSND` are both
+    /// known: from the input, or from ``held`` when `SSND` came first.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` when `numSampleFrames` needs more bytes than
+    ///   `SSND` declares (and, for IMA4, even read as a frame count).
+    mutating func startData(_ events: inout [AudioFileStreamEvent], fromHeld: Bool) throws(MediaError) {
+        guard let comm, let sound else { return }
+        let format = comm.chunk.format
+        let bytesPerPacket = Int64(format.bytesPerPacket)
+        let declared = Int64(comm.chunk.numSampleFrames)
+        var count: Int64? = declared
+        var tableInfo: AudioFilePacketTableInfo?
+        if let audioSize = sound.audioSize, declared * bytesPerPacket > audioSize {
+            let packets = (declared + 63) / 64
+            guard comm.chunk.framesMayCountSamples, packets * bytesPerPacket <= audioSize else {
+                throw MediaError.invalidData(
+                    "AIFF 'COMM' numSampleFrames of \(declared) needs \(declared * bytesPerPacket) bytes but the 'SSND' chunk at byte offset \(sound.headerOffset) holds \(audioSize)",
+                    at: comm.offset + 10)
+            }
+            events.append(.diagnostic(.note(
+                "The IMA4 'COMM' numSampleFrames of \(declared) is read as a frame count (\(packets) packets of 64 frames): the 'SSND' chunk cannot hold \(declared) packets",
+                byteOffset: comm.offset + 10)))
+            count = packets
+            tableInfo = AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: packets * 64 - declared, validFrames: declared)
+        } else if sound.audioSize == nil, declared == 0 {
+            count = nil
+        }
+        packetCount = count
+        batcher = CBRPacketBatcher(
+            bytesPerPacket: Int(bytesPerPacket), framesPerPacket: Int(format.framesPerPacket), dataOffset: sound.audioStart,
+            declaredSize: count.map { $0 * bytesPerPacket }, batching: batching)
+        events.append(.dataOffset(sound.audioStart))
+        if let count {
+            events.append(.audioDataByteCount(count * bytesPerPacket))
+            events.append(.audioDataPacketCount(count))
+        }
+        if let tableInfo { events.append(.packetTableInfo(tableInfo)) }
+        events.append(.maximumPacketSize(Int(bytesPerPacket)))
+        events.append(.bitRate(Int((format.sampleRate * Double(bytesPerPacket) * 8 / Double(format.framesPerPacket)).rounded())))
+        events.append(.readyToProducePackets)
+        isReady = true
+        phase = fromHeld ? .heldData : .data
+    }
+
+    /// After the last packet from the input: skips the rest of `SSND` (reporting audio bytes beyond
+    /// the packet count) and its pad byte, then walks the chunks after it.
+    mutating func finishData(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) {
+        isDataDone = true
+        guard let sound, let audioSize = sound.audioSize else {
+            phase = .trailing("after the \(packetCount ?? 0) packets 'COMM' declares (the 'SSND' chunk runs to the end of the file)")
+            return
+        }
+        if input.isFinished && input.available == 0 && input.pendingSkip == 0 {
+            phase = .done  // the file ended inside the audio: the batcher has said so
+            return
+        }
+        let extra = max(0, audioSize - (batcher.declaredSize ?? audioSize))
+        if extra > 0 { events.append(.diagnostic(.trailingBytesSkipped(byteOffset: input.position, count: extra))) }
+        let pad = sound.declaredSize & 1
+        input.skip(extra + pad)
+        skipped = SkippedChunk(
+            container: "AIFF", type: "SSND", headerOffset: sound.headerOffset, bodyOffset: sound.headerOffset + 8,
+            declaredSize: sound.declaredSize, tolerance: extra + pad)
+        phase = .chunkHeader
+    }
+
+    /// After the last packet from ``held``: reports held audio beyond the packet count, then goes on
+    /// with the chunks after `COMM`.
+    mutating func finishHeldData(_ events: inout [AudioFileStreamEvent]) {
+        isDataDone = true
+        if held.available > 0 {
+            events.append(.diagnostic(.trailingBytesSkipped(byteOffset: held.position, count: Int64(held.available))))
+        }
+        held = ByteWindow()
+        phase = .chunkHeader
+    }
+
+    /// Exact: the audio's start plus `packet` × bytes per packet, for packets up to the count.
+    func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? {
+        guard isReady, let comm, let sound else { return nil }
+        if let packetCount, packet > packetCount { return nil }
+        let (offset, overflow) = packet.multipliedReportingOverflow(by: Int64(comm.chunk.format.bytesPerPacket))
+        guard !overflow, offset <= Int64.max - sound.audioStart else { return nil }
+        return AudioFileStreamSeekOffset(byteOffset: sound.audioStart + offset, isEstimated: false)
+    }
+
+    /// Continues with the packets from `packet`, read from the input (the held audio is dropped).
+    mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
+        held = ByteWindow()
+        holdRemaining = 0
+        batcher.resume(atPacket: packet)
+        isDataDone = false
+        skipped = nil
+        phase = .data
+    }
+}
