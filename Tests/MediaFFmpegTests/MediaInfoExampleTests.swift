@@ -38,6 +38,10 @@ import Testing
         var bits: Int
         var float: Bool?
         var bigEndian: Bool?
+        /// Whether the valid frames are what the file states rather than what decodes: ffmpeg's CAF muxer
+        /// writes a `pakt` of packets × 4096 valid frames and no remainder for ALAC, whose last packet
+        /// holds fewer (afinfo reports the file's number too).
+        var statedFrames = false
         var description: String { name }
     }
 
@@ -49,7 +53,7 @@ import Testing
         Case(name: "aiff s24", ffmpeg: ["-c:a", "pcm_s24be", "-f", "aiff"], fileType: "AIFF", formatID: "lpcm", bits: 24, float: false, bigEndian: true),
         Case(name: "aifc sowt", ffmpeg: ["-c:a", "pcm_s16le", "-f", "aiff"], fileType: "AIFC", formatID: "lpcm", bits: 16, float: false, bigEndian: false),
         Case(name: "aifc ima4", ffmpeg: ["-c:a", "adpcm_ima_qt", "-f", "aiff"], fileType: "AIFC", formatID: "ima4", bits: 0),
-        Case(name: "caf alac", ffmpeg: ["-c:a", "alac", "-f", "caf"], fileType: "CAF", formatID: "alac", bits: 16),
+        Case(name: "caf alac", ffmpeg: ["-c:a", "alac", "-f", "caf"], fileType: "CAF", formatID: "alac", bits: 0, statedFrames: true),
         Case(name: "caf f64", ffmpeg: ["-c:a", "pcm_f64be", "-f", "caf"], fileType: "CAF", formatID: "lpcm", bits: 64, float: true, bigEndian: true),
         Case(name: "au s16", ffmpeg: ["-c:a", "pcm_s16be", "-f", "au"], fileType: "NeXT", formatID: "lpcm", bits: 16, float: false, bigEndian: true),
         Case(name: "au a-law", ffmpeg: ["-c:a", "pcm_alaw", "-f", "au"], fileType: "NeXT", formatID: "alaw", bits: 8),
@@ -82,7 +86,13 @@ import Testing
         }
         // Valid frames = what ffmpeg decodes (gapless for MP3's LAME tag; ADTS and IMA4 state nothing,
         // so every decoded frame counts).
-        #expect(ours["validFrames"] as? Int == (try Self.decodedFrames(path, channels: 2)), "\(ours)")
+        let decoded = try Self.decodedFrames(path, channels: 2)
+        if c.statedFrames {
+            #expect(ours["validFrames"] as? Int == packets * (ours["framesPerPacket"] as? Int ?? 0))
+            #expect((ours["validFrames"] as? Int ?? 0) - decoded < (ours["framesPerPacket"] as? Int ?? 0))
+        } else {
+            #expect(ours["validFrames"] as? Int == decoded, "\(ours)")
+        }
         let duration = ours["durationSeconds"] as? Double ?? 0
         #expect(abs(duration - Double(ours["validFrames"] as? Int ?? 0) / 44_100) < 1e-9)
     }

@@ -157,7 +157,11 @@ public final class AudioFileReader: MediaSource {
     }
 
     /// Packets a decoder needs before the one it should start at: MP3's bit reservoir reaches up to 511
-    /// bytes back and its filter bank carries a frame of state; AAC overlaps one frame.
+    /// bytes back and its filter bank carries a frame of state; AAC overlaps one frame. (Apple IMA4
+    /// needs none but is not exact either: QuickTime's decoder, and FFmpeg's after it, keeps its own
+    /// predictor across packets while a packet header's step index matches and its 9-bit predictor is
+    /// within 127 of it, so a decode that starts at a packet differs from one that started earlier by
+    /// less than 128 16-bit steps until a header resets both; starting earlier does not shrink that.)
     private var preroll: Int {
         switch properties.dataFormat?.formatID {
         case AudioStreamBasicDescription.mpegLayer3, AudioStreamBasicDescription.mpegLayer2: return 10
