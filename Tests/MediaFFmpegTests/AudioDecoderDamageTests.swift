@@ -73,6 +73,7 @@ import Testing
 
     /// Formats a codec cannot have, empty packets and PCM shorter than its frame count: typed errors.
     @Test func impossibleFormatsAndPacketsAreTypedErrors() throws {
+        // One packet of codec `code` with the given cookie and parameters.
         func packet(_ code: String, cookie: [UInt8] = [], framesPerPacket: Int = 1, rate: Int = 44_100, bytes: [UInt8] = [1, 2, 3, 4]) -> MediaSample {
             let format = AudioFormat(
                 codec: code == "aac" ? .aac : .other(fourCC: code.count == 4 ? DecoderFixture.code(code) : 0x6D73_0011),

@@ -152,6 +152,7 @@ extension AudioDecoderTests {
 
     /// What `canDecode` says about the codecs it takes and some it does not.
     @Test func canDecodeNamesTheCodecsTaken() {
+        // A format of codec `code` with a cookie of the right size for ALAC.
         func format(_ code: UInt32, framesPerPacket: Int = 1) -> MediaFormat {
             .audio(AudioFormat(
                 codec: .other(fourCC: code), sampleRate: 8000, channelLayout: .mono, framesPerPacket: framesPerPacket,
