@@ -1,8 +1,9 @@
 public import MediaCore
 public import MediaFormats
+public import MediaFFmpeg
 
 /// An audio file as PCM with random access, like `ExtAudioFile`: ``MediaFormats/AudioFileReader`` (any
-/// WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file) and ``AudioDecoder`` in one object.
+/// WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file) and ``MediaFFmpeg/AudioDecoder`` in one object.
 ///
 /// ```swift
 /// let file = try AudioFile(path: "song.mp3", outputFormat: PCMFormat(.f32))
