@@ -26,6 +26,11 @@ public import MediaCore
 /// - What the parser worked around is in ``diagnostics``; a sample after skipped bytes carries
 ///   ``MediaCore/MediaSample/Flags/discontinuity``.
 ///
+/// A container that puts what the audio needs after the audio (an AIFF `COMM` after `SSND`, a CAF
+/// `pakt` after `data`, as ffmpeg writes ALAC) is read front to back with that audio held in memory
+/// until the chunk arrives (for standard input, at most 64 MiB); hopping to the late chunk first is
+/// not done yet.
+///
 /// Errors are the parser's (typed, with byte offsets) and the file's. The reader is a class because it
 /// owns its position in the file; it is not thread-safe.
 public final class AudioFileReader: MediaSource {
@@ -75,7 +80,9 @@ public final class AudioFileReader: MediaSource {
     ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for a PCM layout without a sample format.
     public init(path: String) throws(MediaError) {
         input = try FileInput(path: path)
-        parser = AudioFileStreamParser()
+        // A whole file may be held: a container that puts what the audio needs after it (ffmpeg's ALAC
+        // CAFs: `pakt` after `data`) is read front to back with its audio in memory until then.
+        parser = AudioFileStreamParser(batching: .init(maxHeldBytes: input.size ?? (64 << 20)))
         var properties = AudioFileProperties()
         var early: [AudioFileStreamEvent] = []
         readLoop: while true {

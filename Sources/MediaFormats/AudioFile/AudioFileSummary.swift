@@ -38,7 +38,7 @@ public struct AudioFileSummary: Sendable {
     ///   that cannot be read.
     public init(path: String) throws(MediaError) {
         let input = try FileInput(path: path)
-        var parser = AudioFileStreamParser()
+        var parser = AudioFileStreamParser(batching: .init(maxHeldBytes: input.size ?? (64 << 20)))  // see AudioFileReader
         var chunk = [UInt8](repeating: 0, count: 1 << 18)
         while true {
             let read = chunk.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) } }
@@ -54,7 +54,7 @@ public struct AudioFileSummary: Sendable {
 
     /// Parses the file in `bytes`.
     public init(bytes: [UInt8]) throws(MediaError) {
-        var parser = AudioFileStreamParser()
+        var parser = AudioFileStreamParser(batching: .init(maxHeldBytes: Int64(bytes.count)))
         parser.push(bytes)
         parser.finish()
         while let event = try parser.next() { take(event) }

@@ -44,11 +44,17 @@ public struct AudioFileStreamParser: PushParser, Sendable {
         public var maxBytes: Int
         /// The most packets in one batch (for linear PCM, a packet is a frame).
         public var maxPackets: Int
+        /// The most audio held while waiting for a chunk that the container puts after its audio (an
+        /// AIFF `COMM` after `SSND`; a CAF `pakt` after `data`, as ffmpeg writes ALAC); beyond it the
+        /// parse fails with a typed error naming the offsets. 64 MiB by default; a reader of a whole
+        /// file (``AudioFileReader``) may allow the file's size.
+        public var maxHeldBytes: Int64
 
-        /// Limits: by default 64 KiB and 4096 packets.
-        public init(maxBytes: Int = 65_536, maxPackets: Int = 4096) {
+        /// Limits: by default 64 KiB and 4096 packets a batch, and 64 MiB of held audio.
+        public init(maxBytes: Int = 65_536, maxPackets: Int = 4096, maxHeldBytes: Int64 = 64 << 20) {
             self.maxBytes = max(1, maxBytes)
             self.maxPackets = max(1, maxPackets)
+            self.maxHeldBytes = max(0, maxHeldBytes)
         }
     }
 

@@ -135,4 +135,23 @@ import Testing
         #expect(first.firstPacket == 50 && first.isDiscontinuity)
         #expect(Array(first.bytes[0..<first.descriptions[0].dataByteSize]) == Array(bytes[(frames[50].lowerBound + 7)..<frames[50].upperBound]))
     }
+
+    /// ffmpeg writes ALAC in CAF with the `pakt` after the `data`: the parser holds the audio until the
+    /// table arrives, up to `maxHeldBytes`, and refuses past that with the offsets.
+    @Test func audioHeldForALateChunkIsBounded() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("late-pakt.caf")
+        try ExternalTool.check("ffmpeg", [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=1", "-c:a", "alac", "-f", "caf", path,
+        ])
+        let bytes = try fileBytes(path)
+        let held = try StreamParse.verified(bytes, byteByByte: false)
+        #expect(held.error == nil)
+        #expect(held.packetCount == (try ffprobePacketCount(path)))
+        let refused = try StreamParse.verified(bytes, byteByByte: false, batching: .init(maxHeldBytes: 1000))
+        let error = try #require(refused.error)
+        #expect(error.code == .unsupportedFormat)
+        #expect(error.message.contains("'pakt'") && error.message.contains("1000"))
+        #expect(refused.batches.isEmpty)
+    }
 }

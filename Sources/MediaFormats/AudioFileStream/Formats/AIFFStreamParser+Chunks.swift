@@ -70,10 +70,10 @@ extension AIFFStreamParser {
         guard let audioSize = found.audioSize else {
             throw MediaError.invalidData("AIFF 'SSND' chunk of unknown size (0) comes before the 'COMM' chunk, so its audio cannot be found", at: offset)
         }
-        guard audioSize <= Self.holdLimit else {
+        guard audioSize <= batching.maxHeldBytes else {
             throw MediaError(
                 .unsupportedFormat,
-                "AIFF 'SSND' chunk at byte offset \(offset) comes before the 'COMM' chunk and holds \(audioSize) bytes of audio (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)); a stream parser holds at most \(Self.holdLimit) bytes until 'COMM' arrives",
+                "AIFF 'SSND' chunk at byte offset \(offset) comes before the 'COMM' chunk and holds \(audioSize) bytes of audio (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)); the parser holds at most \(batching.maxHeldBytes) bytes (Batching.maxHeldBytes) until 'COMM' arrives",
                 byteOffset: offset)
         }
         held = ByteWindow()

@@ -17,7 +17,7 @@ import MediaCore
 /// are reported as ``AudioFileStreamDiagnostic/trailingBytesSkipped(byteOffset:count:)``. Seeking is exact.
 ///
 /// - `COMM` after `SSND` (legal, and FFmpeg cannot read it from a pipe): the `SSND` audio is held, up to
-///   ``holdLimit`` bytes, until `COMM` arrives, then handed out; offsets stay file offsets.
+///   ``AudioFileStreamParser/Batching/maxHeldBytes`` bytes, until `COMM` arrives, then handed out; offsets stay file offsets.
 /// - An `SSND` size of 0 (FFmpeg writing to a pipe, which also leaves `numSampleFrames` 0) means the
 ///   audio runs to the end of the file (with a note); the counts are not reported when they are 0.
 /// - After the audio, a chunk that runs past the end of the file or bytes that hold no chunk header are
@@ -28,10 +28,8 @@ import MediaCore
 ///   a second `COMM` or `SSND`, an `SSND` smaller than its 8-byte header or whose `offset` runs past it,
 ///   a `COMM` smaller than 18 bytes or with impossible fields, `numSampleFrames` needing more bytes than
 ///   `SSND` holds; ``MediaCore/MediaError/Code/unsupportedFormat`` for an unknown compression type and for
-///   an `SSND` of more than ``holdLimit`` audio bytes before any `COMM`.
+///   an `SSND` of more than ``AudioFileStreamParser/Batching/maxHeldBytes`` audio bytes before any `COMM`.
 struct AIFFStreamParser: AudioFileFormatParser {
-    /// The most `SSND` audio held while waiting for a `COMM` that comes after it: 64 MiB.
-    static let holdLimit: Int64 = 64 << 20
 
     /// What the parser expects next.
     enum Phase: Sendable {

@@ -35,10 +35,10 @@ extension CAFStreamParser {
                 "\(name) has packets of varying size and no 'pakt' chunk before its 'data' chunk, which runs to the end of the file: its packets cannot be found",
                 byteOffset: offset)
         }
-        guard audioSize <= Self.holdLimit else {
+        guard audioSize <= batching.maxHeldBytes else {
             throw MediaError(
                 .unsupportedFormat,
-                "\(name) 'data' chunk at byte offset \(offset) holds \(audioSize) bytes (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)) of packets whose sizes are in a 'pakt' chunk after it; a stream parser holds at most \(Self.holdLimit) bytes until 'pakt' arrives",
+                "\(name) 'data' chunk at byte offset \(offset) holds \(audioSize) bytes (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)) of packets whose sizes are in a 'pakt' chunk after it; the parser holds at most \(batching.maxHeldBytes) bytes (Batching.maxHeldBytes) until 'pakt' arrives",
                 byteOffset: offset)
         }
         held = ByteWindow()

@@ -22,7 +22,7 @@ import MediaCore
 ///
 /// A push parser cannot look ahead. So:
 /// - A `pakt` after `data` (FFmpeg writes ALAC so) for variable packets: the `data` audio is held, up to
-///   ``holdLimit`` bytes, until `pakt` arrives; then everything is reported and the held packets handed
+///   ``AudioFileStreamParser/Batching/maxHeldBytes`` bytes, until `pakt` arrives; then everything is reported and the held packets handed
 ///   out (offsets stay file offsets). `kuki` and `chan` may come after `data` too, before `pakt`.
 /// - A `pakt` after `data` for constant packets comes after the packets: it is skipped with a
 ///   diagnostic (its priming and remainder are not reported).
@@ -36,10 +36,8 @@ import MediaCore
 ///   count, no `desc` before `data`, a second `data`, variable packets and no `pakt` at all, and
 ///   whatever ``CAFPacketTable`` and ``CAFMagicCookie`` refuse; ``MediaCore/MediaError/Code/unsupportedFormat``
 ///   for a version other than 1, the cases above, a `kuki` over ``cookieLimit``, a `pakt` over
-///   ``tableLimit``, a packet over ``packetLimit`` and a held `data` over ``holdLimit``.
+///   ``tableLimit``, a packet over ``packetLimit`` and a held `data` over ``AudioFileStreamParser/Batching/maxHeldBytes``.
 struct CAFStreamParser: AudioFileFormatParser {
-    /// The most `data` audio held while waiting for a `pakt` that comes after it: 64 MiB.
-    static let holdLimit: Int64 = 64 << 20
     /// The largest `pakt` read: 16 MiB (some 8 million AAC packets, 50 hours at 44.1 kHz).
     static let tableLimit: Int64 = 16 << 20
     /// The largest `kuki` read: 1 MiB.
