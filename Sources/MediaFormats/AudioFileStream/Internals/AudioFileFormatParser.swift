@@ -152,6 +152,9 @@ struct VBRPacketBatch: Sendable {
     private var discontinuity = false
     /// The index of the next packet appended.
     private(set) var nextPacket: Int64 = 0
+    /// The size of the last batch taken, reserved for the next one so that it is allocated once, not
+    /// grown by doubling (which cost about 18 allocations a batch).
+    private var lastSize = (bytes: 0, packets: 0)
 
     /// An empty batch.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
@@ -171,6 +174,8 @@ struct VBRPacketBatch: Sendable {
         if isEmpty {
             fileOffset = offset
             firstPacket = nextPacket
+            bytes.reserveCapacity(min(batching.maxBytes, max(lastSize.bytes, packet.count)))
+            descriptions.reserveCapacity(min(batching.maxPackets, lastSize.packets + 1))
         }
         descriptions.append(AudioStreamPacketDescription(startOffset: bytes.count, dataByteSize: packet.count, variableFramesInPacket: variableFrames))
         bytes.append(contentsOf: packet)
@@ -197,6 +202,7 @@ struct VBRPacketBatch: Sendable {
         let batch = AudioFilePackets(
             bytes: bytes, fileOffset: fileOffset, fileByteCount: fileEnd - fileOffset, firstPacket: firstPacket, packetCount: descriptions.count,
             frameCount: frames, descriptions: descriptions, isDiscontinuity: discontinuity)
+        lastSize = (bytes.count + bytes.count / 8, descriptions.count + descriptions.count / 8)  // room for a slightly larger one
         bytes = []
         descriptions = []
         frames = 0
