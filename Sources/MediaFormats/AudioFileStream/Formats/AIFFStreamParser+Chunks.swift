@@ -70,28 +70,21 @@ extension AIFFStreamParser {
         guard let audioSize = found.audioSize else {
             throw MediaError.invalidData("AIFF 'SSND' chunk of unknown size (0) comes before the 'COMM' chunk, so its audio cannot be found", at: offset)
         }
-        guard audioSize <= batching.maxHeldBytes else {
-            throw MediaError(
+        let limit = batching.maxHeldBytes
+        held = try HeldAudio(size: audioSize, at: found.audioStart, limit: limit) {
+            MediaError(
                 .unsupportedFormat,
-                "AIFF 'SSND' chunk at byte offset \(offset) comes before the 'COMM' chunk and holds \(audioSize) bytes of audio (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)); the parser holds at most \(batching.maxHeldBytes) bytes (Batching.maxHeldBytes) until 'COMM' arrives",
+                "AIFF 'SSND' chunk at byte offset \(offset) comes before the 'COMM' chunk and holds \(audioSize) bytes of audio (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)); the parser holds at most \(limit) bytes (Batching.maxHeldBytes) until 'COMM' arrives",
                 byteOffset: offset)
         }
-        held = ByteWindow()
-        held.reset(at: found.audioStart)
-        holdRemaining = audioSize
         phase = .holding
         return true
     }
 
     /// Copies `SSND` audio that came before `COMM` into ``held``.
     mutating func hold(_ input: inout ByteWindow) throws(MediaError) -> Bool {
-        let count = Int(min(holdRemaining, Int64(input.available)))
-        if count > 0, let bytes = input.take(count) {
-            held.append(bytes)
-            holdRemaining -= Int64(count)
-        }
-        if holdRemaining == 0, let sound {
-            held.finish()
+        let count = held.take(from: &input)
+        if held.isComplete, let sound {
             let pad = sound.declaredSize & 1
             input.skip(pad)
             skipped = SkippedChunk(

@@ -71,10 +71,7 @@ extension AIFFStreamParser {
     /// with the chunks after `COMM`.
     mutating func finishHeldData(_ events: inout [AudioFileStreamEvent]) {
         isDataDone = true
-        if held.available > 0 {
-            events.append(.diagnostic(.trailingBytesSkipped(byteOffset: held.position, count: Int64(held.available))))
-        }
-        held = ByteWindow()
+        held.finish(into: &events)
         phase = .chunkHeader
     }
 
@@ -89,8 +86,7 @@ extension AIFFStreamParser {
 
     /// Continues with the packets from `packet`, read from the input (the held audio is dropped).
     mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
-        held = ByteWindow()
-        holdRemaining = 0
+        held = HeldAudio()
         batcher.resume(atPacket: packet)
         isDataDone = false
         skipped = nil

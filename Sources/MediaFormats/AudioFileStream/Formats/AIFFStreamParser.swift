@@ -74,9 +74,7 @@ struct AIFFStreamParser: AudioFileFormatParser {
     /// The `SSND` chunk, once its header has been read.
     var sound: SoundData?
     /// `SSND` audio held until `COMM` arrives.
-    var held = ByteWindow()
-    /// The held audio still to come.
-    var holdRemaining: Int64 = 0
+    var held = HeldAudio()
     /// Cuts the packets (a placeholder until ``startData(_:fromHeld:)``).
     var batcher = CBRPacketBatcher(bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
     /// The packet count, when known.
@@ -109,7 +107,7 @@ struct AIFFStreamParser: AudioFileFormatParser {
             finishData(&input, &events)
             return true
         case .heldData:
-            if batcher.emit(from: &held, into: &events) { return true }
+            if batcher.emit(from: &held.window, into: &events) { return true }
             finishHeldData(&events)
             return true
         case .trailing(let why):

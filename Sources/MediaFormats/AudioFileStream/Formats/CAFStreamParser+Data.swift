@@ -35,28 +35,21 @@ extension CAFStreamParser {
                 "\(name) has packets of varying size and no 'pakt' chunk before its 'data' chunk, which runs to the end of the file: its packets cannot be found",
                 byteOffset: offset)
         }
-        guard audioSize <= batching.maxHeldBytes else {
-            throw MediaError(
+        let limit = batching.maxHeldBytes
+        held = try HeldAudio(size: audioSize, at: found.audioStart, limit: limit) {
+            MediaError(
                 .unsupportedFormat,
-                "\(name) 'data' chunk at byte offset \(offset) holds \(audioSize) bytes (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)) of packets whose sizes are in a 'pakt' chunk after it; the parser holds at most \(batching.maxHeldBytes) bytes (Batching.maxHeldBytes) until 'pakt' arrives",
+                "\(name) 'data' chunk at byte offset \(offset) holds \(audioSize) bytes (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)) of packets whose sizes are in a 'pakt' chunk after it; the parser holds at most \(limit) bytes (Batching.maxHeldBytes) until 'pakt' arrives",
                 byteOffset: offset)
         }
-        held = ByteWindow()
-        held.reset(at: found.audioStart)
-        holdRemaining = audioSize
         phase = .holding
         return true
     }
 
     /// Copies `data` audio whose `pakt` comes after it into ``held``.
     mutating func hold(_ input: inout ByteWindow) throws(MediaError) -> Bool {
-        let count = Int(min(holdRemaining, Int64(input.available)))
-        if count > 0, let bytes = input.take(count) {
-            held.append(bytes)
-            holdRemaining -= Int64(count)
-        }
-        if holdRemaining == 0 {
-            held.finish()
+        let count = held.take(from: &input)
+        if held.isComplete {
             phase = .chunkHeader
             return true
         }
@@ -184,10 +177,7 @@ extension CAFStreamParser {
     /// chunks after `pakt`.
     mutating func finishHeldData(_ events: inout [AudioFileStreamEvent]) {
         isDataDone = true
-        if held.available > 0 {
-            events.append(.diagnostic(.trailingBytesSkipped(byteOffset: held.position, count: Int64(held.available))))
-        }
-        held = ByteWindow()
+        held.finish(into: &events)
         phase = .chunkHeader
     }
 
@@ -204,8 +194,7 @@ extension CAFStreamParser {
 
     /// Continues with the packets from `packet`, read from the input (held audio is dropped).
     mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
-        held = ByteWindow()
-        holdRemaining = 0
+        held = HeldAudio()
         if vbr != nil { vbr?.resume(atPacket: packet) } else { cbr.resume(atPacket: packet) }
         isDataDone = false
         skipped = nil

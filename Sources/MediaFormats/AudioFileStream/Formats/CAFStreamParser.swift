@@ -92,9 +92,7 @@ struct CAFStreamParser: AudioFileFormatParser {
     /// The `data` chunk, once its header has been read.
     var audio: AudioData?
     /// `data` audio held until `pakt` arrives.
-    var held = ByteWindow()
-    /// The held audio still to come.
-    var holdRemaining: Int64 = 0
+    var held = HeldAudio()
     /// Cuts constant-size packets (a placeholder until ``ready(_:fromHeld:)``).
     var cbr = CBRPacketBatcher(bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
     /// The packet table's batcher, for variable packets.
@@ -133,7 +131,7 @@ struct CAFStreamParser: AudioFileFormatParser {
             finishData(&input, &events)
             return true
         case .heldData:
-            if vbr?.emit(from: &held, into: &events) == true { return true }
+            if vbr?.emit(from: &held.window, into: &events) == true { return true }
             finishHeldData(&events)
             return true
         case .trailing(let why):
