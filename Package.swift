@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MediaCore", targets: ["MediaCore"]),
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
+        .library(name: "MediaAudio", targets: ["MediaAudio"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -41,8 +42,10 @@ let package = Package(
         .target(name: "MediaFormats", dependencies: ["MediaCore"], swiftSettings: strict),
         // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.
         .target(name: "MediaFFmpeg", dependencies: ["MediaCore", "CMediaFFmpeg"], swiftSettings: strict),
+        // Pure-Swift audio processing on PCM samples: level metering, gain and pan, time stretching.
+        .target(name: "MediaAudio", dependencies: ["MediaCore"], swiftSettings: strict),
         // Umbrella module.
-        .target(name: "MediaPipeline", dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg"], swiftSettings: strict),
+        .target(name: "MediaPipeline", dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", "MediaAudio"], swiftSettings: strict),
 
         // What the example executables share (one-line errors, argument cursor, number formatting).
         .target(
@@ -138,6 +141,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
+        .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFFmpegTests",
             dependencies: ["MediaPipeline", "MediaTestSupport"],

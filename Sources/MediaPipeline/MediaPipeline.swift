@@ -1,3 +1,4 @@
 @_exported public import MediaCore
 @_exported public import MediaFormats
 @_exported public import MediaFFmpeg
+@_exported public import MediaAudio
