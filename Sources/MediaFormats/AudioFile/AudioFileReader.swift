@@ -27,9 +27,10 @@ public import MediaCore
 ///   ``MediaCore/MediaSample/Flags/discontinuity``.
 ///
 /// A container that puts what the audio needs after the audio (an AIFF `COMM` after `SSND`, a CAF
-/// `pakt` after `data`, as ffmpeg writes ALAC) is read front to back with that audio held in memory
-/// until the chunk arrives (for standard input, at most 64 MiB); hopping to the late chunk first is
-/// not done yet.
+/// `pakt` after `data`, as ffmpeg writes ALAC) is read as `AudioFile` reads it: the reader hops over
+/// the audio to the late chunk, then comes back for the audio
+/// (``AudioFileStreamParser/deferHeldAudio()``), so no audio is held in memory. Standard input cannot
+/// hop: there the audio is held until the chunk arrives, at most 64 MiB.
 ///
 /// Errors are the parser's (typed, with byte offsets) and the file's. The reader is a class because it
 /// owns its position in the file; it is not thread-safe.
@@ -85,11 +86,16 @@ public final class AudioFileReader: MediaSource {
         parser = AudioFileStreamParser(batching: .init(maxHeldBytes: input.size ?? (64 << 20)))
         var properties = AudioFileProperties()
         var early: [AudioFileStreamEvent] = []
+        var deferred = false
         readLoop: while true {
             while let event = try parser.next() {
                 properties.take(event)
                 if properties.isReadyToProducePackets { break readLoop }
                 if case .diagnostic = event { early.append(event) }
+            }
+            if try parser.hopOverHeldAudio(in: input) {
+                deferred = true
+                continue
             }
             guard try Self.feed(input, into: &parser, buffer: &chunk) else {
                 while let event = try parser.next() {
@@ -99,6 +105,7 @@ public final class AudioFileReader: MediaSource {
                 throw MediaError.truncated("\(path): the audio file's header", needed: 1, available: 0, at: input.position)
             }
         }
+        if deferred { try parser.readDeferredAudio(from: input, dataOffset: properties.dataOffset) }
         guard let asbd = properties.dataFormat else {
             throw MediaError.invalidData("\(path) has no audio format before its packets", at: properties.dataOffset)
         }

@@ -40,12 +40,21 @@ public struct AudioFileSummary: Sendable {
         let input = try FileInput(path: path)
         var parser = AudioFileStreamParser(batching: .init(maxHeldBytes: input.size ?? (64 << 20)))  // see AudioFileReader
         var chunk = [UInt8](repeating: 0, count: 1 << 18)
-        while true {
+        var ended = false
+        var deferred = false  // audio before a late chunk is read after it (see AudioFileReader)
+        while !ended {
             let read = chunk.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) } }
             let n = try read.get()
             if n == 0 { parser.finish() } else { chunk.withUnsafeBytes { parser.push(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
-            while let event = try parser.next() { take(event) }
-            if n == 0 { break }
+            ended = n == 0
+            while let event = try parser.next() {
+                take(event)
+                if case .readyToProducePackets = event, deferred {
+                    try parser.readDeferredAudio(from: input, dataOffset: properties.dataOffset)
+                    ended = false
+                }
+            }
+            if !ended, try parser.hopOverHeldAudio(in: input) { deferred = true }
         }
         guard properties.isReadyToProducePackets else {
             throw MediaError.truncated("\(path): the audio file's header", needed: 1, available: 0, at: input.position)

@@ -156,6 +156,30 @@ public struct AudioFileStreamParser: PushParser, Sendable {
         format.resume(atPacket: packet, byteOffset: byteOffset)
     }
 
+    /// The file byte range of the audio the parser is holding in memory until a chunk that the container
+    /// puts after it (an AIFF `COMM` after `SSND`; a CAF `pakt` after `data`, as FFmpeg writes ALAC), while
+    /// it holds it; `nil` otherwise. A reader that can read the file at any offset may then call
+    /// ``deferHeldAudio()`` rather than push the audio twice through memory.
+    public var heldAudioRange: Range<Int64>? { failed ? nil : format.heldAudioRange }
+
+    /// For a reader with random access to the file: the parser stops holding ``heldAudioRange`` and
+    /// expects the bytes from the returned offset (the first after the audio) next. When the late chunk
+    /// has come it reports the properties and ``AudioFileStreamEvent/readyToProducePackets`` as usual and
+    /// then waits: call ``resume(atPacket:byteOffset:)`` with packet 0 and the audio's start (the
+    /// ``AudioFileStreamEvent/dataOffset(_:)`` it reported) and push from there. Chunks between the audio
+    /// and the late chunk are reported once; after the audio the parse goes on past the late chunk.
+    /// A file read this way costs no memory for its audio, and its bytes are read once more only up to
+    /// the late chunk's end.
+    ///
+    /// - Throws: ``MediaError/Code/invalidArgument`` when no audio is held.
+    public mutating func deferHeldAudio() throws(MediaError) -> Int64 {
+        guard !failed, let offset = format.deferHeldAudio(&input) else {
+            throw MediaError(.invalidArgument, "AudioFileStreamParser holds no audio to defer (\(fileType.map { "\($0)" } ?? "file type unknown"))")
+        }
+        inputEnd = PushInputEnd()
+        return offset
+    }
+
     private mutating func dequeue() -> AudioFileStreamEvent {
         let event = events[head]
         head += 1

@@ -30,6 +30,7 @@ extension AIFFStreamParser {
         events.append(.dataFormat(chunk.format))
         events.append(.channelLayout(.default(channelCount: Int(chunk.format.channelsPerFrame))))
         if sound != nil {
+            if held.isDeferred { lateChunksEnd = input.position }
             try startData(&events, fromHeld: true)
         }
         return true

@@ -42,7 +42,7 @@ extension AIFFStreamParser {
         events.append(.bitRate(Int((format.sampleRate * Double(bytesPerPacket) * 8 / Double(format.framesPerPacket)).rounded())))
         events.append(.readyToProducePackets)
         isReady = true
-        phase = fromHeld ? .heldData : .data
+        phase = !fromHeld ? .data : held.isDeferred ? .awaitingAudio : .heldData
     }
 
     /// After the last packet from the input: skips the rest of `SSND` (reporting audio bytes beyond
@@ -61,6 +61,8 @@ extension AIFFStreamParser {
         if extra > 0 { events.append(.diagnostic(.trailingBytesSkipped(byteOffset: input.position, count: extra))) }
         let pad = sound.declaredSize & 1
         input.skip(extra + pad)
+        let soundEnd = sound.headerOffset + 8 + sound.declaredSize + pad
+        if let lateChunksEnd, lateChunksEnd > soundEnd { input.skip(lateChunksEnd - soundEnd) }
         skipped = SkippedChunk(
             container: "AIFF", type: "SSND", headerOffset: sound.headerOffset, bodyOffset: sound.headerOffset + 8,
             declaredSize: sound.declaredSize, tolerance: extra + pad)
@@ -84,10 +86,13 @@ extension AIFFStreamParser {
         return AudioFileStreamSeekOffset(byteOffset: sound.audioStart + offset, isEstimated: false)
     }
 
-    /// Continues with the packets from `packet`, read from the input (the held audio is dropped).
+    /// Continues with the packets from `packet`, read from the input (the held audio is dropped). The
+    /// deferred audio's first read, from packet 0, is no discontinuity.
     mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
+        var isFirstRead = packet == 0
+        if case .awaitingAudio = phase {} else { isFirstRead = false }
         held = HeldAudio()
-        batcher.resume(atPacket: packet)
+        if !isFirstRead { batcher.resume(atPacket: packet) }
         isDataDone = false
         skipped = nil
         phase = .data

@@ -43,6 +43,9 @@ struct AIFFStreamParser: AudioFileFormatParser {
         case data
         /// Packets from ``held``.
         case heldData
+        /// Everything is reported; the reader that deferred the held audio pushes it again after
+        /// ``resume(atPacket:byteOffset:)``.
+        case awaitingAudio
         /// Everything left is skipped, with one note saying why.
         case trailing(String)
         /// Nothing more to say.
@@ -75,6 +78,9 @@ struct AIFFStreamParser: AudioFileFormatParser {
     var sound: SoundData?
     /// `SSND` audio held until `COMM` arrives.
     var held = HeldAudio()
+    /// The end of the late `COMM` chunk, when the reader deferred the held audio: after the audio the
+    /// parse goes on from here (the chunks in between were read before).
+    var lateChunksEnd: Int64?
     /// Cuts the packets (a placeholder until ``startData(_:fromHeld:)``).
     var batcher = CBRPacketBatcher(bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
     /// The packet count, when known.
@@ -110,6 +116,8 @@ struct AIFFStreamParser: AudioFileFormatParser {
             if batcher.emit(from: &held.window, into: &events) { return true }
             finishHeldData(&events)
             return true
+        case .awaitingAudio:
+            return false
         case .trailing(let why):
             if input.available > 0 {
                 events.append(.diagnostic(.note("Skipped the bytes \(why)", byteOffset: input.position)))
@@ -176,6 +184,22 @@ struct AIFFStreamParser: AudioFileFormatParser {
             skip(&input, type: type, offset: offset, size: size, pad: pad, from: offset)
             return true
         }
+    }
+
+    /// The held `SSND` audio's range, while it is being held.
+    var heldAudioRange: Range<Int64>? {
+        guard case .holding = phase else { return nil }
+        return held.range
+    }
+
+    /// Lets go of the held audio and goes on with the chunks after it (and its pad byte).
+    mutating func deferHeldAudio(_ input: inout ByteWindow) -> Int64? {
+        guard case .holding = phase, let range = held.range, let sound else { return nil }
+        held.deferToReader()
+        let next = range.upperBound + (sound.declaredSize & 1)
+        input.reset(at: next)
+        phase = .chunkHeader
+        return next
     }
 
     /// Skips to the end of the chunk at `offset` (and its pad byte) from file offset `from`.

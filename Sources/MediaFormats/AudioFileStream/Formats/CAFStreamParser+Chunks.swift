@@ -55,6 +55,7 @@ extension CAFStreamParser {
         }
         skip(&input, type: type, offset: offset, size: size, from: offset)
         if type == "pakt", audio != nil, !isReady {
+            if held.isDeferred { lateChunksEnd = input.position }
             try ready(&events, fromHeld: true)
         }
         return true

@@ -146,7 +146,7 @@ extension CAFStreamParser {
         }
         events.append(.readyToProducePackets)
         isReady = true
-        phase = fromHeld ? .heldData : .data
+        phase = !fromHeld ? .data : held.isDeferred ? .awaitingAudio : .heldData
     }
 
     private static func info(_ table: CAFPacketTable) -> AudioFilePacketTableInfo {
@@ -155,7 +155,7 @@ extension CAFStreamParser {
     }
 
     /// After the last packet from the input: skips the rest of `data` (reporting bytes beyond the
-    /// packets), then walks the chunks after it.
+    /// packets), then walks the chunks after it (after the late `pakt`, when the audio was deferred).
     mutating func finishData(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) {
         isDataDone = true
         guard let audio, let audioSize = audio.audioSize else {
@@ -170,6 +170,8 @@ extension CAFStreamParser {
         let extra = max(0, audioSize - used)
         if extra > 0 { events.append(.diagnostic(.trailingBytesSkipped(byteOffset: input.position, count: extra))) }
         skip(&input, type: "data", offset: audio.headerOffset, size: audio.declaredSize, from: input.position, tolerance: extra)
+        let dataEnd = audio.headerOffset + Int64(CAFFile.chunkHeaderSize) + audio.declaredSize
+        if let lateChunksEnd, lateChunksEnd > dataEnd { input.skip(lateChunksEnd - dataEnd) }
         phase = .chunkHeader
     }
 
@@ -192,10 +194,15 @@ extension CAFStreamParser {
         return AudioFileStreamSeekOffset(byteOffset: audio.audioStart + offset, isEstimated: false)
     }
 
-    /// Continues with the packets from `packet`, read from the input (held audio is dropped).
+    /// Continues with the packets from `packet`, read from the input (held audio is dropped). The
+    /// deferred audio's first read, from packet 0, is no discontinuity.
     mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
+        var isFirstRead = packet == 0
+        if case .awaitingAudio = phase {} else { isFirstRead = false }
         held = HeldAudio()
-        if vbr != nil { vbr?.resume(atPacket: packet) } else { cbr.resume(atPacket: packet) }
+        if !isFirstRead {
+            if vbr != nil { vbr?.resume(atPacket: packet) } else { cbr.resume(atPacket: packet) }
+        }
         isDataDone = false
         skipped = nil
         phase = .data

@@ -59,6 +59,9 @@ struct CAFStreamParser: AudioFileFormatParser {
         case data
         /// Packets from ``held``.
         case heldData
+        /// Everything is reported; the reader that deferred the held audio pushes it again after
+        /// ``resume(atPacket:byteOffset:)``.
+        case awaitingAudio
         /// Everything left is skipped, with one note saying why.
         case trailing(String)
         /// Nothing more to say.
@@ -93,6 +96,9 @@ struct CAFStreamParser: AudioFileFormatParser {
     var audio: AudioData?
     /// `data` audio held until `pakt` arrives.
     var held = HeldAudio()
+    /// The end of the late `pakt` chunk, when the reader deferred the held audio: after the audio the
+    /// parse goes on from here (the chunks in between were read before).
+    var lateChunksEnd: Int64?
     /// Cuts constant-size packets (a placeholder until ``ready(_:fromHeld:)``).
     var cbr = CBRPacketBatcher(bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
     /// The packet table's batcher, for variable packets.
@@ -134,6 +140,8 @@ struct CAFStreamParser: AudioFileFormatParser {
             if vbr?.emit(from: &held.window, into: &events) == true { return true }
             finishHeldData(&events)
             return true
+        case .awaitingAudio:
+            return false
         case .trailing(let why):
             if input.available > 0 {
                 events.append(.diagnostic(.note("Skipped the bytes \(why)", byteOffset: input.position)))
@@ -165,6 +173,21 @@ struct CAFStreamParser: AudioFileFormatParser {
         input.skip(Int64(CAFFile.fileHeaderSize))
         phase = .chunkHeader
         return true
+    }
+
+    /// The held `data` audio's range, while it is being held.
+    var heldAudioRange: Range<Int64>? {
+        guard case .holding = phase else { return nil }
+        return held.range
+    }
+
+    /// Lets go of the held audio and goes on with the chunks after it, from its end.
+    mutating func deferHeldAudio(_ input: inout ByteWindow) -> Int64? {
+        guard case .holding = phase, let range = held.range else { return nil }
+        held.deferToReader()
+        input.reset(at: range.upperBound)
+        phase = .chunkHeader
+        return range.upperBound
     }
 
     /// Skips the rest of the chunk at `offset`, from file offset `from`.

@@ -32,6 +32,23 @@ protocol AudioFileFormatParser: Sendable {
     /// Continues at `packet`, whose first byte is at `byteOffset` (what ``seekOffset(forPacket:)`` said):
     /// the next bytes pushed are that packet's. The next batch has ``AudioFilePackets/isDiscontinuity``.
     mutating func resume(atPacket packet: Int64, byteOffset: Int64)
+
+    /// The file range of audio being held until a chunk the container puts after it; `nil` otherwise
+    /// (and for formats that never hold audio).
+    var heldAudioRange: Range<Int64>? { get }
+
+    /// Stops holding ``heldAudioRange`` (see ``AudioFileStreamParser/deferHeldAudio()``): resets `input`
+    /// to the first byte after the audio and returns that offset; once the late chunk has come, reports
+    /// everything, then waits for ``resume(atPacket:byteOffset:)``. `nil` when nothing is held.
+    mutating func deferHeldAudio(_ input: inout ByteWindow) -> Int64?
+}
+
+extension AudioFileFormatParser {
+    /// Formats that never hold audio hold none.
+    var heldAudioRange: Range<Int64>? { nil }
+
+    /// Formats that never hold audio have nothing to defer.
+    mutating func deferHeldAudio(_ input: inout ByteWindow) -> Int64? { nil }
 }
 
 /// Cuts constant-size packets (linear PCM frames, A-law/µ-law, IMA4 blocks) out of a data chunk into

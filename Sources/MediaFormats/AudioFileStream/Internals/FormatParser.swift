@@ -58,4 +58,20 @@ enum FormatParser: Sendable {
         case .mp3(var p): self = .none; p.resume(atPacket: packet, byteOffset: byteOffset); self = .mp3(p)
         }
     }
+
+    var heldAudioRange: Range<Int64>? {
+        switch self {
+        case .aiff(let p): return p.heldAudioRange
+        case .caf(let p): return p.heldAudioRange
+        case .none, .wave, .next, .adts, .mp3: return nil
+        }
+    }
+
+    mutating func deferHeldAudio(_ input: inout ByteWindow) -> Int64? {
+        switch self {
+        case .aiff(var p): self = .none; defer { self = .aiff(p) }; return p.deferHeldAudio(&input)
+        case .caf(var p): self = .none; defer { self = .caf(p) }; return p.deferHeldAudio(&input)
+        case .none, .wave, .next, .adts, .mp3: return nil
+        }
+    }
 }

@@ -8,6 +8,11 @@ struct HeldAudio: Sendable {
     var window = ByteWindow()
     /// Held bytes still to come from the input.
     private(set) var remaining: Int64 = 0
+    /// The held audio's file byte range; `nil` when nothing is held.
+    private(set) var range: Range<Int64>?
+    /// Whether the reader will push the audio again once the late chunk has come
+    /// (``deferToReader()``), so that nothing is held.
+    private(set) var isDeferred = false
 
     /// Nothing held.
     init() {}
@@ -19,6 +24,15 @@ struct HeldAudio: Sendable {
         guard size <= limit else { throw refusal() }
         window.reset(at: start)
         remaining = size
+        range = start..<(start + size)
+    }
+
+    /// Lets go of what is held: the reader, which can read the file at any offset, will push the audio
+    /// again after the late chunk (``AudioFileStreamParser/deferHeldAudio()``). ``range`` stays.
+    mutating func deferToReader() {
+        window = ByteWindow()
+        remaining = 0
+        isDeferred = true
     }
 
     /// Moves what `input` has of the held audio into ``window`` and returns how many bytes; once all
