@@ -108,4 +108,24 @@ import Testing
         #expect(summary.diagnostics == (try AudioFileSummary(bytes: file)).diagnostics)
         #expect(summary.packets == Int64(source.audio.count / 4))
     }
+
+    /// Cut anywhere, a late-`pakt` CAF read by hopping fails as the front-to-back parse does: a typed
+    /// error whenever the held parse throws, never a crash or a hang, and the same packets otherwise.
+    @Test func aCutLatePaktFileFailsCleanly() throws {
+        let dir = try TemporaryDirectory()
+        let bytes = try fileBytes(try Self.ffmpegALAC(dir))
+        let path = dir.file("cut.caf")
+        for cut in stride(from: 0, to: bytes.count, by: bytes.count / 37) + [bytes.count - 1, bytes.count - 13] {
+            try WAVTest.write(Array(bytes[..<cut]), to: path)
+            let heldFails = (try? Self.heldParse(Array(bytes[..<cut]))) == nil
+            do {
+                let reader = try AudioFileReader(path: path)
+                _ = try AudioFileReaderTests.readAll(reader)
+                #expect(!heldFails, "cut at \(cut): the hop read a file the held parse refuses")
+            } catch let error as MediaError {
+                #expect(heldFails, "cut at \(cut): \(error)")
+                #expect(error.byteOffset != nil, "cut at \(cut): \(error)")
+            }
+        }
+    }
 }
