@@ -111,6 +111,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "audio-recorder",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/audio-recorder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "transcode",
             dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/transcode",

@@ -235,6 +235,18 @@ public final class CAFMuxer: MediaSink {
         try output.write(w.bytes)
     }
 
+    /// For linear PCM, writes the `data` size of the audio written so far and flushes the output, so
+    /// that if the process dies before ``finish()`` the file reads up to here in every reader (the `-1`
+    /// size of a streamed `data` chunk is refused by libsndfile and flagged by FFmpeg); a recorder calls
+    /// it twice a second. For AAC it only flushes: without the packet table, which ``finish()`` writes,
+    /// no reader can cut the packets. On an output that cannot seek it only flushes.
+    public func checkpoint() throws(MediaError) {
+        if let dataSizeOffset, output.isSeekable, !isAAC {
+            try output.overwrite(Self.uint64BE(UInt64(dataBytesWritten + 4)), at: dataSizeOffset)
+        }
+        try output.flush()
+    }
+
     /// Completes the file and closes the output. On a seekable output, patches the `data` size and, for
     /// AAC, the cookie's bitrates and appends `pakt`. Without any sample, only closes the output.
     ///

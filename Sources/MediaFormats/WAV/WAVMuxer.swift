@@ -115,6 +115,23 @@ public final class WAVMuxer: MediaSink {
         try output.close()
     }
 
+    /// Writes the sizes of the audio written so far into the header and flushes the output, so that if
+    /// the process dies before ``finish()`` the file reads up to here (a recorder calls it twice a
+    /// second). On an output that cannot seek it only flushes.
+    public func checkpoint() throws(MediaError) {
+        if let layout, output.isSeekable {
+            let riffSize = layout.headerSize - 8 + dataBytesWritten  // the pad byte comes at finish()
+            if riffSize <= Int64(UInt32.max) - 1 {
+                try output.overwrite(Self.uint32LE(UInt32(riffSize)), at: layout.riffSizeOffset)
+                try output.overwrite(Self.uint32LE(UInt32(dataBytesWritten)), at: layout.dataSizeOffset)
+                if let factValueOffset = layout.factValueOffset {
+                    try output.overwrite(Self.uint32LE(UInt32(clamping: framesWritten)), at: factValueOffset)
+                }
+            }
+        }
+        try output.flush()
+    }
+
     private func patchSizes(_ layout: Layout) throws(MediaError) {
         let pad: Int64 = dataBytesWritten & 1
         if pad == 1 { try output.write([0]) }

@@ -7,13 +7,14 @@ internal import MediaFormats
 ///
 /// | extension | holds | a recorder killed with SIGKILL leaves |
 /// | --- | --- | --- |
-/// | `.caf` | linear PCM or AAC | PCM: a file that plays up to the last flush (the `data` size stays -1, "to the end", until `stop()`). AAC: a file no reader can cut into packets, because the packet table (`pakt`) is written at `stop()`; record AAC to `.aac` or `.m4a` when the process may die. |
+/// | `.caf` | linear PCM or AAC | PCM: a file that plays up to the last checkpoint (the `data` size is rewritten at each). AAC: a file no reader can cut into packets, because the packet table (`pakt`) is written at `stop()`; record AAC to `.aac` or `.m4a` when the process may die. |
 /// | `.m4a` | AAC | a fragmented MP4 (one fragment a second) that plays up to its last complete fragment. It has no edit list, so the encoder's priming is not trimmed. |
 /// | `.aac` | AAC (ADTS) | a file that plays up to the last flush: every frame carries its own header. |
-/// | `.wav` | linear PCM | a file whose RIFF and `data` sizes are still 0: ffmpeg and sox read such a file to its end; strict readers refuse it. |
-/// | `.aif`, `.aiff` | linear PCM | like WAV: `FORM`, `COMM` frame count and `SSND` sizes are written at `stop()`. |
+/// | `.wav` | linear PCM | a file that plays up to the last checkpoint: the RIFF and `data` sizes are rewritten at each. |
+/// | `.aif`, `.aiff` | linear PCM | likewise: the `FORM` and `SSND` sizes and the `COMM` frame count are rewritten at each. |
 ///
-/// The recorder flushes the file twice a second of audio, so "the last flush" is at most half a second
+/// The recorder flushes the file (and for PCM CAF, WAV and AIFF rewrites its sizes: ``MediaFormats/WAVMuxer/checkpoint()``)
+/// every half second of audio, so "the last flush" or "the last checkpoint" is at most half a second
 /// before the kill.
 public enum AudioRecordingContainer: String, Sendable, Hashable, CaseIterable {
     /// Core Audio Format.
@@ -58,26 +59,32 @@ public enum AudioRecordingContainer: String, Sendable, Hashable, CaseIterable {
             return
         }
         let output = try FileOutput(path: path)
-        let sink: any MediaSink = switch self {
-        case .caf: CAFMuxer(output: output)
-        case .adts: ADTSMuxer(output: output)
-        case .wav: WAVMuxer(output: output)
-        case .aiff, .m4a: AIFFMuxer(output: output)
+        switch self {
+        case .caf:
+            let muxer = CAFMuxer(output: output)
+            graph.addSink(CheckpointingSink(muxer, checkpoint: muxer.checkpoint), input: branch)
+        case .adts: graph.addSink(CheckpointingSink(ADTSMuxer(output: output), checkpoint: output.flush), input: branch)
+        case .wav:
+            let muxer = WAVMuxer(output: output)
+            graph.addSink(CheckpointingSink(muxer, checkpoint: muxer.checkpoint), input: branch)
+        case .aiff, .m4a:
+            let muxer = AIFFMuxer(output: output)
+            graph.addSink(CheckpointingSink(muxer, checkpoint: muxer.checkpoint), input: branch)
         }
-        graph.addSink(FlushingSink(sink, output: output), input: branch)
     }
 }
 
-/// A sink that flushes its file every half second of audio, so that a recording cut short by the
+/// A sink that makes its file readable up to here every half second of audio (flushing it, and for
+/// WAV and AIFF writing the sizes so far into the header), so that a recording cut short by the
 /// process's death loses at most that much.
-struct FlushingSink: MediaSink {
+struct CheckpointingSink: MediaSink {
     private var sink: any MediaSink
-    private let output: FileOutput
-    private var nextFlush = MediaTime(value: 1, timescale: 2)
+    private let checkpoint: () throws(MediaError) -> Void
+    private var next = MediaTime(value: 1, timescale: 2)
 
-    init(_ sink: any MediaSink, output: FileOutput) {
+    init(_ sink: any MediaSink, checkpoint: @escaping () throws(MediaError) -> Void) {
         self.sink = sink
-        self.output = output
+        self.checkpoint = checkpoint
     }
 
     var name: String { sink.name }
@@ -85,9 +92,9 @@ struct FlushingSink: MediaSink {
     mutating func write(_ sample: MediaSample) throws {
         try sink.write(sample)
         let end = sample.timing.presentationTime + sample.timing.duration
-        if end.isNumeric, end >= nextFlush {
-            try output.flush()
-            nextFlush = end + MediaTime(value: 1, timescale: 2)
+        if end.isNumeric, end >= next {
+            try checkpoint()
+            next = end + MediaTime(value: 1, timescale: 2)
         }
     }
 

@@ -1,0 +1,118 @@
+import ArgumentParser
+import ExampleSupport
+import Foundation
+import MediaPipeline
+import Synchronization
+
+/// `audio-recorder --output FILE [--device NAME] [--format aac|lpcm] [--rate HZ] [--channels N]
+/// [--bitrate BPS] [--duration SECONDS] [--meter] [--meter-json]`.
+struct AudioRecorderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audio-recorder",
+        abstract: "Record audio to a file, like AVAudioRecorder: from a PulseAudio device, or a generated tone.",
+        discussion: """
+            The container comes from the output's extension: .caf (AAC or linear PCM), .m4a (AAC, fragmented), \
+            .aac (ADTS), .wav and .aif/.aiff (linear PCM). Records until --duration or Ctrl-C; either way the \
+            file is finished (exit status 130 after Ctrl-C).
+            """,
+        version: "0.2.0")
+
+    enum DataFormat: String, ExpressibleByArgument, CaseIterable {
+        case aac, lpcm
+    }
+
+    @Option(help: ArgumentHelp("The file to write (.caf .m4a .aac .wav .aif .aiff).", valueName: "FILE"))
+    var output: String
+
+    @Option(help: ArgumentHelp("The PulseAudio source to record (default: the default input).", valueName: "NAME"))
+    var device: String?
+
+    @Option(help: "aac or lpcm (default: aac, or lpcm for .wav and .aif).")
+    var format: DataFormat?
+
+    @Option(help: ArgumentHelp("Sample rate in Hz (default 48000).", valueName: "HZ"))
+    var rate = 48_000
+
+    @Option(help: ArgumentHelp("Channels (default 2).", valueName: "N"))
+    var channels = 2
+
+    @Option(help: ArgumentHelp("AAC bit rate in bits per second (default 128000).", valueName: "BPS"))
+    var bitrate = 128_000
+
+    @Option(help: ArgumentHelp("Linear PCM bits per sample: 16, 24 or 32 (default 16).", valueName: "BITS"))
+    var bits = 16
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: until Ctrl-C).", valueName: "SECONDS"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Record a generated sine at HZ Hz (amplitude 0.5) in real time instead of a device.", valueName: "HZ"))
+    var tone: Double?
+
+    @Flag(help: "Draw a live level bar on the terminal.")
+    var meter = false
+
+    @Flag(name: .customLong("meter-json"), help: "Print one JSON object per 100 ms with `peak` and `average` arrays in dBFS.")
+    var meterJSON = false
+
+    func validate() throws {
+        guard let container = AudioRecordingContainer(path: output) else {
+            throw ValidationError("cannot tell the container of '\(output)' from its extension; use .caf .m4a .aac .wav .aif or .aiff")
+        }
+        if let format, !container.holds(format == .aac ? .aac : .linearPCM) {
+            throw ValidationError("a .\(container.rawValue) file cannot hold \(format.rawValue)")
+        }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if tone != nil, device != nil { throw ValidationError("--tone and --device exclude each other") }
+    }
+
+    func run() throws {
+        let container = AudioRecordingContainer(path: output)
+        let dataFormat: AudioRecorderSettings.Format =
+            format.map { $0 == .aac ? .aac : .linearPCM } ?? (container?.holds(.aac) == true ? .aac : .linearPCM)
+        let settings = AudioRecorderSettings(format: dataFormat, sampleRate: rate, channels: channels, bitRate: bitrate, bitDepth: bits)
+        let recorder = try AudioRecorder(path: output, settings: settings, input: try input(settings))
+        if let duration { try recorder.record(forDuration: duration) } else { try recorder.record() }
+        let outcome = RecorderOutcome()
+        recorder.onEvent = { outcome.take($0) }
+        var interrupted = false
+        while !outcome.isFinished {
+            if Interrupt.wasRequested, !interrupted {
+                interrupted = true
+                recorder.stop()
+            }
+            usleep(20_000)
+        }
+        if let error = outcome.error { throw error }
+        if outcome.lostInput > 0 { printError("audio-recorder: warning: input was lost \(outcome.lostInput) times (overruns)") }
+    }
+
+    private func input(_ settings: AudioRecorderSettings) throws -> AudioRecorderInput {
+        if let tone {
+            let rate = settings.sampleRate, channels = settings.channels
+            return .source {
+                RealTimeSource(try ToneGenerator(.sine(frequency: tone, amplitude: 0.5), sampleRate: rate, channels: channels,
+                                                 sampleType: .f32, length: .unlimited, framesPerSample: rate / 100))
+            }
+        }
+        throw MediaError(.unavailable, "recording from a device is not available in this build; use --tone HZ")
+    }
+}
+
+/// What the recorder reported, read by the main thread.
+final class RecorderOutcome: Sendable {
+    private let state = Mutex<(finished: Bool, error: MediaError?, lost: Int)>((false, nil, 0))
+
+    func take(_ event: AudioRecorderEvent) {
+        state.withLock { s in
+            switch event {
+            case .finished: s.finished = true
+            case .error(let error): s.error = error
+            case .inputLost(let count): s.lost = count
+            }
+        }
+    }
+
+    var isFinished: Bool { state.withLock { $0.finished } }
+    var error: MediaError? { state.withLock { $0.error } }
+    var lostInput: Int { state.withLock { $0.lost } }
+}
