@@ -1,6 +1,6 @@
 public import MediaCore
 public import MediaFormats
-public import MediaFFmpeg
+import MediaFFmpeg
 
 /// An audio file as PCM with random access, like `ExtAudioFile`: ``MediaFormats/AudioFileReader`` (any
 /// WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file) and ``MediaFFmpeg/AudioDecoder`` in one object.

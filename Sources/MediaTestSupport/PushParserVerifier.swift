@@ -1,4 +1,4 @@
-public import MediaCore
+import MediaCore
 public import MediaFormats
 
 /// Checks that a ``MediaFormats/PushParser`` gives the same outputs and errors however its input is split,

@@ -157,14 +157,14 @@ public final class AudioRecorder: Sendable {
             s.isFinished = false
         }
         let job = RecordingJob(path: path, settings: settings, container: container, input: input, limit: limit, control: control)
-        Task.detached { [self] in
-            let outcome = await job.run { lost in self.emit(.inputLost(count: lost)) }
+        control.onInputLost = { [weak self] count in self?.emit(.inputLost(count: count)) }
+        _ = job.start { [self] error in
             state.withLock { s in
                 s.isRecording = false
                 s.isFinished = true
             }
-            if let error = outcome { emit(.error(error)) }
-            emit(.finished(successfully: outcome == nil))
+            if let error { emit(.error(error)) }
+            emit(.finished(successfully: error == nil))
             done.signal()
         }
     }

@@ -1,4 +1,4 @@
-public import MediaCore
+import MediaCore
 
 /// What an ``AudioRecorder`` records: AVAudioRecorder's settings dictionary as a type
 /// (`AVFormatIDKey`, `AVSampleRateKey`, `AVNumberOfChannelsKey`, `AVEncoderBitRateKey`,

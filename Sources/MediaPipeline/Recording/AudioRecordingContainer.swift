@@ -1,4 +1,4 @@
-public import MediaCore
+import MediaCore
 internal import MediaFFmpeg
 internal import MediaFormats
 

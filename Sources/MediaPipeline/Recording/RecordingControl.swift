@@ -3,8 +3,9 @@ import Synchronization
 /// What a UI thread tells a running recording (pause, resume, stop) and what the recording tells it
 /// back (frames written), shared between ``AudioRecorder`` and its ``RecordingGate``.
 ///
-/// Lock-free: the gate reads the requests once per captured buffer and publishes its frame count with
-/// atomics, so the capture thread never waits for the UI.
+/// The gate reads the requests once per captured buffer and publishes its frame count with atomics, so
+/// the capture thread never waits for the UI (the lost-input handler is read under a lock only when
+/// input was lost).
 final class RecordingControl: Sendable {
     private let paused = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
@@ -33,7 +34,20 @@ final class RecordingControl: Sendable {
     var framesDropped: Int64 { dropped.load(ordering: .acquiring) }
     func addDropped(_ count: Int64) { dropped.add(count, ordering: .relaxed) }
 
+    private let lostInputHandler = Mutex<(@Sendable (Int) -> Void)?>(nil)
+
     /// Captured buffers that followed lost input (the device's overruns), as the input flagged them.
     var inputDiscontinuities: Int { discontinuities.load(ordering: .acquiring) }
-    func addDiscontinuity() { discontinuities.add(1, ordering: .relaxed) }
+
+    /// Called (on the recording's thread) with the new count each time input was lost.
+    var onInputLost: (@Sendable (Int) -> Void)? {
+        get { lostInputHandler.withLock { $0 } }
+        set { lostInputHandler.withLock { $0 = newValue } }
+    }
+
+    /// Counts one more loss of input and reports it.
+    func addDiscontinuity() {
+        let count = discontinuities.add(1, ordering: .relaxed).newValue
+        onInputLost?(count)
+    }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-public import MediaCore
+import MediaCore
 
 /// The source an ``AudioRecorder`` records from: the input (a capture device, or any source) in 32-bit
 /// float interleaved PCM, with pauses cut out without a click, a duration limit and time stamps that

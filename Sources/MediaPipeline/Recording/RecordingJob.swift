@@ -1,6 +1,5 @@
-public import MediaCore
+import MediaCore
 internal import MediaFFmpeg
-import Synchronization
 
 /// One recording: builds the graph (input → ``RecordingGate`` → converter or AAC encoder → the
 /// container's sink) on the recording's task and runs it to the end.
@@ -12,22 +11,26 @@ struct RecordingJob: Sendable {
     let limit: Int64?
     let control: RecordingControl
 
-    /// Runs the recording; returns the error that ended it, `nil` for a clean end. `inputLost` is
-    /// called when the count of lost-input buffers grows.
-    func run(inputLost: @escaping @Sendable (Int) -> Void) async -> MediaError? {
+    /// Starts the recording on the graph's own threads; `onEnd` gets the error that ended it, `nil` for
+    /// a clean end.
+    func start(onEnd: @escaping @Sendable (MediaError?) -> Void) -> MediaGraphRun? {
+        let graph: MediaGraph
         do {
-            let graph = try makeGraph()
-            let reported = LostInputCount()
-            try await graph.run { _ in
-                let lost = control.inputDiscontinuities
-                if reported.advance(to: lost) { inputLost(lost) }
-            }
-            return nil
-        } catch let error as MediaError {
-            return error
+            graph = try makeGraph()
         } catch {
-            return MediaError(.io, "the recording of '\(path)' failed: \(error)")
+            onEnd(Self.mediaError(error, path: path))
+            return nil
         }
+        return graph.start { result in
+            switch result {
+            case .success: onEnd(nil)
+            case .failure(let error): onEnd(Self.mediaError(error, path: path))
+            }
+        }
+    }
+
+    static func mediaError(_ error: any Error, path: String) -> MediaError {
+        (error as? MediaError) ?? MediaError(.io, "the recording of '\(path)' failed: \(error)")
     }
 
     private func makeGraph() throws -> MediaGraph {
@@ -43,15 +46,5 @@ struct RecordingJob: Sendable {
         let branch = graph.addBranch("recording", source: gate, stages: stages)
         try container.addSink(to: &graph, path: path, input: branch)
         return graph
-    }
-}
-
-/// The lost-input count last reported, so that each growth is reported once.
-final class LostInputCount: Sendable {
-    private let value = Atomic<Int>(0)
-
-    /// Records `count`; `true` when it is more than the last one recorded.
-    func advance(to count: Int) -> Bool {
-        value.exchange(count, ordering: .acquiringAndReleasing) < count
     }
 }

@@ -1,0 +1,57 @@
+import Dispatch
+
+extension MediaGraph {
+    /// Starts the graph on threads of its own (as ``runThreaded(queueDepth:stop:progress:)``) and returns
+    /// at once, like GStreamer's `gst_element_set_state(pipeline, GST_STATE_PLAYING)`: for players and
+    /// recorders whose controls live on another thread. No thread of the caller's, and no task of Swift
+    /// concurrency's pool, is used while it runs.
+    ///
+    /// ```swift
+    /// let run = graph.start { result in print("ended:", result) }
+    /// // later, from any thread
+    /// run.stop()        // sources stop, stages drain, every file is finished
+    /// run.wait()
+    /// ```
+    ///
+    /// `onEnd` is called once, on one of the graph's threads, when every sink has finished: with the
+    /// progress, or the error that ended the run (as ``run(stop:progress:)`` would throw it).
+    public func start(
+        queueDepth: Int = 16, onEnd: (@Sendable (Result<Progress, any Error>) -> Void)? = nil
+    ) -> MediaGraphRun {
+        let handle = MediaGraphRun(run: ThreadedRun(graph: self, queueDepth: queueDepth, stop: StopSignal()))
+        handle.begin(onEnd)
+        return handle
+    }
+}
+
+/// A graph started with ``MediaGraph/start(queueDepth:onEnd:)``: its progress, a way to stop it and a
+/// way to wait for its end, from any thread.
+public final class MediaGraphRun: Sendable {
+    private let run: ThreadedRun
+    private let done = DispatchSemaphore(value: 0)
+
+    init(run: ThreadedRun) { self.run = run }
+
+    func begin(_ onEnd: (@Sendable (Result<MediaGraph.Progress, any Error>) -> Void)?) {
+        run.start { [done] result in
+            onEnd?(result)
+            done.signal()
+        }
+    }
+
+    /// What the run has done so far.
+    public var progress: MediaGraph.Progress { run.progress }
+
+    /// Whether every sink has finished (and `onEnd` has been called or is being called).
+    public var hasEnded: Bool { run.hasEnded }
+
+    /// Asks the graph to stop: the sources stop being read, every stage drains, every sink finishes
+    /// (see ``StopSignal``). Returns at once.
+    public func stop() { run.requestStop() }
+
+    /// Waits until `onEnd` has returned. Any number of threads may wait, at any time.
+    public func wait() {
+        done.wait()
+        done.signal()
+    }
+}
