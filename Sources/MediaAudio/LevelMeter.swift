@@ -46,7 +46,7 @@ import Synchronization
 /// ``updateMeters()`` copies them for the readers under the same lock. Neither allocates in steady state
 /// (only a new channel count allocates). Readings change only when ``updateMeters()`` is called.
 ///
-/// Apple does not document its meters' windows or ballistics; see the Metering article for how these
+/// Apple does not document its meters' windows or ballistics; <doc:Metering> says how these
 /// readings compare with `AVAudioRecorder`'s.
 public final class LevelMeter: Sendable {
     /// How the meter measures.
