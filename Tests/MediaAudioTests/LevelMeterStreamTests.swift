@@ -71,6 +71,15 @@ import Testing
         var short = input
         short.frameCount = 2_000
         #expect { var fresh = meter.stage; try fresh.process(short) { _ in } } throws: { ($0 as? MediaError)?.code == .invalidData }
+        var huge = input
+        huge.frameCount = Int.max / 2
+        #expect { var fresh = meter.stage; try fresh.process(huge) { _ in } } throws: { ($0 as? MediaError)?.code == .invalidData }
+        for (channels, code) in [(0, MediaError.Code.invalidData), (2_000, .unsupportedFormat)] {
+            let odd = MediaSample(
+                format: .audio(.pcm(.s16, sampleRate: 48_000, channelLayout: .unspecified(channels))), data: [],
+                timing: .audio(startFrame: 0, frameCount: 0, sampleRate: 48_000), frameCount: 0)
+            #expect { var fresh = meter.stage; try fresh.process(odd) { _ in } } throws: { ($0 as? MediaError)?.code == code }
+        }
         #expect(throws: MediaError.self) { try LevelMeter(configuration: .init(averagingWindow: .milliseconds(5))) }
         #expect { try LevelMeter(configuration: .init(peakDecayRate: -1)) } throws: { ($0 as? MediaError)?.code == .invalidArgument }
     }
