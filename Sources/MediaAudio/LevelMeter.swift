@@ -21,8 +21,10 @@ import Synchronization
 ///
 /// **Feeding it.** ``stage`` is a pass-through ``MediaStage`` (``LevelMeterStage``) that meters every
 /// sample and emits it unchanged. It takes linear PCM of any ``PCMSampleType``, interleaved or planar,
-/// any channel count and rate; anything else throws ``MediaError/Code/formatMismatch``, and a PCM sample
-/// whose buffers are shorter than its frame count says throws ``MediaError/Code/invalidData``. A new
+/// up to 1 024 channels at up to 4 MHz; anything else but PCM throws ``MediaError/Code/formatMismatch``,
+/// and a PCM sample whose buffers are shorter than its frame count says throws
+/// ``MediaError/Code/invalidData`` (``LevelMeterStage`` lists every refusal). NaN and infinite float
+/// values count as 0, so that one bad value cannot stick to a reading. A new
 /// channel count or sample rate mid-stream resets the meter: the old readings are dropped, nothing is
 /// held over. Frames cut by ``MediaSample/trimAtStart`` and ``MediaSample/trimAtEnd`` are not metered.
 ///
