@@ -22,8 +22,10 @@
 ///   average) best continues the previous segment, by normalised cross-correlation: a coarse pass
 ///   every 4th lag and sample, then every lag around the best. All channels are cut at the same
 ///   place, so the stereo image stays. Pitch stays for periods up to 20 ms (50 Hz and up).
-/// - Latency: a segment is made once the input reaches `window + search radius` (35 ms at any rate)
-///   past its nominal position, and output leaves in whole hops; ``finish(into:)`` drains the rest.
+/// - Latency: a segment is made once the input reaches ``lookaheadFrames(sampleRate:)`` (window +
+///   search radius, 35 ms) past its nominal position; the output for input position `p` therefore
+///   leaves, in whole hops of 12.5 ms, once input up to `p` + 35 ms has arrived (at most 35 ms of
+///   latency, at any rate). ``finish(into:)`` drains the rest.
 /// - Length: input of `L` frames at a constant rate `r` gives `round(L / r)` output frames (exactly,
 ///   as `atempo` aims for): `finish` stretches the remaining input, with silence after it, and cuts
 ///   the output to length. With rate changes, each stretch of input counts at the rate it was made at.
@@ -58,6 +60,13 @@ public final class TimeStretch: MediaStage {
     /// How far a segment may move from its nominal position at `sampleRate`: 10 ms.
     public static func searchRadiusFrames(sampleRate: Int) -> Int {
         max(WSOLAEngine.coarseStride, Int((Double(sampleRate) * 0.010).rounded()))
+    }
+
+    /// The latency at `sampleRate`: how far past a segment's nominal position the input must reach
+    /// before the segment is made (window + search radius: 35 ms, 1680 frames at 48 kHz). Output then
+    /// leaves in whole hops.
+    public static func lookaheadFrames(sampleRate: Int) -> Int {
+        windowFrames(sampleRate: sampleRate) + searchRadiusFrames(sampleRate: sampleRate)
     }
 
     /// Input frames given to the stage so far.

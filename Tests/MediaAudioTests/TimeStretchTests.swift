@@ -90,5 +90,7 @@ import Testing
         #expect(TimeStretch.windowFrames(sampleRate: 48_000) == 1_200)
         #expect(TimeStretch.hopFrames(sampleRate: 48_000) == 600)
         #expect(TimeStretch.searchRadiusFrames(sampleRate: 48_000) == 480)
+        #expect(TimeStretch.lookaheadFrames(sampleRate: 48_000) == 1_680)
+        #expect(TimeStretch.windowFrames(sampleRate: 44_100) == 1_102)
     }
 }

@@ -28,12 +28,10 @@ final class WSOLAEngine {
     private let hann: [Float]
 
     private(set) var mode = Mode.passThrough
-    /// Input received: `samples`/`mono` hold frames `base ..< base + stored` of it.
+    /// Input frames received (not counting the silence `drain` adds).
     private(set) var inputFrames: Int64 = 0
-    private var samples: [Float]
-    private var mono: [Float]
-    private var base: Int64 = 0
-    private var stored = 0
+    /// The input later segments may still use.
+    private var input: StretchInput
     /// Pass-through: the input position output continues from.
     private var passPosition: Int64 = 0
     /// Stretching: start of the last segment, the second half of which `accumulator` holds, windowed.
@@ -51,20 +49,16 @@ final class WSOLAEngine {
 
     init(channels: Int, sampleRate: Int) {
         self.channels = channels
-        let half = max(8, Int((Double(sampleRate) * 0.0125).rounded()))
+        let half = TimeStretch.hopFrames(sampleRate: sampleRate)
         window = 2 * half
         hop = half
-        searchRadius = max(Self.coarseStride, Int((Double(sampleRate) * 0.010).rounded()))
+        searchRadius = TimeStretch.searchRadiusFrames(sampleRate: sampleRate)
         hann = WaveformSearch.hann(2 * half)
         let capacity = 2 * window + 2 * searchRadius + 8192
-        samples = Array(repeating: 0, count: capacity * channels)
-        mono = Array(repeating: 0, count: capacity)
+        input = StretchInput(channels: channels, capacity: capacity)
         accumulator = Array(repeating: 0, count: half * channels)
         staging = Array(repeating: 0, count: capacity * channels)
     }
-
-    /// Input frames needed beyond a segment's nominal position before it can be made: the latency.
-    var lookahead: Int { searchRadius + window }
 
     // MARK: Input
 
@@ -73,7 +67,7 @@ final class WSOLAEngine {
         map.append(outputStart: producedFrames, inputStart: Double(passPosition), rate: 1, frames: frames)
         passPosition += Int64(frames)
         inputFrames += Int64(frames)
-        base = inputFrames
+        input.removeAll(continuingAt: inputFrames)
         producedFrames += Int64(frames)
     }
 
@@ -88,31 +82,8 @@ final class WSOLAEngine {
 
     /// Appends `frames` frames whose value `(frame, channel)` is `value(frame, channel)`.
     func append(frames: Int, value: (Int, Int) -> Float) {
-        reserveStore(frames)
-        let c = channels
-        let scale = 1 / Float(c)
-        samples.withUnsafeMutableBufferPointer { s in
-            mono.withUnsafeMutableBufferPointer { m in
-                for frame in 0..<frames {
-                    var sum: Float = 0
-                    for channel in 0..<c {
-                        let v = value(frame, channel)
-                        s[(stored + frame) * c + channel] = v
-                        sum += v
-                    }
-                    m[stored + frame] = sum * scale
-                }
-            }
-        }
-        stored += frames
+        input.append(frames: frames, value: value)
         inputFrames += Int64(frames)
-    }
-
-    private func reserveStore(_ frames: Int) {
-        let needed = stored + frames
-        guard needed * channels > samples.count else { return }
-        samples.append(contentsOf: repeatElement(0, count: needed * channels * 2 - samples.count))
-        mono.append(contentsOf: repeatElement(0, count: needed * 2 - mono.count))
     }
 
     private func reserveStaging(_ frames: Int) {
@@ -159,14 +130,14 @@ final class WSOLAEngine {
             return
         case .leaving:
             let target = producedFrames + max(0, inputFrames - (previous + Int64(hop)))
-            padStore(upTo: previous + Int64(window))
+            padInput(upTo: previous + Int64(window))
             _ = leave()
             truncateProduced(to: target)
         case .stretching:
             let owed = max(0, (Double(inputFrames) - nominal) / rate)
             let target = producedFrames + Int64(owed.rounded())
             while producedFrames < target {
-                if !step(rate: rate) { padStore(upTo: stepInputEnd()) }
+                if !step(rate: rate) { padInput(upTo: stepInputEnd()) }
             }
             truncateProduced(to: target)
         }
@@ -174,30 +145,18 @@ final class WSOLAEngine {
 
     /// Drops input no later segment can use.
     func compact() {
-        let keep: Int64
         switch mode {
-        case .passThrough: keep = base + Int64(stored)
-        case .stretching: keep = min(Int64(nominal.rounded()) - Int64(searchRadius), previous + Int64(hop))
-        case .leaving: keep = previous + Int64(hop)
+        case .passThrough: input.drop(before: input.end)
+        case .stretching: input.drop(before: min(Int64(nominal.rounded()) - Int64(searchRadius), previous + Int64(hop)))
+        case .leaving: input.drop(before: previous + Int64(hop))
         }
-        let drop = Int(min(max(0, keep - base), Int64(stored)))
-        guard drop > 0 else { return }
-        let remaining = (stored - drop) * channels
-        samples.withUnsafeMutableBufferPointer { s in
-            for i in 0..<remaining { s[i] = s[i + drop * channels] }
-        }
-        mono.withUnsafeMutableBufferPointer { m in
-            for i in 0..<(stored - drop) { m[i] = m[i + drop] }
-        }
-        base += Int64(drop)
-        stored -= drop
     }
 
-    private func padStore(upTo end: Int64) {
-        let missing = Int(max(0, end - (base + Int64(stored))))
+    /// Silence after the input, up to stream position `end`.
+    private func padInput(upTo end: Int64) {
+        let missing = Int(max(0, end - input.end))
         guard missing > 0 else { return }
-        append(frames: missing) { _, _ in 0 }
-        inputFrames -= Int64(missing)  // silence after the end is not input
+        input.append(frames: missing) { _, _ in 0 }
     }
 
     private func truncateProduced(to target: Int64) {
@@ -208,18 +167,17 @@ final class WSOLAEngine {
 
     /// Everything stored from the pass position on goes to the output as it is.
     private func flushStoreAsPassThrough() {
-        let end = base + Int64(stored)
+        let end = input.end
         let frames = Int(max(0, end - passPosition))
         reserveStaging(frames)
-        let from = Int(passPosition - base) * channels
+        let from = input.index(passPosition) * channels
         let to = stagedFrames * channels
-        for i in 0..<frames * channels { staging[to + i] = samples[from + i] }
+        for i in 0..<frames * channels { staging[to + i] = input.samples[from + i] }
         map.append(outputStart: producedFrames, inputStart: Double(passPosition), rate: 1, frames: frames)
         stagedFrames += frames
         producedFrames += Int64(frames)
         passPosition = end
-        base = end
-        stored = 0
+        input.removeAll(continuingAt: end)
     }
 
     // MARK: Segments
@@ -232,19 +190,19 @@ final class WSOLAEngine {
 
     /// Makes the next segment when the input reaches far enough: `hop` frames of output.
     private func step(rate: Double) -> Bool {
-        guard base + Int64(stored) >= stepInputEnd() else { return false }
+        guard input.end >= stepInputEnd() else { return false }
         let c = channels
-        let natural = Int(previous + Int64(hop) - base)
+        let natural = input.index(previous + Int64(hop))
         if accumulatorPending {  // the segment before is the input itself, fading out
             accumulatorPending = false
             for m in 0..<hop {
                 for channel in 0..<c {
-                    accumulator[m * c + channel] = hann[hop + m] * samples[(natural + m) * c + channel]
+                    accumulator[m * c + channel] = hann[hop + m] * input.samples[(natural + m) * c + channel]
                 }
             }
         }
-        let center = Int(Int64(nominal.rounded()) - base)
-        let chosen = mono.withUnsafeBufferPointer { m in
+        let center = input.index(Int64(nominal.rounded()))
+        let chosen = input.mono.withUnsafeBufferPointer { m in
             WaveformSearch.bestStart(
                 in: m, natural: natural, low: max(0, center - searchRadius), high: center + searchRadius,
                 preferred: center, length: window, stride: Self.coarseStride)
@@ -254,14 +212,14 @@ final class WSOLAEngine {
         for m in 0..<hop {
             for channel in 0..<c {
                 let i = m * c + channel
-                staging[out + i] = accumulator[i] + hann[m] * samples[(chosen + m) * c + channel]
-                accumulator[i] = hann[hop + m] * samples[(chosen + hop + m) * c + channel]
+                staging[out + i] = accumulator[i] + hann[m] * input.samples[(chosen + m) * c + channel]
+                accumulator[i] = hann[hop + m] * input.samples[(chosen + hop + m) * c + channel]
             }
         }
         map.append(outputStart: producedFrames, inputStart: nominal, rate: rate, frames: hop)
         stagedFrames += hop
         producedFrames += Int64(hop)
-        previous = base + Int64(chosen)
+        previous = input.base + Int64(chosen)
         nominal += Double(hop) * rate
         return true
     }
@@ -269,15 +227,15 @@ final class WSOLAEngine {
     /// Back to rate 1: the last segment's second half cross-fades into the input that follows it (its
     /// natural continuation), then the input passes on unchanged.
     private func leave() -> Bool {
-        guard base + Int64(stored) >= previous + Int64(window) else { return false }
+        guard input.end >= previous + Int64(window) else { return false }
         let c = channels
-        let start = Int(previous + Int64(hop) - base)
+        let start = input.index(previous + Int64(hop))
         reserveStaging(hop)
         let out = stagedFrames * c
         for m in 0..<hop {
             for channel in 0..<c {
                 let i = m * c + channel
-                staging[out + i] = accumulator[i] + hann[m] * samples[(start + m) * c + channel]
+                staging[out + i] = accumulator[i] + hann[m] * input.samples[(start + m) * c + channel]
             }
         }
         map.append(outputStart: producedFrames, inputStart: Double(previous + Int64(hop)), rate: 1, frames: hop)
