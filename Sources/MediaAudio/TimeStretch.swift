@@ -13,7 +13,8 @@
 /// - Refuses: another format, or a later sample of a different format, with
 ///   ``MediaError/Code/formatMismatch``; short buffers with ``MediaError/Code/invalidData``.
 /// - Rate: 0.5…2 (``AudioParameter/rate(_:)``; values outside are clamped), read once per buffer; a
-///   new rate applies to the segments made after that buffer arrives. At exactly 1 the stage is a
+///   new rate applies to the segments made after that buffer arrives, so the input the stage held
+///   then (at most the 35 ms lookahead) plays at the new rate. At exactly 1 the stage is a
 ///   pass-through: input samples are emitted unchanged (bit-identical; only their timing is restamped
 ///   when it does not already continue the output timeline).
 /// - Method: Hann-windowed segments of 25 ms (``windowFrames``: 1200 frames at 48 kHz) overlap-added

@@ -40,6 +40,20 @@ struct TimeMap {
         count = min(count + 1, Self.capacity)
     }
 
+    /// Forgets the mapping of output frames from `end` on (output cut at the end of the stream).
+    mutating func truncate(atOutputFrame end: Int64) {
+        while count > 0 {
+            let segment = ring[newest]
+            if segment.outputStart + segment.frames <= end { return }
+            if segment.outputStart < end {
+                ring[newest].frames = end - segment.outputStart
+                return
+            }
+            newest = (newest - 1 + Self.capacity) % Self.capacity
+            count -= 1
+        }
+    }
+
     /// The input position output frame `frame` plays; the end of the newest segment maps to the input
     /// position after it. `nil` before the oldest kept segment or after the newest.
     func inputPosition(forOutputFrame frame: Int64) -> Double? {

@@ -137,7 +137,8 @@ final class WSOLAEngine {
             let owed = max(0, (Double(inputFrames) - nominal) / rate)
             let target = producedFrames + Int64(owed.rounded())
             while producedFrames < target {
-                if !step(rate: rate) { padInput(upTo: stepInputEnd()) }
+                padInput(upTo: stepInputEnd())
+                guard step(rate: rate) else { break }  // cannot fail once padded; never loop on it
             }
             truncateProduced(to: target)
         }
@@ -163,6 +164,7 @@ final class WSOLAEngine {
         let excess = Int(max(0, min(producedFrames - target, Int64(stagedFrames))))
         stagedFrames -= excess
         producedFrames -= Int64(excess)
+        map.truncate(atOutputFrame: producedFrames)
     }
 
     /// Everything stored from the pass position on goes to the output as it is.
