@@ -164,12 +164,15 @@ public final class TimeStretch: MediaStage {
             format: .audio(format), timing: outputTiming(frames: frames, format: format), frameCount: frames,
             planeCount: format.planeCount
         ) { plane, bytes in
+            // Byte by byte, little-endian: appending a generic sequence of zeros first allocates per
+            // element in unoptimised builds.
             let values = interleaved ? frames * channels : frames
-            bytes.append(contentsOf: repeatElement(0, count: values * 4))
-            bytes.withUnsafeMutableBytes { out in
-                for i in 0..<values {
-                    out.storeFloat32(interleaved ? staging[i] : staging[i * channels + plane], at: i)
-                }
+            for i in 0..<values {
+                let bits = (interleaved ? staging[i] : staging[i * channels + plane]).bitPattern
+                bytes.append(UInt8(truncatingIfNeeded: bits))
+                bytes.append(UInt8(truncatingIfNeeded: bits >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: bits >> 16))
+                bytes.append(UInt8(truncatingIfNeeded: bits >> 24))
             }
         }
         engine.clearStaging()

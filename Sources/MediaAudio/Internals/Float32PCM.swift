@@ -6,12 +6,14 @@ enum Float32PCM {
     ///
     /// - Throws: ``MediaError/Code/formatMismatch`` for anything else (other PCM layouts, compressed
     ///   audio, video), naming both formats; ``MediaError/Code/invalidData`` for short buffers.
-    static func format(of sample: MediaSample, stage: String) throws(MediaError) -> AudioFormat {
+    ///   `stage` (the stage's name) is computed only for the error: `MediaStage.name` formats a
+    ///   string, which allocates, and this runs once per buffer.
+    static func format(of sample: MediaSample, stage: @autoclosure () -> String) throws(MediaError) -> AudioFormat {
         guard case .audio(let audio) = sample.format, audio.pcm?.sampleType == .f32,
             audio.channelCount >= 1, audio.sampleRate > 0
         else {
             throw MediaError.formatMismatch(
-                stage: stage, expected: "32-bit float linear PCM (f32 or f32p)", actual: sample.format)
+                stage: stage(), expected: "32-bit float linear PCM (f32 or f32p)", actual: sample.format)
         }
         try sample.validatePCMLayout()
         return audio
