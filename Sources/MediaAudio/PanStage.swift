@@ -18,30 +18,35 @@
 /// constant-power panner: the content already has its stereo image, and a balance keeps it, as a hi-fi
 /// amplifier's balance control and `AVAudioPlayer` on stereo files do.
 ///
-/// - Other channel counts are passed through unchanged, whatever the pan. Mono has no image to
-///   balance; to place a mono source, upmix it to stereo first (`AudioConverter(channelLayout:
-///   .stereo)`, which copies it to both sides), then pan −1 plays it on the left only. For three or more
-///   channels a balance has no single meaning (which channels are "left" depends on the layout, and
-///   placing sources in a surround field is a spatial mixer's job, `AVAudioEnvironmentNode`'s).
+/// - Mono has no image to balance: by default it passes unchanged, whatever the pan. With
+///   ``MonoHandling/constantPowerStereo`` it comes out as stereo placed by a constant-power law
+///   (pan 0: −3.01 dB on each side), as `AVAudioPlayer` places a mono file on a stereo output.
+/// - Three or more channels pass unchanged, whatever the pan: a balance has no single meaning there
+///   (which channels are "left" depends on the layout, and placing sources in a surround field is a
+///   spatial mixer's job, `AVAudioEnvironmentNode`'s).
 /// - Accepts: `f32` or `f32p` PCM, any channel count and rate. Refuses other formats with
 ///   ``MediaError/Code/formatMismatch``; short buffers with ``MediaError/Code/invalidData``.
 /// - Changes: read once per buffer, reached by a straight-line ramp of the pan value over
 ///   ``rampFrames(sampleRate:)`` frames (20 ms by default), per frame; a channel's gain moves by at
 ///   most |Δpan| / ramp frames between consecutive frames.
-/// - Pan 0 (steady) and non-stereo input are emitted as they are: bit-identical, no copy.
+/// - Pan 0 (steady) on stereo, and input passed unchanged, are emitted as they are: bit-identical, no
+///   copy.
 public struct PanStage: MediaStage {
     /// The control a UI sets.
     public let pan: AudioParameter
     /// How long a change of pan takes.
     public let rampDuration: Duration
+    /// What happens to mono input.
+    public let mono: MonoHandling
     private var ramp: LinearRamp
     private var recycler = SampleRecycler()
 
     /// A pan stage following `pan` (whose value applies from the first frame), with changes ramped over
-    /// `rampDuration` (at least one frame).
-    public init(pan: AudioParameter = .pan(0), rampDuration: Duration = .milliseconds(20)) {
+    /// `rampDuration` (at least one frame), doing `mono` with mono input.
+    public init(pan: AudioParameter = .pan(0), rampDuration: Duration = .milliseconds(20), mono: MonoHandling = .unchanged) {
         self.pan = pan
         self.rampDuration = rampDuration
+        self.mono = mono
         ramp = LinearRamp(Self.clamped(pan.value))
     }
 
@@ -57,9 +62,14 @@ public struct PanStage: MediaStage {
         return pan <= 0 ? (1, 1 + pan) : (1 - pan, 1)
     }
 
-    /// Applies the balance to stereo; emits one sample per sample.
+    /// Applies the balance to stereo (or places mono, if asked); emits one sample per sample.
     public mutating func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
         let format = try Float32PCM.format(of: sample, stage: name)
+        if format.channelCount == 1 && mono == .constantPowerStereo {
+            ramp.retarget(Self.clamped(pan.value), over: rampFrames(sampleRate: format.sampleRate))
+            try emit(Self.panMono(sample, format: format, ramp: &ramp, recycler: &recycler))
+            return
+        }
         guard format.channelCount == 2 else {
             try emit(sample)
             return

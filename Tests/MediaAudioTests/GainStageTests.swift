@@ -1,3 +1,4 @@
+import Foundation
 import MediaAudio
 import MediaTestSupport
 import Testing
@@ -59,6 +60,39 @@ import Testing
         let worst = zip(out, out.dropFirst(2)).map { abs($1 - $0) }.max() ?? 1
         #expect(worst <= slope + 0.75 * 0.5 / 480 + 1e-6)
         #expect(worst > 0)
+    }
+
+    /// Another thread (a UI's) moves the volume at random while the stage runs: every gain stays in
+    /// 0…1 and no two frames of full-scale DC differ by more than the ramp allows.
+    @Test func changesFromAnotherThreadStayClickFree() throws {
+        let volume = AudioParameter.volume(1)
+        let stop = AudioParameter(0, range: 0...1), stopped = AudioParameter(0, range: 0...1)
+        Thread.detachNewThread {
+            var state: UInt64 = 7
+            while stop.value == 0 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1
+                volume.value = Double(state >> 11) / Double(1 << 53)
+                usleep(50)
+            }
+            stopped.value = 1
+        }
+        defer {
+            stop.value = 1
+            for _ in 0..<200 where stopped.value == 0 { usleep(10_000) }  // at most 2 s
+        }
+        for _ in 0..<200 where volume.value == 1 { usleep(10_000) }      // the thread has started
+        var stage = GainStage(volume: volume)
+        var out: [Float] = []
+        for sample in PlaybackSignals.samples([Float](repeating: 1, count: 48_000 * 2), channels: 2, sizes: [64]) {
+            try stage.process(sample) { out += PlaybackSignals.values([$0]) }
+            usleep(20)
+        }
+        let left = PlaybackSignals.channel(0, of: out, channels: 2)
+        #expect(left.allSatisfy { $0 >= 0 && $0 <= 1 })
+        let jumps: [Float] = zip(left, left.dropFirst()).map { abs($1 - $0) }
+        let allowed: Float = 1.0 / 960 + 1e-6
+        #expect((jumps.max() ?? 1) <= allowed)
+        #expect(Set(left).count > 100)  // the volume did move
     }
 
     /// Planar input gets the same gains as interleaved.
