@@ -33,11 +33,13 @@ import Testing
 
     /// 1 → 2 → 0.5 → 1 → 1.25 mid-stream on a sine: timing stays contiguous, the length is the sum of
     /// each stretch / its rate (± one window per change), no step between samples exceeds the input's
-    /// largest by more than 10 % (no click at the changes), and the pass-through parts are bit-exact.
+    /// largest by more than 10 % (no click at the changes), and the parts at rate 1 are the input, bit
+    /// for bit, where the time map says.
     @Test func rateChangesKeepOutputContiguous() throws {
         let sine = PlaybackSignals.tones([440], seconds: 2.5)
         let rate = AudioParameter.rate(1)
-        var stage = TimeStretch(rate: rate)
+        let stretcher = TimeStretch(rate: rate)
+        var stage = stretcher
         let schedule: [Int: Double] = [20: 2, 40: 0.5, 60: 1, 90: 1.25]   // buffer index → rate
         let inputs = PlaybackSignals.samples(sine, channels: 1, sizes: [1_000])
         let out = try PlaybackSignals.run(&stage, inputs) { i in if let r = schedule[i] { rate.value = r } }
@@ -50,6 +52,11 @@ import Testing
         let step = { (x: [Float]) in zip(x, x.dropFirst()).map { abs($1 - $0) }.max() ?? 0 }
         #expect(step(values) <= step(sine) * 1.1)
         #expect(Array(values.prefix(20_000)) == Array(sine.prefix(20_000)))
+        // Back at rate 1 (input 60 000 ..< 90 000), after the cross-fade: the input itself, bit for bit.
+        let back = try #require(stretcher.sourceFrame(forOutputFrame: 80_000))
+        #expect(back > 62_000 && back < 88_000 && back == back.rounded())
+        let offset = Int(back) - 80_000
+        #expect((80_000..<80_000 + 5_000).allSatisfy { values[$0] == sine[$0 + offset] })
         let f = PlaybackJudges.peakFrequency(values, low: 100, high: 4_000)
         #expect(abs(f - 440) / 440 < 0.01)
     }

@@ -106,7 +106,7 @@ final class WSOLAEngine {
             case .stretching where rate == 1:
                 if accumulatorPending {
                     accumulatorPending = false
-                    flushStoreAsPassThrough()
+                    flushInputAsPassThrough()
                     mode = .passThrough
                 } else {
                     mode = .leaving
@@ -121,8 +121,9 @@ final class WSOLAEngine {
         }
     }
 
-    /// End of input: makes the output that the input still owes, with silence after the input, so
-    /// that the output lasts (input left) / rate frames; then compacts nothing more.
+    /// End of input: makes the output the input still owes, with silence after the input where a
+    /// segment needs it, and cuts it so that the rest of the input lasts (frames left) / rate frames
+    /// (at rate 1 after a stretch: exactly the frames left).
     func drain(rate: Double) {
         run(rate: rate)
         switch mode {
@@ -167,8 +168,8 @@ final class WSOLAEngine {
         map.truncate(atOutputFrame: producedFrames)
     }
 
-    /// Everything stored from the pass position on goes to the output as it is.
-    private func flushStoreAsPassThrough() {
+    /// Everything held from the pass position on goes to the output as it is.
+    private func flushInputAsPassThrough() {
         let end = input.end
         let frames = Int(max(0, end - passPosition))
         reserveStaging(frames)
@@ -244,7 +245,7 @@ final class WSOLAEngine {
         stagedFrames += hop
         producedFrames += Int64(hop)
         passPosition = previous + Int64(window)
-        flushStoreAsPassThrough()
+        flushInputAsPassThrough()
         mode = .passThrough
         return true
     }
