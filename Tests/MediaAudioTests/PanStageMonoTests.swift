@@ -3,7 +3,7 @@ import MediaTestSupport
 import Testing
 
 /// PanStage's constant-power placement of mono into stereo (`mono: .constantPowerStereo`).
-@Suite struct PanStageMonoTests {
+@Suite(.timeLimit(.minutes(1))) struct PanStageMonoTests {
     let sine = PlaybackSignals.tones([440], seconds: 1)
 
     func place(_ pan: Double, planar: Bool = false) throws -> [MediaSample] {

@@ -2,7 +2,7 @@ import MediaAudio
 import MediaTestSupport
 import Testing
 
-@Suite struct PanStageTests {
+@Suite(.timeLimit(.minutes(1))) struct PanStageTests {
     /// Left 440 Hz, right 660 Hz: a stereo signal whose sides differ.
     let stereo: [Float] = {
         let left = PlaybackSignals.tones([440], seconds: 1), right = PlaybackSignals.tones([660], seconds: 1, amplitude: 0.4)

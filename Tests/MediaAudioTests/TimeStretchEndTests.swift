@@ -3,7 +3,7 @@ import MediaTestSupport
 import Testing
 
 /// How TimeStretch ends: whatever state the input leaves it in, `finish` owes input / rate frames.
-@Suite struct TimeStretchEndTests {
+@Suite(.timeLimit(.minutes(1))) struct TimeStretchEndTests {
     /// Inputs shorter than the first window: 100 frames at 0.5 give 200, at 2 give 50; none give none.
     @Test(arguments: [(0.5, 200), (2.0, 50), (1.25, 80)])
     func inputShorterThanAWindow(rate: Double, expected: Int) throws {

@@ -2,7 +2,7 @@ import MediaAudio
 import MediaTestSupport
 import Testing
 
-@Suite struct TimeStretchTests {
+@Suite(.timeLimit(.minutes(1))) struct TimeStretchTests {
     static func stretch(_ values: [Float], channels: Int = 1, rate: Double, sizes: [Int] = [1024], planar: Bool = false) throws -> (TimeStretch, [MediaSample]) {
         let stage = TimeStretch(rate: .rate(rate))
         var driven = stage
