@@ -74,16 +74,40 @@ struct AudioRecorderCommand: ParsableCommand {
         if let duration { try recorder.record(forDuration: duration) } else { try recorder.record() }
         let outcome = RecorderOutcome()
         recorder.onEvent = { outcome.take($0) }
+        recorder.isMeteringEnabled = meter || meterJSON
         var interrupted = false
+        let clock = ContinuousClock()
+        var nextMeter = clock.now + .milliseconds(100)
         while !outcome.isFinished {
             if Interrupt.wasRequested, !interrupted {
                 interrupted = true
                 recorder.stop()
             }
-            usleep(20_000)
+            if recorder.isMeteringEnabled, clock.now >= nextMeter {
+                nextMeter += .milliseconds(100)
+                recorder.updateMeters()
+                report(recorder)
+            }
+            usleep(10_000)
         }
+        if meter { printError("") }
         if let error = outcome.error { throw error }
         if outcome.lostInput > 0 { printError("audio-recorder: warning: input was lost \(outcome.lostInput) times (overruns)") }
+    }
+
+    /// One `--meter-json` line, or the `--meter` bar drawn in place on standard error.
+    private func report(_ recorder: AudioRecorder) {
+        let peak = (0..<channels).map { Double(recorder.peakPower(forChannel: $0)) }
+        let average = (0..<channels).map { Double(recorder.averagePower(forChannel: $0)) }
+        if meterJSON {
+            let list = { (values: [Double]) in values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
+            let line = "{\"time\":\(String(format: "%.3f", recorder.currentTime)),\"peak\":[\(list(peak))],\"average\":[\(list(average))]}\n"
+            FileHandle.standardOutput.write(Data(line.utf8))  // unbuffered: one line every 100 ms, also into a pipe
+        }
+        if meter {
+            let bars = zip(peak, average).map { p, a in LevelBar.draw(peak: p, average: a, width: 30) }
+            printErrorInPlace(String(format: "%7.2f s  ", recorder.currentTime) + bars.joined(separator: "  "))
+        }
     }
 
     private func input(_ settings: AudioRecorderSettings) throws -> AudioRecorderInput {

@@ -87,6 +87,24 @@ import Testing
         #expect(try Self.strictDecode(path).status == 0)
     }
 
+    /// `--meter-json`: one object per 100 ms with `peak` and `average` per channel; a 0.5-amplitude sine
+    /// reads −6.02 dB peak and −9.03 dB average (RMS) once the 300 ms window is full.
+    @Test func meterJSONPrintsApplesDBFS() throws {
+        let dir = try TemporaryDirectory()
+        let result = try ExternalTool.run(Self.recorder, ["--output", dir.file("m.caf"), "--tone", "440", "--duration", "1.2", "--meter-json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.output.split(separator: "\n")
+        #expect((9...13).contains(lines.count), "\(lines.count) lines in 1.2 s")
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let peak = try #require(object["peak"] as? [Double]), average = try #require(object["average"] as? [Double])
+            #expect(peak.count == 2 && average.count == 2)
+            guard let time = object["time"] as? Double, time >= 0.4 else { continue }
+            #expect(peak.allSatisfy { abs($0 + 6.02) < 0.05 }, "\(line)")
+            #expect(average.allSatisfy { abs($0 + 9.03) < 0.05 }, "\(line)")
+        }
+    }
+
     @Test func usageErrorsAreOneLineWithStatus64() throws {
         let unknown = try ExternalTool.run(Self.recorder, ["--output", "/tmp/x.ogg", "--tone", "440"])
         #expect(unknown.status == 64)

@@ -121,6 +121,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func metersReadOnlyWhenEnabledAndUpdated() async throws {
+        let dir = try TemporaryDirectory()
+        let recorder = try AudioRecorder(path: dir.file("m.wav"), settings: .init(format: .linearPCM), input: Self.tone(realTime: false, seconds: 1))
+        try recorder.record(forDuration: 1)
+        _ = try await Self.finished(recorder)
+        recorder.updateMeters()
+        #expect(recorder.peakPower(forChannel: 0) == -160)  // metering off
+        recorder.isMeteringEnabled = true
+        #expect(recorder.peakPower(forChannel: 0) == -160)  // not updated yet
+        recorder.updateMeters()
+        #expect(abs(recorder.peakPower(forChannel: 1) + 6.02) < 0.05)
+        #expect(abs(recorder.averagePower(forChannel: 0) + 9.03) < 0.05)
+        #expect(recorder.averagePower(forChannel: 2) == -160)
+    }
+
     @Test func containersRefuseWhatTheyCannotHold() throws {
         let input = Self.tone(realTime: false)
         for (path, format) in [("x.wav", AudioRecorderSettings.Format.aac), ("x.aac", .linearPCM), ("x.m4a", .linearPCM), ("x.ogg", .aac)] {

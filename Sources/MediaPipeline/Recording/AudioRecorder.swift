@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 public import MediaCore
 internal import MediaFFmpeg
+import MediaAudio
 import Synchronization
 
 /// Records audio to a file with AVAudioRecorder's abilities: settings, a container chosen by the
@@ -17,7 +18,7 @@ import Synchronization
 /// for await event in recorder.events { if case .finished = event { break } }
 /// ```
 ///
-/// - The audio runs input → ``RecordingGate`` (pauses, limit, continuous time stamps) → converter
+/// - The audio runs input → ``RecordingGate`` (pauses, limit, continuous time stamps) → level meter → converter
 ///   (linear PCM other than float) or ``MediaFFmpeg/AACEncoder`` → the container's sink, on a
 ///   ``MediaCore/MediaGraph`` of its own threads; the calling thread never blocks except in ``stop()``,
 ///   which returns once the file is finished.
@@ -38,6 +39,7 @@ public final class AudioRecorder: Sendable {
     public let events: AsyncStream<AudioRecorderEvent>
 
     private let input: AudioRecorderInput
+    private let meter: LevelMeter
     private let continuation: AsyncStream<AudioRecorderEvent>.Continuation
     private let state = Mutex(State())
 
@@ -47,6 +49,7 @@ public final class AudioRecorder: Sendable {
         var isRecording = false
         /// Whether the last recording has ended and its file is finished.
         var isFinished = false
+        var isMeteringEnabled = false
         var onEvent: (@Sendable (AudioRecorderEvent) -> Void)?
     }
 
@@ -66,6 +69,7 @@ public final class AudioRecorder: Sendable {
         self.settings = settings
         self.container = container
         self.input = input
+        meter = try LevelMeter()
         (events, continuation) = AsyncStream.makeStream(of: AudioRecorderEvent.self)
     }
 
@@ -84,6 +88,31 @@ public final class AudioRecorder: Sendable {
             guard let control = s.control, !s.isFinished else { return 0 }
             return Double(control.framesWritten) / Double(settings.sampleRate)
         }
+    }
+
+    /// Whether ``updateMeters()`` reads the levels (AVAudioRecorder's `isMeteringEnabled`). Default
+    /// `false`. The meter always runs (a few nanoseconds a sample), so it may be turned on at any time.
+    public var isMeteringEnabled: Bool {
+        get { state.withLock { $0.isMeteringEnabled } }
+        set { state.withLock { $0.isMeteringEnabled = newValue } }
+    }
+
+    /// Takes the levels of the audio recorded up to now, for ``averagePower(forChannel:)`` and
+    /// ``peakPower(forChannel:)``; does nothing unless ``isMeteringEnabled``. See ``MediaAudio/LevelMeter``
+    /// for the window (300 ms RMS), the peak hold (500 ms) and decay (20 dB in 1.7 s).
+    public func updateMeters() {
+        if isMeteringEnabled { meter.updateMeters() }
+    }
+
+    /// The RMS level of `channel` (from 0) in dBFS at the last ``updateMeters()``: 0 full scale, −160
+    /// for silence, an unknown channel or metering off.
+    public func averagePower(forChannel channel: Int) -> Float {
+        isMeteringEnabled ? meter.averagePower(forChannel: channel) : -160
+    }
+
+    /// The held peak of `channel` (from 0) in dBFS at the last ``updateMeters()``.
+    public func peakPower(forChannel channel: Int) -> Float {
+        isMeteringEnabled ? meter.peakPower(forChannel: channel) : -160
     }
 
     /// Creates the file, so that a path that cannot be written fails here rather than in ``record()``.
@@ -156,7 +185,8 @@ public final class AudioRecorder: Sendable {
             s.isRecording = true
             s.isFinished = false
         }
-        let job = RecordingJob(path: path, settings: settings, container: container, input: input, limit: limit, control: control)
+        let job = RecordingJob(
+            path: path, settings: settings, container: container, input: input, limit: limit, control: control, meter: meter)
         control.onInputLost = { [weak self] count in self?.emit(.inputLost(count: count)) }
         _ = job.start { [self] error in
             state.withLock { s in

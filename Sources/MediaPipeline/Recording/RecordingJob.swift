@@ -1,4 +1,5 @@
 import MediaCore
+import MediaAudio
 internal import MediaFFmpeg
 
 /// One recording: builds the graph (input → ``RecordingGate`` → converter or AAC encoder → the
@@ -10,6 +11,7 @@ struct RecordingJob: Sendable {
     let input: AudioRecorderInput
     let limit: Int64?
     let control: RecordingControl
+    let meter: LevelMeter
 
     /// Starts the recording on the graph's own threads; `onEnd` gets the error that ended it, `nil` for
     /// a clean end.
@@ -36,7 +38,7 @@ struct RecordingJob: Sendable {
     private func makeGraph() throws -> MediaGraph {
         var graph = MediaGraph()
         let gate = RecordingGate(input: try input.make(settings), sampleRate: settings.sampleRate, limit: limit, control: control)
-        var stages: [any MediaStage] = []
+        var stages: [any MediaStage] = [meter.stage]
         switch settings.format {
         case .aac: stages.append(try AACEncoder(bitRate: settings.bitRate))
         case .linearPCM where settings.pcmSampleType != .f32:
