@@ -1,0 +1,90 @@
+import Dispatch
+import MediaAudio
+import Synchronization
+
+/// What an ``AudioPlayer``'s controls (any thread) tell its engine (the playback thread), and what the
+/// engine publishes back: the map from output frames to file time that ``AudioPlayer/currentTime``
+/// reads. The engine reads the requests once per buffer.
+final class PlayerControl: Sendable {
+    /// Volume, pan and rate (the player's), read by the stages once per buffer.
+    let volume: AudioParameter
+    let pan: AudioParameter
+    let rate: AudioParameter
+
+    private struct State {
+        var isPaused = false
+        var stopRequested = false
+        var seekTo: Double?
+        var loops = 0
+        /// Where output frames were, in file time: (first output frame of a buffer, its file time in
+        /// seconds, the rate then), the last few seconds' worth.
+        var marks: [(output: Int64, fileTime: Double, rate: Double)] = []
+        var outputRate = 48_000
+    }
+
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+
+    init(volume: AudioParameter, pan: AudioParameter, rate: AudioParameter, loops: Int) {
+        self.volume = volume
+        self.pan = pan
+        self.rate = rate
+        state.withLock { $0.loops = loops }
+    }
+
+    var isPaused: Bool { state.withLock { $0.isPaused } }
+    func setPaused(_ value: Bool) {
+        state.withLock { $0.isPaused = value }
+        if !value { wake.signal() }
+    }
+
+    var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+    func requestStop() {
+        state.withLock { $0.stopRequested = true }
+        wake.signal()
+    }
+
+    /// Asks the engine to move to `seconds` of the file.
+    func requestSeek(to seconds: Double) {
+        state.withLock { $0.seekTo = seconds }
+        wake.signal()
+    }
+    func takeSeek() -> Double? { state.withLock { s in defer { s.seekTo = nil }; return s.seekTo } }
+
+    /// Loops still to play: 0 none, negative for ever.
+    var loops: Int {
+        get { state.withLock { $0.loops } }
+        set { state.withLock { $0.loops = newValue } }
+    }
+    /// Takes one loop, if any is left; `true` when the file should start again.
+    func takeLoop() -> Bool {
+        state.withLock { s in
+            guard s.loops != 0 else { return false }
+            if s.loops > 0 { s.loops -= 1 }
+            return true
+        }
+    }
+
+    /// Waits (at most 50 ms) for a control to change: the paused engine's sleep.
+    func waitForChange() { _ = wake.wait(timeout: .now() + .milliseconds(50)) }
+
+    /// Records that output frame `output` plays file time `fileTime`, at `rate`.
+    func mark(output: Int64, fileTime: Double, rate: Double, outputRate: Int) {
+        state.withLock { s in
+            s.outputRate = outputRate
+            s.marks.append((output, fileTime, rate))
+            if s.marks.count > 512 { s.marks.removeFirst(s.marks.count - 256) }
+        }
+    }
+
+    /// Forgets the marks (after a seek, whose output is counted anew from `output`).
+    func resetMarks() { state.withLock { $0.marks.removeAll(keepingCapacity: true) } }
+
+    /// The file time that output frame `output` plays, from the last mark at or before it.
+    func fileTime(atOutputFrame output: Int64) -> Double? {
+        state.withLock { s in
+            guard let mark = s.marks.last(where: { $0.output <= output }) ?? s.marks.first else { return nil }
+            return max(0, mark.fileTime + Double(output - mark.output) / Double(s.outputRate) * mark.rate)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// ``AudioPlayer`` into a file sink (as fast as the sink takes it; the device is tested with PulseAudio):
+/// the played audio against ffmpeg's decode, loops without a gap, volume, pan and rate judged by sox.
+@Suite struct AudioPlayerTests {
+    /// A sox-written 16-bit stereo WAV: 440 Hz left, 660 Hz right, at 0.5.
+    static func source(_ dir: TemporaryDirectory, seconds: Double = 1, name: String = "in.wav") throws -> String {
+        let path = dir.file(name)
+        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "440", "sine", "660", "vol", "0.5"])
+        return path
+    }
+
+    static func output(_ path: String) -> AudioPlayerOutput {
+        .sink { _ in WAVMuxer(output: try FileOutput(path: path)) }
+    }
+
+    static func play(_ player: AudioPlayer) async throws -> [AudioPlayerEvent] {
+        try player.play()
+        var seen: [AudioPlayerEvent] = []
+        for await event in player.events {
+            seen.append(event)
+            if case .finished = event { break }
+        }
+        return seen
+    }
+
+    static func floats(_ path: String) throws -> [Float] {
+        let data = try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", path, "-f", "f32le", "-"]).stdout
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// sox's "Pk lev dB" and "RMS lev dB" for each channel.
+    static func levels(_ path: String) throws -> (peak: [Double], rms: [Double]) {
+        let text = try ExternalTool.run("sox", [path, "-n", "stats"]).stderr
+        func row(_ name: String) -> [Double] {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return [] }
+            return line.split(separator: " ").compactMap { Double($0) }.suffix(2).map { $0 }
+        }
+        return (row("Pk lev dB"), row("RMS lev dB"))
+    }
+
+    @Test func playsEveryFrameAsFFmpegDecodesIt() async throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.source(dir)
+        let out = dir.file("out.wav")
+        let player = try AudioPlayer(path: input, output: Self.output(out))
+        #expect(player.duration == 1 && player.numberOfChannels == 2)
+        #expect(try await Self.play(player) == [.finished(successfully: true)])
+        #expect(try Self.floats(out) == (try Self.floats(input)))
+        #expect(player.currentTime == 0 && !player.isPlaying)  // the end resets the position
+    }
+
+    /// numberOfLoops 2 plays three times, each seam sample-exact (no gap, no extra frame), from an MP3 too.
+    @Test(arguments: ["wav", "mp3"])
+    func loopsAreGapless(_ ext: String) async throws {
+        let dir = try TemporaryDirectory()
+        var input = try Self.source(dir, seconds: 0.5)
+        if ext == "mp3" {
+            let mp3 = dir.file("in.mp3")
+            try ExternalTool.check("lame", ["--quiet", "-b", "192", input, mp3])
+            input = mp3
+        }
+        let out = dir.file("loops.wav")
+        let player = try AudioPlayer(path: input, output: Self.output(out))
+        player.numberOfLoops = 2
+        _ = try await Self.play(player)
+        let once = try Self.floats(try Self.render(input, dir))
+        let played = try Self.floats(out)
+        #expect(played.count == 3 * once.count)
+        #expect(Array(played[once.count..<(2 * once.count)]) == once)
+        #expect(Array(played[(2 * once.count)...]) == once)
+    }
+
+    /// The file played once into a WAV by the player (the reference for loops).
+    static func render(_ input: String, _ dir: TemporaryDirectory) throws -> String {
+        let out = dir.file("once-\(UUID().uuidString).wav")
+        let done = DispatchSemaphore(value: 0)
+        let player = try AudioPlayer(path: input, output: Self.output(out))
+        player.onEvent = { if case .finished = $0 { done.signal() } }
+        try player.play()
+        done.wait()
+        return out
+    }
+
+    @Test func volumeHalfIsMinus6dBAndPanLeftSilencesTheRight() async throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.source(dir)
+        let quiet = dir.file("quiet.wav")
+        let player = try AudioPlayer(path: input, output: Self.output(quiet))
+        player.volume = 0.5
+        _ = try await Self.play(player)
+        let reference = try Self.levels(input), halved = try Self.levels(quiet)
+        for channel in 0..<2 { #expect(abs(halved.rms[channel] - reference.rms[channel] + 6.02) < 0.2) }
+        let left = dir.file("left.wav")
+        let panned = try AudioPlayer(path: input, output: Self.output(left))
+        panned.pan = -1
+        _ = try await Self.play(panned)
+        let levels = try Self.levels(left)
+        #expect(levels.peak[1] < -60)
+        #expect(abs(levels.rms[0] - reference.rms[0]) < 0.01)
+    }
+
+    @Test func rateTwoHalvesTheDurationAndKeepsThePitch() async throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("tone.wav")
+        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", input, "synth", "2", "sine", "440", "vol", "0.5"])
+        let out = dir.file("fast.wav")
+        let player = try AudioPlayer(path: input, output: Self.output(out))
+        player.enableRate = true
+        player.rate = 2
+        _ = try await Self.play(player)
+        let samples = try Self.floats(out)
+        #expect(abs(Double(samples.count) - 48_000) <= 48_000 * 0.02)
+        var crossings = 0
+        for i in 1..<samples.count where (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
+        let frequency = Double(crossings) / 2 / (Double(samples.count) / 48_000)
+        #expect(abs(frequency - 440) < 4.4, "\(frequency) Hz")
+    }
+
+    @Test func startsAtCurrentTimeAndStopKeepsIt() async throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.source(dir)
+        let out = dir.file("tail.wav")
+        let player = try AudioPlayer(path: input, output: Self.output(out))
+        player.currentTime = 0.75
+        #expect(player.currentTime == 0.75)
+        _ = try await Self.play(player)
+        let tail = try Self.floats(out), all = try Self.floats(input)
+        #expect(tail == Array(all[(36_000 * 2)...]))  // sample-accurate: from frame 36 000
+        player.stop()  // not playing: nothing to do
+        #expect(player.currentTime == 0)
+    }
+}
