@@ -111,6 +111,12 @@ public final class PulseConnection: @unchecked Sendable {
         }
     }
 
+    /// `connection`, or a new connection to the default server (what a stream given none uses).
+    static func given(_ connection: PulseConnection?) throws(MediaError) -> PulseConnection {
+        if let connection { return connection }
+        return try PulseConnection()
+    }
+
     /// Runs `body` with the context while holding the mainloop lock. Never call it from a callback
     /// (the mainloop thread already holds the lock, and libpulse forbids locking from it).
     func withLock<R, E: Error>(_ body: (OpaquePointer) throws(E) -> R) throws(E) -> R {

@@ -104,3 +104,36 @@ final class PulseStream: @unchecked Sendable {
         wakeup.post()
     }
 }
+
+/// What the server granted a stream once it is ready.
+struct GrantedStream {
+    /// The stream's PCM format (interleaved).
+    var format: AudioFormat
+    /// The device it runs on.
+    var device: String
+    /// `pa_buffer_attr.fragsize` (record) in bytes.
+    var fragmentBytes: Int
+    /// `pa_buffer_attr.tlength` (playback) in bytes.
+    var targetBytes: Int
+}
+
+extension PulseStream {
+    /// The granted sample spec, channel map, device and buffer (call with the lock held, once ready).
+    ///
+    /// - Throws: ``MediaError/Code/unsupportedFormat`` when the server granted a sample format
+    ///   MediaCore cannot hold (never, unless it was asked to take the device's).
+    func granted(requested: pa_sample_spec) throws(MediaError) -> GrantedStream {
+        let spec = pa_stream_get_sample_spec(raw)?.pointee ?? requested
+        guard let type = PulseSampleSpec.sampleType(for: spec.format) else {
+            let name = pa_sample_format_to_string(spec.format).map { String(cString: $0) } ?? "?"
+            throw MediaError(.unsupportedFormat, "PulseAudio: \(what) was granted sample format \(name), which MediaPipeline does not hold")
+        }
+        let layout = pa_stream_get_channel_map(raw).map { PulseSampleSpec.layout(of: $0.pointee) } ?? .default(channelCount: Int(spec.channels))
+        let attributes = pa_stream_get_buffer_attr(raw)?.pointee
+        return GrantedStream(
+            format: .pcm(PCMFormat(type), sampleRate: Int(spec.rate), channelLayout: layout),
+            device: pa_stream_get_device_name(raw).map { String(cString: $0) } ?? "",
+            fragmentBytes: Int(attributes?.fragsize ?? 0),
+            targetBytes: Int(attributes?.tlength ?? 0))
+    }
+}
