@@ -5,12 +5,14 @@
 SWIFT ?= swift
 OUT ?= $(CURDIR)/out
 
-# FFmpeg's libraries and headers, for building.
-BUILD_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev
+# FFmpeg's and libpulse's libraries and headers, for building.
+BUILD_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev libpulse-dev
 # Tools nobody here wrote, which the tests use to judge our output (lame writes the MP3 fixtures); valgrind checks the FFmpeg
-# interop for leaks and bad pointers; `time` for the benchmarks.
+# interop for leaks and bad pointers; `time` for the benchmarks; PulseAudio's daemon and its paplay/parecord/pactl for the
+# live-audio tests (each test starts a private daemon with a null sink).
 ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good \
-	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind
+	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
+	pulseaudio pulseaudio-utils
 
 .PHONY: all deps build test demo bench clean
 

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
         .library(name: "MediaAudio", targets: ["MediaAudio"]),
+        .library(name: "MediaPulse", targets: ["MediaPulse"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -32,6 +33,12 @@ let package = Package(
                 .apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])
             ]
         ),
+        // libpulse's asynchronous C API, found through pkg-config. Only MediaPulse imports it.
+        .systemLibrary(
+            name: "CPulseAudio",
+            pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
         // Pure Swift: time, samples, formats, errors, stage protocols, pipeline, byte I/O.
         .target(
             name: "MediaCore",
@@ -44,8 +51,14 @@ let package = Package(
         .target(name: "MediaFFmpeg", dependencies: ["MediaCore", "CMediaFFmpeg"], swiftSettings: strict),
         // Pure-Swift audio processing on PCM samples: level metering, gain and pan, time stretching.
         .target(name: "MediaAudio", dependencies: ["MediaCore"], swiftSettings: strict),
+        // Live audio through PulseAudio (or PipeWire's PulseAudio server): connection, capture, playback.
+        .target(name: "MediaPulse", dependencies: ["MediaCore", "CPulseAudio"], swiftSettings: strict),
         // Umbrella module.
-        .target(name: "MediaPipeline", dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", "MediaAudio"], swiftSettings: strict),
+        .target(
+            name: "MediaPipeline",
+            dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", "MediaAudio", "MediaPulse"],
+            swiftSettings: strict
+        ),
 
         // What the example executables share (one-line errors, argument cursor, number formatting).
         .target(
@@ -148,6 +161,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
+        .testTarget(name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFFmpegTests",

@@ -40,6 +40,9 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A bounded queue is full: a consumer is not taking what is produced for it (a demuxer stream
         /// whose source is not being read).
         public static let queueFull = Code("queue full")
+        /// The device a capture or playback stream was using went away (unplugged, its module
+        /// unloaded, the sound server gone): the stream has ended and will deliver nothing more.
+        public static let deviceLost = Code("device lost")
 
         /// The code's name, e.g. `truncated`.
         public var description: String { name }

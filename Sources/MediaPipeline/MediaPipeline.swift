@@ -2,3 +2,4 @@
 @_exported public import MediaFormats
 @_exported public import MediaFFmpeg
 @_exported public import MediaAudio
+@_exported public import MediaPulse

@@ -1,0 +1,99 @@
+public import Foundation
+
+/// A child process started with `posix_spawnp` and reaped with `waitpid(WNOHANG)`, its standard
+/// output and error going to files: for tools that run in the background during a test (a PulseAudio
+/// daemon, `paplay`, `parecord`).
+///
+/// Foundation's `Process` is not used for these: on Linux its exit monitor blocks in `wait4` on a
+/// child that is still running when another child exits, so a long-running child (a daemon) makes
+/// every later `waitUntilExit` in the process hang.
+public final class ChildProcess: @unchecked Sendable {
+    // Sendable: `pid` and the paths are immutable; `status` is only read or written under `lock`.
+    /// The child's process id.
+    public let pid: pid_t
+    private let outPath: String
+    private let errPath: String
+    private let lock = NSLock()
+    private var status: Int32?
+
+    /// Starts `tool` (looked up on `PATH`) with `arguments` and `environment`; its output goes to
+    /// `<outputBase>.out` and `<outputBase>.err`.
+    public init(_ tool: String, _ arguments: [String], environment: [String: String], outputBase: String) throws {
+        outPath = outputBase + ".out"
+        errPath = outputBase + ".err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([tool] + arguments).map { strdup($0) }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") }
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        var args = argv + [nil]
+        var env = envp + [nil]
+        let result = posix_spawnp(&child, tool, &actions, nil, &args, &env)
+        guard result == 0 else {
+            throw ExternalTool.Failure(description: "cannot start \(tool): \(String(cString: strerror(result)))")
+        }
+        pid = child
+    }
+
+    deinit { kill() }
+
+    /// The exit status once it has exited (reaping it), else `nil`.
+    public var exitStatus: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let status { return status }
+        var raw: Int32 = 0
+        let reaped = waitpid(pid, &raw, WNOHANG)
+        if reaped == pid {
+            // WIFEXITED: low 7 bits 0 → exit code in bits 8-15; otherwise 128 + the signal.
+            status = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        } else if reaped < 0 && errno == ECHILD {
+            status = -1
+        }
+        return status
+    }
+
+    /// Whether it is still running.
+    public var isRunning: Bool { exitStatus == nil }
+
+    /// Waits until it exits, at most `timeout` seconds; `false` when it still runs.
+    public func wait(timeout: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while isRunning {
+            guard Date() < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    /// Sends `signal` (default SIGINT, on which `parecord` finishes its file) if it still runs.
+    public func signal(_ signal: Int32 = SIGINT) {
+        if isRunning { Foundation.kill(pid, signal) }
+    }
+
+    /// SIGTERM, then SIGKILL after `grace` seconds; waits for it.
+    public func kill(grace: TimeInterval = 1) {
+        guard isRunning else { return }
+        Foundation.kill(pid, SIGTERM)
+        if !wait(timeout: grace) {
+            Foundation.kill(pid, SIGKILL)
+            _ = wait(timeout: 5)
+        }
+    }
+
+    /// Its exit status (-1 while running) and what it printed so far.
+    public var result: ExternalTool.Result {
+        ExternalTool.Result(
+            status: exitStatus ?? -1,
+            stdout: FileManager.default.contents(atPath: outPath) ?? Data(),
+            stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import MediaPulse
+import MediaTestSupport
+import Testing
+
+/// Capture against a private daemon: what `paplay` plays into the null sink comes back from its
+/// monitor sample for sample, stamped on a continuous timeline; a removed device ends the capture.
+@Suite struct AudioCaptureSourceTests {
+    @Test func recordsWhatPaplayPlays() throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let signal = try PulseTestSignal.make(in: folder)
+        let pulse = try PulseConnection(server: daemon.server)
+        let capture = try AudioCaptureSource(
+            connection: pulse, device: daemon.monitorName, sampleType: .f32, sampleRate: 48_000, channels: 2,
+            latency: .milliseconds(20))
+        PulseTestSignal.watchdog(after: 10) { capture.stop() }
+        #expect(capture.format == .pcm(.f32, sampleRate: 48_000, channelLayout: .stereo))
+        #expect(capture.deviceName == daemon.monitorName)
+        #expect(capture.bufferLatency > .zero && capture.bufferLatency <= MediaTime(value: 1, timescale: 10))
+
+        // Wait for the first buffer (an idle null sink delivers late), then play.
+        var samples = [try #require(try capture.next())]
+        let player = try daemon.spawn("paplay", ["--device=\(daemon.sinkName)", signal.path])
+        var framesAfterPlayer = 0
+        while let sample = try capture.next() {
+            samples.append(sample)
+            if !player.isRunning { framesAfterPlayer += sample.frameCount }
+            if framesAfterPlayer >= 14_400 { break }  // 0.3 s after paplay ended
+        }
+        capture.stop()
+        #expect(try capture.next() == nil)
+        #expect(player.result.status == 0)
+
+        // Timestamps advance by exactly the frame count; nothing flagged, nothing lost.
+        for (a, b) in zip(samples, samples.dropFirst()) {
+            #expect(b.timing.presentationTime == a.timing.presentationTime + MediaTime(value: Int64(a.frameCount), timescale: 48_000))
+        }
+        #expect(samples.allSatisfy { !$0.flags.contains(.discontinuity) })
+        let statistics = capture.statistics
+        #expect(statistics.lostFrames == 0 && statistics.holeFrames == 0 && statistics.discontinuities == 0)
+        #expect(statistics.framesDelivered == Int64(samples.reduce(0) { $0 + $1.frameCount }))
+        #expect(statistics.latency.isNumeric)
+
+        let recording = samples.flatMap { sample in sample.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } }
+        let match = try #require(PulseTestSignal.compare(recording, with: signal.samples))
+
+        #expect(match.correlation >= 0.99)
+        #expect(abs(match.levelDB) <= 0.5)
+    }
+
+    @Test func removedDeviceEndsWithDeviceLost() throws {
+        let daemon = try PulseDaemon()
+        let capture = try AudioCaptureSource(
+            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName, latency: .milliseconds(20))
+        PulseTestSignal.watchdog(after: 10) { capture.stop() }
+        _ = try #require(try capture.next())
+        try daemon.unloadNullSink()
+        let unloaded = Date()
+        #expect {
+            while try capture.next() != nil {}
+        } throws: { error in (error as? MediaError)?.code == .deviceLost }
+        #expect(Date().timeIntervalSince(unloaded) < 2)
+    }
+
+    @Test func stopFromAnotherThreadEndsAWaitingNext() throws {
+        let daemon = try PulseDaemon()
+        let capture = try AudioCaptureSource(
+            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName, latency: .milliseconds(20))
+        PulseTestSignal.watchdog(after: 0.3) { capture.stop() }
+        let started = Date()
+        while try capture.next() != nil {}
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited >= 0.25 && waited < 1.5)
+    }
+
+    @Test func refusesWhatPulseAudioCannotCarry() throws {
+        let daemon = try PulseDaemon()
+        let pulse = try PulseConnection(server: daemon.server)
+        #expect(throws: MediaError.self) { _ = try AudioCaptureSource(connection: pulse, sampleType: .f64) }
+        #expect {
+            _ = try AudioCaptureSource(connection: pulse, device: "no-such-source", timeout: .seconds(2))
+        } throws: { error in
+            guard let error = error as? MediaError else { return false }
+            return error.message.contains("no-such-source")
+        }
+    }
+}

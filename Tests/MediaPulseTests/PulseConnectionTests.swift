@@ -1,0 +1,47 @@
+import Foundation
+import MediaPulse
+import MediaTestSupport
+import Testing
+
+/// The connection against a private daemon: it connects, reports what `pactl info` reports, and fails
+/// with a typed error naming the server when there is none.
+@Suite struct PulseConnectionTests {
+    @Test func connectsAndAgreesWithPactl() throws {
+        let daemon = try PulseDaemon()
+        let pulse = try PulseConnection(server: daemon.server, clientName: "connect-test", timeout: .seconds(2))
+        #expect(pulse.isConnected)
+        #expect(pulse.server == daemon.server)
+        let info = try pulse.serverInfo()
+        let pactl = try daemon.run("pactl", ["info"]).output
+        #expect(pactl.contains("Server Version: \(info.serverVersion)"))
+        #expect(info.defaultSink == "test")
+        #expect(info.defaultSource == "test.monitor")
+        // Our client shows in the server's client list under its name.
+        #expect(try daemon.run("pactl", ["list", "clients"]).output.contains("connect-test"))
+    }
+
+    @Test func noServerIsUnavailableAndNamesIt() throws {
+        let folder = try TemporaryDirectory()
+        let server = "unix:" + folder.file("no-such-socket")
+        let started = Date()
+        #expect {
+            _ = try PulseConnection(server: server, timeout: .seconds(2))
+        } throws: { error in
+            guard let error = error as? MediaError else { return false }
+            return error.code == .unavailable && error.message.contains(server) && error.message.contains("pa_context_connect")
+        }
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test func serverGoingAwayDisconnects() throws {
+        let daemon = try PulseDaemon()
+        let pulse = try PulseConnection(server: daemon.server)
+        daemon.stop()
+        let deadline = Date(timeIntervalSinceNow: 2)
+        while pulse.isConnected && Date() < deadline { usleep(5_000) }
+        #expect(!pulse.isConnected)
+        #expect {
+            _ = try pulse.serverInfo(timeout: .seconds(1))
+        } throws: { error in (error as? MediaError)?.code == .deviceLost }
+    }
+}
