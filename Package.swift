@@ -124,6 +124,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "audio-player",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/audio-player",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "audio-recorder",
             dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/audio-recorder",

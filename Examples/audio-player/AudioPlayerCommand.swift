@@ -1,0 +1,91 @@
+import ArgumentParser
+import ExampleSupport
+import Foundation
+import MediaPipeline
+
+/// `audio-player FILE [--device NAME] [--volume V] [--pan P] [--rate R] [--loops N] [--start S]`.
+struct AudioPlayerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audio-player",
+        abstract: "Play an audio file, like AVAudioPlayer: WAVE, AIFF, CAF, NeXT, ADTS or MP3 to a PulseAudio device.",
+        discussion: """
+            Shows the position, the duration and a level bar. When a terminal is attached: space pauses and \
+            resumes, the left and right arrow keys seek 5 seconds, q stops. Exits 0 at the end of the file \
+            (after every loop), 130 after Ctrl-C.
+            """,
+        version: "0.2.0")
+
+    @Argument(help: ArgumentHelp("The file to play.", valueName: "FILE"))
+    var file: String
+
+    @Option(help: ArgumentHelp("The PulseAudio sink to play to (default: the default output).", valueName: "NAME"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("Linear gain 0…1 (default 1).", valueName: "V"))
+    var volume: Float = 1
+
+    @Option(help: ArgumentHelp("−1 (left) … 1 (right) (default 0).", valueName: "P"))
+    var pan: Float = 0
+
+    @Option(help: ArgumentHelp("Speed 0.5…2 with the pitch kept (default 1).", valueName: "R"))
+    var rate: Float = 1
+
+    @Option(help: ArgumentHelp("Loops after the first play; -1 loops until stopped (default 0).", valueName: "N"))
+    var loops = 0
+
+    @Option(help: ArgumentHelp("Start this many seconds into the file (default 0).", valueName: "S"))
+    var start: Double = 0
+
+    @Option(help: ArgumentHelp("Write what would be played to a WAV file instead of a device, as fast as possible.", valueName: "OUT.wav"))
+    var render: String?
+
+    @Flag(help: "No position line or level bar.")
+    var quiet = false
+
+    func validate() throws {
+        guard (0...1).contains(volume) else { throw ValidationError("--volume must be 0…1") }
+        guard (-1...1).contains(pan) else { throw ValidationError("--pan must be -1…1") }
+        guard (0.5...2).contains(rate) else { throw ValidationError("--rate must be 0.5…2") }
+        guard start >= 0 else { throw ValidationError("--start must be 0 or more") }
+        if render != nil, device != nil { throw ValidationError("--render and --device exclude each other") }
+    }
+
+    func run() throws {
+        let output: AudioPlayerOutput
+        if let render {
+            output = .sink { _ in WAVMuxer(output: try FileOutput(path: render)) }
+        } else {
+            output = try .device(device)
+        }
+        let player = try AudioPlayer(path: file, output: output)
+        player.volume = volume
+        player.pan = pan
+        player.enableRate = rate != 1
+        player.rate = rate
+        player.numberOfLoops = loops
+        player.isMeteringEnabled = !quiet
+        if start > 0 { player.currentTime = start }
+        let outcome = PlayerOutcome()
+        player.onEvent = { outcome.take($0) }
+        let keys = KeyReader.attach()
+        defer { keys?.detach() }
+        try player.play()
+        while !outcome.isFinished {
+            if Interrupt.wasRequested { player.stop() }
+            switch keys?.read() {
+            case .togglePause?: if player.isPlaying { player.pause() } else { try player.play() }
+            case .seek(let by)?: player.currentTime = max(0, player.currentTime + by)
+            case .quit?: player.stop()
+            case nil: break
+            }
+            if !quiet {
+                player.updateMeters()
+                let level = LevelLine.draw(player.peakPower(forChannel: 0), player.averagePower(forChannel: 0))
+                printErrorInPlace(String(format: "%7.2f / %.2f s  ", player.currentTime, player.duration) + level + (player.isPlaying ? "" : "  paused"))
+            }
+            usleep(50_000)
+        }
+        if !quiet { printError("") }
+        if let error = outcome.error { throw error }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// The `audio-player` example without a device (`--render`): its options reach the player, and it
+/// exits as documented.
+@Suite struct AudioPlayerExampleTests {
+    static let player = TestPaths.executable("audio-player")
+
+    @Test func renderAppliesTheOptions() throws {
+        let dir = try TemporaryDirectory()
+        let input = try AudioPlayerTests.source(dir, seconds: 2)
+        let out = dir.file("out.wav")
+        let result = try ExternalTool.run(Self.player, [input, "--render", out, "--volume", "0.5", "--loops", "1", "--start", "1", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // From 1 s: 1 s, then the whole 2 s once more = 3 s, at −6.02 dB.
+        let probe = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", out]).output
+        #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "\(3 * 48_000)")
+        let reference = try AudioPlayerTests.levels(input), played = try AudioPlayerTests.levels(out)
+        #expect(abs(played.rms[0] - reference.rms[0] + 6.02) < 0.2)
+    }
+
+    @Test func badOptionsAreUsageErrors() throws {
+        for arguments in [["x.wav", "--volume", "2"], ["x.wav", "--rate", "3"], ["x.wav", "--pan", "-2"]] {
+            let result = try ExternalTool.run(Self.player, arguments)
+            #expect(result.status == 64, "\(arguments)")
+        }
+        let missing = try ExternalTool.run(Self.player, ["/nonexistent.wav", "--render", "/tmp/x.wav"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("audio-player: "))
+    }
+}
