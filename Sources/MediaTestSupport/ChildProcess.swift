@@ -33,10 +33,24 @@ public final class ChildProcess: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // The child starts with no signal blocked and default handlers: posix_spawn would otherwise pass
+        // on the calling thread's mask (test threads block SIGINT and SIGTERM), and the tool would
+        // ignore the signals that tell it to stop.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var reset = sigset_t()
+        sigemptyset(&reset)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD] { sigaddset(&reset, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &reset)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
         var args = argv + [nil]
         var env = envp + [nil]
-        let result = posix_spawnp(&child, tool, &actions, nil, &args, &env)
+        let result = posix_spawnp(&child, tool, &actions, &attributes, &args, &env)
         guard result == 0 else {
             throw ExternalTool.Failure(description: "cannot start \(tool): \(String(cString: strerror(result)))")
         }

@@ -43,7 +43,8 @@ import Testing
         #expect(statistics.latency.isNumeric)
 
         let recording = samples.flatMap { sample in sample.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } }
-        let match = try #require(PulseTestSignal.compare(recording, with: signal.samples))
+        let found = PulseTestSignal.compare(recording, with: signal.samples)
+        let match = try #require(found)
 
         #expect(match.correlation >= 0.99)
         #expect(abs(match.levelDB) <= 0.5)
@@ -84,5 +85,41 @@ import Testing
             guard let error = error as? MediaError else { return false }
             return error.message.contains("no-such-source")
         }
+    }
+}
+
+/// A consumer that falls behind by more than the capture's buffer loses audio, and is told so exactly.
+@Suite struct AudioCaptureOverrunTests {
+    @Test func overrunIsCountedFlaggedAndKeepsTimeExact() throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let signal = try PulseTestSignal.make(in: folder, seconds: 1.5)
+        let reported = LockedBox<[AudioCaptureSource.Discontinuity]>([])
+        let capture = try AudioCaptureSource(
+            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName, latency: .milliseconds(20),
+            bufferDuration: .milliseconds(200), onDiscontinuity: { event in reported.value.append(event) })
+        PulseTestSignal.watchdog(after: 10) { capture.stop() }
+        var samples = [try #require(try capture.next())]
+        let player = try daemon.spawn("paplay", ["--device=\(daemon.sinkName)", signal.path])
+        usleep(800_000)  // not reading: the 200 ms ring overflows while audio keeps coming
+        while samples.count < 200, player.isRunning, let sample = try capture.next() { samples.append(sample) }
+        capture.stop()
+
+        let statistics = capture.statistics
+        #expect(statistics.lostFrames > 0)
+        #expect(statistics.discontinuities >= 1)
+        let flagged = samples.indices.dropFirst().filter { samples[$0].flags.contains(.discontinuity) }
+        #expect(flagged.count == Int(statistics.discontinuities))
+        #expect(reported.value.count == flagged.count)
+        // Each gap is exactly the frames lost: the timeline stays the capture's.
+        var lost: Int64 = 0
+        for (index, event) in zip(flagged, reported.value) {
+            let before = samples[index - 1]
+            let gap = samples[index].timing.presentationTime - before.timing.presentationTime
+            #expect(gap == MediaTime(value: Int64(before.frameCount) + event.lostFrames + event.holeFrames, timescale: 48_000))
+            #expect(event.time == samples[index].timing.presentationTime)
+            lost += event.lostFrames
+        }
+        #expect(lost == statistics.lostFrames)
     }
 }

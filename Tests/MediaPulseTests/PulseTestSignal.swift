@@ -23,22 +23,24 @@ enum PulseTestSignal {
 
     /// Finds `reference` (interleaved, `channels` channels) in `recording`: the frame offset where it
     /// starts, the normalised cross-correlation there over the whole reference, and the level of the
-    /// recording there relative to the reference, in dB.
+    /// recording there relative to the reference, in dB. Frames the recording lacks at either end
+    /// (a recorder that started late, inside the reference's silent lead-in) count as silence.
     static func compare(_ recording: [Float], with reference: [Float], channels: Int = 2) -> (offset: Int, correlation: Double, levelDB: Double)? {
         let refFrames = reference.count / channels
-        let recFrames = recording.count / channels
         guard let refOnset = onset(reference, channels), let recOnset = onset(recording, channels) else { return nil }
-        let coarse = recOnset - refOnset
+        let silence = [Float](repeating: 0, count: refFrames * channels)
+        let padded = silence + recording + silence
+        let coarse = recOnset - refOnset + refFrames
         var best = (offset: coarse, correlation: -2.0)
-        for lag in (coarse - 200)...(coarse + 200) where lag >= 0 && lag + refFrames <= recFrames {
-            let r = correlation(recording, reference, offsetFrames: lag, frames: min(4_800, refFrames), channels: channels)
+        for lag in (coarse - 200)...(coarse + 200) where lag >= 0 && lag + refFrames <= padded.count / channels {
+            let r = correlation(padded, reference, offsetFrames: lag + refOnset, frames: min(4_800, refFrames - refOnset), referenceStart: refOnset, channels: channels)
             if r > best.correlation { best = (lag, r) }
         }
         guard best.correlation > -2 else { return nil }
-        let full = correlation(recording, reference, offsetFrames: best.offset, frames: refFrames, channels: channels)
-        let segment = Array(recording[(best.offset * channels)..<((best.offset + refFrames) * channels)])
+        let full = correlation(padded, reference, offsetFrames: best.offset, frames: refFrames, referenceStart: 0, channels: channels)
+        let segment = Array(padded[(best.offset * channels)..<((best.offset + refFrames) * channels)])
         let level = 20 * log10(RawAudio.rms(segment) / RawAudio.rms(reference))
-        return (best.offset, full, level)
+        return (best.offset - refFrames, full, level)
     }
 
     /// The first frame with a sample above −40 dBFS.
@@ -46,11 +48,14 @@ enum PulseTestSignal {
         samples.firstIndex { abs($0) > 0.01 }.map { $0 / channels }
     }
 
-    private static func correlation(_ a: [Float], _ b: [Float], offsetFrames: Int, frames: Int, channels: Int) -> Double {
+    /// The normalised correlation of `frames` frames of `a` from `offsetFrames` with `b` from
+    /// `referenceStart`.
+    private static func correlation(_ a: [Float], _ b: [Float], offsetFrames: Int, frames: Int, referenceStart: Int, channels: Int) -> Double {
         var ab = 0.0, aa = 0.0, bb = 0.0
         let start = offsetFrames * channels
+        let refStart = referenceStart * channels
         for i in 0..<(frames * channels) {
-            let x = Double(a[start + i]), y = Double(b[i])
+            let x = Double(a[start + i]), y = Double(b[refStart + i])
             ab += x * y
             aa += x * x
             bb += y * y
