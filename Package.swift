@@ -168,7 +168,8 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaTestSupport"], swiftSettings: strict),
+        // The recorder and player on a real daemon need the umbrella too (files, decoders, stages).
+        .testTarget(name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaPipeline", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFFmpegTests",

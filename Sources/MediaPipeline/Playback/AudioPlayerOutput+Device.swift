@@ -1,5 +1,6 @@
 public import MediaCore
 import MediaPulse
+import Synchronization
 
 extension AudioPlayerOutput {
     /// A PulseAudio output by name, or the default with `nil`; `server` is a libpulse server string
@@ -20,17 +21,45 @@ extension AudioPlayerOutput {
     }
 }
 
-/// A device's clock: the frames heard, from the server's timing.
-struct DeviceClock: PlaybackClock {
+/// A device's clock: the frames heard, from the server's timing, held still while paused.
+///
+/// Deviation: measured here (PulseAudio 16, a null sink), `pa_stream_get_time` of a corked stream kept
+/// advancing with the wall clock while another thread waited to write into it. So the clock freezes
+/// at ``pause()`` itself and, at ``resume()``, subtracts whatever the server's time moved meanwhile.
+final class DeviceClock: PlaybackClock {
     let sink: AudioPlaybackSink
+    private let state = Mutex<(pausedAt: Int64?, offset: Int64)>((nil, 0))
 
-    var playedFrames: Int64 {
+    init(sink: AudioPlaybackSink) { self.sink = sink }
+
+    private var serverFrames: Int64 {
         let time = sink.playedTime
         guard time.isNumeric, time.timescale > 0 else { return 0 }
         return time.converted(to: Int32(clamping: sink.format.sampleRate)).value
     }
 
-    func pause() { try? sink.pause() }
-    func resume() { try? sink.resume() }
+    var playedFrames: Int64 {
+        let server = serverFrames
+        return state.withLock { s in s.pausedAt ?? (server - s.offset) }
+    }
+
+    // A failed cork or flush (the device gone) is not lost: the next write fails with the same error,
+    // which ends playback with a decode-error event.
+    func pause() {
+        let now = playedFrames
+        state.withLock { s in if s.pausedAt == nil { s.pausedAt = now } }
+        try? sink.pause()
+    }
+
+    func resume() {
+        try? sink.resume()
+        let server = serverFrames
+        state.withLock { s in
+            guard let pausedAt = s.pausedAt else { return }
+            s.offset = server - pausedAt
+            s.pausedAt = nil
+        }
+    }
+
     func flush() { try? sink.flush() }
 }

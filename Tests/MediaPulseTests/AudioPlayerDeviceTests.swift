@@ -1,0 +1,128 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// ``AudioPlayer`` on a private PulseAudio daemon while `parecord` records the null sink's monitor: what
+/// is heard correlates with the file, at the level volume and pan say, at the speed rate says, loops
+/// without a gap, and `currentTime` follows what is heard and stands still when paused.
+@Suite struct AudioPlayerDeviceTests {
+    /// Plays `path` with `configure` applied, recording the monitor; returns the recording (f32 stereo).
+    static func playAndRecord(
+        _ path: String, daemon: PulseDaemon, folder: TemporaryDirectory, configure: (AudioPlayer) -> Void = { _ in }
+    ) async throws -> [Float] {
+        let recorded = folder.file("recorded-\(UUID().uuidString.prefix(6)).raw")
+        let recorder = try AudioPlaybackSinkTests.startRecorder(daemon, into: recorded)
+        defer { recorder.kill() }
+        // An idle null sink's monitor delivers its first audio late: play once the recording has begun.
+        try await Self.waitUntil { ((try? FileManager.default.attributesOfItem(atPath: recorded)[.size] as? Int) ?? 0) > 0 }
+        let player = try AudioPlayer(path: path, output: try .device(daemon.sinkName, server: daemon.server))
+        configure(player)
+        try player.play()
+        let deadline = ContinuousClock.now + .seconds(15)
+        for await event in player.events {
+            if case .finished(let ok) = event { #expect(ok); break }
+            if ContinuousClock.now > deadline { break }
+        }
+        usleep(150_000)
+        recorder.signal(SIGINT)
+        #expect(recorder.wait(timeout: 5))
+        return RawAudio.floats(try Data(contentsOf: URL(fileURLWithPath: recorded)))
+    }
+
+    /// The frames (of interleaved stereo) between the first and the last sample louder than `threshold`.
+    static func activeFrames(_ samples: [Float], threshold: Float = 0.02) -> Int {
+        guard let first = samples.firstIndex(where: { abs($0) > threshold }),
+              let last = samples.lastIndex(where: { abs($0) > threshold }) else { return 0 }
+        return (last - first) / 2
+    }
+
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw MediaError(.stalled, "timed out waiting") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// RMS level in dB of one channel of the whole recording.
+    static func rmsDB(_ samples: [Float], channel: Int) -> Double {
+        var sum = 0.0, count = 0
+        for i in stride(from: channel, to: samples.count, by: 2) {
+            sum += Double(samples[i]) * Double(samples[i])
+            count += 1
+        }
+        return 10 * log10(max(sum / Double(max(count, 1)), 1e-16))
+    }
+
+    @Test func whatIsHeardIsTheFileAtTheRightLevel() async throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let signal = try PulseTestSignal.make(in: folder)
+        let recording = try await Self.playAndRecord(signal.path, daemon: daemon, folder: folder)
+        let match = try #require(PulseTestSignal.compare(recording, with: signal.samples))
+        #expect(match.correlation >= 0.99)
+        #expect(abs(match.levelDB) <= 0.5)
+        let quieter = try await Self.playAndRecord(signal.path, daemon: daemon, folder: folder) { $0.volume = 0.5 }
+        let half = try #require(PulseTestSignal.compare(quieter, with: signal.samples))
+        #expect(half.correlation >= 0.99)
+        #expect(abs(half.levelDB + 6.02) <= 0.2, "\(half.levelDB) dB")
+    }
+
+    @Test func panLeftRateTwoAndLoops() async throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        // The null sink's monitor loses the first few ms of a new stream (paplay's too): 0.2 s of silence
+        // first keeps the tone whole for the duration and level measurements; the loops use the bare tone.
+        let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
+        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"])
+        try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
+        let left = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { $0.pan = -1 }
+        #expect(Self.rmsDB(left, channel: 1) < -60)
+        #expect(Self.rmsDB(left, channel: 0) > -20)
+        let fast = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p in p.enableRate = true; p.rate = 2 }
+        #expect(abs(Double(Self.activeFrames(fast)) - 24_000) <= 24_000 * 0.02, "\(Self.activeFrames(fast)) frames")
+        var crossings = 0
+        let firstActive = fast.firstIndex { abs($0) > 0.02 } ?? 0
+        let window = Array(stride(from: firstActive + 2_400, to: firstActive + 2_400 + 2 * 9_600, by: 2).map { fast[$0] })
+        for i in 1..<window.count where (window[i - 1] < 0) != (window[i] < 0) { crossings += 1 }
+        #expect(abs(Double(crossings) / 2 / 0.2 - 440) < 4.4, "\(crossings) crossings in 0.2 s")
+        let looped = try await Self.playAndRecord(tone, daemon: daemon, folder: folder) { $0.numberOfLoops = 2 }
+        let frames = Self.activeFrames(looped)
+        // Three plays (one missing would be 48 000 fewer, a gap more), less the monitor's lost start.
+        #expect(frames > 144_000 - 1_000 && frames <= 144_000 + 48, "\(frames) frames for three plays")
+        // No gap: inside the active part, no 5 ms stretch is silent.
+        let start = (looped.firstIndex { abs($0) > 0.02 } ?? 0) / 2
+        for block in stride(from: start, to: start + frames - 240, by: 240) {
+            let peak = (block..<(block + 240)).map { abs(looped[2 * $0]) }.max() ?? 0
+            #expect(peak > 0.1, "silence at frame \(block)")
+            if peak <= 0.1 { break }
+        }
+    }
+
+    @Test func currentTimeFollowsWhatIsHeardAndStandsStillWhenPaused() async throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let tone = folder.file("tone.wav")
+        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "3", "sine", "440", "vol", "0.5"])
+        let player = try AudioPlayer(path: tone, output: try .device(daemon.sinkName, server: daemon.server))
+        try player.play()
+        try await Self.waitUntil { player.currentTime > 0.05 }
+        let clock = ContinuousClock(), t0 = clock.now, p0 = player.currentTime
+        try await Task.sleep(for: .milliseconds(500))
+        let advanced = player.currentTime - p0, wall = (clock.now - t0) / .seconds(1)
+        #expect(abs(advanced - wall) < 0.06, "position moved \(advanced) s in \(wall) s")
+        player.pause()
+        try await Task.sleep(for: .milliseconds(100))
+        let paused = player.currentTime
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(abs(player.currentTime - paused) < 0.005)
+        player.currentTime = 2.5
+        try player.play()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(player.currentTime >= 2.5 && player.currentTime < 2.9, "\(player.currentTime)")
+        player.stop()
+        let stopped = player.currentTime
+        #expect(stopped >= 2.5 && !player.isPlaying)
+    }
+}
