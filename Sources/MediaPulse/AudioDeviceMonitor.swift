@@ -29,8 +29,10 @@ public import MediaCore
 /// monitor) ends it without that event. Iterating the stream does not keep the monitor alive: hold it
 /// for as long as events are wanted.
 ///
-/// **Threads.** The monitor is `Sendable`. Its work runs on the connection's mainloop thread and
-/// never blocks it (see `DeviceWatch`); ``devices`` and ``stop()`` take the mainloop lock for a moment.
+/// **Threads.** The monitor is `Sendable`. Its work runs on its own connection's mainloop thread, so
+/// it never delays the audio callbacks of capture and playback streams, and it never blocks that
+/// thread: an event only queues a question to the server, and the answer is published when it comes.
+/// ``devices``, ``failure`` and ``stop()`` take the mainloop lock for a moment.
 public final class AudioDeviceMonitor: Sendable {
     /// The events, in the order the server reported them, ending after ``AudioDeviceEvent/connectionLost(_:)``
     /// or ``stop()``.
