@@ -144,6 +144,13 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "audio-devices",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/audio-devices",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
         // Muxing/parsing throughput for `make bench` (Benchmarks/compare.py runs it). Only the pure-Swift
         // modules: linking FFmpeg's ~140 shared libraries would cost ~30 ms of start-up per run.
         .executableTarget(
