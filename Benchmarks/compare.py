@@ -112,6 +112,9 @@ def main():
     if os.environ.get("SKIP_AUDIOFILE") != "1":
         from audio_file_section import audio_file_section
         audio_file_section()
+    if os.environ.get("SKIP_LIVE") != "1":
+        from live_audio_section import live_audio_section
+        live_audio_section()
 
 
 def aac_encoder_section():

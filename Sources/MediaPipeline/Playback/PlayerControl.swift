@@ -80,10 +80,14 @@ final class PlayerControl: Sendable {
     /// Forgets the marks (after a seek, whose output is counted anew from `output`).
     func resetMarks() { state.withLock { $0.marks.removeAll(keepingCapacity: true) } }
 
-    /// The file time that output frame `output` plays, from the last mark at or before it.
+    /// The file time that output frame `output` plays, from the last mark at or before it: a seek not
+    /// yet taken by the engine is where playback is going; before the first mark (a device's position
+    /// can step back when a flush drops what it held), the first mark's time.
     func fileTime(atOutputFrame output: Int64) -> Double? {
         state.withLock { s in
-            guard let mark = s.marks.last(where: { $0.output <= output }) ?? s.marks.first else { return nil }
+            if let target = s.seekTo { return target }
+            guard let first = s.marks.first else { return nil }
+            guard let mark = s.marks.last(where: { $0.output <= output }) else { return first.fileTime }
             return max(0, mark.fileTime + Double(output - mark.output) / Double(s.outputRate) * mark.rate)
         }
     }
