@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// **Accepts** interleaved PCM of exactly ``format`` (the sample type, rate and channel count it was
 /// opened with). **Refuses** anything else with ``MediaError/Code/formatMismatch`` (convert first:
-/// `PlaybackConversion` in the MediaPipeline module puts an `AudioConverter` in front), `f64` at
+/// `ConvertingPlaybackSink` in the MediaPipeline module puts an `AudioConverter` in front), `f64` at
 /// opening with ``MediaError/Code/unsupportedFormat``, and a device that does not exist with
 /// ``MediaError/Code/io``. A device that goes away while playing (the stream is made with
 /// `PA_STREAM_DONT_MOVE`) fails the next `write` or `finish` with ``MediaError/Code/deviceLost``.
@@ -83,14 +83,20 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
         let flags = pa_stream_flags_t(
             rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
                 | PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_DONT_MOVE.rawValue)
-        try pulse.withLock { context throws(MediaError) in
-            events.install(on: stream.raw)
-            try check(
-                pa_stream_connect_playback(stream.raw, device, &attributes, flags, nil, nil), calling: "pa_stream_connect_playback",
-                in: context, what)
+        let granted: GrantedStream
+        do {
+            try pulse.withLock { context throws(MediaError) in
+                events.install(on: stream.raw)
+                try check(
+                    pa_stream_connect_playback(stream.raw, device, &attributes, flags, nil, nil), calling: "pa_stream_connect_playback",
+                    in: context, what)
+            }
+            try stream.waitUntilReady(timeout: timeout)
+            granted = try pulse.withLock { _ throws(MediaError) in try stream.granted(requested: spec) }
+        } catch {
+            stream.disconnect()  // deinit does not run for a half-made object: no callback may outlive `events`
+            throw error
         }
-        try stream.waitUntilReady(timeout: timeout)
-        let granted = try pulse.withLock { _ throws(MediaError) in try stream.granted(requested: spec) }
         format = granted.format
         deviceName = granted.device
         bufferLatency = MediaTime(value: Int64(granted.targetBytes / max(1, format.bytesPerFrame)), timescale: Int32(clamping: sampleRate))
