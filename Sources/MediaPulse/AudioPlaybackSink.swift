@@ -109,14 +109,17 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
     /// Queues `sample` for playback, waiting while the server's buffer is full.
     ///
     /// - Throws: ``MediaError/Code/formatMismatch`` for anything but interleaved PCM of ``format``;
-    ///   ``MediaError/Code/deviceLost`` when the device or server went away. Returns without writing
-    ///   the rest once ``stop()`` has been called.
+    ///   ``MediaError/Code/deviceLost`` when the device or server went away;
+    ///   ``MediaError/Code/stageFinished`` after ``finish()``. Returns without writing (the rest)
+    ///   once ``stop()`` has been called.
     public func write(_ sample: MediaSample) throws {
         guard case .audio(let input) = sample.format, input.codec == format.codec, input.sampleRate == format.sampleRate,
             input.channelCount == format.channelCount, sample.planeCount == 1
         else {
             throw MediaError.formatMismatch(stage: name, expected: "\(format) interleaved", actual: sample.format)
         }
+        if stopped.load(ordering: .acquiring) { return }
+        guard !stream.isDisconnected else { throw MediaError.stageFinished(name) }
         let frameBytes = format.bytesPerFrame
         try sample.withUnsafeBytes { bytes in
             let total = min(bytes.count, sample.frameCount * frameBytes)

@@ -86,6 +86,9 @@ final class PulseStream: @unchecked Sendable {
         }
     }
 
+    /// Whether ``disconnect()`` has run (the stream was finished, stopped or released).
+    var isDisconnected: Bool { disconnected.load(ordering: .acquiring) }
+
     /// Clears every callback and disconnects; nothing more arrives. Idempotent, any thread.
     func disconnect() {
         guard !disconnected.exchange(true, ordering: .acquiringAndReleasing) else { return }
