@@ -17,8 +17,9 @@ import Synchronization
 /// `s32`, `f32`, `u8`), rate and channel count, which the server converts to from the device's own
 /// (``format`` reports what the server granted).
 /// **Refuses** `f64` with ``MediaError/Code/unsupportedFormat``, a spec libpulse rejects with
-/// ``MediaError/Code/invalidArgument``, and a device that does not exist or a server that does not
-/// answer with ``MediaError/Code/io`` (or ``MediaError/Code/unavailable`` for the connection).
+/// ``MediaError/Code/invalidArgument``, a device that does not exist or a server that cannot be
+/// reached with ``MediaError/Code/unavailable``, and a stream not set up within the timeout with
+/// ``MediaError/Code/io``.
 ///
 /// **Samples** are interleaved PCM, one per fragment the server delivers, stamped on `clock`: the
 /// first frame with its capture time (the host time when it arrived, minus the stream's latency), and

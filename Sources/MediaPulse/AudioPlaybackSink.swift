@@ -16,7 +16,7 @@ import Synchronization
 /// opened with). **Refuses** anything else with ``MediaError/Code/formatMismatch`` (convert first:
 /// `ConvertingPlaybackSink` in the MediaPipeline module puts an `AudioConverter` in front), `f64` at
 /// opening with ``MediaError/Code/unsupportedFormat``, and a device that does not exist with
-/// ``MediaError/Code/io``. A device that goes away while playing (the stream is made with
+/// ``MediaError/Code/unavailable``. A device that goes away while playing (the stream is made with
 /// `PA_STREAM_DONT_MOVE`) fails the next `write` or `finish` with ``MediaError/Code/deviceLost``.
 ///
 /// **Flow.** ``write(_:)`` copies into the server's buffer as far as it has room

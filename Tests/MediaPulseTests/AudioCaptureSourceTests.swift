@@ -83,7 +83,7 @@ import Testing
             _ = try AudioCaptureSource(connection: pulse, device: "no-such-source", timeout: .seconds(2))
         } throws: { error in
             guard let error = error as? MediaError else { return false }
-            return error.message.contains("no-such-source")
+            return error.code == .unavailable && error.message.contains("no-such-source")
         }
     }
 }

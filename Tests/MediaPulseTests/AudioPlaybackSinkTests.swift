@@ -92,7 +92,10 @@ import Testing
         #expect { try sink.write(s16) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
         #expect {
             _ = try AudioPlaybackSink(connection: try PulseConnection(server: daemon.server), device: "no-such-sink", timeout: .seconds(2))
-        } throws: { ($0 as? MediaError)?.message.contains("no-such-sink") == true }
+        } throws: { error in
+            guard let error = error as? MediaError else { return false }
+            return error.code == .unavailable && error.message.contains("no-such-sink")
+        }
 
         try sink.write(Self.chunks([Float](repeating: 0, count: 2 * 4_800), frames: 4_800)[0])
         try daemon.unloadNullSink()
