@@ -129,6 +129,7 @@ public final class AudioCaptureSource: MediaSource, Sendable {
     public func next() throws -> MediaSample? {
         try consumer.withLock { _ throws(MediaError) -> MediaSample? in
             while true {
+                stream.wakeup.reset()
                 if stopped.load(ordering: .acquiring) { return nil }
                 if let (slot, bytes) = producer.ring.read() {
                     return sample(slot, bytes)

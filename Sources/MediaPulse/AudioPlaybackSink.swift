@@ -126,6 +126,7 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
             var offset = 0
             while offset < total, let base = bytes.baseAddress {
                 if stopped.load(ordering: .acquiring) { return }
+                stream.wakeup.reset()
                 let written = try connection.withLock { context throws(MediaError) -> Int in
                     if let failure = stream.failure { throw failure }
                     let writable = pa_stream_writable_size(stream.raw)

@@ -79,7 +79,9 @@ final class PulseStream: @unchecked Sendable {
     ///   the stream's failure otherwise, or ``MediaError/Code/io`` when it is not ready in time.
     func waitUntilReady(timeout: Duration) throws(MediaError) {
         let deadline = monotonicNanoseconds() + timeout.nanoseconds
-        while !isReady {
+        while true {
+            wakeup.reset()
+            if isReady { return }
             if var failure {
                 if error.load(ordering: .relaxed) == CInt(PA_ERR_NOENTITY.rawValue) { failure.code = .unavailable }
                 throw failure
