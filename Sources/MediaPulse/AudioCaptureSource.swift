@@ -15,10 +15,11 @@ import Synchronization
 ///
 /// **Accepts** a device (source) name or `nil` for the server's default; a sample type (`s16`, `s24`,
 /// `s32`, `f32`, `u8`), rate and channel count, which the server converts to from the device's own
-/// (``format`` says what was granted: the same, unless `matchDevice` asked for the device's format).
+/// (``format`` reports what the server granted).
 /// **Refuses** `f64` with ``MediaError/Code/unsupportedFormat``, a spec libpulse rejects with
-/// ``MediaError/Code/invalidArgument``, and a device that does not exist or a server that does not
-/// answer with ``MediaError/Code/io`` (or ``MediaError/Code/unavailable`` for the connection).
+/// ``MediaError/Code/invalidArgument``, a device that does not exist or a server that cannot be
+/// reached with ``MediaError/Code/unavailable``, and a stream not set up within the timeout with
+/// ``MediaError/Code/io``.
 ///
 /// **Samples** are interleaved PCM, one per fragment the server delivers, stamped on `clock`: the
 /// first frame with its capture time (the host time when it arrived, minus the stream's latency), and
@@ -100,12 +101,18 @@ public final class AudioCaptureSource: MediaSource, Sendable {
         let flags = pa_stream_flags_t(
             rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
                 | PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_DONT_MOVE.rawValue)
-        try pulse.withLock { context throws(MediaError) in
-            producer.install(on: stream.raw)
-            try check(pa_stream_connect_record(stream.raw, device, &attributes, flags), calling: "pa_stream_connect_record", in: context, what)
+        let granted: GrantedStream
+        do {
+            try pulse.withLock { context throws(MediaError) in
+                producer.install(on: stream.raw)
+                try check(pa_stream_connect_record(stream.raw, device, &attributes, flags), calling: "pa_stream_connect_record", in: context, what)
+            }
+            try stream.waitUntilReady(timeout: timeout)
+            granted = try pulse.withLock { _ throws(MediaError) in try stream.granted(requested: spec) }
+        } catch {
+            stream.disconnect()  // deinit does not run for a half-made object: no callback may outlive the producer
+            throw error
         }
-        try stream.waitUntilReady(timeout: timeout)
-        let granted = try pulse.withLock { _ throws(MediaError) in try stream.granted(requested: spec) }
         format = granted.format
         deviceName = granted.device
         bufferLatency = MediaTime(value: Int64(granted.fragmentBytes / max(1, frameBytes)), timescale: Int32(clamping: sampleRate))
@@ -122,6 +129,7 @@ public final class AudioCaptureSource: MediaSource, Sendable {
     public func next() throws -> MediaSample? {
         try consumer.withLock { _ throws(MediaError) -> MediaSample? in
             while true {
+                stream.wakeup.reset()
                 if stopped.load(ordering: .acquiring) { return nil }
                 if let (slot, bytes) = producer.ring.read() {
                     return sample(slot, bytes)

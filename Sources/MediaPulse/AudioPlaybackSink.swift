@@ -14,9 +14,9 @@ import Synchronization
 ///
 /// **Accepts** interleaved PCM of exactly ``format`` (the sample type, rate and channel count it was
 /// opened with). **Refuses** anything else with ``MediaError/Code/formatMismatch`` (convert first:
-/// `PlaybackConversion` in the MediaPipeline module puts an `AudioConverter` in front), `f64` at
+/// `ConvertingPlaybackSink` in the MediaPipeline module puts an `AudioConverter` in front), `f64` at
 /// opening with ``MediaError/Code/unsupportedFormat``, and a device that does not exist with
-/// ``MediaError/Code/io``. A device that goes away while playing (the stream is made with
+/// ``MediaError/Code/unavailable``. A device that goes away while playing (the stream is made with
 /// `PA_STREAM_DONT_MOVE`) fails the next `write` or `finish` with ``MediaError/Code/deviceLost``.
 ///
 /// **Flow.** ``write(_:)`` copies into the server's buffer as far as it has room
@@ -83,14 +83,20 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
         let flags = pa_stream_flags_t(
             rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
                 | PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_DONT_MOVE.rawValue)
-        try pulse.withLock { context throws(MediaError) in
-            events.install(on: stream.raw)
-            try check(
-                pa_stream_connect_playback(stream.raw, device, &attributes, flags, nil, nil), calling: "pa_stream_connect_playback",
-                in: context, what)
+        let granted: GrantedStream
+        do {
+            try pulse.withLock { context throws(MediaError) in
+                events.install(on: stream.raw)
+                try check(
+                    pa_stream_connect_playback(stream.raw, device, &attributes, flags, nil, nil), calling: "pa_stream_connect_playback",
+                    in: context, what)
+            }
+            try stream.waitUntilReady(timeout: timeout)
+            granted = try pulse.withLock { _ throws(MediaError) in try stream.granted(requested: spec) }
+        } catch {
+            stream.disconnect()  // deinit does not run for a half-made object: no callback may outlive `events`
+            throw error
         }
-        try stream.waitUntilReady(timeout: timeout)
-        let granted = try pulse.withLock { _ throws(MediaError) in try stream.granted(requested: spec) }
         format = granted.format
         deviceName = granted.device
         bufferLatency = MediaTime(value: Int64(granted.targetBytes / max(1, format.bytesPerFrame)), timescale: Int32(clamping: sampleRate))
@@ -103,20 +109,24 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
     /// Queues `sample` for playback, waiting while the server's buffer is full.
     ///
     /// - Throws: ``MediaError/Code/formatMismatch`` for anything but interleaved PCM of ``format``;
-    ///   ``MediaError/Code/deviceLost`` when the device or server went away. Returns without writing
-    ///   the rest once ``stop()`` has been called.
+    ///   ``MediaError/Code/deviceLost`` when the device or server went away;
+    ///   ``MediaError/Code/stageFinished`` after ``finish()``. Returns without writing (the rest)
+    ///   once ``stop()`` has been called.
     public func write(_ sample: MediaSample) throws {
         guard case .audio(let input) = sample.format, input.codec == format.codec, input.sampleRate == format.sampleRate,
             input.channelCount == format.channelCount, sample.planeCount == 1
         else {
             throw MediaError.formatMismatch(stage: name, expected: "\(format) interleaved", actual: sample.format)
         }
+        if stopped.load(ordering: .acquiring) { return }
+        guard !stream.isDisconnected else { throw MediaError.stageFinished(name) }
         let frameBytes = format.bytesPerFrame
         try sample.withUnsafeBytes { bytes in
             let total = min(bytes.count, sample.frameCount * frameBytes)
             var offset = 0
             while offset < total, let base = bytes.baseAddress {
                 if stopped.load(ordering: .acquiring) { return }
+                stream.wakeup.reset()
                 let written = try connection.withLock { context throws(MediaError) -> Int in
                     if let failure = stream.failure { throw failure }
                     let writable = pa_stream_writable_size(stream.raw)

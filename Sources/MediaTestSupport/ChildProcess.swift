@@ -27,6 +27,9 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing else is inherited: a long-running child holding the write end of another test's
+        // pipe (ExternalTool's, to sox or ffmpeg) would keep that test's read from ever seeing EOF.
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
         let argv = ([tool] + arguments).map { strdup($0) }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }
         defer {
@@ -58,6 +61,13 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit { kill() }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: Swift's
+    /// Glibc module does not declare it (it is behind `_GNU_SOURCE`).
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// The exit status once it has exited (reaping it), else `nil`.
     public var exitStatus: Int32? {

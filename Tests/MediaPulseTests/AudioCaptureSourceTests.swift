@@ -11,9 +11,10 @@ import Testing
         let folder = try TemporaryDirectory()
         let signal = try PulseTestSignal.make(in: folder)
         let pulse = try PulseConnection(server: daemon.server)
+        let clock = MediaClock()
         let capture = try AudioCaptureSource(
             connection: pulse, device: daemon.monitorName, sampleType: .f32, sampleRate: 48_000, channels: 2,
-            latency: .milliseconds(20))
+            latency: .milliseconds(20), clock: clock)
         PulseTestSignal.watchdog(after: 10) { capture.stop() }
         #expect(capture.format == .pcm(.f32, sampleRate: 48_000, channelLayout: .stereo))
         #expect(capture.deviceName == daemon.monitorName)
@@ -21,6 +22,10 @@ import Testing
 
         // Wait for the first buffer (an idle null sink delivers late), then play.
         var samples = [try #require(try capture.next())]
+        // Stamped with its capture time on our clock: in the past when handed out, after the clock began.
+        let handedOut = clock.now
+        #expect(samples[0].timing.presentationTime + samples[0].timing.duration <= handedOut)
+        #expect(samples[0].timing.presentationTime >= MediaTime(value: -1, timescale: 10))
         let player = try daemon.spawn("paplay", ["--device=\(daemon.sinkName)", signal.path])
         var framesAfterPlayer = 0
         while let sample = try capture.next() {
@@ -83,7 +88,7 @@ import Testing
             _ = try AudioCaptureSource(connection: pulse, device: "no-such-source", timeout: .seconds(2))
         } throws: { error in
             guard let error = error as? MediaError else { return false }
-            return error.message.contains("no-such-source")
+            return error.code == .unavailable && error.message.contains("no-such-source")
         }
     }
 }

@@ -90,6 +90,12 @@ import Testing
             format: .audio(.pcm(.s16, sampleRate: 48_000, channels: 2)), data: [UInt8](repeating: 0, count: 4 * 480),
             timing: .audio(startFrame: 0, frameCount: 480, sampleRate: 48_000), frameCount: 480)
         #expect { try sink.write(s16) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
+        #expect {
+            _ = try AudioPlaybackSink(connection: try PulseConnection(server: daemon.server), device: "no-such-sink", timeout: .seconds(2))
+        } throws: { error in
+            guard let error = error as? MediaError else { return false }
+            return error.code == .unavailable && error.message.contains("no-such-sink")
+        }
 
         try sink.write(Self.chunks([Float](repeating: 0, count: 2 * 4_800), frames: 4_800)[0])
         try daemon.unloadNullSink()

@@ -33,6 +33,32 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 2)
     }
 
+    @Test func silentServerTimesOut() throws {
+        // A socket that accepts connections and never answers: libpulse waits for the handshake.
+        let folder = try TemporaryDirectory()
+        let path = folder.file("silent")
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 4) == 0)
+        let started = Date()
+        #expect {
+            _ = try PulseConnection(server: "unix:" + path, timeout: .milliseconds(500))
+        } throws: { error in
+            guard let error = error as? MediaError else { return false }
+            return error.code == .unavailable && error.message.contains("no answer within") && error.message.contains(path)
+        }
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited >= 0.45 && waited < 1.5)
+    }
+
     @Test func serverGoingAwayDisconnects() throws {
         let daemon = try PulseDaemon()
         let pulse = try PulseConnection(server: daemon.server)

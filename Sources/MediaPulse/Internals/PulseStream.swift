@@ -65,7 +65,7 @@ final class PulseStream: @unchecked Sendable {
         switch state.load(ordering: .acquiring) {
         case PA_STREAM_FAILED.rawValue:
             let code = error.load(ordering: .relaxed)
-            return MediaError.pulse(code, calling: "pa_stream_get_state", what, Pulse.code(forFailure: code))
+            return MediaError.pulse(code, calling: "stream state PA_STREAM_FAILED", what, Pulse.code(forFailure: code))
         case PA_STREAM_TERMINATED.rawValue:
             return MediaError(.deviceLost, "PulseAudio: \(what) ended: the stream was terminated")
         default:
@@ -75,16 +75,25 @@ final class PulseStream: @unchecked Sendable {
 
     /// Waits until the stream is ready, at most `timeout`.
     ///
-    /// - Throws: the stream's failure, or ``MediaError/Code/io`` when it is not ready in time.
+    /// - Throws: ``MediaError/Code/unavailable`` when the device does not exist (`PA_ERR_NOENTITY`),
+    ///   the stream's failure otherwise, or ``MediaError/Code/io`` when it is not ready in time.
     func waitUntilReady(timeout: Duration) throws(MediaError) {
         let deadline = monotonicNanoseconds() + timeout.nanoseconds
-        while !isReady {
-            if let failure { throw failure }
+        while true {
+            wakeup.reset()
+            if isReady { return }
+            if var failure {
+                if error.load(ordering: .relaxed) == CInt(PA_ERR_NOENTITY.rawValue) { failure.code = .unavailable }
+                throw failure
+            }
             let left = deadline - monotonicNanoseconds()
             guard left > 0 else { throw MediaError(.io, "PulseAudio: \(what) failed: the stream was not ready within \(timeout)") }
             wakeup.wait(nanoseconds: left)
         }
     }
+
+    /// Whether ``disconnect()`` has run (the stream was finished, stopped or released).
+    var isDisconnected: Bool { disconnected.load(ordering: .acquiring) }
 
     /// Clears every callback and disconnects; nothing more arrives. Idempotent, any thread.
     func disconnect() {

@@ -30,6 +30,13 @@ final class Wakeup: @unchecked Sendable {
     /// Wakes one waiter (or the next wait). Real-time safe.
     func post() { sem_post(semaphore) }
 
+    /// Forgets posts not waited for (a consumer that never had to wait leaves one per callback), so
+    /// that the next wait sleeps. Call it *before* checking the condition: a post after that check
+    /// still ends the wait, and every post before it is covered by the check.
+    func reset() {
+        while sem_trywait(semaphore) == 0 {}
+    }
+
     /// Sleeps until a post or for at most `nanoseconds` (a signal may end it early: callers re-check).
     func wait(nanoseconds: Int64) {
         guard nanoseconds > 0 else { return }

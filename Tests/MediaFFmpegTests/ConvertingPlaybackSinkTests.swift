@@ -1,0 +1,53 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// PCM that differs from the output (44.1 kHz s16 mono into a 48 kHz f32 stereo stream) is converted
+/// on the way: `parecord` hears the tone at its frequency, for its duration, on both channels.
+@Suite struct ConvertingPlaybackSinkTests {
+    @Test func playsOtherFormatsThroughTheConverter() throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let recorded = folder.file("recorded.raw")
+        let recorder = try daemon.spawn("parecord", [
+            "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=48000", "--channels=2", "--latency-msec=20", recorded,
+        ])
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while try daemon.sourceOutputCount() == 0 && Date() < deadline && recorder.isRunning { usleep(10_000) }
+
+        let output = try AudioPlaybackSink(
+            connection: try PulseConnection(server: daemon.server), device: daemon.sinkName, sampleType: .f32, latency: .milliseconds(50))
+        let sink = try ConvertingPlaybackSink(output)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { output.stop() }
+        // 0.2 s of silence, then one second of a 1 kHz tone at half scale, as 44.1 kHz s16 mono.
+        let values: [Int16] = (0..<8_820).map { _ in 0 } + (0..<44_100).map { Int16(16_384 * sin(2 * Double.pi * 1_000 * Double($0) / 44_100)) }
+        let format = MediaFormat.audio(.pcm(.s16, sampleRate: 44_100, channels: 1))
+        for start in stride(from: 0, to: values.count, by: 4_410) {
+            let part = Array(values[start..<min(values.count, start + 4_410)])
+            try sink.write(MediaSample(
+                format: format, data: part.withUnsafeBytes { [UInt8]($0) },
+                timing: .audio(startFrame: Int64(start), frameCount: part.count, sampleRate: 44_100), frameCount: part.count))
+        }
+        try sink.finish()
+        usleep(100_000)
+        recorder.signal(SIGINT)
+        #expect(recorder.wait(timeout: 5))
+
+        let recording = RawAudio.floats(try Data(contentsOf: URL(fileURLWithPath: recorded)))
+        let left = stride(from: 0, to: recording.count, by: 2).map { recording[$0] }
+        let right = stride(from: 1, to: recording.count, by: 2).map { recording[$0] }
+        let loud = left.indices.filter { abs(left[$0]) > 0.05 }
+        let first = try #require(loud.first)
+        let last = try #require(loud.last)
+        #expect(abs(Double(last - first) / 48_000 - 1.0) < 0.02)  // one second, ±2 %
+        let tone = Array(left[first..<last])
+        let peak = RawAudio.spectralPeak(Array(tone.prefix(24_000)), sampleRate: 48_000, low: 900, high: 1_100)
+        #expect(abs(peak.frequency - 1_000) <= 10)  // ±1 %
+        // Mono to stereo: both channels carry it at the same level (FFmpeg's matrix: −3 dB each).
+        let leftLevel = RawAudio.rms(tone)
+        let rightLevel = RawAudio.rms(Array(right[first..<last]))
+        #expect(abs(20 * log10(leftLevel / rightLevel)) < 0.1)
+        #expect(leftLevel > 0.2)
+    }
+}
