@@ -33,10 +33,12 @@ let package = Package(
                 .apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])
             ]
         ),
-        // libpulse's asynchronous C API, found through pkg-config. Only MediaPulse imports it.
+        // libpulse's asynchronous C API. Only MediaPulse imports it.
         .systemLibrary(
             name: "CPulseAudio",
-            pkgConfig: "libpulse",
+            // No pkgConfig: libpulse's pkg-config cflags (-D_REENTRANT -pthread) are flags SwiftPM
+            // refuses with a warning on every build, and the headers are in /usr/include, the library
+            // in the default path (the module map links "pulse"). `make deps` installs libpulse-dev.
             providers: [.apt(["libpulse-dev"])]
         ),
         // Pure Swift: time, samples, formats, errors, stage protocols, pipeline, byte I/O.
