@@ -3,8 +3,10 @@
 CPU of recording 48 kHz stereo to AAC in real time (percent of one core): `audio-recorder --device
 test.monitor --output x.m4a --duration 60` against `ffmpeg -f pulse -i test.monitor -t 60 -c:a aac
 x.m4a`, both recording a private headless PulseAudio daemon's null-sink monitor while `paplay` plays a
-tone into the sink. Target: CPU ratio ≤ 1.0. LIVE_SECONDS (default 60) sets the length.
+tone into the sink. Target: CPU ratio ≤ 1.0. LIVE_SECONDS (default 60) sets the length. Then the
+capture latency the server reports (requested 20 ms), p50/p99 over 20 s (`audio-recorder --latency-json`).
 """
+import json
 import os
 import shutil
 import signal
@@ -75,6 +77,13 @@ def live_audio_section():
             print(f"  {label}: {100 * med[label][1] / med[label][0]:.1f} % of one core")
         ratio = med["audio-recorder (ours)"][1] / med["ffmpeg -f pulse"][1]
         print(f"  CPU ratio {ratio:.2f} (target ≤ 1.0: {'met' if ratio <= 1.0 else 'NOT met'})")
+        # Capture latency: the server's measure (device + server + our 20 ms fragment), every 100 ms.
+        result = subprocess.run([RECORDER, "--device", "test.monitor", "--output", ours, "--duration", "20", "--latency-json"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        stats = next((json.loads(line) for line in result.stderr.splitlines() if line.startswith('{"p50Ms"')), None)
+        if stats:
+            print(f"  capture latency, 20 ms requested: p50 {stats['p50Ms']:.1f} ms, p99 {stats['p99Ms']:.1f} ms, "
+                  f"max {stats['maxMs']:.1f} ms ({stats['samples']} readings over 20 s)")
     finally:
         os.environ.pop("PULSE_SERVER", None)
         player.terminate()

@@ -54,6 +54,9 @@ struct AudioRecorderCommand: ParsableCommand {
     @Flag(name: .customLong("meter-json"), help: "Print one JSON object per 100 ms with `peak` and `average` arrays in dBFS.")
     var meterJSON = false
 
+    @Flag(name: .customLong("latency-json"), help: "At the end, print the capture latency measured every 100 ms as JSON on standard error: {\"p50Ms\":…,\"p99Ms\":…,\"maxMs\":…,\"samples\":N}.")
+    var latencyJSON = false
+
     func validate() throws {
         guard let container = AudioRecordingContainer(path: output) else {
             throw ValidationError("cannot tell the container of '\(output)' from its extension; use .caf .m4a .aac .wav .aif or .aiff")
@@ -76,6 +79,7 @@ struct AudioRecorderCommand: ParsableCommand {
         recorder.onEvent = { outcome.take($0) }
         recorder.isMeteringEnabled = meter || meterJSON
         var interrupted = false
+        var latencies: [Double] = []
         let clock = ContinuousClock()
         var nextMeter = clock.now + .milliseconds(100)
         while !outcome.isFinished {
@@ -83,14 +87,22 @@ struct AudioRecorderCommand: ParsableCommand {
                 interrupted = true
                 recorder.stop()
             }
-            if recorder.isMeteringEnabled, clock.now >= nextMeter {
+            if clock.now >= nextMeter {
                 nextMeter += .milliseconds(100)
-                recorder.updateMeters()
-                report(recorder)
+                if recorder.isMeteringEnabled {
+                    recorder.updateMeters()
+                    report(recorder)
+                }
+                if latencyJSON, let latency = recorder.inputLatency?.seconds { latencies.append(latency * 1000) }
             }
             usleep(10_000)
         }
         if meter { printError("") }
+        if latencyJSON {
+            let sorted = latencies.sorted()
+            func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] }
+            printError(String(format: "{\"p50Ms\":%.2f,\"p99Ms\":%.2f,\"maxMs\":%.2f,\"samples\":%d}", percentile(0.5), percentile(0.99), sorted.last ?? 0, sorted.count))
+        }
         if let error = outcome.error { throw error }
         if outcome.lostInput > 0 { printError("audio-recorder: warning: input was lost \(outcome.lostInput) times (overruns)") }
     }

@@ -90,6 +90,10 @@ public final class AudioRecorder: Sendable {
         }
     }
 
+    /// The input's latency now, from capture to the recorder (for a device, what the server measures:
+    /// the device, the server and the fragment); `nil` when the input cannot say or before it has.
+    public var inputLatency: MediaTime? { input.latency() }
+
     /// Whether ``updateMeters()`` reads the levels (AVAudioRecorder's `isMeteringEnabled`). Default
     /// `false`. The meter always runs (a few nanoseconds a sample), so it may be turned on at any time.
     public var isMeteringEnabled: Bool {

@@ -20,6 +20,10 @@ extension AudioRecorderInput {
                 current.withLock { $0 = source }
                 return source
             },
-            interrupt: { current.withLock { $0 }?.stop() })
+            interrupt: { current.withLock { $0 }?.stop() },
+            latency: {
+                guard let latency = current.withLock({ $0 })?.statistics.latency, latency.isNumeric else { return nil }
+                return latency
+            })
     }
 }

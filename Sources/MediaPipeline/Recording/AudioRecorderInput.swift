@@ -11,17 +11,23 @@ public struct AudioRecorderInput: Sendable {
     let make: @Sendable (AudioRecorderSettings) throws -> any MediaSource
     /// Stops a source that may block (a device), from the thread that calls ``AudioRecorder/stop()``.
     let interrupt: @Sendable () -> Void
+    /// The input's latency now (capture to hand-over), when it can say.
+    let latency: @Sendable () -> MediaTime?
 
     /// A source made by `make` when recording starts. A source that blocks in `next()` must end on its
     /// own, at most a buffer after a stop (the recorder checks between samples).
     public static func source(_ make: @escaping @Sendable () throws -> any MediaSource) -> AudioRecorderInput {
-        AudioRecorderInput(make: { _ in try make() }, interrupt: {})
+        AudioRecorderInput(make: { _ in try make() }, interrupt: {}, latency: { nil })
     }
 
     /// An input from `make`, with a way to wake a source blocked in `next()`.
-    init(make: @escaping @Sendable (AudioRecorderSettings) throws -> any MediaSource, interrupt: @escaping @Sendable () -> Void) {
+    init(
+        make: @escaping @Sendable (AudioRecorderSettings) throws -> any MediaSource, interrupt: @escaping @Sendable () -> Void,
+        latency: @escaping @Sendable () -> MediaTime? = { nil }
+    ) {
         self.make = make
         self.interrupt = interrupt
+        self.latency = latency
     }
 }
 
