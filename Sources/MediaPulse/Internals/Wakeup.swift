@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+// timespec: with CPulseAudio in the same module, the importer credits the Glibc struct to it (pulse's
+// headers include <sys/time.h>), and MemberImportVisibility then asks for this import too.
+internal import CPulseAudio
 
 /// A counting semaphore (`sem_t`) that PulseAudio's mainloop thread posts and a waiting thread waits
 /// on with a deadline: how a stream's callbacks wake ``AudioCaptureSource/next()``, a blocked
