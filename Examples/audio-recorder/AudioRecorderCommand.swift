@@ -95,7 +95,7 @@ struct AudioRecorderCommand: ParsableCommand {
                 }
                 if latencyJSON, let latency = recorder.inputLatency?.seconds { latencies.append(latency * 1000) }
             }
-            usleep(10_000)
+            usleep(50_000)  // the meters and Ctrl-C are read every 50 ms; polling faster costs CPU for nothing
         }
         if meter { printError("") }
         if latencyJSON {
