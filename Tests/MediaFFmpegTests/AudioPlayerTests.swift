@@ -1,6 +1,7 @@
 import Foundation
 import MediaPipeline
 import MediaTestSupport
+import Synchronization
 import Testing
 
 /// ``AudioPlayer`` into a file sink (as fast as the sink takes it; the device is tested with PulseAudio):
@@ -133,4 +134,26 @@ import Testing
         player.stop()  // not playing: nothing to do
         #expect(player.currentTime == 0)
     }
+
+    /// play(atTime:) starts when deviceCurrentTime reaches the time: into a sink that takes audio at
+    /// once, the end comes no sooner than the start time.
+    @Test func playAtTimeWaitsForTheTime() async throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.source(dir, seconds: 0.2)
+        let player = try AudioPlayer(path: input, output: Self.output(dir.file("later.wav")))
+        let ended = EndTime()
+        player.onEvent = { if case .finished = $0 { ended.record(player.deviceCurrentTime) } }
+        let start = player.deviceCurrentTime + 0.3
+        try player.play(atTime: start)
+        try await AudioRecorderTests.waitUntil { ended.time != nil }
+        let end = try #require(ended.time)
+        #expect(end >= start && end < start + 2, "ended at \(end - start) s after the start time")
+    }
+}
+
+/// When the player said it finished, on the host clock.
+final class EndTime: Sendable {
+    private let value = Mutex<Double?>(nil)
+    func record(_ time: Double) { value.withLock { $0 = time } }
+    var time: Double? { value.withLock { $0 } }
 }
