@@ -1,6 +1,7 @@
 import Foundation
 import MediaPipeline
 import MediaTestSupport
+import Synchronization
 import Testing
 
 /// ``AudioPlayer`` on a private PulseAudio daemon while `parecord` records the null sink's monitor: what
@@ -125,4 +126,30 @@ import Testing
         let stopped = player.currentTime
         #expect(stopped >= 2.5 && !player.isPlaying)
     }
+
+    /// The output going away ends playback with a typed "device lost" error, then finished(false).
+    @Test func aLostDeviceEndsPlaybackWithDeviceLost() async throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let tone = folder.file("tone.wav")
+        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "5", "sine", "440", "vol", "0.5"])
+        let player = try AudioPlayer(path: tone, output: try .device(daemon.sinkName, server: daemon.server))
+        let log = PlayerEventLog()
+        player.onEvent = { log.append($0) }
+        try player.play()
+        try await Self.waitUntil { player.currentTime > 0.3 }
+        try daemon.unloadNullSink()
+        try await Self.waitUntil { log.events.contains { if case .finished = $0 { true } else { false } } }
+        #expect(log.events.count == 2)
+        if case .decodeError(let error) = log.events.first { #expect(error.code == .deviceLost, "\(error)") } else { Issue.record("\(log.events)") }
+        #expect(log.events.last == .finished(successfully: false))
+        #expect(!player.isPlaying)
+    }
+}
+
+/// Player events collected from the playback thread.
+final class PlayerEventLog: Sendable {
+    private let log = Mutex<[AudioPlayerEvent]>([])
+    func append(_ event: AudioPlayerEvent) { log.withLock { $0.append(event) } }
+    var events: [AudioPlayerEvent] { log.withLock { $0 } }
 }
