@@ -127,6 +127,36 @@ import Testing
         #expect(stopped >= 2.5 && !player.isPlaying)
     }
 
+    /// Pausing stops the sound (the recording of the monitor has a silent stretch as long as the pause)
+    /// and resuming plays the rest: the tone's sounding frames add up to the file's length.
+    @Test func pauseSilencesTheOutputAndResumePlaysTheRest() async throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
+        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1.5", "sine", "440", "vol", "0.5"])
+        try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
+        let recording = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { player in
+            Task.detached {
+                try await Self.waitUntil { player.currentTime > 0.8 }
+                player.pause()
+                try await Task.sleep(for: .milliseconds(600))
+                try player.play()
+            }
+        }
+        // 10 ms blocks of the left channel: sounding (peak > 0.1) or silent.
+        let blocks = stride(from: 0, to: recording.count / 2 - 480, by: 480).map { start in
+            (start..<(start + 480)).map { abs(recording[2 * $0]) }.max() ?? 0
+        }
+        let sounding = blocks.filter { $0 > 0.1 }.count
+        #expect(abs(sounding - 150) <= 4, "\(sounding) sounding 10 ms blocks for a 1.5 s tone")
+        guard let first = blocks.firstIndex(where: { $0 > 0.1 }), let last = blocks.lastIndex(where: { $0 > 0.1 }) else {
+            Issue.record("no tone recorded")
+            return
+        }
+        let silentInside = blocks[first...last].filter { $0 < 0.001 }.count
+        #expect(silentInside >= 50 && silentInside <= 70, "\(silentInside) silent 10 ms blocks inside the tone for a 0.6 s pause")
+    }
+
     /// The output going away ends playback with a typed "device lost" error, then finished(false).
     @Test func aLostDeviceEndsPlaybackWithDeviceLost() async throws {
         let daemon = try PulseDaemon()
