@@ -157,6 +157,24 @@ import Testing
         #expect(silentInside >= 50 && silentInside <= 70, "\(silentInside) silent 10 ms blocks inside the tone for a 0.6 s pause")
     }
 
+    /// A 44.1 kHz mono file on the 48 kHz stereo device: converted by our AudioConverter, heard at its
+    /// pitch for its whole length, on both channels at −3 dB (the upmix `ffmpeg -ac 2` does: −12.04 dB
+    /// RMS for this tone, as sox measures ffmpeg's output).
+    @Test func aFileInAnotherFormatIsConvertedForTheDevice() async throws {
+        let daemon = try PulseDaemon()
+        let folder = try TemporaryDirectory()
+        let tone = folder.file("mono.wav")
+        try ExternalTool.check("sox", ["-n", "-r", "44100", "-c", "1", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5", "pad", "0.2", "0"])
+        let recording = try await Self.playAndRecord(tone, daemon: daemon, folder: folder)
+        #expect(abs(Double(Self.activeFrames(recording)) - 48_000) <= 96, "\(Self.activeFrames(recording)) frames")
+        let first = recording.firstIndex { abs($0) > 0.02 } ?? 0
+        let middle = Array(recording[(first + 9_600)..<(first + 9_600 + 2 * 24_000)])
+        for channel in 0..<2 { #expect(abs(Self.rmsDB(middle, channel: channel) + 12.04) < 0.3) }
+        var crossings = 0
+        for i in stride(from: 2, to: middle.count, by: 2) where (middle[i - 2] < 0) != (middle[i] < 0) { crossings += 1 }
+        #expect(abs(Double(crossings) / 2 / 0.5 - 440) < 4.4, "\(crossings) crossings in 0.5 s")
+    }
+
     /// The output going away ends playback with a typed "device lost" error, then finished(false).
     @Test func aLostDeviceEndsPlaybackWithDeviceLost() async throws {
         let daemon = try PulseDaemon()

@@ -20,6 +20,9 @@ import Synchronization
 /// - ``currentTime`` is the file time being *heard*: the output's clock (for a device, the server's
 ///   timing, latency included) mapped back through the stretcher and the loops. Setting it seeks.
 /// - ``stop()`` keeps ``currentTime``, as AVAudioPlayer's does; the end of the file sets it to 0.
+/// - A file whose rate or channel count differs from the output's is converted as `ffmpeg -ar … -ac …`
+///   converts it (a mono file on a stereo device: each channel at −3 dB, one centred source's
+///   loudness; Core Audio would copy mono to both channels at full level).
 /// - Volume and pan changes ramp over 20 ms (no click); a loop's seam has no gap: the file's last frame
 ///   is followed by its first.
 ///

@@ -4,15 +4,22 @@ import Synchronization
 
 extension AudioPlayerOutput {
     /// A PulseAudio output by name, or the default with `nil`; `server` is a libpulse server string
-    /// (`nil`: `PULSE_SERVER` or the default). The player converts the file to the server's sample rate
+    /// (`nil`: `PULSE_SERVER` or the default). The player converts the file to the device's sample rate
     /// and channel count with ``MediaFFmpeg/AudioConverter`` when they differ (not the server's
     /// resampler), and ``AudioPlayer/currentTime`` follows what has been heard (the server's timing).
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/unavailable`` when no server answers.
+    /// - Throws: ``MediaCore/MediaError/Code/unavailable`` when no server answers;
+    ///   ``MediaCore/MediaError/Code/io`` when there is no such output.
     public static func device(_ name: String?, server: String? = nil) throws(MediaError) -> AudioPlayerOutput {
         let connection = try PulseConnection(server: server, clientName: "MediaPipeline AudioPlayer")
-        let info = try connection.serverInfo()
-        return AudioPlayerOutput(sampleRate: info.sampleRate, channels: info.channelCount) { format in
+        // The device's own rate and channels (a null sink at 48 kHz), not the server's default spec
+        // (44.1 kHz unless configured): then the server has nothing to resample.
+        let outputs = try connection.outputs()
+        let device = name.map { wanted in outputs.first { $0.name == wanted } } ?? outputs.first { $0.isDefault }
+        guard let device else {
+            throw MediaError(.io, "no PulseAudio output \(name.map { "named \"\($0)\"" } ?? "is the default") on \(connection.server)")
+        }
+        return AudioPlayerOutput(sampleRate: device.sampleRate, channels: device.channelCount) { format in
             let sink = try AudioPlaybackSink(
                 connection: connection, device: name, sampleType: .f32, sampleRate: format.sampleRate,
                 channels: format.channelLayout.channelCount)
