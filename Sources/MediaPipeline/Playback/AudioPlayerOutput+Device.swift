@@ -30,9 +30,10 @@ extension AudioPlayerOutput {
 
 /// A device's clock: the frames heard, from the server's timing, held still while paused.
 ///
-/// Deviation: measured here (PulseAudio 16, a null sink), `pa_stream_get_time` of a corked stream kept
-/// advancing with the wall clock while another thread waited to write into it. So the clock freezes
-/// at ``pause()`` itself and, at ``resume()``, subtracts whatever the server's time moved meanwhile.
+/// Deviation: measured here (PulseAudio 16, a null sink), `pa_stream_get_time` of a stream corked in
+/// its first ~2 s, while an idle null sink still renders in 2-s blocks and a writer waits for room,
+/// kept advancing with the wall clock (corked later, it stands still). So the clock freezes at
+/// ``pause()`` itself and, at ``resume()``, subtracts whatever the server's time moved meanwhile.
 final class DeviceClock: PlaybackClock {
     let sink: AudioPlaybackSink
     private let state = Mutex<(pausedAt: Int64?, offset: Int64)>((nil, 0))
