@@ -111,6 +111,8 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
     private var rewritesMovie = false
     private var finalSize: Int64?
+    /// Whether the output is a network URL (its size is what was sent, not a file's).
+    private var isNetwork = false
 
     /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
     /// format of the path's extension.
@@ -136,6 +138,36 @@ public final class ContainerMuxer: MultiTrackSink {
         let file = try FileIOContext(path: path)
         destination = .file(file)
         context.raw.pointee.pb = file.raw
+    }
+
+    /// A muxer streaming to a network `url` (``StreamingURL``: `rtmp://`/`rtmps://` carry FLV, `srt://`,
+    /// `udp://` and `tcp://` carry MPEG-TS unless `format` says otherwise), connecting now through
+    /// libavformat's protocols. Every packet is handed to the protocol as it is muxed (no buffering for
+    /// latency); a write blocks while the network does not take it (put a ``MediaCore/LiveStreamSink``
+    /// in front to keep the encoder going). ``bytesWritten`` counts what was handed to the protocol.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the URL for an unknown scheme;
+    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for MP4/MOV/M4A that are not fragmented;
+    ///   ``MediaCore/MediaError/Code/io`` naming the URL when the connection fails (refused, no route,
+    ///   SRT handshake or RTMP publish refused).
+    public init(url: String, format: ContainerFormat? = nil, options: Options = Options()) throws(MediaError) {
+        let destination = try StreamingURL(url)
+        let chosen = format ?? destination.defaultFormat
+        if chosen.isISOBaseMedia, !options.fragmented {
+            throw MediaError(.unsupportedFormat, "\(chosen) cannot be streamed to \(url) without Options.fragmented")
+        }
+        FFmpeg.quietLogging()
+        FFmpeg.initializeNetwork()
+        self.format = chosen
+        self.options = options
+        context = try OutputFormatContext(muxerName: chosen.muxerName)
+        packet = try Packet()
+        if let copy = av_strdup(url) { context.raw.pointee.url = copy }  // freed by avformat_free_context
+        let file = try FileIOContext(path: url, options: destination.protocolOptions)
+        self.destination = .file(file)
+        isNetwork = true
+        context.raw.pointee.pb = file.raw
+        context.raw.pointee.flush_packets = 1
     }
 
     /// A muxer writing to `output` through a custom I/O context; libavformat seeks (to patch sizes) only
@@ -245,7 +277,12 @@ public final class ContainerMuxer: MultiTrackSink {
         }
         switch destination {
         case .file(let file):
+            let sent = file.raw.map { avio_tell($0) } ?? 0
             do throws(MediaError) { try file.close() } catch { failure = failure ?? error }
+            if isNetwork {
+                finalSize = sent
+                break
+            }
             if failure == nil, rewritesMovie {
                 do throws(MediaError) {
                     try MovieRewriter.rewriteFile(
@@ -459,3 +496,4 @@ extension ContainerMuxer {
         return MovieRewriter.iTunSMPB(priming: track.priming, remainder: track.remainder, validFrames: track.validFrames)
     }
 }
+extension ContainerMuxer: SentByteCounting {}
