@@ -123,6 +123,7 @@ enum StreamingSupport {
     /// The checks every loopback receiver gets: every frame of both streams arrived, A/V start within
     /// one frame, nothing dropped on the way, latency measured.
     static func expectComplete(_ probe: Probe, _ stats: LiveStreamSink.Stats, _ what: String) {
+        print("STREAMDEBUG \(what) \(probe) \(stats)")
         #expect(stats.droppedFrames == 0, "\(what): \(stats)")
         #expect(stats.sentVideoFrames == fps * seconds, "\(what): \(stats)")
         #expect(stats.sentAudioFrames >= seconds * 48_000 / 1024, "\(what): \(stats)")
