@@ -145,12 +145,17 @@ public final class ContainerMuxer: MultiTrackSink {
     /// libavformat's protocols. Every packet is handed to the protocol as it is muxed (no buffering for
     /// latency); a write blocks while the network does not take it (put a ``MediaCore/LiveStreamSink``
     /// in front to keep the encoder going). ``bytesWritten`` counts what was handed to the protocol.
+    /// `protocolOptions` go to the protocol as AVOptions (`send_buffer_size`, `rw_timeout`, SRT's
+    /// `latency`…: what `ffmpeg -send_buffer_size 65536 … tcp://…` sets; not every one is read from the
+    /// URL's query), over the defaults of ``StreamingURL``.
     ///
     /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the URL for an unknown scheme;
     ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for MP4/MOV/M4A that are not fragmented;
     ///   ``MediaCore/MediaError/Code/io`` naming the URL when the connection fails (refused, no route,
     ///   SRT handshake or RTMP publish refused).
-    public init(url: String, format: ContainerFormat? = nil, options: Options = Options()) throws(MediaError) {
+    public init(
+        url: String, format: ContainerFormat? = nil, options: Options = Options(), protocolOptions: [String: String] = [:]
+    ) throws(MediaError) {
         let destination = try StreamingURL(url)
         let chosen = format ?? destination.defaultFormat
         if chosen.isISOBaseMedia, !options.fragmented {
@@ -163,7 +168,8 @@ public final class ContainerMuxer: MultiTrackSink {
         context = try OutputFormatContext(muxerName: chosen.muxerName)
         packet = try Packet()
         if let copy = av_strdup(url) { context.raw.pointee.url = copy }  // freed by avformat_free_context
-        let file = try FileIOContext(path: url, options: destination.protocolOptions)
+        let file = try FileIOContext(
+            path: url, options: destination.protocolOptions.merging(protocolOptions) { _, given in given })
         self.destination = .file(file)
         isNetwork = true
         context.raw.pointee.pb = file.raw

@@ -48,11 +48,11 @@ enum StreamingSupport {
     }
 
     /// Connects a muxer to `url`, retrying while the receiver is not listening yet (at most 5 s).
-    static func connect(_ url: String) throws -> ContainerMuxer {
+    static func connect(_ url: String, protocolOptions: [String: String] = [:]) throws -> ContainerMuxer {
         let deadline = Date(timeIntervalSinceNow: 5)
         var lastError: MediaError?
         while Date() < deadline {
-            let result = Result { () throws(MediaError) in try ContainerMuxer(url: url) }
+            let result = Result { () throws(MediaError) in try ContainerMuxer(url: url, protocolOptions: protocolOptions) }
             switch result {
             case .success(let muxer): return muxer
             case .failure(let error):
@@ -68,7 +68,7 @@ enum StreamingSupport {
     /// time on one clock, through a LiveStreamSink of `maxQueue` into a muxer connected to `url` (retried
     /// while the receiver is not listening yet, when `retry`); the sink's stats.
     static func stream(
-        to url: String, retry: Bool = true, keyint: Int = 25, videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
+        to url: String, retry: Bool = true, protocolOptions: [String: String] = [:], keyint: Int = 25, videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
         maxQueue: MediaTime = .seconds(2)
     ) async throws -> LiveStreamSink.Stats {
         var settings = H264Encoder.Settings()
@@ -88,7 +88,7 @@ enum StreamingSupport {
             "audio",
             source: RealTimeSource(try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)), clock: clock),
             stages: [try AACEncoder(bitRate: audioBitRate)])
-        let muxer = retry ? try connect(url) : try ContainerMuxer(url: url)
+        let muxer = retry ? try connect(url, protocolOptions: protocolOptions) : try ContainerMuxer(url: url, protocolOptions: protocolOptions)
         let live = try LiveStreamSink(muxer, clock: clock, maxQueueDuration: maxQueue)
         let stats = live.statsSource
         graph.addSink(live, tracks: [video, audio])
@@ -123,7 +123,6 @@ enum StreamingSupport {
     /// The checks every loopback receiver gets: every frame of both streams arrived, A/V start within
     /// one frame, nothing dropped on the way, latency measured.
     static func expectComplete(_ probe: Probe, _ stats: LiveStreamSink.Stats, _ what: String) {
-        print("STREAMDEBUG \(what) \(probe) \(stats)")
         #expect(stats.droppedFrames == 0, "\(what): \(stats)")
         #expect(stats.sentVideoFrames == fps * seconds, "\(what): \(stats)")
         #expect(stats.sentAudioFrames >= seconds * 48_000 / 1024, "\(what): \(stats)")
