@@ -38,7 +38,7 @@ build: deps
 # Tests that play, record or pace audio in real time (a private PulseAudio daemon, live tones): they
 # run after the rest, one at a time, because on two cores the other suites' parallel work (encoders,
 # external judges) can starve a real-time stream into underruns and its waits into timeouts.
-LIVE_TESTS = MediaPulseTests|AudioRecorder|Streaming
+LIVE_TESTS = MediaPulseTests|AudioRecorder|\.Streaming
 
 # The whole test suite. The tests run the example executables, so build everything first.
 test: deps

@@ -53,6 +53,16 @@ struct LiveQueueState {
             }
             return .mustWait
         }
+        if entry.isVideo {
+            // A run just dropped may have reached the end of the queue: the new frame belongs to that GOP
+            // unless it starts the next one.
+            if entry.isKeyframe {
+                droppingGOP = false
+            } else if droppingGOP {
+                stats.droppedFrames += 1
+                return .dropped
+            }
+        }
         entries.append(entry)
         let span = queuedSeconds
         stats.queueSeconds = span
