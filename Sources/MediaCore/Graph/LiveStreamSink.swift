@@ -84,20 +84,27 @@ public final class LiveStreamSink: MultiTrackSink {
     }
 
     private func start(_ begin: (inout any MultiTrackSink) throws -> Void) throws {
-        guard !finished, !started, var sink = pending?.take() else { throw MediaError.stageFinished(name) }
-        started = true
-        pending = nil
+        guard !finished, !started, let handoff = pending, var sink = handoff.take() else { throw MediaError.stageFinished(name) }
         do {
             try begin(&sink)
         } catch {
-            pending = Handoff(sink)
+            pending = Handoff(sink)  // finish() still closes the inner sink
             throw error
         }
+        pending = nil
+        started = true
         let queue = self.queue
         let clock = self.clock
-        try StageThread.detach {
-            var sender = LiveStreamSender(sink: sink, queue: queue, clock: clock)
-            sender.run()
+        do {
+            try StageThread.detach {
+                var sender = LiveStreamSender(sink: sink, queue: queue, clock: clock)
+                sender.run()
+            }
+        } catch {
+            // No sender: writes and finish throw this instead of waiting for one.
+            queue.fail(error)
+            queue.senderEnded(bytes: nil)
+            throw error
         }
     }
 
