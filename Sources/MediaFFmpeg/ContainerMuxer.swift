@@ -111,8 +111,9 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
     private var rewritesMovie = false
     private var finalSize: Int64?
-    /// Whether the output is a network URL (its size is what was sent, not a file's).
-    private var isNetwork = false
+    /// The network URL streamed to, `nil` for a file or a ``MediaCore/MediaOutput`` (a stream's size is
+    /// what was sent, and its errors name the URL).
+    private var networkURL: String?
 
     /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
     /// format of the path's extension.
@@ -171,7 +172,7 @@ public final class ContainerMuxer: MultiTrackSink {
         let file = try FileIOContext(
             path: url, options: destination.protocolOptions.merging(protocolOptions) { _, given in given })
         self.destination = .file(file)
-        isNetwork = true
+        networkURL = url
         context.raw.pointee.pb = file.raw
         context.raw.pointee.flush_packets = 1
     }
@@ -275,6 +276,8 @@ public final class ContainerMuxer: MultiTrackSink {
                 }
                 try check(av_write_trailer(context.raw), calling: "av_write_trailer", .io)
             } catch {
+                var error = error
+                if let networkURL { error.message = "cannot end the stream to \(networkURL): \(error.message)" }
                 failure = error
             }
             if case .custom(let custom) = destination, let written = custom.bridge.failure {
@@ -285,7 +288,7 @@ public final class ContainerMuxer: MultiTrackSink {
         case .file(let file):
             let sent = file.raw.map { avio_tell($0) } ?? 0
             do throws(MediaError) { try file.close() } catch { failure = failure ?? error }
-            if isNetwork {
+            if networkURL != nil {
                 finalSize = sent
                 break
             }
@@ -468,7 +471,8 @@ extension ContainerMuxer {
                 try check(code, calling: "av_interleaved_write_frame", .io)
             } catch {
                 var error = error
-                error.message = "cannot write sample of track \(trackIndex): \(error.message)"
+                let to = networkURL.map { " to \($0)" } ?? ""
+                error.message = "cannot write sample of track \(trackIndex)\(to): \(error.message)"
                 error.sampleIndex = index
                 throw error
             }

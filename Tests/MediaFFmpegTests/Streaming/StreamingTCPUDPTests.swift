@@ -31,4 +31,25 @@ import Testing
         #expect(receiver.wait(timeout: 5))
         StreamingSupport.expectComplete(try StreamingSupport.probe(dir.file("got.ts")), stats, "udp")
     }
+
+    @Test func serverGoneIsAnIOErrorNamingTheURL() async throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let receiver = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
+        defer { receiver.kill() }
+        let url = "tcp://127.0.0.1:\(port)"
+        let killer = Thread {
+            usleep(1_000_000)
+            receiver.signal(SIGKILL)
+        }
+        killer.start()
+        do {
+            let stats = try await StreamingSupport.stream(to: url)
+            Issue.record("the stream went on after its receiver was killed: \(stats)")
+        } catch let error as MediaError {
+            #expect(error.code == .io && "\(error)".contains(url), "\(error)")
+        }
+    }
 }
