@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let clock = MediaClock()
-/// let live = LiveStreamSink(try ContainerMuxer(url: "rtmp://127.0.0.1/live/key"), clock: clock,
+/// let live = try LiveStreamSink(try ContainerMuxer(url: "rtmp://127.0.0.1/live/key"), clock: clock,
 ///                           maxQueueDuration: .seconds(2))
 /// let stats = live.statsSource                 // poll `stats.current` from any thread
 /// graph.addSink(live, tracks: [video, audio])  // branches paced with RealTimeSource(…, clock: clock)

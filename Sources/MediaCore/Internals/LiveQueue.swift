@@ -133,6 +133,9 @@ final class LiveQueue: @unchecked Sendable {
 
     /// The current stats.
     var stats: LiveStreamSink.Stats {
-        (try? locked { () throws(MediaError) in state.snapshot }) ?? LiveStreamSink.Stats()
+        // Copied under the lock (copy-on-write: the writer is held only for the copy), sorted outside it.
+        let copy = try? locked { () throws(MediaError) in (state.stats, state.latencies) }
+        guard let (stats, latencies) = copy else { return LiveStreamSink.Stats() }
+        return LiveQueueState.snapshot(stats, latencies: latencies)
     }
 }

@@ -91,8 +91,9 @@ struct LiveQueueState {
         }
     }
 
-    /// The stats, with the latency percentiles over the last 4096 samples sent.
-    var snapshot: LiveStreamSink.Stats {
+    /// The stats with the latency percentiles over `latencies` (the last 4096 samples sent); sorts, so
+    /// call it outside the lock on a copy.
+    static func snapshot(_ stats: LiveStreamSink.Stats, latencies: [Double]) -> LiveStreamSink.Stats {
         var result = stats
         let sorted = latencies.sorted()
         if !sorted.isEmpty {
