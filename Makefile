@@ -12,7 +12,7 @@ BUILD_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev libswre
 # live-audio tests (each test starts a private daemon with a null sink).
 ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
-	pulseaudio pulseaudio-utils
+	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
 .PHONY: all deps build test demo bench clean
 
@@ -38,7 +38,7 @@ build: deps
 # Tests that play, record or pace audio in real time (a private PulseAudio daemon, live tones): they
 # run after the rest, one at a time, because on two cores the other suites' parallel work (encoders,
 # external judges) can starve a real-time stream into underruns and its waits into timeouts.
-LIVE_TESTS = MediaPulseTests|AudioRecorder
+LIVE_TESTS = MediaPulseTests|AudioRecorder|\.Streaming
 
 # The whole test suite. The tests run the example executables, so build everything first.
 test: deps

@@ -111,6 +111,9 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
     private var rewritesMovie = false
     private var finalSize: Int64?
+    /// The network URL streamed to, `nil` for a file or a ``MediaCore/MediaOutput`` (a stream's size is
+    /// what was sent, and its errors name the URL).
+    private var networkURL: String?
 
     /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
     /// format of the path's extension.
@@ -136,6 +139,42 @@ public final class ContainerMuxer: MultiTrackSink {
         let file = try FileIOContext(path: path)
         destination = .file(file)
         context.raw.pointee.pb = file.raw
+    }
+
+    /// A muxer streaming to a network `url` (``StreamingURL``: `rtmp://`/`rtmps://` carry FLV, `srt://`,
+    /// `udp://` and `tcp://` carry MPEG-TS unless `format` says otherwise), connecting now through
+    /// libavformat's protocols. Every packet is handed to the protocol as it is muxed (no buffering for
+    /// latency); a write blocks while the network does not take it (put a ``MediaCore/LiveStreamSink``
+    /// in front to keep the encoder going). ``bytesWritten`` counts what was handed to the protocol.
+    /// `protocolOptions` go to the protocol as AVOptions (`send_buffer_size`, `rw_timeout`, SRT's
+    /// `latency`…: what `ffmpeg -send_buffer_size 65536 … tcp://…` sets; not every one is read from the
+    /// URL's query), over the defaults of ``StreamingURL``.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the URL for an unknown scheme;
+    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for MP4/MOV/M4A that are not fragmented;
+    ///   ``MediaCore/MediaError/Code/io`` naming the URL when the connection fails (refused, no route,
+    ///   SRT handshake or RTMP publish refused).
+    public init(
+        url: String, format: ContainerFormat? = nil, options: Options = Options(), protocolOptions: [String: String] = [:]
+    ) throws(MediaError) {
+        let destination = try StreamingURL(url)
+        let chosen = format ?? destination.defaultFormat
+        if chosen.isISOBaseMedia, !options.fragmented {
+            throw MediaError(.unsupportedFormat, "\(chosen) cannot be streamed to \(url) without Options.fragmented")
+        }
+        FFmpeg.quietLogging()
+        FFmpeg.initializeNetwork()
+        self.format = chosen
+        self.options = options
+        context = try OutputFormatContext(muxerName: chosen.muxerName)
+        packet = try Packet()
+        if let copy = av_strdup(url) { context.raw.pointee.url = copy }  // freed by avformat_free_context
+        let file = try FileIOContext(
+            path: url, options: destination.protocolOptions.merging(protocolOptions) { _, given in given })
+        self.destination = .file(file)
+        networkURL = url
+        context.raw.pointee.pb = file.raw
+        context.raw.pointee.flush_packets = 1
     }
 
     /// A muxer writing to `output` through a custom I/O context; libavformat seeks (to patch sizes) only
@@ -237,6 +276,8 @@ public final class ContainerMuxer: MultiTrackSink {
                 }
                 try check(av_write_trailer(context.raw), calling: "av_write_trailer", .io)
             } catch {
+                var error = error
+                if let networkURL { error.message = "cannot end the stream to \(networkURL): \(error.message)" }
                 failure = error
             }
             if case .custom(let custom) = destination, let written = custom.bridge.failure {
@@ -245,7 +286,12 @@ public final class ContainerMuxer: MultiTrackSink {
         }
         switch destination {
         case .file(let file):
+            let sent = file.raw.map { avio_tell($0) } ?? 0
             do throws(MediaError) { try file.close() } catch { failure = failure ?? error }
+            if networkURL != nil {
+                finalSize = sent
+                break
+            }
             if failure == nil, rewritesMovie {
                 do throws(MediaError) {
                     try MovieRewriter.rewriteFile(
@@ -425,7 +471,8 @@ extension ContainerMuxer {
                 try check(code, calling: "av_interleaved_write_frame", .io)
             } catch {
                 var error = error
-                error.message = "cannot write sample of track \(trackIndex): \(error.message)"
+                let to = networkURL.map { " to \($0)" } ?? ""
+                error.message = "cannot write sample of track \(trackIndex)\(to): \(error.message)"
                 error.sampleIndex = index
                 throw error
             }
@@ -459,3 +506,4 @@ extension ContainerMuxer {
         return MovieRewriter.iTunSMPB(priming: track.priming, remainder: track.remainder, validFrames: track.validFrames)
     }
 }
+extension ContainerMuxer: SentByteCounting {}

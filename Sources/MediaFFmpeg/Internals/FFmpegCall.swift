@@ -32,6 +32,13 @@ enum FFmpeg {
 
     private static let quiet: Void = mp_set_log_level(AV_LOG_QUIET)
 
+    /// `avformat_network_init`, once per process, before the first network protocol is opened.
+    static func initializeNetwork() {
+        _ = network
+    }
+
+    private static let network: Void = { _ = avformat_network_init() }()
+
     /// Owner objects (codec contexts, frames, packets, FIFOs, resamplers) alive now: for leak tests.
     static let liveObjects = Atomic<Int>(0)
 

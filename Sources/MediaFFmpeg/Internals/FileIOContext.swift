@@ -8,11 +8,15 @@ final class FileIOContext {
     /// The path written.
     let path: String
 
-    /// Creates (or truncates) the file at `path`; the error names the path.
-    init(path: String) throws(MediaError) {
+    /// Creates (or truncates) the file at `path`, or connects to the URL `path` (libavformat's
+    /// protocols, with `options` for the protocol); the error names the path.
+    init(path: String, options: [String: String] = [:]) throws(MediaError) {
         self.path = path
         var context: UnsafeMutablePointer<AVIOContext>? = nil
-        let code = avio_open2(&context, path, AVIO_FLAG_WRITE, nil, nil)
+        var dictionary: OpaquePointer? = nil
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        let code = avio_open2(&context, path, AVIO_FLAG_WRITE, nil, &dictionary)
+        av_dict_free(&dictionary)
         guard code >= 0, let context else {
             throw MediaError(
                 .io, "cannot open \(path) for writing: \(FFmpeg.describe(code))", ffmpegCall: "avio_open2",

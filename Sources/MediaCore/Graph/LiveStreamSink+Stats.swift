@@ -1,0 +1,49 @@
+extension LiveStreamSink {
+    /// What a ``LiveStreamSink`` has done so far, for an app to poll (``StatsSource/current``).
+    public struct Stats: Sendable, Hashable {
+        /// Bytes the inner sink has sent, when it says (``SentByteCounting``); `nil` otherwise.
+        public var sentBytes: Int64?
+        /// Samples handed to the inner sink (all tracks).
+        public var sentFrames = 0
+        /// Video samples handed to the inner sink.
+        public var sentVideoFrames = 0
+        /// Audio samples handed to the inner sink.
+        public var sentAudioFrames = 0
+        /// Video samples dropped (audio never is).
+        public var droppedFrames = 0
+        /// GOPs dropped from their keyframe on (a GOP cut short after some frames were sent is not
+        /// counted here; its frames are in ``droppedFrames``).
+        public var droppedGOPs = 0
+        /// The span of decode times queued now, in seconds.
+        public var queueSeconds = 0.0
+        /// The longest span the queue has held, in seconds.
+        public var maxQueueSeconds = 0.0
+        /// How many audio samples had to wait for room (the writer blocked).
+        public var writerWaits = 0
+        /// Latency from capture (presentation time on the clock) to the hand-off to the inner sink,
+        /// in seconds: median and 99th percentile over the last 4096 samples; `nil` before any.
+        public var latencyP50: Double?
+        /// See ``latencyP50``.
+        public var latencyP99: Double?
+
+        /// No samples yet.
+        public init() {}
+    }
+
+    /// A `Sendable` handle to a ``LiveStreamSink``'s stats, to poll from another thread or task while
+    /// the graph owns the sink.
+    public struct StatsSource: Sendable {
+        let queue: LiveQueue
+        init(queue: LiveQueue) { self.queue = queue }
+
+        /// The stats now.
+        public var current: Stats { queue.stats }
+    }
+}
+
+/// A sink that can say how many bytes it has sent or written (``LiveStreamSink`` reports it as
+/// ``LiveStreamSink/Stats/sentBytes``).
+public protocol SentByteCounting {
+    /// Bytes handed to the output so far.
+    var bytesWritten: Int64 { get }
+}

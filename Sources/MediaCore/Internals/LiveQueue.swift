@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The queue between a ``LiveStreamSink``'s writer (the graph) and its sender thread: a
+/// ``LiveQueueState`` behind a `pthread_mutex_t`, with a condition variable (on `CLOCK_MONOTONIC`) for
+/// the two sides to wait on. Every wait is bounded (``waitSlice``) and re-checks its condition; none
+/// spins.
+final class LiveQueue: @unchecked Sendable {
+    // Sendable by construction: `state`, `closed`, `finishing`, `senderDone` and `failure` are read and
+    // written only between pthread_mutex_lock and pthread_mutex_unlock on `mutex` (every access goes
+    // through `locked`), and what leaves the lock is Sendable (samples, stats, errors).
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var state: LiveQueueState
+    private var finishing = false
+    private var senderDone = false
+    private var failure: MediaError?
+    /// Longest single wait, in nanoseconds, before a waiter re-checks.
+    private let waitSlice: Int64 = 100_000_000
+
+    init(limit: MediaTime) {
+        state = LiveQueueState(limit: limit)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    private func locked<R>(_ body: () throws(MediaError) -> R) throws(MediaError) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits on the condition at most one slice (called with the mutex held).
+    private func waitSliceLocked() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let end = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + waitSlice
+        var deadline = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
+        _ = pthread_cond_timedwait(condition, mutex, &deadline)
+    }
+
+    /// Queues `entry` or drops it by the policy; waits (bounded slices) while audio would exceed the
+    /// limit. Throws the sender's error once it has failed.
+    func put(_ entry: LiveQueueState.Entry) throws(MediaError) {
+        try locked { () throws(MediaError) in
+            var waited = false
+            while true {
+                if let failure { throw failure }
+                switch state.admit(entry) {
+                case .queued, .dropped:
+                    pthread_cond_broadcast(condition)
+                    return
+                case .mustWait:
+                    if !waited { state.stats.writerWaits += 1 }
+                    waited = true
+                    if senderDone { throw MediaError(.stageFinished, "the live stream's sender has ended") }
+                    waitSliceLocked()
+                }
+            }
+        }
+    }
+
+    /// The next entry for the sender; `nil` once ``finish()`` was called and the queue is empty.
+    func take() -> LiveQueueState.Entry? {
+        // `locked` only rethrows the body's errors; this body throws none.
+        (try? locked { () throws(MediaError) -> LiveQueueState.Entry? in
+            while true {
+                if let entry = state.takeFirst() {
+                    pthread_cond_broadcast(condition)
+                    return entry
+                }
+                if finishing { return nil }
+                waitSliceLocked()
+            }
+        }) ?? nil
+    }
+
+    /// Records a sample handed to the inner sink.
+    func didSend(_ entry: LiveQueueState.Entry, latency: Double?, bytes: Int64?) {
+        try? locked { () throws(MediaError) in state.recordSent(entry, latency: latency, bytes: bytes) }
+    }
+
+    /// Records the sender's first error: the writer throws it from then on.
+    func fail(_ error: MediaError) {
+        try? locked { () throws(MediaError) in
+            if failure == nil { failure = error }
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// No more entries will come: the sender drains the queue, then ends.
+    func finish() {
+        try? locked { () throws(MediaError) in
+            finishing = true
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// The sender has finished the inner sink, which sent `bytes` in all (when it says).
+    func senderEnded(bytes: Int64?) {
+        try? locked { () throws(MediaError) in
+            if let bytes { state.stats.sentBytes = bytes }
+            senderDone = true
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// Waits (bounded slices) until the sender has ended; its error, if any.
+    func waitForSender() -> MediaError? {
+        (try? locked { () throws(MediaError) -> MediaError? in
+            while !senderDone { waitSliceLocked() }
+            return failure
+        }) ?? nil
+    }
+
+    /// The current stats.
+    var stats: LiveStreamSink.Stats {
+        // Copied under the lock (copy-on-write: the writer is held only for the copy), sorted outside it.
+        let copy = try? locked { () throws(MediaError) in (state.stats, state.latencies) }
+        guard let (stats, latencies) = copy else { return LiveStreamSink.Stats() }
+        return LiveQueueState.snapshot(stats, latencies: latencies)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// MPEG-TS over TCP and UDP to ffmpeg receivers on 127.0.0.1, in real time.
+@Suite(.serialized) struct StreamingTCPUDPTests {
+    @Test func mpegTSOverTCPArrivesWhole() async throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let receiver = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
+        defer { receiver.kill() }
+        let stats = try await StreamingSupport.stream(to: "tcp://127.0.0.1:\(port)")
+        #expect(receiver.wait(timeout: 10), "the receiver did not see the end of the stream")
+        StreamingSupport.expectComplete(try StreamingSupport.probe(dir.file("got.ts")), stats, "tcp")
+    }
+
+    @Test func mpegTSOverUDPArrivesWhole() async throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let receiver = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "udp://127.0.0.1:\(port)?timeout=2000000&fifo_size=100000", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
+        defer { receiver.kill() }
+        // UDP has no connection to refuse: wait until the receiver has bound its port.
+        #expect(StreamingSupport.waitUntil(timeout: 5) { !StreamingSupport.isFree(port, udp: true) })
+        let stats = try await StreamingSupport.stream(to: "udp://127.0.0.1:\(port)?pkt_size=1316", retry: false)
+        if !receiver.wait(timeout: 6) { receiver.signal(SIGINT) }
+        #expect(receiver.wait(timeout: 5))
+        StreamingSupport.expectComplete(try StreamingSupport.probe(dir.file("got.ts")), stats, "udp")
+    }
+
+    @Test func serverGoneIsAnIOErrorNamingTheURL() async throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let receiver = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
+        defer { receiver.kill() }
+        let url = "tcp://127.0.0.1:\(port)"
+        let killer = Thread {
+            usleep(1_000_000)
+            receiver.signal(SIGKILL)
+        }
+        killer.start()
+        do {
+            let stats = try await StreamingSupport.stream(to: url)
+            Issue.record("the stream went on after its receiver was killed: \(stats)")
+        } catch let error as MediaError {
+            #expect(error.code == .io && "\(error)".contains(url), "\(error)")
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// Shared by the `Streaming…Tests` suites: free loopback ports, a short live stream of the generated
+/// pattern and tone through the real encoders, and what ffprobe says about what a receiver recorded.
+enum StreamingSupport {
+    static let fps = 25
+    static let seconds = 3
+
+    /// A port above 20000 that is free on 127.0.0.1 for both TCP and UDP now.
+    static func freePort() throws -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000...60_000)
+            if isFree(port, udp: false) && isFree(port, udp: true) { return port }
+        }
+        throw MediaError(.io, "no free port found above 20000")
+    }
+
+    /// Whether `port` can be bound on 127.0.0.1 (for UDP: whether a receiver has bound it yet).
+    static func isFree(_ port: Int, udp: Bool) -> Bool {
+        let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    static func loopback(_ port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// Waits (bounded) until `condition` holds; whether it did.
+    static func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
+    /// Connects a muxer to `url`, retrying while the receiver is not listening yet (at most 5 s).
+    static func connect(_ url: String, protocolOptions: [String: String] = [:]) throws -> ContainerMuxer {
+        let deadline = Date(timeIntervalSinceNow: 5)
+        var lastError: MediaError?
+        while Date() < deadline {
+            let result = Result { () throws(MediaError) in try ContainerMuxer(url: url, protocolOptions: protocolOptions) }
+            switch result {
+            case .success(let muxer): return muxer
+            case .failure(let error):
+                guard error.code == .io else { throw error }
+                lastError = error
+            }
+            usleep(100_000)
+        }
+        throw lastError ?? MediaError(.io, "cannot connect to \(url)")
+    }
+
+    /// Streams `seconds` of the 320x240 pattern (GOPs of `keyint` frames) and a tone, paced in real
+    /// time on one clock, through a LiveStreamSink of `maxQueue` into a muxer connected to `url` (retried
+    /// while the receiver is not listening yet, when `retry`); the sink's stats.
+    static func stream(
+        to url: String, retry: Bool = true, protocolOptions: [String: String] = [:], keyint: Int = 25, videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
+        maxQueue: MediaTime = .seconds(2)
+    ) async throws -> LiveStreamSink.Stats {
+        var settings = H264Encoder.Settings()
+        settings.realTime = true
+        settings.averageBitRate = videoBitRate
+        settings.maxKeyFrameInterval = keyint
+        settings.preset = "ultrafast"
+        let length = MediaTime.seconds(Int64(seconds))
+        let clock = MediaClock()
+        var graph = MediaGraph()
+        let video = graph.addBranch(
+            "video",
+            source: RealTimeSource(
+                try TestPatternGenerator(width: 320, height: 240, frameRate: FrameRate(Int32(fps)), length: .duration(length)), clock: clock),
+            stages: [try H264Encoder(settings: settings)])
+        let audio = graph.addBranch(
+            "audio",
+            source: RealTimeSource(try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)), clock: clock),
+            stages: [try AACEncoder(bitRate: audioBitRate)])
+        let muxer = retry ? try connect(url, protocolOptions: protocolOptions) : try ContainerMuxer(url: url, protocolOptions: protocolOptions)
+        let live = try LiveStreamSink(muxer, clock: clock, maxQueueDuration: maxQueue)
+        let stats = live.statsSource
+        graph.addSink(live, tracks: [video, audio])
+        _ = try await graph.run()
+        return stats.current
+    }
+
+    /// What ffprobe decoded of each stream of `path`: frames and start time by codec type.
+    struct Probe {
+        var videoFrames = 0
+        var audioFrames = 0
+        var videoStart = Double.nan
+        var audioStart = Double.nan
+    }
+
+    static func probe(_ path: String) throws -> Probe {
+        let json = try ExternalTool.ffprobeJSON(path, ["-count_frames", "-show_streams"])
+        let streams = try #require(json["streams"] as? [[String: Any]])
+        var probe = Probe()
+        for stream in streams {
+            let frames = Int(stream["nb_read_frames"] as? String ?? "") ?? 0
+            let start = Double(stream["start_time"] as? String ?? "") ?? .nan
+            switch stream["codec_type"] as? String {
+            case "video": (probe.videoFrames, probe.videoStart) = (frames, start)
+            case "audio": (probe.audioFrames, probe.audioStart) = (frames, start)
+            default: break
+            }
+        }
+        return probe
+    }
+
+    /// The checks every loopback receiver gets: every frame of both streams arrived, A/V start within
+    /// one frame, nothing dropped on the way, latency measured.
+    static func expectComplete(_ probe: Probe, _ stats: LiveStreamSink.Stats, _ what: String) {
+        #expect(stats.droppedFrames == 0, "\(what): \(stats)")
+        #expect(stats.sentVideoFrames == fps * seconds, "\(what): \(stats)")
+        #expect(stats.sentAudioFrames >= seconds * 48_000 / 1024, "\(what): \(stats)")
+        #expect(probe.videoFrames == stats.sentVideoFrames, "\(what): \(probe)")
+        #expect(probe.audioFrames == stats.sentAudioFrames, "\(what): \(probe)")
+        #expect(abs(probe.videoStart - probe.audioStart) <= 1.0 / Double(fps), "\(what): \(probe)")
+        #expect((stats.sentBytes ?? 0) > 10_000, "\(what): \(stats)")
+        if let p50 = stats.latencyP50, let p99 = stats.latencyP99 {
+            #expect(p50 >= 0 && p50 <= p99 && p99 < 1.0, "\(what): \(stats)")
+        } else {
+            Issue.record("\(what): no latency measured: \(stats)")
+        }
+    }
+}
