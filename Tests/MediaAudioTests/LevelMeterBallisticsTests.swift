@@ -37,6 +37,7 @@ import Testing
     /// During the decay, a block peak below the falling reading is ignored and one above it is taken
     /// and held again; a decay rate of 0 holds the largest peak for ever.
     @Test func newPeaksAreTakenOnlyAboveTheFallingReading() throws {
+        /// A helper, not a test: the peak reading after each 10 ms block of `values`.
         func levels(_ values: [(value: Double, blocks: Int)], _ configuration: LevelMeter.Configuration) throws -> [Float] {
             let meter = try LevelMeter(configuration: configuration)
             let stage = CheckedStage(meter.stage)
