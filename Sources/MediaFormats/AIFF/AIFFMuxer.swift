@@ -128,18 +128,19 @@ public final class AIFFMuxer: MediaSink {
     /// output, so that if the process dies before ``finish()`` the file reads up to here (a recorder
     /// calls it twice a second). On an output that cannot seek it only flushes.
     public func checkpoint() throws(MediaError) {
-        if let layout, output.isSeekable {
-            let formSize = layout.headerSize - 8 + dataBytesWritten  // the pad byte comes at finish()
-            try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: formSize)), at: layout.start + 4)
-            try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: framesWritten)), at: layout.frameCountOffset)
-            try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: 8 + dataBytesWritten)), at: layout.soundSizeOffset)
-        }
+        if let layout, output.isSeekable { try writeSizes(layout, pad: 0) }  // the pad byte comes at finish()
         try output.flush()
     }
 
     private func patchSizes(_ layout: Layout) throws(MediaError) {
         let pad = dataBytesWritten & 1
         if pad == 1 { try output.write([0]) }
+        try writeSizes(layout, pad: pad)
+    }
+
+    /// Writes the `FORM` and `SSND` sizes and the `COMM` frame count for the audio written so far (and
+    /// `pad` bytes after it).
+    private func writeSizes(_ layout: Layout, pad: Int64) throws(MediaError) {
         let formSize = layout.headerSize - 8 + dataBytesWritten + pad
         try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: formSize)), at: layout.start + 4)  // FORM ckSize
         try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: framesWritten)), at: layout.frameCountOffset)  // numSampleFrames

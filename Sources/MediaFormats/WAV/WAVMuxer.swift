@@ -119,22 +119,18 @@ public final class WAVMuxer: MediaSink {
     /// the process dies before ``finish()`` the file reads up to here (a recorder calls it twice a
     /// second). On an output that cannot seek it only flushes.
     public func checkpoint() throws(MediaError) {
-        if let layout, output.isSeekable {
-            let riffSize = layout.headerSize - 8 + dataBytesWritten  // the pad byte comes at finish()
-            if riffSize <= Int64(UInt32.max) - 1 {
-                try output.overwrite(Self.uint32LE(UInt32(riffSize)), at: layout.riffSizeOffset)
-                try output.overwrite(Self.uint32LE(UInt32(dataBytesWritten)), at: layout.dataSizeOffset)
-                if let factValueOffset = layout.factValueOffset {
-                    try output.overwrite(Self.uint32LE(UInt32(clamping: framesWritten)), at: factValueOffset)
-                }
-            }
-        }
+        if let layout, output.isSeekable { try writeSizes(layout, pad: 0) }  // the pad byte comes at finish()
         try output.flush()
     }
 
     private func patchSizes(_ layout: Layout) throws(MediaError) {
         let pad: Int64 = dataBytesWritten & 1
         if pad == 1 { try output.write([0]) }
+        try writeSizes(layout, pad: pad)
+    }
+
+    /// Writes the RIFF, `data` and `fact` fields for the audio written so far (and `pad` bytes after it).
+    private func writeSizes(_ layout: Layout, pad: Int64) throws(MediaError) {
         let riffSize = layout.headerSize - 8 + dataBytesWritten + pad
         // Past 4 GiB the 32-bit fields cannot hold the sizes: leave them open, which readers read to the end.
         guard riffSize <= Int64(UInt32.max) - 1 else { return }
