@@ -31,26 +31,8 @@ import MediaCore
 ///   an `SSND` of more than ``AudioFileStreamParser/Batching/maxHeldBytes`` audio bytes before any `COMM`.
 struct AIFFStreamParser: AudioFileFormatParser {
 
-    /// What the parser expects next.
-    enum Phase: Sendable {
-        /// `FORM`, its size and `AIFF`/`AIFC`.
-        case fileHeader
-        /// A chunk header (after any pending skip).
-        case chunkHeader
-        /// `SSND` audio to copy into ``held`` (it came before `COMM`).
-        case holding
-        /// Packets from the input.
-        case data
-        /// Packets from ``held``.
-        case heldData
-        /// Everything is reported; the reader that deferred the held audio pushes it again after
-        /// ``resume(atPacket:byteOffset:)``.
-        case awaitingAudio
-        /// Everything left is skipped, with one note saying why.
-        case trailing(String)
-        /// Nothing more to say.
-        case done
-    }
+    /// What the parser expects next (shared with the other chunked container).
+    typealias Phase = ChunkParserPhase
 
     /// Where the `SSND` chunk's audio is.
     struct SoundData: Sendable {

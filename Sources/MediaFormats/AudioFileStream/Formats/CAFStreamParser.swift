@@ -47,26 +47,8 @@ struct CAFStreamParser: AudioFileFormatParser {
     /// Skips stop here, so that offsets cannot overflow; no input holds as much.
     static let skipCap: Int64 = 1 << 62
 
-    /// What the parser expects next.
-    enum Phase: Sendable {
-        /// `caff`, the version and flags.
-        case fileHeader
-        /// A chunk header (after any pending skip).
-        case chunkHeader
-        /// `data` audio to copy into ``held`` (its `pakt` comes after it).
-        case holding
-        /// Packets from the input.
-        case data
-        /// Packets from ``held``.
-        case heldData
-        /// Everything is reported; the reader that deferred the held audio pushes it again after
-        /// ``resume(atPacket:byteOffset:)``.
-        case awaitingAudio
-        /// Everything left is skipped, with one note saying why.
-        case trailing(String)
-        /// Nothing more to say.
-        case done
-    }
+    /// What the parser expects next (shared with the other chunked container).
+    typealias Phase = ChunkParserPhase
 
     /// Where the `data` chunk's audio is.
     struct AudioData: Sendable {
