@@ -153,6 +153,19 @@ public final class TemporaryDirectory {
 
 /// Reading raw little-endian sample data that tools print.
 public enum RawAudio {
+    /// The frequency of a steady tone in one channel of interleaved `samples`, from its zero
+    /// crossings: a judge of pitch that needs no FFT (exact to a crossing per window: ±1 Hz over 0.5 s).
+    public static func zeroCrossingFrequency(_ samples: [Float], channels: Int = 1, channel: Int = 0, sampleRate: Int) -> Double {
+        var crossings = 0, frames = 0
+        var previous: Float?
+        for i in stride(from: channel, to: samples.count, by: channels) {
+            if let previous, (previous < 0) != (samples[i] < 0) { crossings += 1 }
+            previous = samples[i]
+            frames += 1
+        }
+        return frames > 1 ? Double(crossings) / 2 / (Double(frames) / Double(sampleRate)) : 0
+    }
+
     /// Interprets `data` as little-endian 32-bit floats.
     public static func floats(_ data: Data) -> [Float] {
         data.withUnsafeBytes { raw in

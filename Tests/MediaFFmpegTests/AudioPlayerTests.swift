@@ -115,9 +115,7 @@ import Testing
         _ = try await Self.play(player)
         let samples = try Self.floats(out)
         #expect(abs(Double(samples.count) - 48_000) <= 48_000 * 0.02)
-        var crossings = 0
-        for i in 1..<samples.count where (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
-        let frequency = Double(crossings) / 2 / (Double(samples.count) / 48_000)
+        let frequency = RawAudio.zeroCrossingFrequency(samples, sampleRate: 48_000)
         #expect(abs(frequency - 440) < 4.4, "\(frequency) Hz")
     }
 
