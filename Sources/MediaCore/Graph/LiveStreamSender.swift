@@ -11,9 +11,17 @@ struct LiveStreamSender {
             guard !failed else { continue }  // after an error: discard until finish
             let captured = entry.sample.timing.presentationTime
             let latency = captured.isNumeric ? (clock.now - captured).seconds : nil
+            let discardedBefore = (sink as? any ReconnectCounting)?.discardedSamples ?? 0
             do {
                 try sink.write(entry.sample, track: entry.track)
-                queue.didSend(entry, latency: latency, bytes: (sink as? any SentByteCounting)?.bytesWritten)
+                let bytes = (sink as? any SentByteCounting)?.bytesWritten
+                let reconnecting = sink as? any ReconnectCounting
+                if let reconnecting, reconnecting.discardedSamples > discardedBefore {
+                    // Accepted but not sent: the connection was down (or awaiting a keyframe).
+                    queue.didDiscard(reconnects: reconnecting.reconnects, bytes: bytes)
+                } else {
+                    queue.didSend(entry, latency: latency, bytes: bytes, reconnects: reconnecting?.reconnects, at: clock.now)
+                }
             } catch {
                 failed = true
                 queue.fail(Self.mediaError(error))

@@ -9,8 +9,16 @@ extension LiveStreamSink {
         public var sentVideoFrames = 0
         /// Audio samples handed to the inner sink.
         public var sentAudioFrames = 0
-        /// Video samples dropped (audio never is).
+        /// The bit rate sent over about the last second, in bits per second; `nil` before a second of
+        /// sending (or when the inner sink does not count its bytes).
+        public var sentBitRate: Double?
+        /// Video samples dropped by the queue (audio never is).
         public var droppedFrames = 0
+        /// Samples (video and audio) the inner sink discarded because its connection was down or
+        /// waiting for a keyframe after a reconnection (``ReconnectCounting``).
+        public var droppedWhileReconnecting = 0
+        /// Times the inner sink reconnected (``ReconnectCounting``).
+        public var reconnects = 0
         /// GOPs dropped from their keyframe on (a GOP cut short after some frames were sent is not
         /// counted here; its frames are in ``droppedFrames``).
         public var droppedGOPs = 0
@@ -38,6 +46,21 @@ extension LiveStreamSink {
 
         /// The stats now.
         public var current: Stats { queue.stats }
+
+        /// The stats every `interval` (default: each second) until the sink's sender has ended (the
+        /// last element is the final stats), or the consuming task is cancelled. Polls: a slow
+        /// consumer sees fewer, later snapshots, never a backlog.
+        public func updates(every interval: Duration = .seconds(1)) -> AsyncStream<Stats> {
+            let queue = self.queue
+            let ended = Locked(false)
+            return AsyncStream(unfolding: {
+                guard !ended.withLock({ $0 }), !Task.isCancelled else { return nil }
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { return nil }
+                if queue.senderHasEnded { ended.withLock { $0 = true } }
+                return queue.stats
+            })
+        }
     }
 }
 
@@ -46,4 +69,14 @@ extension LiveStreamSink {
 public protocol SentByteCounting {
     /// Bytes handed to the output so far.
     var bytesWritten: Int64 { get }
+}
+
+/// A sink that reconnects (``ReconnectingSink``) and may therefore accept samples it cannot send:
+/// ``LiveStreamSink`` reports its counts as ``LiveStreamSink/Stats/reconnects`` and
+/// ``LiveStreamSink/Stats/droppedWhileReconnecting``.
+public protocol ReconnectCounting: SentByteCounting {
+    /// Successful reconnections so far.
+    var reconnects: Int { get }
+    /// Samples accepted by `write` but not sent, so far.
+    var discardedSamples: Int { get }
 }

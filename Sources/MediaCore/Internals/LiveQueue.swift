@@ -93,9 +93,26 @@ final class LiveQueue: @unchecked Sendable {
         }) ?? nil
     }
 
-    /// Records a sample handed to the inner sink.
-    func didSend(_ entry: LiveQueueState.Entry, latency: Double?, bytes: Int64?) {
-        try? locked { () throws(MediaError) in state.recordSent(entry, latency: latency, bytes: bytes) }
+    /// Records a sample handed to the inner sink at `time` (on the sink's clock).
+    func didSend(_ entry: LiveQueueState.Entry, latency: Double?, bytes: Int64?, reconnects: Int?, at time: MediaTime) {
+        try? locked { () throws(MediaError) in
+            state.recordSent(entry, latency: latency, bytes: bytes, at: time)
+            if let reconnects { state.stats.reconnects = reconnects }
+        }
+    }
+
+    /// Records a sample the inner sink accepted but could not send (its connection was down).
+    func didDiscard(reconnects: Int, bytes: Int64?) {
+        try? locked { () throws(MediaError) in
+            state.stats.droppedWhileReconnecting += 1
+            state.stats.reconnects = reconnects
+            if let bytes { state.stats.sentBytes = bytes }
+        }
+    }
+
+    /// Whether the sender has ended (finished the inner sink, or never started).
+    var senderHasEnded: Bool {
+        (try? locked { () throws(MediaError) in senderDone }) ?? true
     }
 
     /// Records the sender's first error: the writer throws it from then on.

@@ -32,6 +32,8 @@ struct LiveQueueState {
     var latencies: [Double] = []
     var latencyCursor = 0
     static let latencyCapacity = 4096
+    /// (seconds on the clock, bytes sent) at most every 100 ms over the last 2 s, for the bit rate.
+    var rateMarks = Deque<(seconds: Double, bytes: Int64)>()
 
     /// Queues `entry`, drops what the policy says, or says the writer must wait (audio over the limit).
     mutating func admit(_ entry: Entry) -> Admission {
@@ -77,11 +79,14 @@ struct LiveQueueState {
         return first
     }
 
-    /// Counts a sample handed to the inner sink `latency` seconds after its capture.
-    mutating func recordSent(_ entry: Entry, latency: Double?, bytes: Int64?) {
+    /// Counts a sample handed to the inner sink at `time`, `latency` seconds after its capture.
+    mutating func recordSent(_ entry: Entry, latency: Double?, bytes: Int64?, at time: MediaTime) {
         stats.sentFrames += 1
         if entry.isVideo { stats.sentVideoFrames += 1 } else { stats.sentAudioFrames += 1 }
-        if let bytes { stats.sentBytes = bytes }
+        if let bytes {
+            stats.sentBytes = bytes
+            recordRate(bytes: bytes, at: time)
+        }
         guard let latency else { return }
         if latencies.count < Self.latencyCapacity {
             latencies.append(latency)
@@ -89,6 +94,17 @@ struct LiveQueueState {
             latencies[latencyCursor] = latency
             latencyCursor = (latencyCursor + 1) % Self.latencyCapacity
         }
+    }
+
+    /// Keeps a mark every 100 ms and sets the bit rate over the newest second-or-more span.
+    private mutating func recordRate(bytes: Int64, at time: MediaTime) {
+        guard let now = time.seconds else { return }
+        if let last = rateMarks.last, now - last.seconds < 0.1 { return }
+        rateMarks.append((now, bytes))
+        while let first = rateMarks.first, now - first.seconds > 2 { rateMarks.removeFirst() }
+        // The oldest mark at least a second old (the marks are 0.1 s apart, so the span is 1–1.1 s).
+        guard let base = rateMarks.last(where: { now - $0.seconds >= 1 }) else { return }
+        stats.sentBitRate = Double(bytes - base.bytes) * 8 / (now - base.seconds)
     }
 
     /// The stats with the latency percentiles over `latencies` (the last 4096 samples sent); sorts, so
