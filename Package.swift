@@ -133,6 +133,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "live-streamer",
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/live-streamer",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "audio-recorder",
             dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/audio-recorder",

@@ -9,12 +9,13 @@ import Glibc
 #endif
 
 extension ParsableCommand {
-    /// Parses the command line and runs the command in the house style (see the top of this file).
-    public static func runInHouseStyle(_ name: String) -> Never {
+    /// Parses the command line (or `arguments`, the program name first, when given) and runs the
+    /// command in the house style (see the top of this file).
+    public static func runInHouseStyle(_ name: String, arguments: [String]? = nil) -> Never {
         Interrupt.install()
         let command: any ParsableCommand
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(arguments.map { Array($0.dropFirst()) })
         } catch {
             Glibc.exit(report(error, as: name))
         }

@@ -8,34 +8,12 @@ import Testing
     @Test func rtmpToNginxRecordsEveryFrame() async throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
-        let records = dir.file("records")
-        try FileManager.default.createDirectory(atPath: records, withIntermediateDirectories: true)
-        let config = """
-            load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
-            daemon off;
-            master_process off;
-            pid \(dir.file("nginx.pid"));
-            error_log \(dir.file("error.log")) info;
-            events { worker_connections 64; }
-            rtmp {
-                server {
-                    listen 127.0.0.1:\(port);
-                    application live { live on; record all; record_path \(records); record_unique off; }
-                }
-            }
-            """
-        try config.write(toFile: dir.file("nginx.conf"), atomically: true, encoding: .utf8)
-        let server = try ChildProcess(
-            "nginx", ["-p", dir.path, "-c", dir.file("nginx.conf"), "-e", dir.file("error.log")],
-            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("nginx"))
+        let (server, records) = try StreamingSupport.startNginx(in: dir, port: port)
         defer { server.kill() }
         let stats = try await StreamingSupport.stream(to: "rtmp://127.0.0.1:\(port)/live/test")
         // nginx closes the record when the publisher has gone.
         let recorded = records + "/test.flv"
-        #expect(StreamingSupport.waitUntil(timeout: 5) {
-            ((try? String(contentsOfFile: dir.file("error.log"), encoding: .utf8)) ?? "").contains("deleteStream")
-        })
-        usleep(300_000)
+        #expect(StreamingSupport.waitForNginxRecord(in: dir))
         #expect(server.isRunning, "nginx ended early: \(server.result.stderr)")
         StreamingSupport.expectComplete(try StreamingSupport.probe(recorded), stats, "rtmp→nginx")
     }

@@ -47,6 +47,41 @@ enum StreamingSupport {
         return true
     }
 
+    /// Starts nginx with its RTMP module on 127.0.0.1:`port` (application `live`, `record all` into
+    /// `<dir>/records`, one file per stream name); the server and the records folder.
+    static func startNginx(in dir: TemporaryDirectory, port: Int) throws -> (ChildProcess, String) {
+        let records = dir.file("records")
+        try FileManager.default.createDirectory(atPath: records, withIntermediateDirectories: true)
+        let config = """
+            load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+            daemon off;
+            master_process off;
+            pid \(dir.file("nginx.pid"));
+            error_log \(dir.file("error.log")) info;
+            events { worker_connections 64; }
+            rtmp {
+                server {
+                    listen 127.0.0.1:\(port);
+                    application live { live on; record all; record_path \(records); record_unique off; }
+                }
+            }
+            """
+        try config.write(toFile: dir.file("nginx.conf"), atomically: true, encoding: .utf8)
+        let server = try ChildProcess(
+            "nginx", ["-p", dir.path, "-c", dir.file("nginx.conf"), "-e", dir.file("error.log")],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("nginx"))
+        return (server, records)
+    }
+
+    /// Waits (at most 5 s) until nginx has seen the publisher go (it closes the record then).
+    static func waitForNginxRecord(in dir: TemporaryDirectory) -> Bool {
+        let seen = waitUntil(timeout: 5) {
+            ((try? String(contentsOfFile: dir.file("error.log"), encoding: .utf8)) ?? "").contains("deleteStream")
+        }
+        usleep(300_000)
+        return seen
+    }
+
     /// Connects a muxer to `url`, retrying while the receiver is not listening yet (at most 5 s).
     static func connect(_ url: String, protocolOptions: [String: String] = [:]) throws -> ContainerMuxer {
         let deadline = Date(timeIntervalSinceNow: 5)

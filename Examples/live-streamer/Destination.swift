@@ -1,0 +1,47 @@
+import ExampleSupport
+import MediaPipeline
+
+/// What `--to` names: a network URL (a ``ReconnectingSink`` around a ``ContainerMuxer`` to the URL) or
+/// an HLS playlist path (a ``ContainerMuxer`` writing segments beside it; nothing to reconnect).
+enum Destination {
+    /// Whether `to` is an HLS playlist path (ends in `.m3u8`, any case) rather than a URL.
+    static func isHLS(_ to: String) -> Bool {
+        !StreamingURL.isURL(to) && to.lowercased().hasSuffix(".m3u8")
+    }
+
+    /// The sink for `to`: connections to a URL (with `protocolOptions` for libavformat's protocol) are
+    /// retried `reconnect` times per outage.
+    static func sink(
+        _ to: String, reconnect: Int, protocolOptions: [String: String], onEvent: @escaping @Sendable (ReconnectingSink.Event) -> Void
+    ) throws -> any MultiTrackSink {
+        if isHLS(to) {
+            throw MediaError(.unsupportedFormat, "HLS output is not built yet: \(to)")
+        }
+        return ReconnectingSink(name: to, backoff: ReconnectingSink.Backoff(maxAttempts: reconnect), onEvent: onEvent) {
+            try ContainerMuxer(url: to, protocolOptions: protocolOptions)
+        }
+    }
+}
+
+/// Prints connection events on standard error (unless `--quiet`).
+struct EventPrinter: Sendable {
+    let enabled: Bool
+
+    /// One line for `event`.
+    @Sendable func print(_ event: ReconnectingSink.Event) {
+        guard enabled else { return }
+        let seconds = { (duration: Duration) in formatDecimal(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18, 1) }
+        switch event {
+        case .disconnected(let error, let retryIn):
+            printError("live-streamer: connection lost (\(error.message)); reconnecting in \(seconds(retryIn)) s")
+        case .attemptFailed(let attempt, let error, let retryIn?):
+            printError("live-streamer: reconnection attempt \(attempt) failed (\(error.message)); next in \(seconds(retryIn)) s")
+        case .attemptFailed(let attempt, let error, nil):
+            printError("live-streamer: reconnection attempt \(attempt) failed (\(error.message)); giving up")
+        case .reconnected(let attempt, let downtime):
+            printError("live-streamer: reconnected on attempt \(attempt) after \(seconds(downtime)) s; resuming at the next keyframe")
+        case .resumed(let time):
+            printError("live-streamer: resumed at \(formatDecimal(time.seconds ?? 0, 3)) s")
+        }
+    }
+}

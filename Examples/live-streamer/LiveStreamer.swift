@@ -1,0 +1,227 @@
+import ArgumentParser
+import ExampleSupport
+import Foundation
+import MediaPipeline
+
+/// `live-streamer`: the test pattern or a .y4m, and a tone, a .wav or a PulseAudio input → H.264 + AAC
+/// → RTMP, SRT, MPEG-TS over UDP/TCP or HLS, in real time, with a bounded live queue, reconnection and
+/// per-second stats; optionally a local recording of the same encode.
+struct LiveStreamer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live-streamer",
+        abstract: "Stream video and audio as H.264 and AAC to a server (RTMP, SRT, UDP, TCP) or to HLS, in real time.",
+        discussion: """
+            --to takes rtmp://, rtmps://, srt://, udp:// or tcp:// URLs (FLV over RTMP, MPEG-TS otherwise; \
+            options ride in the query: srt://host:port?latency=200000&passphrase=…&mode=listener), or a \
+            playlist path ending in .m3u8: HLS segments are written beside it. Video comes from the test \
+            pattern (--pattern) or a .y4m (--video), audio from a tone (--tone HZ), a .wav (--audio) or a \
+            PulseAudio input (--capture [DEVICE]); files and generators are paced at real time. The queue \
+            in front of the network holds at most --max-latency seconds: past it, video is dropped a GOP \
+            at a time (never audio), and the adaptive bit rate lowers the encoder's rate while the queue \
+            is deep. A lost connection is retried --reconnect times with backoff (0.5 s doubling to 8 s); \
+            the stream resumes at a keyframe with its timestamps continuing. --record writes the same \
+            encode to a file, untouched by network trouble. Ctrl-C ends the stream cleanly (exit 130).
+            """,
+        version: "0.2.0")
+
+    @Option(help: ArgumentHelp("Where to stream: rtmp://, rtmps://, srt://, udp://, tcp:// URL, or an HLS playlist path ending in .m3u8.", valueName: "URL"))
+    var to: String
+
+    @Option(help: ArgumentHelp("Also write the encode to this file (.mp4 .mov .ts .flv .mkv; the container from the extension).", valueName: "FILE"))
+    var record: String?
+
+    @Flag(help: "Stream the generated test pattern as the video.")
+    var pattern = false
+
+    @Option(help: "The pattern's frame size, WIDTHxHEIGHT.")
+    var size = VideoSize(argument: "1280x720")!
+
+    @Option(help: "The pattern's frame rate in frames per second.")
+    var fps = 30
+
+    @Option(help: ArgumentHelp("A .y4m file to stream as the video (paced at real time).", valueName: "in.y4m"))
+    var video: String?
+
+    @Option(help: ArgumentHelp("Generate a sine tone of HZ hertz as the audio (48 kHz stereo, amplitude 0.5).", valueName: "HZ"))
+    var tone: Double?
+
+    @Option(help: ArgumentHelp("A .wav file to stream as the audio (paced at real time).", valueName: "in.wav"))
+    var audio: String?
+
+    @Option(help: ArgumentHelp("Capture audio from a PulseAudio input: its name, or the default with no name.", valueName: "DEVICE"))
+    var capture: String?
+
+    @Option(help: "The H.264 average bit rate in bits per second (the adaptive bit rate's ceiling).")
+    var bitrate = 2_500_000
+
+    @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second.")
+    var audioBitrate = 128_000
+
+    @Option(help: "The most frames between keyframes (default: 2 seconds of frames).")
+    var keyint: Int?
+
+    @Option(help: "The x264 preset (ultrafast ... veryslow).")
+    var preset = "veryfast"
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C, or the end of the files).")
+    var duration: Double?
+
+    @Option(name: .customLong("max-latency"), help: "The most media the queue in front of the network may hold, in seconds.")
+    var maxLatency = 2.0
+
+    @Option(help: "Reconnection attempts after the connection is lost (0: stop at the first error).")
+    var reconnect = 5
+
+    @Option(name: .customLong("protocol-option"), help: ArgumentHelp("An option for libavformat's protocol, as ffmpeg's -KEY VALUE (send_buffer_size=65536, rw_timeout=5000000, latency=200000…); repeatable.", valueName: "KEY=VALUE"))
+    var protocolOptions: [String] = []
+
+    @Flag(name: .customLong("stats-json"), help: "Print one JSON object per second on standard output: sentBytes, sentFrames, droppedFrames, reconnects, queueSeconds, and more.")
+    var statsJSON = false
+
+    @Flag(name: .shortAndLong, help: "Print no connection events and no summary.")
+    var quiet = false
+
+    /// The default device of `--capture` given without a name (see ``normalizingCapture(_:)``).
+    static let defaultDevice = "@DEFAULT@"
+
+    func validate() throws {
+        guard pattern || video != nil || tone != nil || audio != nil || capture != nil else {
+            throw ValidationError("give video (--pattern or --video) or audio (--tone, --audio or --capture), or both")
+        }
+        if pattern && video != nil { throw ValidationError("give either --pattern or --video, not both") }
+        if [tone != nil, audio != nil, capture != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --tone, --audio and --capture")
+        }
+        if let duration, !(duration > 0 && duration <= 86_400) { throw ValidationError("--duration must be between 0 and 86400 seconds") }
+        if let tone, !(tone > 0 && tone < 24_000) { throw ValidationError("--tone must be between 0 and 24000 Hz") }
+        if !(1...240).contains(fps) { throw ValidationError("--fps must be 1 to 240") }
+        if !(10_000...200_000_000).contains(bitrate) { throw ValidationError("--bitrate must be 10000 to 200000000") }
+        if !(8_000...2_000_000).contains(audioBitrate) { throw ValidationError("--audio-bitrate must be 8000 to 2000000") }
+        if let keyint, !(1...10_000).contains(keyint) { throw ValidationError("--keyint must be 1 to 10000") }
+        if !(maxLatency > 0 && maxLatency <= 600) { throw ValidationError("--max-latency must be between 0 and 600 seconds") }
+        if !(0...1_000).contains(reconnect) { throw ValidationError("--reconnect must be 0 to 1000") }
+        for option in protocolOptions where !option.contains("=") || option.hasPrefix("=") {
+            throw ValidationError("--protocol-option '\(option)' is not KEY=VALUE")
+        }
+        if !Destination.isHLS(to) {
+            do { _ = try StreamingURL(to) } catch { throw ValidationError(error.message) }
+        }
+        if let record, ContainerFormat(fileExtension: String(record.split(separator: ".").last ?? "")) == nil || !record.contains(".") {
+            throw ValidationError("cannot tell the container of --record '\(record)' from its extension (.mp4 .mov .ts .flv .mkv)")
+        }
+    }
+
+    /// `--capture` with no device name (last, or before another option) becomes `--capture @DEFAULT@`:
+    /// ArgumentParser has no options with an optional value.
+    static func normalizingCapture(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        for (index, argument) in arguments.enumerated() {
+            result.append(argument)
+            let next = arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
+            if argument == "--capture", next.map({ $0.hasPrefix("-") }) ?? true { result.append(defaultDevice) }
+        }
+        return result
+    }
+
+    func run() throws {
+        let clock = MediaClock()  // one clock: capture, pattern and tone start together; latency is measured on it
+        let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
+        var graph = MediaGraph()
+        var tracks: [MediaGraph.BranchID] = []
+        if let branch = try videoBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }
+        if let branch = try audioBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }
+
+        let events = EventPrinter(enabled: !quiet)
+        let live = try LiveStreamSink(
+            try Destination.sink(to, reconnect: reconnect, protocolOptions: protocolOptionPairs, onEvent: events.print),
+            clock: clock, maxQueueDuration: MediaTime(value: Int64((maxLatency * 1000).rounded()), timescale: 1000))
+        let stats = live.statsSource
+        graph.addSink(live, tracks: tracks)
+        if let record { graph.addSink(try ContainerMuxer(path: record), tracks: tracks) }
+
+        let printer = statsJSON ? StatsPrinter.start(stats) : nil
+        let outcome = Result { try graph.runThreaded(stop: Interrupt.signal) }
+        printer?.finish()
+        let final = stats.current
+        if !quiet {
+            printError("live-streamer: \(Self.summary(final))" + (Interrupt.wasRequested ? " (interrupted)" : ""))
+        }
+        _ = try outcome.get()
+    }
+
+    /// `--protocol-option` values as pairs.
+    private var protocolOptionPairs: [String: String] {
+        var pairs: [String: String] = [:]
+        for option in protocolOptions {
+            let parts = option.split(separator: "=", maxSplits: 1)
+            pairs[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return pairs
+    }
+
+    private func videoBranch(_ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?) throws -> MediaGraph.BranchID? {
+        guard pattern || video != nil else { return nil }
+        var source: any MediaSource
+        var stages: [any MediaStage] = []
+        var rate = FrameRate(Int32(fps))
+        if let video {
+            let reader = try Y4MReader(path: video)
+            if let pixelFormat = reader.format.pixelFormat, ![.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixelFormat) {
+                stages.append(try VideoConverter(to: .yuv420p))
+            }
+            if let fileRate = reader.format.frameRate, fileRate.isValid { rate = fileRate }
+            source = reader
+        } else {
+            source = try TestPatternGenerator(
+                width: size.width, height: size.height, frameRate: rate, length: limit.map { .duration($0) } ?? .unlimited)
+        }
+        if let limit, video != nil { source = TimeLimit(source, limit: limit) }
+        source = RealTimeSource(source, clock: clock)
+        var settings = H264Encoder.Settings()
+        settings.realTime = true
+        settings.preset = preset
+        settings.expectedFrameRate = rate
+        settings.averageBitRate = bitrate
+        settings.dataRateLimit = (maxBitRate: bitrate, bufferSize: bitrate)  // 1 s of VBV: what servers expect
+        let seconds = Double(rate.numerator) / Double(max(1, rate.denominator))
+        settings.maxKeyFrameInterval = keyint ?? max(1, Int((2 * seconds).rounded()))
+        stages.append(try H264Encoder(settings: settings))
+        return graph.addBranch("video", source: source, stages: stages)
+    }
+
+    private func audioBranch(_ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?) throws -> MediaGraph.BranchID? {
+        var source: any MediaSource
+        if let audio {
+            source = try WAVReader(path: audio)
+            if let limit { source = TimeLimit(source, limit: limit) }
+            source = RealTimeSource(source, clock: clock)
+        } else if let tone {
+            source = RealTimeSource(
+                try ToneGenerator(
+                    .sine(frequency: tone, amplitude: 0.5), sampleRate: 48_000, channels: 2, sampleType: .f32,
+                    length: limit.map { .duration($0) } ?? .unlimited, framesPerSample: 480),
+                clock: clock)
+        } else if let capture {
+            let device = capture == Self.defaultDevice ? nil : capture
+            source = try AudioCaptureSource(device: device, sampleType: .f32, sampleRate: 48_000, channels: 2, clock: clock)
+            if let limit { source = TimeLimit(source, limit: limit) }
+        } else {
+            return nil
+        }
+        return graph.addBranch("audio", source: source, stages: [try AACEncoder(bitRate: audioBitrate)])
+    }
+
+    /// The summary line: what was sent, dropped and how long it waited.
+    static func summary(_ stats: LiveStreamSink.Stats) -> String {
+        var parts = ["sent \(stats.sentVideoFrames) video and \(stats.sentAudioFrames) audio frames, \(stats.sentBytes ?? 0) bytes"]
+        parts.append("dropped \(stats.droppedFrames) video frames (\(stats.droppedGOPs) GOPs)")
+        if stats.reconnects > 0 || stats.droppedWhileReconnecting > 0 {
+            parts.append("\(stats.reconnects) reconnect\(stats.reconnects == 1 ? "" : "s"), \(stats.droppedWhileReconnecting) frames lost while reconnecting")
+        }
+        if let p50 = stats.latencyP50, let p99 = stats.latencyP99 {
+            parts.append("latency p50 \(formatDecimal(p50 * 1000, 1)) ms, p99 \(formatDecimal(p99 * 1000, 1)) ms")
+        }
+        parts.append("queue at most \(formatDecimal(stats.maxQueueSeconds, 2)) s")
+        return parts.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// The `live-streamer` example end to end, against real receivers on 127.0.0.1: ten seconds to nginx
+/// arrive whole with per-second stats; a receiver killed and restarted is reconnected to, the stream
+/// resuming at a keyframe with its timestamps continuing while the local recording stays complete; a
+/// slow link keeps the queue within `--max-latency`; Ctrl-C ends cleanly with 130.
+@Suite(.serialized) struct StreamingLiveStreamerTests {
+    static let streamer = TestPaths.executable("live-streamer")
+    static let small = ["--pattern", "--size", "320x240", "--fps", "25", "--keyint", "25", "--tone", "440",
+                        "--preset", "ultrafast", "--bitrate", "300000", "--audio-bitrate", "64000"]
+
+    /// Starts the example with `arguments`, its output in `dir`.
+    static func start(_ arguments: [String], in dir: TemporaryDirectory) throws -> ChildProcess {
+        try ChildProcess(streamer, arguments, environment: ProcessInfo.processInfo.environment, outputBase: dir.file("streamer"))
+    }
+
+    /// The `--stats-json` lines the example printed.
+    static func statsLines(_ process: ChildProcess) throws -> [[String: Any]] {
+        try process.result.output.split(separator: "\n").map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+        }
+    }
+
+    /// Waits (at most 5 s) until something listens on TCP `port`.
+    static func waitForListener(_ port: Int) -> Bool {
+        StreamingSupport.waitUntil(timeout: 5) { !StreamingSupport.isFree(port, udp: false) }
+    }
+
+    @Test func tenSecondsToNginxArriveWholeWithStatsEverySecond() throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let (server, records) = try StreamingSupport.startNginx(in: dir, port: port)
+        defer { server.kill() }
+        #expect(Self.waitForListener(port))
+        let streamer = try Self.start(
+            ["--to", "rtmp://127.0.0.1:\(port)/live/test", "--duration", "10", "--stats-json"] + Self.small, in: dir)
+        #expect(streamer.wait(timeout: 30), "live-streamer did not end")
+        #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
+        #expect(StreamingSupport.waitForNginxRecord(in: dir))
+
+        let lines = try Self.statsLines(streamer)
+        #expect(lines.count >= 9 && lines.count <= 13, "\(lines.count) stats lines")
+        for key in ["sentBytes", "sentFrames", "droppedFrames", "reconnects", "queueSeconds"] {
+            #expect(lines.allSatisfy { $0[key] is NSNumber }, "\(key) missing from a line")
+        }
+        let sentFrames = lines.compactMap { ($0["sentFrames"] as? NSNumber)?.intValue }
+        #expect(sentFrames == sentFrames.sorted() && (sentFrames.first ?? 0) > 0)
+        let last = try #require(lines.last)
+        #expect((last["droppedFrames"] as? NSNumber)?.intValue == 0 && (last["reconnects"] as? NSNumber)?.intValue == 0)
+
+        let probe = try StreamingSupport.probe(records + "/test.flv")
+        #expect(probe.videoFrames == 250, "\(probe)")
+        #expect(probe.audioFrames == (last["sentAudioFrames"] as? NSNumber)?.intValue && probe.audioFrames >= 468, "\(probe)")
+        #expect(abs(probe.videoStart - probe.audioStart) <= 1.0 / 25, "\(probe)")
+        #expect((last["sentFrames"] as? NSNumber)?.intValue == probe.videoFrames + probe.audioFrames)
+    }
+
+    @Test func reconnectsAfterTheReceiverRestartsAndTheRecordingStaysComplete() throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let url = "rtmp://127.0.0.1:\(port)/live/test"
+        let environment = ProcessInfo.processInfo.environment
+        let first = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-listen", "1", "-i", url, "-c", "copy", "-flush_packets", "1", "-f", "mpegts", dir.file("first.ts")],
+            environment: environment, outputBase: dir.file("first"))
+        defer { first.kill() }
+        #expect(Self.waitForListener(port))
+        let streamer = try Self.start(
+            ["--to", url, "--duration", "10", "--record", dir.file("local.mp4"), "--reconnect", "5", "--stats-json"] + Self.small, in: dir)
+        defer { streamer.kill() }
+        usleep(3_000_000)
+        first.signal(SIGKILL)  // the server dies
+        #expect(first.wait(timeout: 5))
+        usleep(2_000_000)
+        // -copyts: the second receiver keeps the timestamps it is sent, so continuity can be checked.
+        let second = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-listen", "1", "-i", url, "-c", "copy", "-copyts", dir.file("second.flv")],
+            environment: environment, outputBase: dir.file("second"))
+        defer { second.kill() }
+        #expect(streamer.wait(timeout: 30), "live-streamer did not end")
+        #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
+        #expect(second.wait(timeout: 10), "the second receiver did not see the end of the stream")
+        #expect(streamer.result.stderr.contains("reconnected on attempt"), "\(streamer.result.stderr)")
+        let last = try #require(try Self.statsLines(streamer).last)
+        #expect((last["reconnects"] as? NSNumber)?.intValue == 1, "\(last)")
+
+        // After the restart: a keyframe first, timestamps continuing (not from zero), a clean decode.
+        let json = try ExternalTool.ffprobeJSON(dir.file("second.flv"), ["-show_entries", "packet=codec_type,pts_time,flags"])
+        let packets = try #require(json["packets"] as? [[String: Any]])
+        let video = packets.filter { $0["codec_type"] as? String == "video" }
+        let times = video.compactMap { Double($0["pts_time"] as? String ?? "") }
+        #expect((video.first?["flags"] as? String)?.hasPrefix("K") == true, "\(video.prefix(2))")
+        #expect((times.first ?? 0) >= 5 && (times.first ?? 99) <= 9, "resumed at \(times.first ?? -1) s")
+        #expect(times == times.sorted() && (times.last ?? 0) >= 9.9, "\(times.suffix(2))")
+        let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("second.flv"), "-f", "null", "-"])
+        #expect(decode.status == 0, "\(decode.stderr)")
+        // Before the kill: the first receiver got the start (whatever it flushed).
+        #expect(try StreamingSupport.probe(dir.file("first.ts")).videoFrames >= 25)
+
+        // The local recording of the same encode is complete.
+        let local = try StreamingSupport.probe(dir.file("local.mp4"))
+        #expect(local.videoFrames == 250 && local.audioFrames >= 468, "\(local)")
+        let localDecode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("local.mp4"), "-f", "null", "-"])
+        #expect(localDecode.status == 0, "\(localDecode.stderr)")
+    }
+
+    @Test func aSlowLinkKeepsTheQueueWithinMaxLatency() throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let receiver = try SlowTCPReceiver(port: port, chunk: 1316, interval: 0.05)
+        receiver.start(timeout: 40)
+        let streamer = try Self.start(
+            ["--to", "tcp://127.0.0.1:\(port)", "--protocol-option", "send_buffer_size=4096", "--duration", "6", "--max-latency", "1", "--stats-json",
+             "--pattern", "--size", "320x240", "--fps", "25", "--keyint", "10", "--tone", "440", "--preset", "ultrafast",
+             "--bitrate", "800000", "--audio-bitrate", "32000"],
+            in: dir)
+        defer { streamer.kill() }
+        #expect(streamer.wait(timeout: 40), "live-streamer did not end")
+        #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
+        let (ended, data) = receiver.waitForEnd(timeout: 20)
+        #expect(ended)
+        try data.write(to: URL(fileURLWithPath: dir.file("got.ts")))
+
+        let lines = try Self.statsLines(streamer)
+        let queue = lines.compactMap { ($0["queueSeconds"] as? NSNumber)?.doubleValue }
+        #expect(!queue.isEmpty && queue.allSatisfy { $0 <= 1.0 }, "\(queue)")
+        let last = try #require(lines.last)
+        #expect(((last["droppedFrames"] as? NSNumber)?.intValue ?? 0) > 0, "the link was not slow enough: \(last)")
+        #expect(((last["maxQueueSeconds"] as? NSNumber)?.doubleValue ?? 9) <= 1.0, "\(last)")
+        // Audio intact: every audio frame of 6 s was sent, and all of it arrived.
+        let sentAudio = (last["sentAudioFrames"] as? NSNumber)?.intValue ?? 0
+        #expect(sentAudio >= 6 * 48_000 / 1024, "\(last)")
+        let json = try ExternalTool.ffprobeJSON(dir.file("got.ts"), ["-show_entries", "packet=codec_type"])
+        let packets = try #require(json["packets"] as? [[String: Any]])
+        #expect(packets.filter { $0["codec_type"] as? String == "audio" }.count == sentAudio)
+    }
+
+    @Test func ctrlCEndsTheStreamCleanlyWith130() throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let receiver = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/test", "-c", "copy", dir.file("got.flv")],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
+        defer { receiver.kill() }
+        #expect(Self.waitForListener(port))
+        let streamer = try Self.start(
+            ["--to", "rtmp://127.0.0.1:\(port)/live/test", "--record", dir.file("local.mkv")] + Self.small, in: dir)
+        defer { streamer.kill() }
+        usleep(2_500_000)
+        streamer.signal(SIGINT)
+        #expect(streamer.wait(timeout: 10), "live-streamer did not stop on SIGINT")
+        #expect(streamer.exitStatus == 130, "\(streamer.result.stderr)")
+        #expect(receiver.wait(timeout: 10), "the receiver did not see the end of the stream")
+        for file in ["got.flv", "local.mkv"] {
+            let probe = try StreamingSupport.probe(dir.file(file))
+            #expect(probe.videoFrames >= 40 && probe.audioFrames >= 80, "\(file): \(probe)")
+            let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", dir.file(file), "-f", "null", "-"])
+            #expect(decode.status == 0, "\(file): \(decode.stderr)")
+        }
+    }
+
+    @Test func usageErrorsAreOneLineWithStatus64() throws {
+        let cases: [([String], String)] = [
+            (["--pattern", "--duration", "1"], "--to"),
+            (["--to", "gopher://127.0.0.1:1/x", "--pattern"], "unknown scheme gopher"),
+            (["--to", "rtmp://127.0.0.1:1/x"], "give video"),
+            // `--capture` without a device name still counts as an audio source.
+            (["--to", "rtmp://127.0.0.1:1/x", "--tone", "440", "--capture"], "give one of --tone, --audio and --capture"),
+            (["--to", "rtmp://127.0.0.1:1/x", "--pattern", "--max-latency", "0"], "--max-latency"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try ExternalTool.run(Self.streamer, arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines.first?.hasPrefix("live-streamer: ") == true && result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+        }
+        let refused = try ExternalTool.run(Self.streamer, ["--to", "rtmp://127.0.0.1:\(try StreamingSupport.freePort())/live/x", "--pattern", "--duration", "1"])
+        #expect(refused.status == 1 && refused.stderr.contains("Connection refused"), "\(refused.stderr)")
+    }
+}
