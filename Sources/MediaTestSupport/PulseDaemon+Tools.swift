@@ -17,9 +17,10 @@ extension PulseDaemon {
         return result
     }
 
-    /// Starts a PulseAudio tool against this daemon in the background.
+    /// Starts a PulseAudio tool (or any program, by name or path) against this daemon in the background.
     public func spawn(_ tool: String, _ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess(tool, arguments, environment: environment, outputBase: folder + "/\(tool)-\(UUID().uuidString.prefix(8))")
+        let name = tool.split(separator: "/").last.map(String.init) ?? tool
+        return try ChildProcess(tool, arguments, environment: environment, outputBase: folder + "/\(name)-\(UUID().uuidString.prefix(8))")
     }
 
     /// How many record streams (source outputs) are connected now, from `pactl list short

@@ -162,6 +162,40 @@ import Testing
         }
     }
 
+    @Test func capturesAPulseAudioInputIntoTheStream() throws {
+        let daemon = try PulseDaemon()
+        let dir = try TemporaryDirectory()
+        let tone = dir.file("tone.wav")
+        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "8", "sine", "1000", "vol", "0.5"])
+        let player = try daemon.spawn("paplay", ["--device=\(daemon.sinkName)", tone])
+        defer { player.kill() }
+        let port = try StreamingSupport.freePort()
+        let receiver = try ChildProcess(
+            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
+        defer { receiver.kill() }
+        #expect(Self.waitForListener(port))
+        let streamer = try daemon.spawn(
+            Self.streamer,
+            ["--to", "tcp://127.0.0.1:\(port)", "--capture", daemon.monitorName, "--pattern", "--size", "320x240", "--fps", "25",
+             "--preset", "ultrafast", "--bitrate", "300000", "--duration", "3"])
+        defer { streamer.kill() }
+        #expect(streamer.wait(timeout: 20), "live-streamer did not end")
+        #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
+        #expect(receiver.wait(timeout: 10))
+        let probe = try StreamingSupport.probe(dir.file("got.ts"))
+        #expect(probe.videoFrames == 75 && probe.audioFrames >= 130, "\(probe)")
+        // Capture and pattern on one clock, but a null sink's monitor delivers its first block late (about
+        // 1.3 s here: the idle sink's first 2-s block, see FFMPEG-NOTES), so audio may start after video
+        // and never before it.
+        #expect(probe.audioStart >= probe.videoStart - 0.05 && probe.audioStart <= probe.videoStart + 2, "\(probe) \(streamer.result.stderr)")
+        // What was heard: the 1 kHz tone (one second from 1.5 s, before the last AAC frame's padding).
+        let pcm = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", dir.file("got.ts"), "-vn", "-ss", "1.5", "-t", "1", "-ac", "1", "-f", "f32le", "-"]).stdout
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(samples.count == 48_000)
+        #expect(abs(RawAudio.zeroCrossingFrequency(samples, sampleRate: 48_000) - 1000) < 5)
+    }
+
     @Test func usageErrorsAreOneLineWithStatus64() throws {
         let cases: [([String], String)] = [
             (["--pattern", "--duration", "1"], "--to"),
