@@ -107,6 +107,35 @@ import Testing
         #expect(localDecode.status == 0, "\(localDecode.stderr)")
     }
 
+    /// SRT both ways to `srt-live-transmit` (Debian's srt-tools) writing what it receives to its
+    /// standard output: it listening and us calling, then us listening and it calling.
+    @Test(arguments: [false, true]) func srtToSrtLiveTransmitArrivesWhole(streamerListens: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let environment = ProcessInfo.processInfo.environment
+        let relayURL = streamerListens ? "srt://127.0.0.1:\(port)" : "srt://127.0.0.1:\(port)?mode=listener"
+        let streamerURL = streamerListens ? "srt://127.0.0.1:\(port)?mode=listener" : "srt://127.0.0.1:\(port)"
+        var relay: ChildProcess?
+        if !streamerListens {
+            relay = try ChildProcess("srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment, outputBase: dir.file("relay"))
+            usleep(500_000)  // SRT is UDP: no port to poll for a listener
+        }
+        let streamer = try Self.start(["--to", streamerURL, "--duration", "3"] + Self.small, in: dir)
+        defer { streamer.kill() }
+        if streamerListens {
+            usleep(500_000)
+            relay = try ChildProcess("srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment, outputBase: dir.file("relay"))
+        }
+        let receiver = try #require(relay)
+        defer { receiver.kill() }
+        #expect(streamer.wait(timeout: 20), "live-streamer did not end")
+        #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
+        #expect(receiver.wait(timeout: 10), "srt-live-transmit did not see the end of the stream")
+        let probe = try StreamingSupport.probe(dir.file("relay.out"))
+        #expect(probe.videoFrames == 75 && probe.audioFrames >= 140, "\(probe)")
+        #expect(abs(probe.videoStart - probe.audioStart) <= 1.0 / 25, "\(probe)")
+    }
+
     @Test func aSlowLinkKeepsTheQueueWithinMaxLatency() throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
