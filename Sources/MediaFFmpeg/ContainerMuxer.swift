@@ -162,7 +162,8 @@ public final class ContainerMuxer: MultiTrackSink {
     /// `avcC` and the AudioSpecificConfig in the init segment. ``bytesWritten`` counts the bytes of the
     /// segments (init segment included, playlist not) closed so far. Writes at file speed: no pacing.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a path that names no file, a target
+    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a path that names no file or holds a
+    ///   `%` (libavformat reads it in the segments' name template), a target
     ///   duration that is not positive or a live window under one segment;
     ///   ``MediaCore/MediaError/Code/io`` naming the folder when it cannot be created (a part of it is a
     ///   file, no permission) or written. Later, a segment or playlist that cannot be written is an

@@ -43,6 +43,11 @@ final class HLSOutput: Sendable {
         guard !name.isEmpty, name != ".", name != ".." else {
             throw MediaError(.invalidArgument, "\(playlist) names a folder, not an HLS playlist (…/name.m3u8)")
         }
+        // The segments' names are a template (`<folder>/<stem>%d.ts`) in which libavformat replaces every
+        // `%d` and `%0Nd` and has no escape for a literal `%`.
+        guard !playlist.contains("%") else {
+            throw MediaError(.invalidArgument, "\(playlist): an HLS playlist path cannot hold %, which libavformat reads in segment names as a number")
+        }
         self.playlist = playlist
         self.settings = settings
         folder = slash.map { $0 == playlist.startIndex ? "/" : String(playlist[..<$0]) } ?? "."
@@ -114,9 +119,8 @@ final class HLSOutput: Sendable {
     func configure(_ ctx: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
         let priv = ctx.pointee.priv_data
         let fmp4 = settings.segmentType == .fragmentedMP4
-        // The segments' name template: a literal % doubled, the number in place of %d.
-        let base = (folder == "/" ? "" : folder) + "/" + stem
-        let template = base.replacingPercents() + (fmp4 ? "%d.m4s" : "%d.ts")
+        // The segments' name template, the number in place of %d (the path has no % of its own).
+        let template = (folder == "/" ? "" : folder) + "/" + stem + (fmp4 ? "%d.m4s" : "%d.ts")
         try check(av_opt_set(priv, "hls_segment_type", fmp4 ? "fmp4" : "mpegts", 0), calling: "av_opt_set")
         try check(av_opt_set(priv, "hls_segment_filename", template, 0), calling: "av_opt_set")
         if fmp4 {
@@ -152,14 +156,5 @@ final class HLSOutput: Sendable {
         guard access(folder, W_OK | X_OK) == 0 else {
             throw MediaError(.io, "cannot write in the folder \(folder) for the HLS playlist \(playlist): \(String(cString: strerror(errno)))")
         }
-    }
-}
-
-extension String {
-    /// This text with every `%` doubled, for libavformat's file name templates.
-    fileprivate func replacingPercents() -> String {
-        var result = ""
-        for character in self { result += character == "%" ? "%%" : String(character) }
-        return result
     }
 }
