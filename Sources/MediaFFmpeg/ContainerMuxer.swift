@@ -4,6 +4,13 @@ public import MediaCore
 /// Writes encoded audio and video tracks into a container file without re-encoding: `AVAssetWriter`
 /// with pass-through inputs, or GStreamer's `mp4mux` / `mpegtsmux` / `flvmux` / `matroskamux`.
 ///
+/// | destination                          | initializer                    | container                      |
+/// |--------------------------------------|--------------------------------|--------------------------------|
+/// | a file path                          | ``init(path:format:options:)`` | from the extension             |
+/// | any ``MediaCore/MediaOutput``        | ``init(output:format:options:)`` | the one given                |
+/// | `rtmp(s)://`, `srt://`, `udp://`, `tcp://` | ``init(url:format:options:protocolOptions:)`` | FLV or MPEG-TS (``StreamingURL``) |
+/// | a folder, as its playlist `….m3u8`   | ``init(hlsPlaylist:hls:)``     | HLS: MPEG-TS or fMP4 segments (``HLSOptions``) |
+///
 /// ```swift
 /// let muxer = CheckedMultiTrackSink(try ContainerMuxer(path: "out.mp4"))   // the format from the extension
 /// try muxer.begin(tracks: [.video(h264Format), .audio(aacFormat)])
@@ -56,7 +63,8 @@ public import MediaCore
 /// after `finish`).
 ///
 /// Backed by libavformat (`avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`),
-/// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``MediaCore/MediaOutput``.
+/// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``MediaCore/MediaOutput``;
+/// for HLS, libavformat's `hls` muxer opens each file itself (seen through `io_open`/`io_close2`).
 public final class ContainerMuxer: MultiTrackSink {
     /// How the container is written.
     public struct Options: Sendable, Hashable {
