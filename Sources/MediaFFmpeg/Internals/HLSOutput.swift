@@ -22,8 +22,9 @@ final class HLSOutput: Sendable {
     let stem: String
 
     private struct State {
-        /// Files open now, by their I/O context's address: whether each is a segment (not a playlist).
-        var open: [UInt: Bool] = [:]
+        /// Files open now, by their I/O context's address: the path and whether it is a segment (not a
+        /// playlist).
+        var open: [UInt: (url: String, isSegment: Bool)] = [:]
         /// The first file that failed and FFmpeg's code.
         var failure: (url: String, code: CInt)?
     }
@@ -102,15 +103,15 @@ final class HLSOutput: Sendable {
                 if state.failure == nil { state.failure = (url, code < 0 ? code : -EIO) }
                 return
             }
-            if let pb { state.open[UInt(bitPattern: pb)] = !(url.hasSuffix(".m3u8") || url.hasSuffix(".m3u8.tmp")) }
+            if let pb { state.open[UInt(bitPattern: pb)] = (url, !(url.hasSuffix(".m3u8") || url.hasSuffix(".m3u8.tmp"))) }
         }
     }
 
     private func closed(_ pb: UnsafeMutablePointer<AVIOContext>, written: Int64, code: CInt) {
         let isSegment = state.withLock { state in
             let known = state.open.removeValue(forKey: UInt(bitPattern: pb))
-            if code < 0, state.failure == nil { state.failure = ("a file in \(folder)", code) }
-            return known ?? false
+            if code < 0, state.failure == nil { state.failure = (known?.url ?? "a file in \(folder)", code) }
+            return known?.isSegment ?? false
         }
         if isSegment, written > 0 { segmentBytes.add(written, ordering: .relaxed) }
     }
