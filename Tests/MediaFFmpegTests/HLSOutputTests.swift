@@ -93,6 +93,27 @@ import Testing
         #expect(abs((gst.duration ?? 0) - Double(window)) < 0.1, "\(gst.output)")
     }
 
+    @Test func aMediaGraphWritesAPlaylistFromTheEncoders() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("graph/live.m3u8")
+        var settings = H264Encoder.Settings()
+        settings.preset = "ultrafast"
+        settings.maxKeyFrameInterval = 2 * F.fps
+        var graph = MediaGraph()
+        let video = graph.addBranch(
+            "video", source: try TestPatternGenerator(width: 320, height: 240, frameRate: FrameRate(Int32(F.fps)), length: .duration(.seconds(4))),
+            stages: [try H264Encoder(settings: settings)])
+        let audio = graph.addBranch(
+            "audio", source: try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(.seconds(4))),
+            stages: [try AACEncoder(bitRate: 64_000)])
+        graph.addSink(try ContainerMuxer(hlsPlaylist: path, hls: HLSOptions(playlist: .live(windowSize: 6))), tracks: [video, audio])
+        _ = try graph.run()
+        let playlist = try F.playlist(path)
+        #expect(playlist.segments.count == 2 && playlist.isEnded, "\(playlist.lines)")
+        let frames = try F.countFrames(path)
+        #expect(frames.video == 4 * F.fps && (frames.audio ?? 0) >= 4 * 48_000 / 1024, "\(frames)")
+    }
+
     @Test func oneTrackAlone() throws {
         let dir = try TemporaryDirectory()
         let media = F.short
