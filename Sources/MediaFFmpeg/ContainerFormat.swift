@@ -1,5 +1,5 @@
 /// A container file format that ``ContainerMuxer`` writes: `AVFileType` (`.mp4`, `.mov`, `.m4a`) plus
-/// the streaming containers MPEG-TS and FLV, and Matroska/WebM.
+/// the streaming containers MPEG-TS and FLV, Matroska/WebM, and HLS (a playlist with its segments).
 ///
 /// ```swift
 /// let format = ContainerFormat(fileExtension: "m4v")   // .mp4
@@ -7,9 +7,10 @@
 /// ```
 ///
 /// Each format is backed by one libavformat muxer (`mp4`, `mov`, `ipod`, `mpegts`, `flv`, `matroska`,
-/// `webm`); ``name`` is the name this library uses and ``init(name:)`` takes FFmpeg's names too.
+/// `webm`, `hls`); ``name`` is the name this library uses and ``init(name:)`` takes FFmpeg's names too.
 public struct ContainerFormat: Sendable, Hashable, CustomStringConvertible {
-    /// This library's name for the format: `mp4`, `mov`, `m4a`, `mpegts`, `flv`, `matroska` or `webm`.
+    /// This library's name for the format: `mp4`, `mov`, `m4a`, `mpegts`, `flv`, `matroska`, `webm` or
+    /// `hls`.
     public let name: String
     /// The libavformat muxer's short name (`ipod` for M4A).
     let muxerName: String
@@ -41,10 +42,16 @@ public struct ContainerFormat: Sendable, Hashable, CustomStringConvertible {
     /// libavformat's `webm` muxer.
     public static let webm = ContainerFormat(name: "webm", muxerName: "webm", fileExtensions: ["webm"])
 
-    /// Every format, in the order above.
-    public static let all: [ContainerFormat] = [.mp4, .mov, .m4a, .mpegTS, .flv, .matroska, .webm]
+    /// HTTP Live Streaming (`.m3u8`): a playlist and MPEG-TS or fragmented MP4 segment files in one
+    /// folder, written by ``ContainerMuxer/init(hlsPlaylist:hls:)`` with its ``HLSOptions`` (or by
+    /// ``ContainerMuxer/init(path:format:options:)`` with the default ones). Backed by libavformat's
+    /// `hls` muxer. Not to a network URL nor to a ``MediaCore/MediaOutput``: it opens its files itself.
+    public static let hls = ContainerFormat(name: "hls", muxerName: "hls", fileExtensions: ["m3u8"])
 
-    /// The format a file name extension stands for (`mp4 m4v mov m4a ts mts m2ts flv mkv webm`, any
+    /// Every format, in the order above.
+    public static let all: [ContainerFormat] = [.mp4, .mov, .m4a, .mpegTS, .flv, .matroska, .webm, .hls]
+
+    /// The format a file name extension stands for (`mp4 m4v mov m4a ts mts m2ts flv mkv webm m3u8`, any
     /// case, with or without the dot), or `nil` for another extension.
     public init?(fileExtension: String) {
         var ext = fileExtension.lowercased()

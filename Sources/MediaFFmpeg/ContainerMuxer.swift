@@ -4,6 +4,13 @@ public import MediaCore
 /// Writes encoded audio and video tracks into a container file without re-encoding: `AVAssetWriter`
 /// with pass-through inputs, or GStreamer's `mp4mux` / `mpegtsmux` / `flvmux` / `matroskamux`.
 ///
+/// | destination                          | initializer                    | container                      |
+/// |--------------------------------------|--------------------------------|--------------------------------|
+/// | a file path                          | ``init(path:format:options:)`` | from the extension             |
+/// | any ``MediaCore/MediaOutput``        | ``init(output:format:options:)`` | the one given                |
+/// | `rtmp(s)://`, `srt://`, `udp://`, `tcp://` | ``init(url:format:options:protocolOptions:)`` | FLV or MPEG-TS (``StreamingURL``) |
+/// | a folder, as its playlist `….m3u8`   | ``init(hlsPlaylist:hls:)``     | HLS: MPEG-TS or fMP4 segments (``HLSOptions``) |
+///
 /// ```swift
 /// let muxer = CheckedMultiTrackSink(try ContainerMuxer(path: "out.mp4"))   // the format from the extension
 /// try muxer.begin(tracks: [.video(h264Format), .audio(aacFormat)])
@@ -56,7 +63,8 @@ public import MediaCore
 /// after `finish`).
 ///
 /// Backed by libavformat (`avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`),
-/// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``MediaCore/MediaOutput``.
+/// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``MediaCore/MediaOutput``;
+/// for HLS, libavformat's `hls` muxer opens each file itself (seen through `io_open`/`io_close2`).
 public final class ContainerMuxer: MultiTrackSink {
     /// How the container is written.
     public struct Options: Sendable, Hashable {
@@ -88,6 +96,7 @@ public final class ContainerMuxer: MultiTrackSink {
         switch destination {
         case .file(let file): return file.raw.map { avio_tell($0) } ?? 0
         case .custom(let custom): return custom.bridge.size
+        case .hls(let hls): return hls.bytesWritten
         }
     }
 
@@ -97,6 +106,8 @@ public final class ContainerMuxer: MultiTrackSink {
     private enum Destination {
         case file(FileIOContext)
         case custom(CustomIOContext)
+        /// libavformat's `hls` muxer opens its files itself; this sees them.
+        case hls(HLSOutput)
     }
 
     private let context: OutputFormatContext
@@ -116,7 +127,8 @@ public final class ContainerMuxer: MultiTrackSink {
     private var networkURL: String?
 
     /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
-    /// format of the path's extension.
+    /// format of the path's extension. For ``ContainerFormat/hls`` (or a path ending in `.m3u8`), this is
+    /// ``init(hlsPlaylist:hls:)`` with the default ``HLSOptions``.
     ///
     /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` when the extension names no format and
     ///   none is given; ``MediaCore/MediaError/Code/io`` naming the path when it cannot be created.
@@ -124,13 +136,19 @@ public final class ContainerMuxer: MultiTrackSink {
         guard let chosen = format ?? ContainerFormat(path: path) else {
             throw MediaError(
                 .invalidArgument,
-                "cannot tell the container of \(path) from its extension; give a format (extensions: mp4 m4v mov m4a ts mts m2ts flv mkv webm)")
+                "cannot tell the container of \(path) from its extension; give a format (extensions: mp4 m4v mov m4a ts mts m2ts flv mkv webm m3u8)")
         }
         FFmpeg.quietLogging()
         self.format = chosen
         self.options = options
         context = try OutputFormatContext(muxerName: chosen.muxerName)
         packet = try Packet()
+        if chosen == .hls {
+            let hls = try HLSOutput(playlist: path, settings: HLSOptions())
+            try hls.attach(to: context)
+            destination = .hls(hls)
+            return
+        }
         // The muxer's second pass for fast start reopens the file by this name.
         guard let url = av_strdup(path) else {
             throw MediaError(.outOfMemory, "cannot copy the path \(path)", ffmpegCall: "av_strdup")
@@ -139,6 +157,34 @@ public final class ContainerMuxer: MultiTrackSink {
         let file = try FileIOContext(path: path)
         destination = .file(file)
         context.raw.pointee.pb = file.raw
+    }
+
+    /// A muxer writing HTTP Live Streaming to a folder: the playlist at `path` (`…/live.m3u8`) and the
+    /// segments beside it (`live0.ts`, `live1.ts`… or `live_init.mp4`, `live0.m4s`…), as `ffmpeg -f hls`
+    /// or GStreamer's `hlssink2` write them, for any web server to serve. The folder is created with its
+    /// parents when missing. libavformat's `hls` muxer cuts a segment at the first video keyframe after
+    /// ``HLSOptions/targetSegmentDuration``, rewrites the playlist after each segment (a live playlist
+    /// atomically, through a temporary file) and, for a live window, deletes the segments that left it;
+    /// ``finish()`` writes the last segment and `#EXT-X-ENDLIST`. Takes H.264 and AAC (either or
+    /// both); MPEG-TS segments carry the parameter sets before each IDR and ADTS audio, fMP4 segments an
+    /// `avcC` and the AudioSpecificConfig in the init segment. ``bytesWritten`` counts the bytes of the
+    /// segments (init segment included, playlist not) closed so far. Writes at file speed: no pacing.
+    ///
+    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a path that names no file or holds a
+    ///   `%` (libavformat reads it in the segments' name template), a target
+    ///   duration that is not positive or a live window under one segment;
+    ///   ``MediaCore/MediaError/Code/io`` naming the folder when it cannot be created (a part of it is a
+    ///   file, no permission) or written. Later, a segment or playlist that cannot be written is an
+    ///   ``MediaCore/MediaError/Code/io`` error naming that file.
+    public init(hlsPlaylist path: String, hls: HLSOptions = HLSOptions()) throws(MediaError) {
+        FFmpeg.quietLogging()
+        let output = try HLSOutput(playlist: path, settings: hls)
+        format = .hls
+        options = Options()
+        context = try OutputFormatContext(muxerName: ContainerFormat.hls.muxerName)
+        packet = try Packet()
+        try output.attach(to: context)
+        destination = .hls(output)
     }
 
     /// A muxer streaming to a network `url` (``StreamingURL``: `rtmp://`/`rtmps://` carry FLV, `srt://`,
@@ -153,12 +199,16 @@ public final class ContainerMuxer: MultiTrackSink {
     /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the URL for an unknown scheme;
     ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for MP4/MOV/M4A that are not fragmented;
     ///   ``MediaCore/MediaError/Code/io`` naming the URL when the connection fails (refused, no route,
-    ///   SRT handshake or RTMP publish refused).
+    ///   SRT handshake or RTMP publish refused); ``MediaCore/MediaError/Code/unsupportedFormat`` for
+    ///   ``ContainerFormat/hls`` (HLS goes to a folder: ``init(hlsPlaylist:hls:)``).
     public init(
         url: String, format: ContainerFormat? = nil, options: Options = Options(), protocolOptions: [String: String] = [:]
     ) throws(MediaError) {
         let destination = try StreamingURL(url)
         let chosen = format ?? destination.defaultFormat
+        if chosen == .hls {
+            throw MediaError(.unsupportedFormat, "HLS is written to a folder (init(hlsPlaylist:)), not streamed to \(url)")
+        }
         if chosen.isISOBaseMedia, !options.fragmented {
             throw MediaError(.unsupportedFormat, "\(chosen) cannot be streamed to \(url) without Options.fragmented")
         }
@@ -182,8 +232,11 @@ public final class ContainerMuxer: MultiTrackSink {
     /// start is not possible here (the `moov` comes last).
     ///
     /// - Throws: ``MediaCore/MediaError/Code/unsupportedFormat`` for a non-fragmented MP4/MOV/M4A to a
-    ///   non-seekable output.
+    ///   non-seekable output, and for ``ContainerFormat/hls``.
     public init(output: any MediaOutput, format: ContainerFormat, options: Options = Options()) throws(MediaError) {
+        if format == .hls {
+            throw MediaError(.unsupportedFormat, "HLS writes a playlist and segment files to a folder; use init(hlsPlaylist:)")
+        }
         if format.isISOBaseMedia, !options.fragmented, !output.isSeekable {
             throw MediaError(
                 .unsupportedFormat,
@@ -274,7 +327,9 @@ public final class ContainerMuxer: MultiTrackSink {
                     movieEnd = custom.bridge.position
                     custom.bridge.captureStart = movieEnd
                 }
-                try check(av_write_trailer(context.raw), calling: "av_write_trailer", .io)
+                let code = av_write_trailer(context.raw)
+                if code < 0, case .hls(let hls) = destination { throw hls.error("cannot end", code: code, call: "av_write_trailer") }
+                try check(code, calling: "av_write_trailer", .io)
             } catch {
                 var error = error
                 if let networkURL { error.message = "cannot end the stream to \(networkURL): \(error.message)" }
@@ -309,6 +364,10 @@ public final class ContainerMuxer: MultiTrackSink {
             } catch { failure = failure ?? error }
             do throws(MediaError) { try custom.bridge.output.close() } catch { failure = failure ?? error }
             finalSize = custom.bridge.size
+        case .hls(let hls):
+            // Files the muxer could not close (its own trailer call does not return their errors).
+            if failure == nil, let failed = hls.failure { failure = hls.error("cannot write", code: failed.code, call: "avio_closep") }
+            finalSize = hls.bytesWritten
         }
         if let failure { throw failure }
     }
@@ -393,7 +452,11 @@ extension ContainerMuxer {
                 try check(av_opt_set_int(ctx.pointee.priv_data, "movie_timescale", Int64(rate), 0), calling: "av_opt_set_int")
             }
         }
+        if case .hls(let hls) = destination { try hls.configure(ctx) }
         let code = avformat_write_header(ctx, nil)
+        if code < 0, case .hls(let hls) = destination, hls.failure != nil {
+            throw hls.error("cannot write", code: code, call: "avformat_write_header")
+        }
         if code < 0 {
             throw MediaError(
                 .unsupportedFormat,
@@ -466,6 +529,11 @@ extension ContainerMuxer {
             if case .custom(let custom) = destination, var failure = custom.bridge.failure {
                 failure.sampleIndex = failure.sampleIndex ?? index
                 throw failure
+            }
+            if case .hls(let hls) = destination {
+                var error = hls.error("cannot write sample of track \(trackIndex) to", code: code, call: "av_interleaved_write_frame")
+                error.sampleIndex = index
+                throw error
             }
             do throws(MediaError) {
                 try check(code, calling: "av_interleaved_write_frame", .io)

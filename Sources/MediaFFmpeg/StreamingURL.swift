@@ -11,6 +11,9 @@ public import MediaCore
 /// | `udp://`              | UDP datagrams (unicast/multicast)| MPEG-TS   |
 /// | `tcp://`              | one TCP connection               | MPEG-TS   |
 ///
+/// HLS is not a URL here: it is written to a folder, a playlist path ending in `.m3u8`
+/// (``ContainerMuxer/init(hlsPlaylist:hls:)``; ``ContainerMuxer/isHLSPlaylist(_:)`` tells the two apart).
+///
 /// Options ride in the URL's query, which libavformat parses (`srt://host:port?latency=200000&passphrase=…&mode=caller`,
 /// `tcp://host:port?send_buffer_size=65536`, `udp://host:port?pkt_size=1316`). For SRT the muxer adds
 /// `linger` (seconds the socket keeps sending after it is closed) when the URL does not set it, so the

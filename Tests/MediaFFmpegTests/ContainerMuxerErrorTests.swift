@@ -22,7 +22,8 @@ import Testing
         #expect(ContainerFormat(name: "mpegts") == .mpegTS)
         #expect(ContainerFormat(name: "webm") == .webm)
         #expect(ContainerFormat(name: "avi") == nil)
-        #expect(ContainerFormat.all.map(\.name) == ["mp4", "mov", "m4a", "mpegts", "flv", "matroska", "webm"])
+        #expect(ContainerFormat(name: "hls") == .hls && ContainerFormat(fileExtension: "m3u8") == .hls)
+        #expect(ContainerFormat.all.map(\.name) == ["mp4", "mov", "m4a", "mpegts", "flv", "matroska", "webm", "hls"])
     }
 
     @Test func m4aRefusesVideo() throws {
