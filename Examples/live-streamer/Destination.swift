@@ -5,18 +5,15 @@ import MediaPipeline
 /// an HLS playlist path (a ``ContainerMuxer`` writing segments beside it; nothing to reconnect).
 enum Destination {
     /// Whether `to` is an HLS playlist path (ends in `.m3u8`, any case) rather than a URL.
-    static func isHLS(_ to: String) -> Bool {
-        !StreamingURL.isURL(to) && to.lowercased().hasSuffix(".m3u8")
-    }
+    static func isHLS(_ to: String) -> Bool { ContainerMuxer.isHLSPlaylist(to) }
 
     /// The sink for `to`: connections to a URL (with `protocolOptions` for libavformat's protocol) are
-    /// retried `reconnect` times per outage.
+    /// retried `reconnect` times per outage; a playlist is written with `hls`.
     static func sink(
-        _ to: String, reconnect: Int, protocolOptions: [String: String], onEvent: @escaping @Sendable (ReconnectingSink.Event) -> Void
+        _ to: String, reconnect: Int, protocolOptions: [String: String], hls: HLSOptions,
+        onEvent: @escaping @Sendable (ReconnectingSink.Event) -> Void
     ) throws -> any MultiTrackSink {
-        if isHLS(to) {
-            throw MediaError(.unsupportedFormat, "HLS output is not built yet: \(to)")
-        }
+        if isHLS(to) { return try ContainerMuxer(hlsPlaylist: to, hls: hls) }
         return ReconnectingSink(name: to, backoff: ReconnectingSink.Backoff(maxAttempts: reconnect), onEvent: onEvent) {
             try ContainerMuxer(url: to, protocolOptions: protocolOptions)
         }

@@ -57,7 +57,7 @@ struct LiveStreamer: ParsableCommand {
     @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second.")
     var audioBitrate = 128_000
 
-    @Option(help: "The most frames between keyframes (default: 2 seconds of frames).")
+    @Option(help: "The most frames between keyframes (default: 2 seconds of frames, or --hls-time's when shorter).")
     var keyint: Int?
 
     @Option(help: "The x264 preset (ultrafast ... veryslow).")
@@ -71,6 +71,19 @@ struct LiveStreamer: ParsableCommand {
 
     @Option(help: "Reconnection attempts after the connection is lost (0: stop at the first error).")
     var reconnect = 5
+
+    @Option(name: .customLong("hls-segment-type"), help: "HLS segments: ts (MPEG-TS) or fmp4 (fragmented MP4 with an init segment).")
+    var hlsSegmentType: HLSSegmentType = .ts
+
+    @Option(name: .customLong("hls-time"), help: "HLS target segment duration in seconds (segments are cut at keyframes).")
+    var hlsTime = 2.0
+
+    @Option(name: .customLong("hls-list-size"), help: "Segments in the live HLS playlist, older ones deleted; 0 writes a VOD playlist listing every segment.")
+    var hlsListSize = 6
+
+    enum HLSSegmentType: String, ExpressibleByArgument, CaseIterable {
+        case ts, fmp4
+    }
 
     @Option(name: .customLong("protocol-option"), help: ArgumentHelp("An option for libavformat's protocol, as ffmpeg's -KEY VALUE (send_buffer_size=65536, rw_timeout=5000000, latency=200000…); repeatable.", valueName: "KEY=VALUE"))
     var protocolOptions: [String] = []
@@ -100,6 +113,8 @@ struct LiveStreamer: ParsableCommand {
         if let keyint, !(1...10_000).contains(keyint) { throw ValidationError("--keyint must be 1 to 10000") }
         if !(maxLatency > 0 && maxLatency <= 600) { throw ValidationError("--max-latency must be between 0 and 600 seconds") }
         if !(0...1_000).contains(reconnect) { throw ValidationError("--reconnect must be 0 to 1000") }
+        if !(hlsTime >= 0.1 && hlsTime <= 3600) { throw ValidationError("--hls-time must be between 0.1 and 3600 seconds") }
+        if !(0...100_000).contains(hlsListSize) { throw ValidationError("--hls-list-size must be 0 to 100000") }
         for option in protocolOptions where !option.contains("=") || option.hasPrefix("=") {
             throw ValidationError("--protocol-option '\(option)' is not KEY=VALUE")
         }
@@ -133,7 +148,7 @@ struct LiveStreamer: ParsableCommand {
 
         let events = EventPrinter(enabled: !quiet)
         let live = try LiveStreamSink(
-            try Destination.sink(to, reconnect: reconnect, protocolOptions: protocolOptionPairs, onEvent: events.print),
+            try Destination.sink(to, reconnect: reconnect, protocolOptions: protocolOptionPairs, hls: hlsOptions, onEvent: events.print),
             clock: clock, maxQueueDuration: MediaTime(value: Int64((maxLatency * 1000).rounded()), timescale: 1000))
         let stats = live.statsSource
         graph.addSink(live, tracks: tracks)
@@ -147,6 +162,14 @@ struct LiveStreamer: ParsableCommand {
             printError("live-streamer: \(Self.summary(final))" + (Interrupt.wasRequested ? " (interrupted)" : ""))
         }
         _ = try outcome.get()
+    }
+
+    /// The `--hls-…` options.
+    private var hlsOptions: HLSOptions {
+        HLSOptions(
+            segmentType: hlsSegmentType == .fmp4 ? .fragmentedMP4 : .mpegTS,
+            targetSegmentDuration: MediaTime(value: Int64((hlsTime * 1000).rounded()), timescale: 1000),
+            playlist: hlsListSize == 0 ? .vod : .live(windowSize: hlsListSize))
     }
 
     /// `--protocol-option` values as pairs.
@@ -184,7 +207,10 @@ struct LiveStreamer: ParsableCommand {
         settings.averageBitRate = bitrate
         settings.dataRateLimit = (maxBitRate: bitrate, bufferSize: bitrate)  // 1 s of VBV: what servers expect
         let seconds = Double(rate.numerator) / Double(max(1, rate.denominator))
-        settings.maxKeyFrameInterval = keyint ?? max(1, Int((2 * seconds).rounded()))
+        // A keyframe every 2 s (what YouTube and Twitch ask for), or every HLS segment when shorter:
+        // segments are cut at keyframes.
+        let gopSeconds = Destination.isHLS(to) ? min(2, hlsTime) : 2
+        settings.maxKeyFrameInterval = keyint ?? max(1, Int((gopSeconds * seconds).rounded()))
         stages.append(try H264Encoder(settings: settings))
         return graph.addBranch("video", source: source, stages: stages)
     }

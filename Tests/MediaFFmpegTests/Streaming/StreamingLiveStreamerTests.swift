@@ -136,6 +136,33 @@ import Testing
         #expect(abs(probe.videoStart - probe.audioStart) <= 1.0 / 25, "\(probe)")
     }
 
+    /// HLS into a folder: a VOD playlist of fMP4 segments read by ffprobe and GStreamer's hlsdemux, and
+    /// a live window of TS segments that keeps only its last segments.
+    @Test func hlsPlaylistsInAFolder() throws {
+        let dir = try TemporaryDirectory()
+        let vod = dir.file("vod/show.m3u8")
+        let made = try ExternalTool.run(
+            Self.streamer, ["--to", vod, "--duration", "4", "--hls-time", "1", "--hls-list-size", "0", "--hls-segment-type", "fmp4"] + Self.small)
+        #expect(made.status == 0, "\(made.stderr)")
+        let playlist = try HLSFixtures.playlist(vod)
+        #expect(playlist.lines.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.lines.last == "#EXT-X-ENDLIST")
+        #expect(playlist.segments.count == 4 && playlist.segments.allSatisfy { abs($0.duration - 1) < 0.05 }, "\(playlist.segments)")
+        let frames = try HLSFixtures.countFrames(vod)
+        #expect(frames.video == 100 && (frames.audio ?? 0) >= 186, "\(frames)")
+        let discovered = try HLSFixtures.discover(vod)
+        #expect(discovered.usedHLSDemux && abs((discovered.duration ?? 0) - 4) < 0.1, "\(discovered.output)")
+
+        let live = dir.file("live/show.m3u8")
+        let streamed = try ExternalTool.run(
+            Self.streamer, ["--to", live, "--duration", "6", "--hls-time", "1", "--hls-list-size", "2"] + Self.small)
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        let window = try HLSFixtures.playlist(live)
+        #expect(window.segments.count == 2 && window.mediaSequence == 4, "\(window.lines)")
+        #expect(try HLSFixtures.segmentFiles(dir.file("live")).count <= 3)
+        let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", live, "-f", "null", "-"])
+        #expect(decode.status == 0, "\(decode.stderr)")
+    }
+
     @Test func aSlowLinkKeepsTheQueueWithinMaxLatency() throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
