@@ -52,12 +52,15 @@ demo: deps
 	$(SWIFT) build -c release --product aac-encoder
 	$(SWIFT) build -c release --product h264-encoder
 	$(SWIFT) build -c release --product av-encoder
+	$(SWIFT) build -c release --product live-streamer
 	@mkdir -p $(OUT)
 	$(SWIFT) run -c release aac-encoder --tone 440 --duration 5 --bitrate 128000 --output $(OUT)/tone-440.aac
 	$(SWIFT) run -c release h264-encoder --pattern --size 1280x720 --fps 24 --frames 240 --bitrate 1500000 --keyint 48 \
 		--preset veryfast --output $(OUT)/pattern-720p.h264
 	$(SWIFT) run -c release av-encoder --pattern --size 1280x720 --fps 30 --tone 440 --duration 10 --bitrate 1500000 \
 		--keyint 60 --preset veryfast --output $(OUT)/av-720p.mp4
+	$(SWIFT) run -c release live-streamer --to $(OUT)/hls/live.m3u8 --pattern --size 640x360 --fps 30 --tone 440 \
+		--duration 6 --bitrate 1000000 --hls-list-size 0 --quiet
 	@echo
 	@echo "ffprobe says:"
 	@ffprobe -v error -count_packets -show_entries stream=codec_name,profile,sample_rate,channels,nb_read_packets \
@@ -66,10 +69,13 @@ demo: deps
 		-of default=noprint_wrappers=1 $(OUT)/pattern-720p.h264
 	@ffprobe -v error -count_packets -show_entries stream=codec_name,duration,nb_read_packets \
 		-of default=noprint_wrappers=1 $(OUT)/av-720p.mp4
+	@ffprobe -v error -count_frames -show_entries stream=codec_name,nb_read_frames \
+		-of default=noprint_wrappers=1 $(OUT)/hls/live.m3u8
 	@echo
 	@echo "Wrote $(OUT)/tone-440.aac      (play it with: ffplay $(OUT)/tone-440.aac)"
 	@echo "Wrote $(OUT)/pattern-720p.h264 (play it with: ffplay $(OUT)/pattern-720p.h264)"
 	@echo "Wrote $(OUT)/av-720p.mp4       (play it with: ffplay $(OUT)/av-720p.mp4)"
+	@echo "Wrote $(OUT)/hls/live.m3u8     (6 s streamed in real time as HLS; play it with: ffplay $(OUT)/hls/live.m3u8)"
 
 # Side-by-side timing against the ffmpeg CLI; see Benchmarks/README.md.
 # Release builds with the Swift runtime linked in (`--static-swift-stdlib`), the way a Linux command-line
