@@ -21,7 +21,8 @@
 ///   made when a sample arrives after the backoff delay (``Backoff``: 0.5 s, doubling up to 8 s). A
 ///   new connection is begun with the formats of the first, then everything is discarded up to the
 ///   next video keyframe (with no video track: nothing), so the receiver's stream after the restart
-///   decodes from its first frame and audio starts with video.
+///   decodes from its first frame and audio starts with video. A ``KeyframeRequest`` shared with the
+///   encoder makes that keyframe come at once.
 /// - Errors: the first connection's errors are thrown by ``begin(tracks:)`` (no retry: a wrong URL is
 ///   reported at once); after ``Backoff/maxAttempts`` failed attempts in one outage, ``write(_:track:)``
 ///   throws ``MediaError/Code/io`` naming the sink, the attempts and the last error. ``finish()``
@@ -82,6 +83,7 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
     public var bytesWritten: Int64 { closedBytes + ((connection as? any SentByteCounting)?.bytesWritten ?? 0) }
 
     private let connect: () throws -> any MultiTrackSink
+    private let keyframeRequest: KeyframeRequest?
     private let onEvent: (@Sendable (Event) -> Void)?
     private var connection: (any MultiTrackSink)?
     private var state = State.idle
@@ -106,13 +108,16 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
     }
 
     /// A sink that connects with `connect` now (at ``begin(tracks:)``) and again after each outage, as
-    /// `backoff` says; `onEvent` hears about outages and reconnections.
+    /// `backoff` says; `onEvent` hears about outages and reconnections. With a `keyframeRequest` shared
+    /// with the video encoder, a reconnection asks it for a keyframe, so the stream resumes at once
+    /// instead of at the next scheduled keyframe.
     public init(
-        name: String, backoff: Backoff = Backoff(), onEvent: (@Sendable (Event) -> Void)? = nil,
-        connect: @escaping () throws -> any MultiTrackSink
+        name: String, backoff: Backoff = Backoff(), keyframeRequest: KeyframeRequest? = nil,
+        onEvent: (@Sendable (Event) -> Void)? = nil, connect: @escaping () throws -> any MultiTrackSink
     ) {
         self.name = "ReconnectingSink(\(name))"
         self.backoff = backoff
+        self.keyframeRequest = keyframeRequest
         self.onEvent = onEvent
         self.connect = connect
     }
@@ -148,6 +153,7 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
                 connection = try open()
                 reconnects += 1
                 state = .awaitingKeyframe
+                if !videoTracks.isEmpty { keyframeRequest?.request() }
                 onEvent?(.reconnected(attempt: attempt, downtime: now - since))
             } catch {
                 let failure = Self.mediaError(error)

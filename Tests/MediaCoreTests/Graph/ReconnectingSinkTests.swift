@@ -38,10 +38,10 @@ import Testing
     }
 
     /// A sink on `network`: attempts on every write once the network is down (no delay).
-    func sink(_ network: Network, attempts: Int = 5, events: EventLog? = nil) -> ReconnectingSink {
+    func sink(_ network: Network, attempts: Int = 5, events: EventLog? = nil, keyframes: KeyframeRequest? = nil) -> ReconnectingSink {
         var onEvent: (@Sendable (ReconnectingSink.Event) -> Void)?
         if let events { onEvent = { event in events.append(event) } }
-        return ReconnectingSink(name: "test", backoff: .init(maxAttempts: attempts, initialDelay: .zero), onEvent: onEvent) {
+        return ReconnectingSink(name: "test", backoff: .init(maxAttempts: attempts, initialDelay: .zero), keyframeRequest: keyframes, onEvent: onEvent) {
             if !network.up, network.writesUntilOutage == nil, let limit = network.outageRefusals, network.refusals >= limit { network.up = true }
             guard network.up else {
                 network.refusals += 1
@@ -68,13 +68,17 @@ import Testing
     @Test func resumesAtTheNextKeyframeWithTheSameFormatsAndContinuingTimestamps() throws {
         let network = Network()
         let log = EventLog()
-        let output = sink(network, events: log)
+        let keyframes = KeyframeRequest()
+        let output = sink(network, events: log, keyframes: keyframes)
         try output.begin(tracks: [videoFormat, audioFormat])
         for (sample, track) in samples(0..<7) { try output.write(sample, track: track) }
         network.up = false
         for (sample, track) in samples(7..<9) { try output.write(sample, track: track) }  // fails, then 3 refusals
+        #expect(!keyframes.take())
         network.up = true
-        for (sample, track) in samples(9..<16) { try output.write(sample, track: track) }
+        try output.write(samples(9..<10)[0].0, track: 0)  // reconnects: the encoder is asked for a keyframe
+        #expect(keyframes.take() && !keyframes.take() && keyframes.taken == 1)
+        for (sample, track) in samples(9..<16).dropFirst() { try output.write(sample, track: track) }
         try output.finish()
 
         #expect(network.connections.count == 2 && network.refusals == 3)
