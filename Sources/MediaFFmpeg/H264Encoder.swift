@@ -47,16 +47,24 @@ public final class H264Encoder: MediaStage {
     /// How a changed target becomes rate-control values; `nil` when the rate cannot change.
     var ratePlan: H264RatePlan?
 
-    /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`, whose average
-    /// bit rate follows `bitRateControl` when one is given (see ``setAverageBitRate(_:)``).
+    /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`.
     ///
     /// Throws ``MediaError/Code/unavailable`` when this FFmpeg build has no such encoder, and
-    /// ``MediaError/Code/invalidArgument`` for a setting out of range, or for a `bitRateControl` without
-    /// ``Settings/averageBitRate`` (constant quality has no bit rate to change). Whether hardware encoders
+    /// ``MediaError/Code/invalidArgument`` for a setting out of range. Whether hardware encoders
     /// (`h264_nvenc`, `h264_vaapi`) can run is known only when the first frame opens them: that throws
     /// ``MediaError/Code/unavailable`` too.
+    public convenience init(settings: Settings = Settings(), encoderName: String = "libx264") throws(MediaError) {
+        try self.init(settings: settings, encoderName: encoderName, bitRateControl: nil)
+    }
+
+    /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`, whose average
+    /// bit rate follows `bitRateControl` (see ``setAverageBitRate(_:)``; `nil`: as the initializer
+    /// without it).
+    ///
+    /// Throws as ``init(settings:encoderName:)``, and ``MediaError/Code/invalidArgument`` for a
+    /// `bitRateControl` without ``Settings/averageBitRate`` (constant quality has no bit rate to change).
     public init(
-        settings: Settings = Settings(), encoderName: String = "libx264", bitRateControl: BitRateControl? = nil
+        settings: Settings = Settings(), encoderName: String = "libx264", bitRateControl: BitRateControl?
     ) throws(MediaError) {
         guard avcodec_find_encoder_by_name(encoderName) != nil else {
             throw MediaError(
