@@ -5,7 +5,7 @@ import MediaFormats
 /// fresh noise of ±`amplitude` on every luma sample of every frame (a fixed-seed xorshift, so the same
 /// call gives the same frames). The bars alone need a few kilobits per frame at any rate, which would
 /// hide whether the encoder follows its target; temporal noise keeps x264 at its target.
-struct NoisyPattern {
+struct NoisyPattern: MediaSource {
     private var pattern: TestPatternGenerator
     private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
     let amplitude: Int
