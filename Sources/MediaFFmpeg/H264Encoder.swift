@@ -29,6 +29,11 @@ public import MediaCore
 /// is a different stream. The parameter sets are read from the packets instead and stripped from them.
 /// ``finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
 ///
+/// The average bit rate can change while the encoder runs, from the next frame on
+/// (``setAverageBitRate(_:)``, or a ``MediaCore/BitRateControl`` another thread writes, as a live
+/// stream's ``MediaCore/AdaptiveBitRate`` does); in constant-quality mode (no ``Settings/averageBitRate``)
+/// it cannot, and a control is refused with ``MediaError/Code/invalidArgument``.
+///
 /// Backed by libavcodec's `libx264` encoder (or another by name, e.g. `h264_nvenc`, `h264_vaapi`),
 /// `avcodec_send_frame` / `avcodec_receive_packet`.
 public final class H264Encoder: MediaStage {
