@@ -85,6 +85,20 @@ import Testing
         try Self.expectValidStream(encoded, frames: 6 * Self.fps)
     }
 
+    /// The documented limit: with a VBV maximum rate above the average (2 Mb/s average, 4 Mb/s max),
+    /// x264 keeps its long-term average and only the cap moves with the target, so lowering the target
+    /// to 500 kb/s (cap 1 Mb/s) halves the rate rather than quartering it (measured: 2.06 → 1.02 Mb/s).
+    @Test func aboveAverageMaxRateOnlyMovesTheCap() throws {
+        let encoder = try H264Encoder(settings: Self.settings { $0.dataRateLimit = (maxBitRate: 4_000_000, bufferSize: 2_000_000) })
+        let encoded = try Self.encode(encoder, seconds: 6) { n, encoder in
+            if n == 3 * Self.fps { try encoder.setAverageBitRate(500_000) }
+        }
+        let before = encoded.bitsPerSecond(from: 1, to: 3)
+        let after = encoded.bitsPerSecond(from: 4, to: 6)
+        #expect(after > 0.35 * before && after < 0.7 * before, "before \(before) b/s, after \(after) b/s")
+        try Self.expectValidStream(encoded, frames: 6 * Self.fps)
+    }
+
     /// What cannot change its rate says so: a control without an average (constant quality), a direct
     /// change without a VBV or a control (x264 would ignore it), rates out of range.
     @Test func refusals() throws {
