@@ -12,7 +12,9 @@
 /// - The sink asks the policy about every ``interval`` (250 ms of host time, ``MediaClock/hostTime``)
 ///   on the thread that writes samples to it, just after a sample was queued or dropped: that thread
 ///   keeps running when the network stalls (the sender thread may sit in a blocking `send` for
-///   seconds, exactly when the rate must come down). Each time costs one copy of the stats.
+///   seconds, exactly when the rate must come down). Each time costs one stats snapshot (a copy
+///   under the queue's lock, then a sort of at most 4096 latencies outside it); between times, one
+///   read of the monotonic clock.
 /// - When the policy answers a target different from the control's, the sink writes it to the control
 ///   (clamped to ``BitRateControl/validRange``); the encoder applies it before its next frame.
 /// - The control is shared: the app may read it (the rate now) or write it too; the policy sees the
