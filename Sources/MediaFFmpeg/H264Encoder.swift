@@ -29,6 +29,11 @@ public import MediaCore
 /// is a different stream. The parameter sets are read from the packets instead and stripped from them.
 /// ``finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
 ///
+/// The average bit rate can change while the encoder runs, from the next frame on
+/// (``setAverageBitRate(_:)``, or a ``MediaCore/BitRateControl`` another thread writes, as a live
+/// stream's ``MediaCore/AdaptiveBitRate`` does); in constant-quality mode (no ``Settings/averageBitRate``)
+/// it cannot, and a control is refused with ``MediaError/Code/invalidArgument``.
+///
 /// Backed by libavcodec's `libx264` encoder (or another by name, e.g. `h264_nvenc`, `h264_vaapi`),
 /// `avcodec_send_frame` / `avcodec_receive_packet`.
 public final class H264Encoder: MediaStage {
@@ -39,8 +44,13 @@ public final class H264Encoder: MediaStage {
     /// The output format with the parameter sets (set once the encoder has given its first access unit).
     public private(set) var outputFormat: VideoFormat?
 
+    /// The control this encoder reads its target bit rate from before each frame, if any.
+    public let bitRateControl: BitRateControl?
+
     private var session: Session?
     private var index: Int64 = 0
+    /// How a changed target becomes rate-control values; `nil` when the rate cannot change.
+    var ratePlan: H264RatePlan?
 
     /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`.
     ///
@@ -48,7 +58,19 @@ public final class H264Encoder: MediaStage {
     /// ``MediaError/Code/invalidArgument`` for a setting out of range. Whether hardware encoders
     /// (`h264_nvenc`, `h264_vaapi`) can run is known only when the first frame opens them: that throws
     /// ``MediaError/Code/unavailable`` too.
-    public init(settings: Settings = Settings(), encoderName: String = "libx264") throws(MediaError) {
+    public convenience init(settings: Settings = Settings(), encoderName: String = "libx264") throws(MediaError) {
+        try self.init(settings: settings, encoderName: encoderName, bitRateControl: nil)
+    }
+
+    /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`, whose average
+    /// bit rate follows `bitRateControl` (see ``setAverageBitRate(_:)``; `nil`: as the initializer
+    /// without it).
+    ///
+    /// Throws as ``init(settings:encoderName:)``, and ``MediaError/Code/invalidArgument`` for a
+    /// `bitRateControl` without ``Settings/averageBitRate`` (constant quality has no bit rate to change).
+    public init(
+        settings: Settings = Settings(), encoderName: String = "libx264", bitRateControl: BitRateControl?
+    ) throws(MediaError) {
         guard avcodec_find_encoder_by_name(encoderName) != nil else {
             throw MediaError(
                 .unavailable, "this FFmpeg build has no H.264 encoder named \(encoderName)",
@@ -73,8 +95,15 @@ public final class H264Encoder: MediaStage {
         if let duration = settings.maxKeyFrameIntervalDuration, !(duration.isNumeric && duration > .zero) {
             throw MediaError(.invalidArgument, "H264Encoder maxKeyFrameIntervalDuration \(duration) is not a positive time")
         }
+        if bitRateControl != nil, settings.averageBitRate == nil {
+            throw MediaError(
+                .invalidArgument,
+                "H264Encoder bitRateControl needs averageBitRate: constant quality (CRF) has no bit rate to change")
+        }
         self.settings = settings
         self.encoderName = encoderName
+        self.bitRateControl = bitRateControl
+        ratePlan = H264RatePlan(settings: settings, control: bitRateControl)
         FFmpeg.quietLogging()
     }
 
@@ -91,7 +120,8 @@ public final class H264Encoder: MediaStage {
         defer { index += 1 }
         try sample.validateVideoLayout(input, index: index)
         if session == nil {
-            let opened = try Session(input: input, settings: settings, encoderName: encoderName, first: sample.timing)
+            let opening = ratePlan?.opening(settings) ?? settings
+            let opened = try Session(input: input, settings: opening, encoderName: encoderName, first: sample.timing)
             session = opened
             outputFormat = opened.outputFormat
         }
@@ -99,6 +129,7 @@ public final class H264Encoder: MediaStage {
         guard input.packed == session.input.packed else {
             throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
         }
+        if let rate = ratePlan?.change() { session.setRate(rate) }
         try session.encode(sample, format: input, index: index, into: emit)
         outputFormat = session.outputFormat
     }
@@ -232,6 +263,14 @@ extension H264Encoder {
             self.parameters = parameters
             self.rate = rate
             try frame.allocateVideo(pixels, width: input.width, height: input.height)
+        }
+
+        /// Writes new rate-control values; the encoder re-reads them before the next frame it is sent
+        /// (libx264: `reconfig_encoder` → `x264_encoder_reconfig`).
+        func setRate(_ rate: H264RatePlan.Values) {
+            codec.raw.pointee.bit_rate = rate.bitRate
+            codec.raw.pointee.rc_max_rate = rate.maxRate
+            codec.raw.pointee.rc_buffer_size = rate.bufferSize
         }
 
         /// The SPS and PPS among `units`, or `nil` when there are not both.

@@ -45,12 +45,26 @@ public final class LiveStreamSink: MultiTrackSink {
     private var pending: Handoff<any MultiTrackSink>?
     private var started = false
     private var finished = false
+    /// Runs the adaptive bit rate policy, if any (writer's thread only).
+    var bitRateDriver: AdaptiveBitRateDriver?
 
     /// A live queue of at most `maxQueueDuration` (default 2 s) of media in front of `inner`.
     ///
     /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not a positive time.
-    public init(
+    public convenience init(
         _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: MediaTime = .seconds(2)
+    ) throws(MediaError) {
+        try self.init(inner, clock: clock, maxQueueDuration: maxQueueDuration, adaptiveBitRate: nil)
+    }
+
+    /// A live queue of at most `maxQueueDuration` (default 2 s) of media in front of `inner`, whose
+    /// `adaptiveBitRate` policy lowers and raises the video encoder's bit rate from the queue's state
+    /// (``AdaptiveBitRate``; `nil`: off, as the initializer without it).
+    ///
+    /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not a positive time.
+    public init(
+        _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: MediaTime = .seconds(2),
+        adaptiveBitRate: AdaptiveBitRate?
     ) throws(MediaError) {
         guard maxQueueDuration.isNumeric, maxQueueDuration > .zero else {
             throw MediaError(.invalidArgument, "the live queue's limit must be a positive time, not \(maxQueueDuration)")
@@ -60,6 +74,7 @@ public final class LiveStreamSink: MultiTrackSink {
         self.clock = clock
         queue = LiveQueue(limit: maxQueueDuration)
         pending = Handoff(inner)
+        bitRateDriver = adaptiveBitRate.map { AdaptiveBitRateDriver($0, queueLimit: maxQueueDuration) }
     }
 
     deinit {
@@ -116,6 +131,7 @@ public final class LiveStreamSink: MultiTrackSink {
         try queue.put(LiveQueueState.Entry(
             sample: sample, track: track, isVideo: isVideo, isKeyframe: sample.flags.contains(.keyframe),
             decodeTime: sample.timing.effectiveDecodeTime))
+        bitRateDriver?.tick { queue.stats }
     }
 
     /// Drains the queue, finishes the inner sink and waits for the sender to end.
