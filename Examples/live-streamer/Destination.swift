@@ -8,13 +8,16 @@ enum Destination {
     static func isHLS(_ to: String) -> Bool { ContainerMuxer.isHLSPlaylist(to) }
 
     /// The sink for `to`: connections to a URL (with `protocolOptions` for libavformat's protocol) are
-    /// retried `reconnect` times per outage; a playlist is written with `hls`.
+    /// retried `reconnect` times per outage, and each reconnection asks the encoder for a keyframe
+    /// through `keyframes`; a playlist is written with `hls`.
     static func sink(
-        _ to: String, reconnect: Int, protocolOptions: [String: String], hls: HLSOptions,
+        _ to: String, reconnect: Int, protocolOptions: [String: String], hls: HLSOptions, keyframes: KeyframeRequest,
         onEvent: @escaping @Sendable (ReconnectingSink.Event) -> Void
     ) throws -> any MultiTrackSink {
         if isHLS(to) { return try ContainerMuxer(hlsPlaylist: to, hls: hls) }
-        return ReconnectingSink(name: to, backoff: ReconnectingSink.Backoff(maxAttempts: reconnect), onEvent: onEvent) {
+        return ReconnectingSink(
+            name: to, backoff: ReconnectingSink.Backoff(maxAttempts: reconnect), keyframeRequest: keyframes, onEvent: onEvent
+        ) {
             try ContainerMuxer(url: to, protocolOptions: protocolOptions)
         }
     }

@@ -54,6 +54,9 @@ struct LiveStreamer: ParsableCommand {
     @Option(help: "The H.264 average bit rate in bits per second (the adaptive bit rate's ceiling).")
     var bitrate = 2_500_000
 
+    @Flag(name: .customLong("no-adaptive-bitrate"), help: "Keep the H.264 bit rate at --bitrate (default: lowered while the queue is deep, raised again when it drains).")
+    var noAdaptiveBitrate = false
+
     @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second.")
     var audioBitrate = 128_000
 
@@ -141,15 +144,22 @@ struct LiveStreamer: ParsableCommand {
     func run() throws {
         let clock = MediaClock()  // one clock: capture, pattern and tone start together; latency is measured on it
         let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
+        let hasVideo = pattern || video != nil
+        // Shared between the encoder and the live sink: the policy's target bit rate, and the keyframe a
+        // reconnection asks for.
+        let control = hasVideo && !noAdaptiveBitrate ? try BitRateControl(bitRate: bitrate) : nil
+        let keyframes = KeyframeRequest()
         var graph = MediaGraph()
         var tracks: [MediaGraph.BranchID] = []
-        if let branch = try videoBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }
+        if let branch = try videoBranch(&graph, clock: clock, limit: limit, control: control, keyframes: keyframes) { tracks.append(branch) }
         if let branch = try audioBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }
 
         let events = EventPrinter(enabled: !quiet)
+        let output = try Destination.sink(
+            to, reconnect: reconnect, protocolOptions: protocolOptionPairs, hls: hlsOptions, keyframes: keyframes, onEvent: events.print)
         let live = try LiveStreamSink(
-            try Destination.sink(to, reconnect: reconnect, protocolOptions: protocolOptionPairs, hls: hlsOptions, onEvent: events.print),
-            clock: clock, maxQueueDuration: MediaTime(value: Int64((maxLatency * 1000).rounded()), timescale: 1000))
+            output, clock: clock, maxQueueDuration: MediaTime(value: Int64((maxLatency * 1000).rounded()), timescale: 1000),
+            adaptiveBitRate: control.map { AdaptiveBitRate(control: $0) })
         let stats = live.statsSource
         graph.addSink(live, tracks: tracks)
         if let record { graph.addSink(try ContainerMuxer(path: record), tracks: tracks) }
@@ -182,7 +192,9 @@ struct LiveStreamer: ParsableCommand {
         return pairs
     }
 
-    private func videoBranch(_ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?) throws -> MediaGraph.BranchID? {
+    private func videoBranch(
+        _ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?, control: BitRateControl?, keyframes: KeyframeRequest
+    ) throws -> MediaGraph.BranchID? {
         guard pattern || video != nil else { return nil }
         var source: any MediaSource
         var stages: [any MediaStage] = []
@@ -211,7 +223,9 @@ struct LiveStreamer: ParsableCommand {
         // segments are cut at keyframes.
         let gopSeconds = Destination.isHLS(to) ? min(2, hlsTime) : 2
         settings.maxKeyFrameInterval = keyint ?? max(1, Int((gopSeconds * seconds).rounded()))
-        stages.append(try H264Encoder(settings: settings))
+        let encoder = try H264Encoder(settings: settings, bitRateControl: control)
+        encoder.keyframeRequest = keyframes
+        stages.append(encoder)
         return graph.addBranch("video", source: source, stages: stages)
     }
 
@@ -248,6 +262,7 @@ struct LiveStreamer: ParsableCommand {
             parts.append("latency p50 \(formatDecimal(p50 * 1000, 1)) ms, p99 \(formatDecimal(p99 * 1000, 1)) ms")
         }
         parts.append("queue at most \(formatDecimal(stats.maxQueueSeconds, 2)) s")
+        if let target = stats.targetBitRate { parts.append("video bit rate \(target / 1000) kb/s at the end") }
         return parts.joined(separator: "; ")
     }
 }

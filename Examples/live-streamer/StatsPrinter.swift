@@ -7,7 +7,7 @@ import MediaPipeline
 ///
 /// Keys (a contract scripts read): `sentBytes`, `sentFrames`, `droppedFrames` (video dropped by the
 /// queue plus frames lost while reconnecting), `reconnects`, `queueSeconds`; also `sentBitRate`,
-/// `droppedGOPs`, `droppedWhileReconnecting`, `latencyP50Ms`, `latencyP99Ms`, `maxQueueSeconds`.
+/// `videoBitRate` (the adaptive bit rate's target), `droppedGOPs`, `droppedWhileReconnecting`, `latencyP50Ms`, `latencyP99Ms`, `maxQueueSeconds`.
 final class StatsPrinter: Sendable {
     private let task: Task<Void, Never>
     private let ended: DispatchSemaphore
@@ -48,6 +48,7 @@ final class StatsPrinter: Sendable {
             ("reconnects", "\(stats.reconnects)"),
             ("queueSeconds", number(stats.queueSeconds, 3)),
             ("sentBitRate", number(stats.sentBitRate?.rounded(), 0)),
+            ("videoBitRate", stats.targetBitRate.map(String.init) ?? "null"),
             ("sentVideoFrames", "\(stats.sentVideoFrames)"),
             ("sentAudioFrames", "\(stats.sentAudioFrames)"),
             ("droppedGOPs", "\(stats.droppedGOPs)"),

@@ -47,6 +47,12 @@ public final class H264Encoder: MediaStage {
     /// The control this encoder reads its target bit rate from before each frame, if any.
     public let bitRateControl: BitRateControl?
 
+    /// Where others ask for a keyframe (a ``MediaCore/ReconnectingSink`` after a reconnection, an app on
+    /// a viewer's request): read before each frame; when a request is pending, that frame is coded as
+    /// an IDR picture with SPS/PPS in front, as VideoToolbox's `kVTEncodeFrameOptionKey_ForceKeyFrame`
+    /// does. Set it before the encoder is handed to a graph.
+    public var keyframeRequest: KeyframeRequest?
+
     private var session: Session?
     private var index: Int64 = 0
     /// How a changed target becomes rate-control values; `nil` when the rate cannot change.
@@ -130,7 +136,8 @@ public final class H264Encoder: MediaStage {
             throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
         }
         if let rate = ratePlan?.change() { session.setRate(rate) }
-        try session.encode(sample, format: input, index: index, into: emit)
+        let forceKeyframe = keyframeRequest?.take() ?? false
+        try session.encode(sample, format: input, index: index, forceKeyframe: forceKeyframe, into: emit)
         outputFormat = session.outputFormat
     }
 
@@ -295,7 +302,9 @@ extension H264Encoder {
             return overflow ? .invalid : MediaTime(value: ticks, timescale: tickTimescale).converted(to: timescale)
         }
 
-        func encode(_ sample: MediaSample, format: VideoFormat, index: Int64, into emit: (MediaSample) throws -> Void) throws {
+        func encode(
+            _ sample: MediaSample, format: VideoFormat, index: Int64, forceKeyframe: Bool, into emit: (MediaSample) throws -> Void
+        ) throws {
             let pts = sample.timing.presentationTime
             guard pts.isNumeric else {
                 throw MediaError(.invalidData, "video frame has no presentation time", sampleIndex: index)
@@ -310,7 +319,8 @@ extension H264Encoder {
             lastTick = tick
             try frame.copyPicture(from: sample, format: format)
             frame.raw.pointee.pts = tick
-            frame.raw.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            // AV_PICTURE_TYPE_I makes libx264 code an X264_TYPE_KEYFRAME: an IDR picture in a closed GOP.
+            frame.raw.pointee.pict_type = forceKeyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
             var timing = sample.timing
             if !timing.duration.isNumeric { timing.duration = time(ofTick: 1) - time(ofTick: 0) }
             pending[tick] = timing

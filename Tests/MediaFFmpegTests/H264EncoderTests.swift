@@ -97,6 +97,28 @@ import Testing
         }
     }
 
+    /// A KeyframeRequest made before frame 20 makes frame 20 an IDR (and ffprobe agrees), in a stream
+    /// whose next scheduled keyframe is 250 frames away; one request gives one keyframe.
+    @Test func aKeyframeRequestMakesTheNextFrameAKeyframe() throws {
+        let clip = try VideoClip(count: 48)
+        let encoder = try H264Encoder(settings: Self.settings { $0.maxKeyFrameInterval = 250 })
+        let keyframes = KeyframeRequest()
+        encoder.keyframeRequest = keyframes
+        var ours: [MediaSample] = []
+        for (index, frame) in clip.frames.enumerated() {
+            if index == 20 { keyframes.request() }
+            try encoder.process(frame) { ours.append($0) }
+        }
+        try encoder.finish { ours.append($0) }
+        let byPTS = ours.sorted { $0.timing.presentationTime < $1.timing.presentationTime }
+        let keyIndices = byPTS.indices.filter { byPTS[$0].flags.contains(.keyframe) }
+        #expect(keyIndices == [0, 20] && keyframes.taken == 1)
+        let path = clip.dir.file("requested.h264")
+        try Video.write(Video.annexB(ours), to: path)
+        let probed = try Video.probeKeyFrames(path)
+        #expect(probed.indices.filter { probed[$0] } == [0, 20])
+    }
+
     /// With B-frames, decode times run behind presentation times and strictly increase; the
     /// presentation times are the input's. Without reordering, dts == pts.
     @Test func bFramesAndReordering() throws {

@@ -19,6 +19,9 @@ extension LiveStreamSink {
         public var droppedWhileReconnecting = 0
         /// Times the inner sink reconnected (``ReconnectCounting``).
         public var reconnects = 0
+        /// The video encoder's target bit rate now, with adaptive bit rate on (the
+        /// ``LiveStreamSink/bitRateControl``'s); `nil` without it.
+        public var targetBitRate: Int?
         /// GOPs dropped from their keyframe on (a GOP cut short after some frames were sent is not
         /// counted here; its frames are in ``droppedFrames``).
         public var droppedGOPs = 0
@@ -42,23 +45,31 @@ extension LiveStreamSink {
     /// the graph owns the sink.
     public struct StatsSource: Sendable {
         let queue: LiveQueue
-        init(queue: LiveQueue) { self.queue = queue }
+        let control: BitRateControl?
+        init(queue: LiveQueue, control: BitRateControl?) {
+            self.queue = queue
+            self.control = control
+        }
 
         /// The stats now.
-        public var current: Stats { queue.stats }
+        public var current: Stats {
+            var stats = queue.stats
+            stats.targetBitRate = control?.bitRate
+            return stats
+        }
 
         /// The stats every `interval` (default: each second) until the sink's sender has ended (the
         /// last element is the final stats), or the consuming task is cancelled. Polls: a slow
         /// consumer sees fewer, later snapshots, never a backlog.
         public func updates(every interval: Duration = .seconds(1)) -> AsyncStream<Stats> {
-            let queue = self.queue
+            let source = self
             let ended = Locked(false)
             return AsyncStream(unfolding: {
                 guard !ended.withLock({ $0 }), !Task.isCancelled else { return nil }
                 try? await Task.sleep(for: interval)
                 guard !Task.isCancelled else { return nil }
-                if queue.senderHasEnded { ended.withLock { $0 = true } }
-                return queue.stats
+                if source.queue.senderHasEnded { ended.withLock { $0 = true } }
+                return source.current
             })
         }
     }

@@ -83,10 +83,10 @@ public final class LiveStreamSink: MultiTrackSink {
     }
 
     /// A handle to poll the stats from any thread while the graph owns the sink.
-    public var statsSource: StatsSource { StatsSource(queue: queue) }
+    public var statsSource: StatsSource { StatsSource(queue: queue, control: bitRateControl) }
 
     /// The stats now.
-    public var stats: Stats { queue.stats }
+    public var stats: Stats { statsSource.current }
 
     /// Begins the inner sink with the formats, then starts the sender.
     public func begin(tracks: [MediaFormat?]) throws {
