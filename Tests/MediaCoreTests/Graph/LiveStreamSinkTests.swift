@@ -65,6 +65,24 @@ import Testing
         #expect(stats.droppedFrames == 7 && stats.droppedGOPs == 0)
     }
 
+    /// An inner sink that takes everything at once.
+    final class InstantSink: MultiTrackSink {
+        func begin(tracks: [MediaFormat?]) throws {}
+        func write(_ sample: MediaSample, track: Int) throws {}
+        func finish() throws {}
+    }
+
+    @Test func statsUpdatesEndWithTheStreamAfterItsFinalSnapshot() async throws {
+        let live = try LiveStreamSink(InstantSink(), clock: MediaClock())
+        let updates = live.statsSource.updates(every: .milliseconds(20))
+        try live.begin(tracks: [videoFormat])
+        for i in 0..<10 { try live.write(frame(i, keyint: 5), track: 0) }
+        try live.finish()
+        var snapshots: [LiveStreamSink.Stats] = []
+        for await stats in updates { snapshots.append(stats) }  // ends: the sender has ended
+        #expect(snapshots.count == 1 && snapshots.last?.sentFrames == 10 && snapshots.last?.sentVideoFrames == 10)
+    }
+
     @Test func refusesANonPositiveLimit() {
         #expect { try LiveStreamSink(GatedSink(), clock: MediaClock(), maxQueueDuration: .zero) } throws: { error in
             (error as? MediaError)?.code == .invalidArgument
