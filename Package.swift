@@ -65,7 +65,7 @@ let package = Package(
         // What the example executables share (one-line errors, argument cursor, number formatting).
         .target(
             name: "ExampleSupport",
-            dependencies: ["MediaCore", "MediaFFmpeg", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Support",
             swiftSettings: strict
         ),

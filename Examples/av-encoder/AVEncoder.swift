@@ -18,23 +18,7 @@ struct AVEncoder: ParsableCommand {
             """,
         version: "0.2.0")
 
-    @Flag(help: "Encode the generated test pattern as the video.")
-    var pattern = false
-
-    @Option(help: "The pattern's frame size, WIDTHxHEIGHT.")
-    var size = VideoSize(argument: "1280x720")!
-
-    @Option(help: "The pattern's frame rate in frames per second.")
-    var fps = 30
-
-    @Option(help: ArgumentHelp("A .y4m file to encode as the video.", valueName: "in.y4m"))
-    var video: String?
-
-    @Option(help: ArgumentHelp("Generate a sine tone of HZ hertz as the audio (48 kHz stereo, amplitude 0.5).", valueName: "HZ"))
-    var tone: Double?
-
-    @Option(help: ArgumentHelp("A .wav file to encode as the audio.", valueName: "in.wav"))
-    var audio: String?
+    @OptionGroup var sources: AVSourceOptions
 
     @Option(help: "How many seconds to encode (required for --pattern and --tone; cuts files).")
     var duration: Double?
@@ -65,15 +49,11 @@ struct AVEncoder: ParsableCommand {
 
     func validate() throws {
         guard !output.isEmpty else { throw ValidationError("give at least one --output") }
-        guard pattern || video != nil || tone != nil || audio != nil else {
+        guard sources.hasVideo || sources.hasAudioFileOrTone else {
             throw ValidationError("give video (--pattern or --video) or audio (--tone or --audio), or both")
         }
-        if pattern && video != nil { throw ValidationError("give either --pattern or --video, not both") }
-        if tone != nil && audio != nil { throw ValidationError("give either --tone or --audio, not both") }
-        if (pattern || tone != nil) && duration == nil { throw ValidationError("--pattern and --tone need --duration SECONDS") }
+        if (sources.pattern || sources.tone != nil) && duration == nil { throw ValidationError("--pattern and --tone need --duration SECONDS") }
         if let duration, !(duration > 0 && duration <= 86_400) { throw ValidationError("--duration must be between 0 and 86400 seconds") }
-        if let tone, !(tone > 0 && tone < 24_000) { throw ValidationError("--tone must be between 0 and 24000 Hz") }
-        if !(1...240).contains(fps) { throw ValidationError("--fps must be 1 to 240") }
         if let format, ContainerFormat(name: format) == nil {
             throw ValidationError("--format '\(format)' is not one of \(ContainerFormat.all.map(\.name).joined(separator: ", "))")
         }
@@ -91,34 +71,13 @@ struct AVEncoder: ParsableCommand {
         var videoBranch: MediaGraph.BranchID?
         var audioBranch: MediaGraph.BranchID?
 
-        if pattern || video != nil {
-            var source: any MediaSource
-            var stages: [any MediaStage] = []
-            if let video {
-                let reader = try Y4MReader(path: video)
-                if let pixelFormat = reader.format.pixelFormat, ![.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixelFormat) {
-                    stages.append(try VideoConverter(to: .yuv420p))
-                }
-                source = reader
-            } else {
-                source = try TestPatternGenerator(
-                    width: size.width, height: size.height, frameRate: FrameRate(Int32(fps)), length: .duration(limit ?? .seconds(10)))
-            }
-            if let limit, video != nil { source = TimeLimit(source, limit: limit) }
-            if realtime { source = RealTimeSource(source, clock: clock) }
+        if let input = try sources.videoSource(patternLength: .duration(limit ?? .seconds(10)), limit: limit) {
+            var stages: [any MediaStage] = input.needsConversion ? [try VideoConverter(to: .yuv420p)] : []
             stages.append(try H264Encoder(settings: encoding.h264Settings(realTime: realtime)))
+            let source = realtime ? RealTimeSource(input.source, clock: clock) : input.source
             videoBranch = graph.addBranch("video", source: source, stages: stages)
         }
-        if tone != nil || audio != nil {
-            var source: any MediaSource
-            if let audio {
-                source = try WAVReader(path: audio)
-                if let limit { source = TimeLimit(source, limit: limit) }
-            } else {
-                source = try ToneGenerator(
-                    .sine(frequency: tone ?? 440, amplitude: 0.5), sampleRate: 48_000, channels: 2, sampleType: .f32,
-                    length: .duration(limit ?? .seconds(10)))
-            }
+        if var source = try sources.audioSource(toneLength: .duration(limit ?? .seconds(10)), limit: limit) {
             if realtime { source = RealTimeSource(source, clock: clock) }
             audioBranch = graph.addBranch("audio", source: source, stages: [try AACEncoder(bitRate: encoding.audioBitrate)])
         }

@@ -30,49 +30,33 @@ struct LiveStreamer: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the encode to this file (.mp4 .mov .ts .flv .mkv; the container from the extension).", valueName: "FILE"))
     var record: String?
 
-    @Flag(help: "Stream the generated test pattern as the video.")
-    var pattern = false
-
-    @Option(help: "The pattern's frame size, WIDTHxHEIGHT.")
-    var size = VideoSize(argument: "1280x720")!
-
-    @Option(help: "The pattern's frame rate in frames per second.")
-    var fps = 30
-
-    @Option(help: ArgumentHelp("A .y4m file to stream as the video (paced at real time).", valueName: "in.y4m"))
-    var video: String?
-
-    @Option(help: ArgumentHelp("Generate a sine tone of HZ hertz as the audio (48 kHz stereo, amplitude 0.5).", valueName: "HZ"))
-    var tone: Double?
-
-    @Option(help: ArgumentHelp("A .wav file to stream as the audio (paced at real time).", valueName: "in.wav"))
-    var audio: String?
+    @OptionGroup var sources: AVSourceOptions
 
     @Option(help: ArgumentHelp("Capture audio from a PulseAudio input: its name, or the default with no name.", valueName: "DEVICE"))
     var capture: String?
 
-    @Option(help: "The H.264 average bit rate in bits per second (the adaptive bit rate's ceiling).")
+    @Option(help: ArgumentHelp("The H.264 average bit rate in bits per second (the adaptive bit rate's ceiling).", valueName: "BPS"))
     var bitrate = 2_500_000
 
     @Flag(name: .customLong("no-adaptive-bitrate"), help: "Keep the H.264 bit rate at --bitrate (default: lowered while the queue is deep, raised again when it drains).")
     var noAdaptiveBitrate = false
 
-    @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second.")
+    @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("The AAC bit rate in bits per second.", valueName: "BPS"))
     var audioBitrate = 128_000
 
-    @Option(help: "The most frames between keyframes (default: 2 seconds of frames, or --hls-time's when shorter).")
+    @Option(help: ArgumentHelp("The most frames between keyframes (default: 2 seconds of frames, or --hls-time's when shorter).", valueName: "N"))
     var keyint: Int?
 
     @Option(help: "The x264 preset (ultrafast ... veryslow).")
     var preset = "veryfast"
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C, or the end of the files).")
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: until Ctrl-C, or the end of the files).", valueName: "S"))
     var duration: Double?
 
-    @Option(name: .customLong("max-latency"), help: "The most media the queue in front of the network may hold, in seconds.")
+    @Option(name: .customLong("max-latency"), help: ArgumentHelp("The most media the queue in front of the network may hold, in seconds.", valueName: "S"))
     var maxLatency = 2.0
 
-    @Option(help: "Reconnection attempts after the connection is lost (0: stop at the first error).")
+    @Option(help: ArgumentHelp("Reconnection attempts per outage, with backoff (0: stop at the first network error).", valueName: "N"))
     var reconnect = 5
 
     @Option(name: .customLong("hls-segment-type"), help: "HLS segments: ts (MPEG-TS) or fmp4 (fragmented MP4 with an init segment).")
@@ -101,16 +85,11 @@ struct LiveStreamer: ParsableCommand {
     static let defaultDevice = "@DEFAULT@"
 
     func validate() throws {
-        guard pattern || video != nil || tone != nil || audio != nil || capture != nil else {
+        guard sources.hasVideo || sources.hasAudioFileOrTone || capture != nil else {
             throw ValidationError("give video (--pattern or --video) or audio (--tone, --audio or --capture), or both")
         }
-        if pattern && video != nil { throw ValidationError("give either --pattern or --video, not both") }
-        if [tone != nil, audio != nil, capture != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("give one of --tone, --audio and --capture")
-        }
+        if sources.hasAudioFileOrTone && capture != nil { throw ValidationError("give one of --tone, --audio and --capture") }
         if let duration, !(duration > 0 && duration <= 86_400) { throw ValidationError("--duration must be between 0 and 86400 seconds") }
-        if let tone, !(tone > 0 && tone < 24_000) { throw ValidationError("--tone must be between 0 and 24000 Hz") }
-        if !(1...240).contains(fps) { throw ValidationError("--fps must be 1 to 240") }
         if !(10_000...200_000_000).contains(bitrate) { throw ValidationError("--bitrate must be 10000 to 200000000") }
         if !(8_000...2_000_000).contains(audioBitrate) { throw ValidationError("--audio-bitrate must be 8000 to 2000000") }
         if let keyint, !(1...10_000).contains(keyint) { throw ValidationError("--keyint must be 1 to 10000") }
@@ -144,7 +123,7 @@ struct LiveStreamer: ParsableCommand {
     func run() throws {
         let clock = MediaClock()  // one clock: capture, pattern and tone start together; latency is measured on it
         let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
-        let hasVideo = pattern || video != nil
+        let hasVideo = sources.hasVideo
         // Shared between the encoder and the live sink: the policy's target bit rate, and the keyframe a
         // reconnection asks for.
         let control = hasVideo && !noAdaptiveBitrate ? try BitRateControl(bitRate: bitrate) : nil
@@ -195,23 +174,11 @@ struct LiveStreamer: ParsableCommand {
     private func videoBranch(
         _ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?, control: BitRateControl?, keyframes: KeyframeRequest
     ) throws -> MediaGraph.BranchID? {
-        guard pattern || video != nil else { return nil }
-        var source: any MediaSource
-        var stages: [any MediaStage] = []
-        var rate = FrameRate(Int32(fps))
-        if let video {
-            let reader = try Y4MReader(path: video)
-            if let pixelFormat = reader.format.pixelFormat, ![.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixelFormat) {
-                stages.append(try VideoConverter(to: .yuv420p))
-            }
-            if let fileRate = reader.format.frameRate, fileRate.isValid { rate = fileRate }
-            source = reader
-        } else {
-            source = try TestPatternGenerator(
-                width: size.width, height: size.height, frameRate: rate, length: limit.map { .duration($0) } ?? .unlimited)
+        guard let input = try sources.videoSource(patternLength: limit.map { .duration($0) } ?? .unlimited, limit: limit) else {
+            return nil
         }
-        if let limit, video != nil { source = TimeLimit(source, limit: limit) }
-        source = RealTimeSource(source, clock: clock)
+        let rate = input.rate
+        var stages: [any MediaStage] = input.needsConversion ? [try VideoConverter(to: .yuv420p)] : []
         var settings = H264Encoder.Settings()
         settings.realTime = true
         settings.preset = preset
@@ -226,21 +193,13 @@ struct LiveStreamer: ParsableCommand {
         let encoder = try H264Encoder(settings: settings, bitRateControl: control)
         encoder.keyframeRequest = keyframes
         stages.append(encoder)
-        return graph.addBranch("video", source: source, stages: stages)
+        return graph.addBranch("video", source: RealTimeSource(input.source, clock: clock), stages: stages)
     }
 
     private func audioBranch(_ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?) throws -> MediaGraph.BranchID? {
         var source: any MediaSource
-        if let audio {
-            source = try WAVReader(path: audio)
-            if let limit { source = TimeLimit(source, limit: limit) }
-            source = RealTimeSource(source, clock: clock)
-        } else if let tone {
-            source = RealTimeSource(
-                try ToneGenerator(
-                    .sine(frequency: tone, amplitude: 0.5), sampleRate: 48_000, channels: 2, sampleType: .f32,
-                    length: limit.map { .duration($0) } ?? .unlimited, framesPerSample: 480),
-                clock: clock)
+        if let file = try sources.audioSource(toneLength: limit.map { .duration($0) } ?? .unlimited, limit: limit, framesPerSample: 480) {
+            source = RealTimeSource(file, clock: clock)  // 10-ms tone samples: a microphone's pace
         } else if let capture {
             let device = capture == Self.defaultDevice ? nil : capture
             source = try AudioCaptureSource(device: device, sampleType: .f32, sampleRate: 48_000, channels: 2, clock: clock)
