@@ -10,11 +10,11 @@ public struct AVSourceOptions: ParsableArguments {
     public var pattern = false
 
     /// `--size`: the pattern's frame size.
-    @Option(help: "The pattern's frame size, WIDTHxHEIGHT.")
+    @Option(help: ArgumentHelp("The pattern's frame size, WIDTHxHEIGHT.", valueName: "WxH"))
     public var size = VideoSize(argument: "1280x720")!
 
     /// `--fps`: the pattern's frame rate.
-    @Option(help: "The pattern's frame rate in frames per second.")
+    @Option(help: ArgumentHelp("The pattern's frame rate in frames per second.", valueName: "N"))
     public var fps = 30
 
     /// `--video`: a .y4m file as the video.
