@@ -10,7 +10,8 @@ programs' generators differ (our scrolling bars against lavfi's testsrc2), so th
 also made on one input for both: a .y4m of testsrc2 (`live-streamer --video x.y4m`, `ffmpeg -re -i
 x.y4m`), and each generator's own cost is measured alone. Then the latency live-streamer measures
 (capture timestamp → hand-off to the socket), p50/p99, on the normal link to nginx and with a
-throttled receiver (a TCP listener here that reads 150 KB/s, less than the 2.5 Mb/s stream). ffmpeg
+throttled receiver (a TCP listener here that reads 150 KB/s, less than the 2.5 Mb/s stream of the
+testsrc2 .y4m; our pattern encodes to only ~0.35 Mb/s). ffmpeg
 does not measure that latency: there is no peer figure.
 
 LIVE_SECONDS (default 60) sets the length of every run. nginx (with libnginx-mod-rtmp) must be
@@ -19,6 +20,7 @@ installed; the server listens on 127.0.0.1 only, on a free port above 20000, and
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -177,10 +179,10 @@ def last_stats(stdout):
     return dict(objects[-1], worstP99Ms=max(p99s) if p99s else None, lines=len(objects))
 
 
-def ffmpeg_speed(stderr):
-    """The last `speed=` ffmpeg's progress line reported (1.0x: kept up with real time)."""
-    marks = [part for part in stderr.replace("\r", "\n").split() if part.startswith("speed=")]
-    return marks[-1][6:] if marks else "?"
+def ffmpeg_progress(stderr):
+    """ffmpeg's last progress line (size, bitrate, speed: 1x is real time), spaces squeezed."""
+    lines = [l for l in stderr.replace("\r", "\n").splitlines() if "speed=" in l]
+    return re.sub(r"=\s+", "=", " ".join(lines[-1].split())) if lines else "?"
 
 
 def cpu_pair(title, ours, theirs, tag):
@@ -202,7 +204,7 @@ def cpu_pair(title, ours, theirs, tag):
               f"queue at most {stats['maxQueueSeconds']} s")
     else:
         print(f"  ours printed no stats: {results['live-streamer (ours)'][2].strip()[-300:]}")
-    print(f"  ffmpeg: final speed {ffmpeg_speed(results['ffmpeg -re … -f flv'][2])} (1x: kept up with real time)")
+    print(f"  ffmpeg's last progress line: {ffmpeg_progress(results['ffmpeg -re … -f flv'][2])}")
     for label, command in (("ours", ours), ("ffmpeg", theirs)):
         print(f"  {label}: {' '.join(command)}")
     return stats
@@ -233,24 +235,27 @@ def make_testsrc_y4m(path):
                     "-frames:v", str(SECONDS * 30), "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", path], check=True)
 
 
-def throttled():
-    """live-streamer into a TCP receiver that reads 150 KB/s: latency, drops, queue depth."""
+def throttled(y4m):
+    """live-streamer into a TCP receiver that reads 150 KB/s: latency, drops, queue depth. The video is
+    the testsrc2 .y4m, which x264 encodes at the full 2.5 Mb/s (our pattern's bars need about 0.35 Mb/s,
+    under the throttle)."""
     receiver = SlowReceiver(THROTTLE_BYTES_PER_SECOND)
-    command = [STREAMER, "--to", f"tcp://127.0.0.1:{receiver.port}", "--pattern", "--size", "1280x720", "--fps", "30",
-               "--tone", "440", "--duration", str(SECONDS), "--protocol-option", "send_buffer_size=65536",
+    command = [STREAMER, "--to", f"tcp://127.0.0.1:{receiver.port}", "--video", y4m, "--tone", "440", "--duration", str(SECONDS), "--protocol-option", "send_buffer_size=65536",
                "--max-latency", "2", "--stats-json"]
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=SECONDS + 60)
     receiver.close()
     stats = last_stats(result.stdout)
     print(f"\nThrottled link: MPEG-TS over TCP to a receiver here reading {THROTTLE_BYTES_PER_SECOND // 1000} KB/s "
-          f"({THROTTLE_BYTES_PER_SECOND * 8 / 1e6:.1f} Mb/s, under the 2.5 Mb/s + 128 kb/s stream), {SECONDS} s, --max-latency 2")
+          f"({THROTTLE_BYTES_PER_SECOND * 8 / 1e6:.1f} Mb/s, under the 2.5 Mb/s + 128 kb/s stream), testsrc2 .y4m + tone, "
+          f"{SECONDS} s, --max-latency 2")
     if not stats:
         print(f"  no stats (exit {result.returncode}): {result.stderr.strip()[-300:]}")
         return
     print(f"  latency p50 {stats['latencyP50Ms']} ms, p99 {stats['latencyP99Ms']} ms (worst per-second p99 "
           f"{stats['worstP99Ms']} ms); dropped {stats['droppedFrames']} video "
           f"frames ({stats['droppedGOPs']} GOPs); sent {stats['sentVideoFrames']} video + {stats['sentAudioFrames']} audio "
-          f"frames; queue at most {stats['maxQueueSeconds']} s; receiver read {receiver.received} bytes "
+          f"frames; {stats['reconnects']} reconnects; last sent bit rate {stats['sentBitRate']} b/s; queue at most "
+          f"{stats['maxQueueSeconds']} s; receiver read {receiver.received} bytes "
           f"({receiver.received * 8 / SECONDS / 1e6:.2f} Mb/s); exit {result.returncode}")
     print(f"  {' '.join(command)}")
 
@@ -289,5 +294,5 @@ def live_streaming_section():
         source_cost(y4m)
     finally:
         nginx.stop()
-    throttled()
+    throttled(y4m)
     print("  (no peer figure for latency: the ffmpeg CLI does not measure capture → socket latency)")
