@@ -14,7 +14,8 @@ throttled receiver (a TCP listener here that reads 150 KB/s, less than the 2.5 M
 testsrc2 .y4m; our pattern encodes to only ~0.35 Mb/s). ffmpeg
 does not measure that latency: there is no peer figure.
 
-LIVE_SECONDS (default 60) sets the length of every run. nginx (with libnginx-mod-rtmp) must be
+LIVE_SECONDS (default 60) sets the length of every run, LIVE_RUNS (default 1) how many times each CPU
+comparison is repeated (the median ratio is the result). nginx (with libnginx-mod-rtmp) must be
 installed; the server listens on 127.0.0.1 only, on a free port above 20000, and records nothing.
 """
 import json
@@ -23,6 +24,7 @@ import random
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import tempfile
 import threading
@@ -32,6 +34,7 @@ from compare import WORK
 
 STREAMER = os.path.abspath(".build/release/live-streamer")
 SECONDS = int(os.environ.get("LIVE_SECONDS", "60"))
+RUNS = int(os.environ.get("LIVE_RUNS", "1"))
 RTMP_MODULE = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
 THROTTLE_BYTES_PER_SECOND = 150_000
 
@@ -186,25 +189,30 @@ def ffmpeg_progress(stderr):
 
 
 def cpu_pair(title, ours, theirs, tag):
-    """Runs our and ffmpeg's command at once and prints CPU, % of one core, the ratio and what each
-    reported; our final stats."""
-    results = run_at_once([("live-streamer (ours)", ours), ("ffmpeg -re … -f flv", theirs)], tag)
+    """Runs our and ffmpeg's command at once, LIVE_RUNS times, and prints each run's CPU, % of one core
+    and ratio, the median ratio, and what each program reported in its last run; our final stats."""
+    ours_label, theirs_label = "live-streamer (ours)", "ffmpeg -re … -f flv"
     print(f"\n{title}")
-    print(f"  {'':24}{'CPU s':>9}{'% of a core':>13}  exit")
-    for label, (cpu, _, _, status) in results.items():
-        print(f"  {label:24}{cpu:9.2f}{100 * cpu / SECONDS:12.1f} %  {status}")
-    cpu_ours, cpu_theirs = results["live-streamer (ours)"][0], results["ffmpeg -re … -f flv"][0]
-    ratio = cpu_ours / cpu_theirs
-    print(f"  CPU ratio {ratio:.2f} (target ≤ 1.0: {'met' if ratio <= 1.0 else 'NOT met'})")
-    stats = last_stats(results["live-streamer (ours)"][1])
+    print(f"  {'run':5}{'ours CPU s':>12}{'ffmpeg CPU s':>14}{'ours %':>9}{'ffmpeg %':>10}{'ratio':>8}  exit")
+    ratios = []
+    for run in range(RUNS):
+        results = run_at_once([(ours_label, ours), (theirs_label, theirs)], tag)
+        cpu_ours, _, _, status_ours = results[ours_label]
+        cpu_theirs, _, stderr_theirs, status_theirs = results[theirs_label]
+        ratios.append(cpu_ours / cpu_theirs)
+        print(f"  {run + 1:<5}{cpu_ours:12.2f}{cpu_theirs:14.2f}{100 * cpu_ours / SECONDS:8.1f}%{100 * cpu_theirs / SECONDS:9.1f}%"
+              f"{ratios[-1]:8.2f}  {status_ours}/{status_theirs}")
+    ratio = statistics.median(ratios)
+    print(f"  CPU ratio, median of {RUNS}: {ratio:.2f} (target ≤ 1.0: {'met' if ratio <= 1.0 else 'NOT met'})")
+    stats = last_stats(results[ours_label][1])
     if stats:
-        print(f"  ours: sent {stats['sentVideoFrames']} video + {stats['sentAudioFrames']} audio frames, "
+        print(f"  ours (last run): sent {stats['sentVideoFrames']} video + {stats['sentAudioFrames']} audio frames, "
               f"{stats['sentBytes']} bytes, dropped {stats['droppedFrames']}, "
               f"latency p50 {stats['latencyP50Ms']} ms p99 {stats['latencyP99Ms']} ms (worst per-second p99 {stats['worstP99Ms']} ms), "
               f"queue at most {stats['maxQueueSeconds']} s")
     else:
-        print(f"  ours printed no stats: {results['live-streamer (ours)'][2].strip()[-300:]}")
-    print(f"  ffmpeg's last progress line: {ffmpeg_progress(results['ffmpeg -re … -f flv'][2])}")
+        print(f"  ours printed no stats: {results[ours_label][2].strip()[-300:]}")
+    print(f"  ffmpeg's last progress line: {ffmpeg_progress(stderr_theirs)}")
     for label, command in (("ours", ours), ("ffmpeg", theirs)):
         print(f"  {label}: {' '.join(command)}")
     return stats
