@@ -8,7 +8,8 @@ sine=frequency=440:sample_rate=48000 -c:v libx264 -preset veryfast -tune zerolat
 both at once (perf task-clock of each process and its threads). Target: CPU ratio ≤ 1.0. The two
 programs' generators differ (our scrolling bars against lavfi's testsrc2), so the same comparison is
 also made on one input for both: a .y4m of testsrc2 (`live-streamer --video x.y4m`, `ffmpeg -re -i
-x.y4m`), and each generator's own cost is measured alone. Then the latency live-streamer measures
+x.y4m`), and on our pattern as .y4m for both (made with h264-encoder at its lowest quantiser and
+decoded by ffmpeg), and each generator's own cost is measured alone. Then the latency live-streamer measures
 (capture timestamp → hand-off to the socket), p50/p99, on the normal link to nginx and with a
 throttled receiver (a TCP listener here that reads 150 KB/s, less than the 2.5 Mb/s stream of the
 testsrc2 .y4m; our pattern encodes to only ~0.35 Mb/s). ffmpeg
@@ -30,7 +31,7 @@ import tempfile
 import threading
 import time
 
-from compare import WORK
+from compare import H264ENCODER, WORK
 
 STREAMER = os.path.abspath(".build/release/live-streamer")
 SECONDS = int(os.environ.get("LIVE_SECONDS", "60"))
@@ -243,6 +244,19 @@ def make_testsrc_y4m(path):
                     "-frames:v", str(SECONDS * 30), "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", path], check=True)
 
 
+def make_pattern_y4m(path):
+    """SECONDS of our test pattern at 1280x720, 30 fps as YUV4MPEG2, made once: h264-encoder writes the
+    pattern at x264's lowest quantiser (100 Mb/s asked; the bars need about 1 Mb/s), ffmpeg decodes it.
+    Nearly the pattern's own pixels, so ffmpeg can encode the same pictures as we do."""
+    if os.path.exists(path):
+        return
+    h264 = path[:-4] + ".h264"
+    subprocess.run([H264ENCODER, "--quiet", "--pattern", "--size", "1280x720", "--fps", "30", "--frames", str(SECONDS * 30),
+                    "--bitrate", "100000000", "--preset", "ultrafast", "--keyint", "30", "--output", h264], check=True)
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", h264, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", path], check=True)
+    os.remove(h264)
+
+
 def throttled(y4m):
     """live-streamer into a TCP receiver that reads 150 KB/s: latency, drops, queue depth. The video is
     the testsrc2 .y4m, which x264 encodes at the full 2.5 Mb/s (our pattern's bars need about 0.35 Mb/s,
@@ -299,6 +313,15 @@ def live_streaming_section():
                       "-re", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"] + FFMPEG_VIDEO + FFMPEG_AUDIO + \
                      ["-t", str(SECONDS), "-f", "flv", nginx.url("ff2")]
         cpu_pair("The same video for both: testsrc2 as .y4m, read in real time", ours_y4m, theirs_y4m, "y4m")
+        if os.path.exists(H264ENCODER):
+            pattern = os.path.join(WORK, f"pattern-720p30-{SECONDS}s.y4m")
+            make_pattern_y4m(pattern)
+            ours_pattern = [c if c != y4m else pattern for c in ours_y4m]
+            theirs_pattern = [c if c != y4m else pattern for c in theirs_y4m]
+            cpu_pair("The same video for both: our pattern as .y4m (x264 at its lowest quantiser, decoded by ffmpeg)",
+                     ours_pattern, theirs_pattern, "pattern")
+        else:
+            print("\n(our pattern as .y4m for both: skipped; needs h264-encoder's release build)")
         source_cost(y4m)
     finally:
         nginx.stop()
