@@ -24,7 +24,7 @@ SKIP_AUDIOFILE=1 to skip the audio-file section (audio_file_section.py), SKIP_LI
 live sections: live_audio_section.py (audio-recorder against `ffmpeg -f pulse`, issue 11) and, after
 it, live_streaming_section.py (live-streamer against `ffmpeg -re … -f flv` to a local nginx RTMP
 server, 720p30 + AAC: CPU, and latency on a normal and a throttled link, issue 12); LIVE_SECONDS
-(default 60) sets their length.
+(default 60) sets their length, LIVE_RUNS (default 1) the repeats of each streaming CPU comparison.
 """
 import re
 import os
