@@ -292,8 +292,8 @@ def live_streaming_section():
     nginx = Nginx()
     try:
         # Both at once, as the live-audio section: the same seconds, the same machine load. Each needs
-        # about a third of a core here, so two of them on the 2 cores do not starve each other (ffmpeg's
-        # speed stays 1x and we drop nothing; both are checked below); CPU time counts work done,
+        # about a fifth of a core here, so two of them on the 2 cores do not starve each other (ffmpeg's
+        # speed stays 1x and we drop nothing: both are printed below); CPU time counts work done,
         # not wall time, so sharing the cores does not inflate it.
         print(f"\nStreaming {SECONDS} s of 1280x720 at 30 fps H.264 (veryfast, zerolatency, 2.5 Mb/s, VBV 1 s, "
               f"keyint 60) + AAC 128k to nginx RTMP on 127.0.0.1, both at once (CPU: perf task-clock)")
