@@ -92,6 +92,7 @@ bench: deps
 	$(BENCH_BUILD) --product transcode
 	$(BENCH_BUILD) --product audio-convert
 	$(BENCH_BUILD) --product audio-recorder
+	$(BENCH_BUILD) --product live-streamer
 	Benchmarks/run.sh
 
 clean:

@@ -19,7 +19,12 @@ the 60-minute memory check, SKIP_CALLGRIND=1 to skip the instruction counts, SKI
 the AAC encoder section, SKIP_MUX=1 to skip the muxing section, SKIP_VIDEO=1 to skip the H.264
 section (h264-encoder against `ffmpeg -c:v libx264` on 600 frames of 1280x720, and Annex-B
 parse + rewrite against `ffmpeg -c copy -f h264`), SKIP_GRAPH=1 to skip the wave-2 section
-(graph_section.py: stage hop cost against GStreamer, A/V encode to MP4, the graph's drivers, remux).
+(graph_section.py: stage hop cost against GStreamer, A/V encode to MP4, the graph's drivers, remux),
+SKIP_AUDIOFILE=1 to skip the audio-file section (audio_file_section.py), SKIP_LIVE=1 to skip the two
+live sections: live_audio_section.py (audio-recorder against `ffmpeg -f pulse`, issue 11) and, after
+it, live_streaming_section.py (live-streamer against `ffmpeg -re … -f flv` to a local nginx RTMP
+server, 720p30 + AAC: CPU, and latency on a normal and a throttled link, issue 12); LIVE_SECONDS
+(default 60) sets their length, LIVE_RUNS (default 1) the repeats of each streaming CPU comparison.
 """
 import re
 import os
@@ -115,6 +120,8 @@ def main():
     if os.environ.get("SKIP_LIVE") != "1":
         from live_audio_section import live_audio_section
         live_audio_section()
+        from live_streaming_section import live_streaming_section
+        live_streaming_section()
 
 
 def aac_encoder_section():
