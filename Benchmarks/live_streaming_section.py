@@ -266,28 +266,29 @@ def warm(path):
 
 
 def throttled(y4m):
-    """live-streamer into a TCP receiver that reads 150 KB/s: latency, drops, queue depth. The video is
-    the testsrc2 .y4m, which x264 encodes at the full 2.5 Mb/s (our pattern's bars need about 0.35 Mb/s,
-    under the throttle)."""
-    receiver = SlowReceiver(THROTTLE_BYTES_PER_SECOND)
-    command = [STREAMER, "--to", f"tcp://127.0.0.1:{receiver.port}", "--video", y4m, "--tone", "440", "--duration", str(SECONDS), "--protocol-option", "send_buffer_size=65536",
-               "--max-latency", "2", "--stats-json"]
-    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=SECONDS + 60)
-    receiver.close()
-    stats = last_stats(result.stdout)
+    """live-streamer into a TCP receiver that reads 150 KB/s: latency, drops, queue depth, with the
+    adaptive bit rate on (the default) and off. The video is the testsrc2 .y4m, which x264 encodes at
+    the full 2.5 Mb/s (our pattern's bars need about 0.35 Mb/s, under the throttle)."""
     print(f"\nThrottled link: MPEG-TS over TCP to a receiver here reading {THROTTLE_BYTES_PER_SECOND // 1000} KB/s "
           f"({THROTTLE_BYTES_PER_SECOND * 8 / 1e6:.1f} Mb/s, under the 2.5 Mb/s + 128 kb/s stream), testsrc2 .y4m + tone, "
           f"{SECONDS} s, --max-latency 2")
-    if not stats:
-        print(f"  no stats (exit {result.returncode}): {result.stderr.strip()[-300:]}")
-        return
-    print(f"  latency p50 {stats['latencyP50Ms']} ms, p99 {stats['latencyP99Ms']} ms (worst per-second p99 "
-          f"{stats['worstP99Ms']} ms); dropped {stats['droppedFrames']} video "
-          f"frames ({stats['droppedGOPs']} GOPs); sent {stats['sentVideoFrames']} video + {stats['sentAudioFrames']} audio "
-          f"frames; {stats['reconnects']} reconnects; last sent bit rate {stats['sentBitRate']} b/s; queue at most "
-          f"{stats['maxQueueSeconds']} s; receiver read {receiver.received} bytes "
-          f"({receiver.received * 8 / SECONDS / 1e6:.2f} Mb/s); exit {result.returncode}")
-    print(f"  {' '.join(command)}")
+    for label, extra in (("adaptive bit rate on (default)", []), ("adaptive bit rate off", ["--no-adaptive-bitrate"])):
+        receiver = SlowReceiver(THROTTLE_BYTES_PER_SECOND)
+        command = [STREAMER, "--to", f"tcp://127.0.0.1:{receiver.port}", "--video", y4m, "--tone", "440", "--duration", str(SECONDS),
+                   "--protocol-option", "send_buffer_size=65536", "--max-latency", "2", "--stats-json"] + extra
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=SECONDS + 60)
+        receiver.close()
+        stats = last_stats(result.stdout)
+        if not stats:
+            print(f"  {label}: no stats (exit {result.returncode}): {result.stderr.strip()[-300:]}")
+            continue
+        print(f"  {label}: latency p50 {stats['latencyP50Ms']} ms, p99 {stats['latencyP99Ms']} ms (worst per-second p99 "
+              f"{stats['worstP99Ms']} ms); dropped {stats['droppedFrames']} video "
+              f"frames ({stats['droppedGOPs']} GOPs); sent {stats['sentVideoFrames']} video + {stats['sentAudioFrames']} audio "
+              f"frames; video target at the end {stats.get('videoBitRate')} b/s; last sent bit rate {stats['sentBitRate']} b/s; "
+              f"queue at most {stats['maxQueueSeconds']} s; receiver read {receiver.received} bytes "
+              f"({receiver.received * 8 / SECONDS / 1e6:.2f} Mb/s); exit {result.returncode}")
+        print(f"    {' '.join(command)}")
 
 
 def live_streaming_section():
