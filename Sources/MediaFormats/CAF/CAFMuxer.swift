@@ -3,8 +3,12 @@ public import MediaCore
 /// Writes linear PCM or AAC samples as a Core Audio Format file, the way Apple's `AudioFile` records.
 ///
 /// ```swift
+/// let encoder = CheckedStage(try AACEncoder(bitRate: 128_000))
 /// let muxer = CheckedSink(CAFMuxer(output: try FileOutput(path: "take1.caf"), info: [("title", "Take 1")]))
-/// while let packet = try encoder.next() { try muxer.write(packet) }
+/// while let pcm = try tone.next() {
+///     try encoder.process(pcm) { packet in try muxer.write(packet) }
+/// }
+/// try encoder.finish { packet in try muxer.write(packet) }
 /// try muxer.finish()
 /// ```
 ///
