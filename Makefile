@@ -14,7 +14,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench clean docs docs-check
 
 all: build
 
@@ -43,8 +43,26 @@ LIVE_TESTS = MediaPulseTests|AudioRecorder|\.Streaming
 # The whole test suite. The tests run the example executables, so build everything first.
 test: deps
 	$(SWIFT) build --build-tests
+	$(MAKE) docs-check
 	$(SWIFT) test --skip-build --skip '$(LIVE_TESTS)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(LIVE_TESTS)'
+
+# The DocC documentation of the six library modules (articles, and the programs in Snippets/ they
+# show), as one static website in $(DOCS_OUT): serve it with `python3 -m http.server -d $(DOCS_OUT)` and
+# open http://localhost:8000/documentation/mediapipeline/ (see README, "Documentation"). Warnings are
+# errors: every symbol link must resolve, every parameter be documented. Links to another module's
+# symbols are written absolute, ``/MediaCore/MediaError``: they resolve against that module's archive.
+DOCS_OUT ?= $(CURDIR)/.build/docs
+DOCS_TARGETS = MediaCore MediaFormats MediaFFmpeg MediaAudio MediaPulse MediaPipeline
+
+docs: deps
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_OUT) generate-documentation \
+		$(foreach target,$(DOCS_TARGETS),--target $(target)) --enable-experimental-combined-documentation \
+		--warnings-as-errors --transform-for-static-hosting --output-path $(DOCS_OUT)
+
+# What `make test` runs: the documentation builds without a warning. (The snippets are compiled by
+# `swift build`, which builds every Snippets/*.swift as an executable.)
+docs-check: docs
 
 # Encodes five seconds of a generated 440 Hz tone to AAC, ten seconds of the generated test pattern
 # to H.264, and both together into an MP4, and shows what ffprobe says about the files.

@@ -23,6 +23,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation` (`make docs`, `make docs-check`); a plugin only, so
+        // nothing of it is linked into the library.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.

@@ -8,8 +8,8 @@
 ///
 /// - Accepts: `f32` (interleaved) or `f32p` (planar) PCM, any channel count and sample rate; the format
 ///   may change from buffer to buffer. Output keeps the input's format, timing, flags and trims.
-/// - Refuses: any other format with ``MediaCore/MediaError/Code/formatMismatch`` (convert first with
-///   `AudioConverter`); buffers shorter than the frame count with ``MediaCore/MediaError/Code/invalidData``.
+/// - Refuses: any other format with ``/MediaCore/MediaError/Code/formatMismatch`` (convert first with
+///   `AudioConverter`); buffers shorter than the frame count with ``/MediaCore/MediaError/Code/invalidData``.
 /// - Gain: linear amplitude factor in 0…1 (``AudioParameter/volume(_:)``); values outside are clamped,
 ///   as `AVAudioPlayer.volume` is, so the stage never amplifies and never clips what was not clipped.
 ///   The stage clamps again, whatever range the given parameter has.

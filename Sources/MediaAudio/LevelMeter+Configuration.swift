@@ -34,7 +34,7 @@ extension LevelMeter {
             self.peakDecayRate = peakDecayRate
         }
 
-        /// Throws ``MediaError/Code/invalidArgument`` naming the first setting out of range.
+        /// Throws ``/MediaCore/MediaError/Code/invalidArgument`` naming the first setting out of range.
         func validate() throws(MediaError) {
             guard block >= .milliseconds(1), block <= .seconds(1) else {
                 throw MediaError(.invalidArgument, "a meter block of \(block) is outside 1 ms...1 s")

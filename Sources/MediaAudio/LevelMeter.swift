@@ -19,14 +19,14 @@ import Synchronization
 /// let left = meter.averagePower(forChannel: 0)   // −160...0 dBFS
 /// ```
 ///
-/// **Feeding it.** ``stage`` is a pass-through ``MediaStage`` (``LevelMeterStage``) that meters every
-/// sample and emits it unchanged. It takes linear PCM of any ``PCMSampleType``, interleaved or planar,
-/// up to 1 024 channels at up to 4 MHz; anything else but PCM throws ``MediaError/Code/formatMismatch``,
+/// **Feeding it.** ``stage`` is a pass-through ``/MediaCore/MediaStage`` (``LevelMeterStage``) that meters every
+/// sample and emits it unchanged. It takes linear PCM of any ``/MediaCore/PCMSampleType``, interleaved or planar,
+/// up to 1 024 channels at up to 4 MHz; anything else but PCM throws ``/MediaCore/MediaError/Code/formatMismatch``,
 /// and a PCM sample whose buffers are shorter than its frame count says throws
-/// ``MediaError/Code/invalidData`` (``LevelMeterStage`` lists every refusal). NaN and infinite float
+/// ``/MediaCore/MediaError/Code/invalidData`` (``LevelMeterStage`` lists every refusal). NaN and infinite float
 /// values count as 0, so that one bad value cannot stick to a reading. A new
 /// channel count or sample rate mid-stream resets the meter: the old readings are dropped, nothing is
-/// held over. Frames cut by ``MediaSample/trimAtStart`` and ``MediaSample/trimAtEnd`` are not metered.
+/// held over. Frames cut by ``/MediaCore/MediaSample/trimAtStart`` and ``/MediaCore/MediaSample/trimAtEnd`` are not metered.
 ///
 /// **Readings** (``Configuration`` gives the numbers; the defaults are in brackets):
 /// - 0 dBFS is full scale: 1.0 for float samples, the integer type's magnitude for integers (32 768
@@ -61,7 +61,7 @@ public final class LevelMeter: Sendable {
         var current: [LevelMeterState] = []
     }
 
-    /// A meter that measures as `configuration` says. Throws ``MediaError/Code/invalidArgument`` when
+    /// A meter that measures as `configuration` says. Throws ``/MediaCore/MediaError/Code/invalidArgument`` when
     /// a setting is out of the range ``Configuration`` documents.
     public init(configuration: Configuration = Configuration()) throws(MediaError) {
         try configuration.validate()

@@ -1,10 +1,10 @@
 /// The pass-through stage that feeds a ``LevelMeter``: get one from ``LevelMeter/stage``.
 ///
-/// Takes linear PCM of any ``PCMSampleType``, interleaved or planar, at any channel count and rate,
+/// Takes linear PCM of any ``/MediaCore/PCMSampleType``, interleaved or planar, at any channel count and rate,
 /// and emits every sample unchanged (the same storage) after metering it. Throws
-/// ``MediaError/Code/formatMismatch`` for anything but PCM audio, and ``MediaError/Code/invalidData``
+/// ``/MediaCore/MediaError/Code/formatMismatch`` for anything but PCM audio, and ``/MediaCore/MediaError/Code/invalidData``
 /// for a PCM sample with no channels, a sample rate of 0 or less, or buffers shorter than its frame
-/// count says, and ``MediaError/Code/unsupportedFormat`` for more than 1 024 channels or a rate above
+/// count says, and ``/MediaCore/MediaError/Code/unsupportedFormat`` for more than 1 024 channels or a rate above
 /// 4 MHz. A sample with a new channel count or sample rate resets the meter. ``finish(into:)``
 /// closes the last, short block, so that the final readings cover every frame; it emits nothing.
 ///

@@ -25,7 +25,7 @@
 ///   (which channels are "left" depends on the layout, and placing sources in a surround field is a
 ///   spatial mixer's job, `AVAudioEnvironmentNode`'s).
 /// - Accepts: `f32` or `f32p` PCM, any channel count and rate. Refuses other formats with
-///   ``MediaCore/MediaError/Code/formatMismatch``; short buffers with ``MediaCore/MediaError/Code/invalidData``.
+///   ``/MediaCore/MediaError/Code/formatMismatch``; short buffers with ``/MediaCore/MediaError/Code/invalidData``.
 /// - Changes: read once per buffer, reached by a straight-line ramp of the pan value over
 ///   ``rampFrames(sampleRate:)`` frames (20 ms by default), per frame; a channel's gain moves by at
 ///   most |Δpan| / ramp frames between consecutive frames.

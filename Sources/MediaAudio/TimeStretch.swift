@@ -11,7 +11,7 @@
 ///
 /// - Accepts: `f32` or `f32p` PCM, any channel count and rate; the first sample fixes the format.
 /// - Refuses: another format, or a later sample of a different format, with
-///   ``MediaCore/MediaError/Code/formatMismatch``; short buffers with ``MediaCore/MediaError/Code/invalidData``.
+///   ``/MediaCore/MediaError/Code/formatMismatch``; short buffers with ``/MediaCore/MediaError/Code/invalidData``.
 /// - Rate: 0.5…2 (``AudioParameter/rate(_:)``; values outside are clamped), read once per buffer; a
 ///   new rate applies to the segments made after that buffer arrives, so the input the stage held
 ///   then (at most the 35 ms lookahead) plays at the new rate. At exactly 1 the stage is a

@@ -2,11 +2,18 @@
 /// what exactly, and where it happened (stage, byte offset, sample index, FFmpeg call).
 ///
 /// ```swift
-/// do { try pipeline.run() }
-/// catch let error as MediaError where error.code == .truncated {
-///     print(error)   // "WAV data chunk declares 960000 bytes but only 4000 remain at byte offset 44 in stage WAVReader."
+/// do {
+///     var pipeline = Pipeline(source: try CAFReader(bytes: cutCAF), stages: [AudioDecoder()], sink: CollectingSink())
+///     try pipeline.run()
+/// } catch let error as MediaError where error.code == .truncated {
+///     print(error)   // "CAF 'data' chunk needs 16392 bytes but only 3929 remain at byte offset 103."
 /// }
 /// ```
+///
+/// Not every irregularity is an error. Where players carry on, a reader works around it and records a
+/// diagnostic instead of throwing: a WAV file cut short is read to its last whole frame and succeeds, with
+/// the cut in `WAVReader.diagnostics`; a damaged ADTS frame is skipped, with a note in
+/// `ADTSReader.diagnostics`. See <doc:ErrorsAndDiagnostics>.
 public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure. An open set: new codes may be added, so `switch` with a `default`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {

@@ -2,10 +2,11 @@
 ///
 /// ```swift
 /// var pipeline = Pipeline(
-///     source: ToneGenerator(frequency: 440, sampleRate: 48_000, channels: 2, duration: .seconds(5)),
+///     source: try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), sampleRate: 48_000, channels: 2,
+///                               length: .duration(MediaTime(value: 5, timescale: 1))),
 ///     stages: [try AACEncoder(bitRate: 128_000)],
-///     sink: try ADTSMuxer(output: FileOutput(path: "tone.aac")))
-/// let stats = try pipeline.run { progress in print(progress.position) }
+///     sink: ADTSMuxer(output: try FileOutput(path: "tone.aac")))
+/// let result = try pipeline.run { progress in print(progress.position) }
 /// ```
 ///
 /// Each sample a stage emits goes straight to the next stage, so memory stays flat whatever the input

@@ -8,12 +8,12 @@ public import MediaCore
 ///   AudioSpecificConfig as magic cookie, as ``AACEncoder``, the ADTS reader and the CAF reader give them.
 /// - Output: PCM in ``outputFormat`` (32-bit float planar, FFmpeg's native output, unless asked
 ///   otherwise), at the stream's rate and channel layout. The frames a packet marks as
-///   ``MediaSample/trimAtStart`` and ``MediaSample/trimAtEnd`` are dropped, so encode → decode returns
+///   ``/MediaCore/MediaSample/trimAtStart`` and ``/MediaCore/MediaSample/trimAtEnd`` are dropped, so encode → decode returns
 ///   exactly the frames that went in. Each output sample starts at its packet's presentation time plus
 ///   the frames trimmed at its start.
 ///
-/// A packet the decoder rejects throws ``MediaError/Code/decoderFailure``; the driver (or a
-/// ``MediaCore/CheckedStage``) stamps it with the packet's index.
+/// A packet the decoder rejects throws ``/MediaCore/MediaError/Code/decoderFailure``; the driver (or a
+/// ``/MediaCore/CheckedStage``) stamps it with the packet's index.
 /// Backed by FFmpeg's native `aac` decoder (`avcodec_send_packet` / `avcodec_receive_frame`), through
 /// the session ``AudioDecoder`` uses for every codec; ``AudioDecoder`` takes AAC too.
 public final class AACDecoder: MediaStage {

@@ -14,11 +14,11 @@ public import MediaCore
 /// - Input: PCM of any sample layout, rate and channel count the encoder supports (1–8 channels except 7,
 ///   the 13 MPEG-4 sampling rates from 7350 to 96000 Hz), in samples of any number of frames. Input that is
 ///   not 32-bit float planar is converted first; it is re-chunked into the 1024-frame frames AAC needs.
-/// - Output: one raw AAC access unit per sample (no ADTS header), format ``AudioCodec/aac`` with the
+/// - Output: one raw AAC access unit per sample (no ADTS header), format ``/MediaCore/AudioCodec/aac`` with the
 ///   AudioSpecificConfig as magic cookie, 1024 frames per packet, pts/dts/duration in the input's timeline.
 /// - Priming and padding: the encoder delays its output by ``primingFrames`` (1024); those frames are
-///   marked ``MediaSample/trimAtStart`` on the first packet(s), and the padding of the last packet
-///   ``MediaSample/trimAtEnd``, so that priming + input frames + remainder = packets × 1024 exactly and a
+///   marked ``/MediaCore/MediaSample/trimAtStart`` on the first packet(s), and the padding of the last packet
+///   ``/MediaCore/MediaSample/trimAtEnd``, so that priming + input frames + remainder = packets × 1024 exactly and a
 ///   decoder honouring the trims returns exactly the input.
 ///
 /// The packets are identical to the `ffmpeg` CLI's for the same input and bit rate

@@ -18,7 +18,7 @@ public import MediaCore
 /// 5.1 → stereo use FFmpeg's standard matrices.
 ///
 /// The input format is fixed by the first sample; a sample of another format throws
-/// ``MediaError/Code/formatMismatch``. Backed by libswresample (`swr_convert`).
+/// ``/MediaCore/MediaError/Code/formatMismatch``. Backed by libswresample (`swr_convert`).
 public final class AudioConverter: MediaStage {
     /// The sample layout to produce, or `nil` to keep the input's.
     public let targetFormat: PCMFormat?

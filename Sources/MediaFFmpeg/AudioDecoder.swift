@@ -12,8 +12,8 @@ public import MediaCore
 /// try decoder.finish { pcm in ... }
 /// ```
 ///
-/// - Input (``MediaCore/MediaFormat/audio(_:)``, the codec fixed by the first sample; a later sample
-///   of another format throws ``MediaCore/MediaError/Code/formatMismatch``):
+/// - Input (``/MediaCore/MediaFormat/audio(_:)``, the codec fixed by the first sample; a later sample
+///   of another format throws ``/MediaCore/MediaError/Code/formatMismatch``):
 ///   - `.aac`, raw access units with the AudioSpecificConfig as magic cookie (as ``AACDecoder``);
 ///   - `.other(fourCC:)` by Core Audio format id: `.mp3`, `.mp2` (and `.mp1`), one MPEG audio frame
 ///     per sample; `alac`, one ALAC packet per sample, the magic cookie the 24-byte
@@ -23,19 +23,19 @@ public import MediaCore
 ///     `ulaw` and `alaw`, 8-bit values interleaved;
 ///   - linear PCM, handed on unchanged when already in ``outputFormat``, else converted to it.
 ///
-///   Any other codec throws ``MediaCore/MediaError/Code/formatMismatch`` naming the codecs taken and
+///   Any other codec throws ``/MediaCore/MediaError/Code/formatMismatch`` naming the codecs taken and
 ///   the one given. A format the codec cannot have (AAC or ALAC without a usable cookie, an IMA block
-///   size that is not 1 + 8n frames) throws ``MediaCore/MediaError/Code/invalidData``.
+///   size that is not 1 + 8n frames) throws ``/MediaCore/MediaError/Code/invalidData``.
 /// - Output: PCM in ``outputFormat`` (32-bit float planar, as ``AACDecoder``, unless asked
 ///   otherwise) at the stream's rate and channel layout, the frames FFmpeg decodes: one output
-///   sample per input sample. The frames a sample marks as ``MediaCore/MediaSample/trimAtStart`` and
-///   ``MediaCore/MediaSample/trimAtEnd`` are dropped, so the output holds Σ
-///   ``MediaCore/MediaSample/validFrameCount`` frames (an ALAC packet that decodes to fewer frames
-///   than its ``MediaCore/MediaSample/frameCount`` has the difference counted against its end trim).
+///   sample per input sample. The frames a sample marks as ``/MediaCore/MediaSample/trimAtStart`` and
+///   ``/MediaCore/MediaSample/trimAtEnd`` are dropped, so the output holds Σ
+///   ``/MediaCore/MediaSample/validFrameCount`` frames (an ALAC packet that decodes to fewer frames
+///   than its ``/MediaCore/MediaSample/frameCount`` has the difference counted against its end trim).
 ///   Each output sample starts at its input's presentation time plus the frames trimmed at its start.
 /// - Errors: a packet the decoder rejects, or a fixed-size-packet sample (IMA4, A-law, µ-law) that is
-///   not a whole number of packets, throws ``MediaCore/MediaError/Code/decoderFailure``; the driver
-///   (or a ``MediaCore/CheckedStage``) stamps it with the sample's index.
+///   not a whole number of packets, throws ``/MediaCore/MediaError/Code/decoderFailure``; the driver
+///   (or a ``/MediaCore/CheckedStage``) stamps it with the sample's index.
 ///
 /// Backed by FFmpeg's native decoders (`aac`, `mp3float`, `mp2float`, `alac`, `adpcm_ima_qt`,
 /// `adpcm_ima_wav`, `pcm_mulaw`, `pcm_alaw`), through `avcodec_send_packet` / `avcodec_receive_frame`.

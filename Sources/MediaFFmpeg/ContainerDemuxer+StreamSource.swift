@@ -2,7 +2,7 @@ public import MediaCore
 
 extension ContainerDemuxer {
     /// The samples of one stream of a ``ContainerDemuxer``, in the forms the demuxer's documentation
-    /// lists: a demuxer's src pad as a ``MediaCore/MediaSource``.
+    /// lists: a demuxer's src pad as a ``/MediaCore/MediaSource``.
     ///
     /// Make one with ``ContainerDemuxer/source(stream:)``. Sources of one demuxer share it: ``next()``
     /// reads packets until one of this stream comes, queueing those of the other streams that have a
@@ -34,10 +34,10 @@ extension ContainerDemuxer {
 
         /// The stream's next sample, or `nil` at the end of the input.
         ///
-        /// - Throws: ``MediaCore/MediaError/Code/queueFull`` when another stream's source is not being
+        /// - Throws: ``/MediaCore/MediaError/Code/queueFull`` when another stream's source is not being
         ///   read and its queue is full; libavformat's read errors (every source throws them once its
-        ///   queue is empty) and errors converting a packet (``MediaCore/MediaError/Code/invalidData``,
-        ///   ``MediaCore/MediaError/Code/unsupportedFormat``), each naming the input. Backed by
+        ///   queue is empty) and errors converting a packet (``/MediaCore/MediaError/Code/invalidData``,
+        ///   ``/MediaCore/MediaError/Code/unsupportedFormat``), each naming the input. Backed by
         ///   `av_read_frame`.
         public func next() throws(MediaError) -> MediaSample? {
             try demuxer.nextSample(stream: stream.index)

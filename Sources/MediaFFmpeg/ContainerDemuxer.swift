@@ -3,7 +3,7 @@ import Glibc
 public import MediaCore
 
 /// Reads a container file (MP4, MOV, M4A, Matroska, MPEG-TS, FLV, MP3, WAV, AIFF, CAF, ADTS, raw
-/// H.264, ...) and hands out each stream's packets as a ``MediaCore/MediaSource``: `AVAssetReader`
+/// H.264, ...) and hands out each stream's packets as a ``/MediaCore/MediaSource``: `AVAssetReader`
 /// with passthrough outputs, or GStreamer's demuxers with one src pad per stream.
 ///
 /// ```swift
@@ -16,15 +16,15 @@ public import MediaCore
 ///
 /// - What it reads: whatever this FFmpeg build's libavformat opens, from a path or from bytes in memory
 ///   (through a custom `AVIOContext`). The streams are listed in ``streams`` with their
-///   ``MediaCore/MediaFormat``, FFmpeg's codec name, duration and, when the container says, packet count.
+///   ``/MediaCore/MediaFormat``, FFmpeg's codec name, duration and, when the container says, packet count.
 /// - What it hands out, per stream (``source(stream:)``): one sample per packet, in the forms the
 ///   library's other stages take:
 ///   - AAC: raw access units (an ADTS header, as in MPEG-TS, is stripped), format
-///     ``MediaCore/AudioFormat/aac(sampleRate:channelLayout:audioSpecificConfig:)`` with the
+///     ``/MediaCore/AudioFormat/aac(sampleRate:channelLayout:audioSpecificConfig:)`` with the
 ///     AudioSpecificConfig from the container (or, for ADTS, the 2 bytes the first header implies);
 ///     `frameCount` is the codec's frame size (1024); priming and end padding are the trims (see below).
 ///   - H.264: AVCC samples with 4-byte lengths (other lengths are rewritten), one access unit each,
-///     `.keyframe` on the container's sync samples, format ``MediaCore/VideoFormat/h264(width:height:frameRate:parameters:)``
+///     `.keyframe` on the container's sync samples, format ``/MediaCore/VideoFormat/h264(width:height:frameRate:parameters:)``
 ///     with the SPS and PPS of the avcC record. Annex-B streams (MPEG-TS, `.h264`) are converted to
 ///     AVCC (each start code becomes a 4-byte length). Every NAL unit of the file stays in the
 ///     samples, in-band SPS, PPS and access unit delimiters included, so that a remux writes the
@@ -32,13 +32,13 @@ public import MediaCore
 ///     extracted, and in-band ones that differ replace them in the format of the samples that follow;
 ///     `.keyframe` marks access units with an IDR slice.
 ///   - Linear PCM (`pcm_s16le`, `pcm_s24be`, `pcm_f32le`, `pcm_u8`, ...): interleaved little-endian
-///     ``MediaCore/AudioFormat/pcm(_:sampleRate:channelLayout:)`` samples, big-endian values byte-swapped
+///     ``/MediaCore/AudioFormat/pcm(_:sampleRate:channelLayout:)`` samples, big-endian values byte-swapped
 ///     and signed 8-bit made unsigned, `frameCount` set.
-///   - Any other audio or video codec: untouched packets with ``MediaCore/AudioCodec/other(fourCC:)``
-///     / ``MediaCore/VideoCodec/other(fourCC:)`` and its Core Audio / QuickTime four-character code
+///   - Any other audio or video codec: untouched packets with ``/MediaCore/AudioCodec/other(fourCC:)``
+///     / ``/MediaCore/VideoCodec/other(fourCC:)`` and its Core Audio / QuickTime four-character code
 ///     (`.mp3`, `.mp2`, `alac`, `ima4`, `0x6D730011` for IMA ADPCM in WAV, `ulaw`, `alaw`, `flac`,
 ///     `opus`, `ac-3`, `hvc1`, `vp09`, `av01`, `mp4v`, ... or the container's own tag), the extradata
-///     as ``MediaCore/AudioFormat/magicCookie`` / ``MediaCore/VideoFormat/codecConfiguration``, and
+///     as ``/MediaCore/AudioFormat/magicCookie`` / ``/MediaCore/VideoFormat/codecConfiguration``, and
 ///     for audio `framesPerPacket` as Core Audio states it (the codec's frame size; for codecs whose
 ///     packets vary, ALAC's frame length, 64 for IMA4, an IMA WAV block's frames, 1 for A-law and
 ///     µ-law) and `frameCount` what the packet decodes to (from its duration; an ALAC packet in CAF,
@@ -52,8 +52,8 @@ public import MediaCore
 ///   With B-frames those presentation times are decode-order placeholders, not the order the frames
 ///   are shown in (the ffmpeg CLI's `-c copy` writes them so); ``H264Decoder`` recognises them and
 ///   times its frames by decode time, as the CLI does.
-/// - Priming: AAC (and MP3, Opus, ...) priming reaches the samples as ``MediaCore/MediaSample/trimAtStart``
-///   and end padding as ``MediaCore/MediaSample/trimAtEnd``, from what FFmpeg 5.1 gives:
+/// - Priming: AAC (and MP3, Opus, ...) priming reaches the samples as ``/MediaCore/MediaSample/trimAtStart``
+///   and end padding as ``/MediaCore/MediaSample/trimAtEnd``, from what FFmpeg 5.1 gives:
 ///   `AV_PKT_DATA_SKIP_SAMPLES` side data (on the first packet from an MP4 edit list, Ogg or a LAME tag,
 ///   spread over as many packets as it covers, so the ffmpeg CLI's AAC has its first packet, at −1024,
 ///   trimmed whole; discard padding at the end from Ogg and Matroska), else a negative first
@@ -66,7 +66,7 @@ public import MediaCore
 /// reads packets until one of its stream comes; packets of the other streams that have a source are
 /// queued for them, packets of streams without one are dropped. A queue holds at most
 /// ``queueLimit`` (4096 packets or 64 MiB): when one is full, reading for another stream throws
-/// ``MediaCore/MediaError/Code/queueFull`` naming the stream whose source is not being read (nothing is
+/// ``/MediaCore/MediaError/Code/queueFull`` naming the stream whose source is not being read (nothing is
 /// lost; reading that source, or releasing it, lets reading go on).
 ///
 /// Everything runs on the caller's thread; the demuxer and its sources are not `Sendable`. Errors name
@@ -99,7 +99,7 @@ public final class ContainerDemuxer {
         public var format: MediaFormat?
         /// FFmpeg's name of the codec: `aac`, `h264`, `mp3`, `pcm_s16le`, `mov_text`, ...
         public var codecName: String
-        /// How long the stream lasts by the container's header, or ``MediaCore/MediaTime/invalid``.
+        /// How long the stream lasts by the container's header, or ``/MediaCore/MediaTime/invalid``.
         public var duration: MediaTime
         /// The number of packets when the container says (`nb_frames`), else `nil`.
         public var packetCount: Int?
@@ -137,7 +137,7 @@ public final class ContainerDemuxer {
     /// libavformat's name of the container format, e.g. `mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`,
     /// `mpegts`.
     public let formatName: String
-    /// How long the whole container lasts, or ``MediaCore/MediaTime/invalid`` when it does not say
+    /// How long the whole container lasts, or ``/MediaCore/MediaTime/invalid`` when it does not say
     /// (microseconds, as libavformat gives it).
     public let duration: MediaTime
     /// Every stream, in container order.
@@ -149,9 +149,9 @@ public final class ContainerDemuxer {
     /// Opens the file at `path`, probing its format. The path is a file's, never a URL: FFmpeg
     /// protocol prefixes (`http:`, `pipe:`, `concat:`) are not interpreted.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/io`` when the file cannot be opened (missing, unreadable),
-    ///   ``MediaCore/MediaError/Code/truncated`` when it is empty,
-    ///   ``MediaCore/MediaError/Code/invalidData`` when libavformat finds no format or a damaged header
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` when the file cannot be opened (missing, unreadable),
+    ///   ``/MediaCore/MediaError/Code/truncated`` when it is empty,
+    ///   ``/MediaCore/MediaError/Code/invalidData`` when libavformat finds no format or a damaged header
     ///   (an MP4 without its `moov`); the message names the file. Backed by `avformat_open_input` and
     ///   `avformat_find_stream_info`.
     public convenience init(path: String) throws(MediaError) {
@@ -170,7 +170,7 @@ public final class ContainerDemuxer {
     /// libavformat input format name: `mp4`, `matroska`, `mpegts`, `wav`, ...).
     ///
     /// - Throws: as ``init(path:)``, naming the input "in-memory input (N bytes)";
-    ///   ``MediaCore/MediaError/Code/invalidArgument`` for a format name libavformat does not know.
+    ///   ``/MediaCore/MediaError/Code/invalidArgument`` for a format name libavformat does not know.
     ///   Backed by `avio_alloc_context` with read and seek callbacks over `bytes`.
     public convenience init(bytes: [UInt8], formatName: String? = nil) throws(MediaError) {
         FFmpeg.quietLogging()
@@ -218,8 +218,8 @@ public final class ContainerDemuxer {
     /// A source of the samples of stream `index`, from where the demuxer is now on. Packets of this
     /// stream read before the source existed were dropped.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for an index that is no stream, or when
-    ///   the stream already has a source (release it first); ``MediaCore/MediaError/Code/unsupportedFormat``
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for an index that is no stream, or when
+    ///   the stream already has a source (release it first); ``/MediaCore/MediaError/Code/unsupportedFormat``
     ///   for a stream without a format (subtitles, data, an unknown codec).
     public func source(stream index: Int) throws(MediaError) -> StreamSource {
         guard let layout = layouts.first(where: { $0.stream.index == index }) else {
@@ -240,7 +240,7 @@ public final class ContainerDemuxer {
     /// A source of stream `index` of the file at `path`, with a demuxer of its own that reads only that
     /// stream (the others are discarded: `AVStream.discard = AVDISCARD_ALL`).
     ///
-    /// This is the form for a ``MediaCore/MediaGraph`` branch: each branch owns its source outright, so
+    /// This is the form for a ``/MediaCore/MediaGraph`` branch: each branch owns its source outright, so
     /// branches can run on threads of their own and each reads at its own pace, with no queue between
     /// streams. It costs one more open of the file per stream; for MP4, MOV and Matroska the other
     /// streams' bytes are skipped, not read.
@@ -255,13 +255,13 @@ public final class ContainerDemuxer {
 
     /// Moves every source to the keyframe at or before `time` (of the first video stream with a source,
     /// else of the first stream with a source): samples then continue from there, the first of each
-    /// stream flagged ``MediaCore/MediaSample/Flags/discontinuity``. What was queued is dropped. Where
+    /// stream flagged ``/MediaCore/MediaSample/Flags/discontinuity``. What was queued is dropped. Where
     /// libavformat's search lands before a non-keyframe (formats without an index, such as MPEG-TS),
     /// video samples up to the next keyframe are dropped, so a video source always resumes on one.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a time that is not numeric or when
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a time that is not numeric or when
     ///   no stream has a source; libavformat's refusal (an input that cannot seek) as
-    ///   ``MediaCore/MediaError/Code/io``. Backed by `av_seek_frame` with `AVSEEK_FLAG_BACKWARD`.
+    ///   ``/MediaCore/MediaError/Code/io``. Backed by `av_seek_frame` with `AVSEEK_FLAG_BACKWARD`.
     public func seek(to time: MediaTime) throws(MediaError) {
         guard time.isNumeric else { throw MediaError(.invalidArgument, "cannot seek \(inputName) to \(time)") }
         let selected = readers.keys.sorted()
@@ -336,7 +336,7 @@ public final class ContainerDemuxer {
         }
     }
 
-    /// At the end of the input: ``MediaCore/MediaError/Code/truncated`` when the container's index
+    /// At the end of the input: ``/MediaCore/MediaError/Code/truncated`` when the container's index
     /// points past the end of the file (an MP4 cut inside `mdat`, which libavformat reads as a short
     /// last packet and then the end), else `nil`.
     private func truncation() -> MediaError? {
@@ -359,7 +359,7 @@ public final class ContainerDemuxer {
         return nil
     }
 
-    /// The error for `av_read_frame`'s `code`: ``MediaCore/MediaError/Code/truncated`` when the input
+    /// The error for `av_read_frame`'s `code`: ``/MediaCore/MediaError/Code/truncated`` when the input
     /// ended inside a packet (libavformat says "invalid data" for an MP4 cut inside `mdat`), else
     /// invalid data or I/O.
     private func readError(_ code: CInt) -> MediaError {

@@ -7,7 +7,7 @@ public import MediaCore
 /// | destination                          | initializer                    | container                      |
 /// |--------------------------------------|--------------------------------|--------------------------------|
 /// | a file path                          | ``init(path:format:options:)`` | from the extension             |
-/// | any ``MediaCore/MediaOutput``        | ``init(output:format:options:)`` | the one given                |
+/// | any ``/MediaCore/MediaOutput``        | ``init(output:format:options:)`` | the one given                |
 /// | `rtmp(s)://`, `srt://`, `udp://`, `tcp://` | ``init(url:format:options:protocolOptions:)`` | FLV or MPEG-TS (``StreamingURL``) |
 /// | a folder, as its playlist `….m3u8`   | ``init(hlsPlaylist:hls:)``     | HLS: MPEG-TS or fMP4 segments (``HLSOptions``) |
 ///
@@ -21,22 +21,22 @@ public import MediaCore
 /// - Input: one format per track in ``begin(tracks:)`` (`nil` for a track that ended empty: it gets no
 ///   stream), then the samples of all tracks interleaved by decode time, in non-decreasing decode time
 ///   within a track:
-///   - AAC (``MediaCore/AudioCodec/aac``): raw access units, the AudioSpecificConfig as the format's
-///     magic cookie (stored as is, also FFmpeg's 5-byte one). ``MediaCore/MediaSample/trimAtStart`` and
-///     ``MediaCore/MediaSample/trimAtEnd`` (encoder priming and padding) are honoured in MP4/MOV/M4A
+///   - AAC (``/MediaCore/AudioCodec/aac``): raw access units, the AudioSpecificConfig as the format's
+///     magic cookie (stored as is, also FFmpeg's 5-byte one). ``/MediaCore/MediaSample/trimAtStart`` and
+///     ``/MediaCore/MediaSample/trimAtEnd`` (encoder priming and padding) are honoured in MP4/MOV/M4A
 ///     that are not fragmented (see below).
-///   - H.264 (``MediaCore/VideoCodec/h264``): AVCC samples (4-byte lengths, one access unit each,
-///     ``MediaCore/MediaSample/Flags/keyframe`` on IDRs), the SPS/PPS in ``MediaCore/VideoFormat/h264``;
+///   - H.264 (``/MediaCore/VideoCodec/h264``): AVCC samples (4-byte lengths, one access unit each,
+///     ``/MediaCore/MediaSample/Flags/keyframe`` on IDRs), the SPS/PPS in ``/MediaCore/VideoFormat/h264``;
 ///     the muxer builds the `avcC` record. For MPEG-TS, libavformat converts them to Annex-B with the
 ///     parameter sets before each IDR (its automatic `h264_mp4toannexb`), and AAC gets ADTS headers.
 ///   - Other codecs by four-character code (`hvc1`/`hev1`, `av01`, `vp09`, `vp08`, `Opus`, `ac-3`,
 ///     `ec-3`, `fLaC`, `alac`, `.mp3`), their configuration record passed as is.
 ///   Raw video and PCM are refused (encode them first), as is a codec the container cannot carry
-///   (WebM takes only VP8/VP9/AV1/Opus) and video in M4A: ``MediaCore/MediaError/Code/unsupportedFormat``
+///   (WebM takes only VP8/VP9/AV1/Opus) and video in M4A: ``/MediaCore/MediaError/Code/unsupportedFormat``
 ///   naming the track, the codec and the container.
-/// - Output: the container, to a path or to any ``MediaCore/MediaOutput``. Timestamps are converted
+/// - Output: the container, to a path or to any ``/MediaCore/MediaOutput``. Timestamps are converted
 ///   exactly (rounded to nearest once, never accumulated) to each stream's time base as the muxer chose it.
-///   A sample whose decode time goes backwards within its track throws ``MediaCore/MediaError/Code/invalidData``
+///   A sample whose decode time goes backwards within its track throws ``/MediaCore/MediaError/Code/invalidData``
 ///   with the sample's index in that track.
 /// - Gapless AAC in MP4/MOV/M4A (one AAC track, not fragmented), as `AVAssetWriter` and iTunes write it: the priming (the first packet's
 ///   pts is `start − priming`) becomes an edit list whose media time is the priming, the last packet
@@ -45,25 +45,25 @@ public import MediaCore
 ///   an `iTunSMPB` tag (moov/udta/meta/ilst, freeform `----` atom of `com.apple.iTunes`) gives priming,
 ///   remainder and valid frames. libavformat cannot write that tag: the muxer adds it after the trailer,
 ///   rewriting the file (moving the `moov` in front of `mdat` when ``Options/fastStart``) for a path,
-///   or the `moov` at the end of a seekable ``MediaCore/MediaOutput``. (FFmpeg 5.1 honours the edit's
+///   or the `moov` at the end of a seekable ``/MediaCore/MediaOutput``. (FFmpeg 5.1 honours the edit's
 ///   start but not its end: it decodes valid frames + remainder, the first valid frame first.)
 /// - Fast start (`moov` before `mdat`) works only for a path: libavformat's second pass reopens the
-///   file by name. To a ``MediaCore/MediaOutput`` the `moov` comes last; a non-seekable output needs
+///   file by name. To a ``/MediaCore/MediaOutput`` the `moov` comes last; a non-seekable output needs
 ///   ``Options/fragmented`` for MP4/MOV/M4A.
 ///
 /// ``finish()`` writes the trailer and closes the output; it may come after an error (what was
 /// written stays a valid file) and without ``begin(tracks:)`` (the output is closed empty).
 ///
-/// A ``MediaCore/MediaGraph`` keeps the life cycle (`begin` once, writes, nothing after an error but
+/// A ``/MediaCore/MediaGraph`` keeps the life cycle (`begin` once, writes, nothing after an error but
 /// `finish`, `finish` once) and stamps the errors with the sink's name and the sample's index. To call
-/// the muxer by hand, wrap it in a ``MediaCore/CheckedMultiTrackSink``, as above, which does the same.
+/// the muxer by hand, wrap it in a ``/MediaCore/CheckedMultiTrackSink``, as above, which does the same.
 /// Unwrapped, the muxer still never hands libavformat a call it cannot take: a packet before the
 /// header, a second set of streams, or anything after ``finish()`` closed the output throws
-/// (``MediaCore/MediaError/Code/invalidArgument``, or ``MediaCore/MediaError/Code/stageFinished``
+/// (``/MediaCore/MediaError/Code/invalidArgument``, or ``/MediaCore/MediaError/Code/stageFinished``
 /// after `finish`).
 ///
 /// Backed by libavformat (`avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`),
-/// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``MediaCore/MediaOutput``;
+/// writing through `avio_open2` for a path or a custom `AVIOContext` for a ``/MediaCore/MediaOutput``;
 /// for HLS, libavformat's `hls` muxer opens each file itself (seen through `io_open`/`io_close2`).
 public final class ContainerMuxer: MultiTrackSink {
     /// How the container is written.
@@ -76,7 +76,7 @@ public final class ContainerMuxer: MultiTrackSink {
         public var fragmented: Bool = false
         /// Puts the `moov` before the `mdat` of a finished (not fragmented) MP4/MOV/M4A written to a
         /// path, so that players can start before the whole file has arrived (movflags `faststart`).
-        /// Not possible to a ``MediaCore/MediaOutput``.
+        /// Not possible to a ``/MediaCore/MediaOutput``.
         public var fastStart: Bool = true
 
         /// The defaults: not fragmented, fast start.
@@ -122,7 +122,7 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
     private var rewritesMovie = false
     private var finalSize: Int64?
-    /// The network URL streamed to, `nil` for a file or a ``MediaCore/MediaOutput`` (a stream's size is
+    /// The network URL streamed to, `nil` for a file or a ``/MediaCore/MediaOutput`` (a stream's size is
     /// what was sent, and its errors name the URL).
     private var networkURL: String?
 
@@ -130,8 +130,8 @@ public final class ContainerMuxer: MultiTrackSink {
     /// format of the path's extension. For ``ContainerFormat/hls`` (or a path ending in `.m3u8`), this is
     /// ``init(hlsPlaylist:hls:)`` with the default ``HLSOptions``.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` when the extension names no format and
-    ///   none is given; ``MediaCore/MediaError/Code/io`` naming the path when it cannot be created.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when the extension names no format and
+    ///   none is given; ``/MediaCore/MediaError/Code/io`` naming the path when it cannot be created.
     public init(path: String, format: ContainerFormat? = nil, options: Options = Options()) throws(MediaError) {
         guard let chosen = format ?? ContainerFormat(path: path) else {
             throw MediaError(
@@ -170,12 +170,12 @@ public final class ContainerMuxer: MultiTrackSink {
     /// `avcC` and the AudioSpecificConfig in the init segment. ``bytesWritten`` counts the bytes of the
     /// segments (init segment included, playlist not) closed so far. Writes at file speed: no pacing.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a path that names no file or holds a
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a path that names no file or holds a
     ///   `%` (libavformat reads it in the segments' name template), a target
     ///   duration that is not positive or a live window under one segment;
-    ///   ``MediaCore/MediaError/Code/io`` naming the folder when it cannot be created (a part of it is a
+    ///   ``/MediaCore/MediaError/Code/io`` naming the folder when it cannot be created (a part of it is a
     ///   file, no permission) or written. Later, a segment or playlist that cannot be written is an
-    ///   ``MediaCore/MediaError/Code/io`` error naming that file.
+    ///   ``/MediaCore/MediaError/Code/io`` error naming that file.
     public init(hlsPlaylist path: String, hls: HLSOptions = HLSOptions()) throws(MediaError) {
         FFmpeg.quietLogging()
         let output = try HLSOutput(playlist: path, settings: hls)
@@ -190,16 +190,16 @@ public final class ContainerMuxer: MultiTrackSink {
     /// A muxer streaming to a network `url` (``StreamingURL``: `rtmp://`/`rtmps://` carry FLV, `srt://`,
     /// `udp://` and `tcp://` carry MPEG-TS unless `format` says otherwise), connecting now through
     /// libavformat's protocols. Every packet is handed to the protocol as it is muxed (no buffering for
-    /// latency); a write blocks while the network does not take it (put a ``MediaCore/LiveStreamSink``
+    /// latency); a write blocks while the network does not take it (put a ``/MediaCore/LiveStreamSink``
     /// in front to keep the encoder going). ``bytesWritten`` counts what was handed to the protocol.
     /// `protocolOptions` go to the protocol as AVOptions (`send_buffer_size`, `rw_timeout`, SRT's
     /// `latency`…: what `ffmpeg -send_buffer_size 65536 … tcp://…` sets; not every one is read from the
     /// URL's query), over the defaults of ``StreamingURL``.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the URL for an unknown scheme;
-    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for MP4/MOV/M4A that are not fragmented;
-    ///   ``MediaCore/MediaError/Code/io`` naming the URL when the connection fails (refused, no route,
-    ///   SRT handshake or RTMP publish refused); ``MediaCore/MediaError/Code/unsupportedFormat`` for
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` naming the URL for an unknown scheme;
+    ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for MP4/MOV/M4A that are not fragmented;
+    ///   ``/MediaCore/MediaError/Code/io`` naming the URL when the connection fails (refused, no route,
+    ///   SRT handshake or RTMP publish refused); ``/MediaCore/MediaError/Code/unsupportedFormat`` for
     ///   ``ContainerFormat/hls`` (HLS goes to a folder: ``init(hlsPlaylist:hls:)``).
     public init(
         url: String, format: ContainerFormat? = nil, options: Options = Options(), protocolOptions: [String: String] = [:]
@@ -231,7 +231,7 @@ public final class ContainerMuxer: MultiTrackSink {
     /// if `output.isSeekable`. MP4/MOV/M4A need a seekable output unless ``Options/fragmented``; fast
     /// start is not possible here (the `moov` comes last).
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/unsupportedFormat`` for a non-fragmented MP4/MOV/M4A to a
+    /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` for a non-fragmented MP4/MOV/M4A to a
     ///   non-seekable output, and for ``ContainerFormat/hls``.
     public init(output: any MediaOutput, format: ContainerFormat, options: Options = Options()) throws(MediaError) {
         if format == .hls {
@@ -255,10 +255,10 @@ public final class ContainerMuxer: MultiTrackSink {
 
     /// Creates one stream per non-`nil` format and writes the container's header.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/unsupportedFormat`` naming the track, codec and container
-    ///   for a track the container cannot take; ``MediaCore/MediaError/Code/invalidData`` for H.264
-    ///   without parameter sets; ``MediaCore/MediaError/Code/invalidArgument`` when streams were
-    ///   created already; ``MediaCore/MediaError/Code/stageFinished`` after ``finish()``.
+    /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` naming the track, codec and container
+    ///   for a track the container cannot take; ``/MediaCore/MediaError/Code/invalidData`` for H.264
+    ///   without parameter sets; ``/MediaCore/MediaError/Code/invalidArgument`` when streams were
+    ///   created already; ``/MediaCore/MediaError/Code/stageFinished`` after ``finish()``.
     public func begin(tracks formats: [MediaFormat?]) throws {
         try begin(formats, timescales: formats.map { _ in nil })
     }
@@ -266,7 +266,7 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Like ``begin(tracks:)``, with each track's time base taken from its first sample's timescale
     /// where the container allows it (MP4/MOV take any; MPEG-TS, FLV and Matroska impose their own):
     /// the timestamps are then written as they are, and a remux keeps the input's time base, as the
-    /// ffmpeg CLI's `-c copy` does. A ``MediaCore/MediaGraph`` calls this one.
+    /// ffmpeg CLI's `-c copy` does. A ``/MediaCore/MediaGraph`` calls this one.
     public func begin(firstSamples: [MediaSample?]) throws {
         // The finer of the decode time's and the duration's timescales (a first time of zero may be
         // written at timescale 1); below 1000 ticks a second, the default hint serves better.
@@ -289,12 +289,12 @@ public final class ContainerMuxer: MultiTrackSink {
 
     /// Writes one sample of track `track`.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` with the sample's index in its track for a
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` with the sample's index in its track for a
     ///   sample without a presentation time, whose decode time goes backwards (or repeats, where the
     ///   container forbids it) or whose presentation time is before its decode time;
-    ///   ``MediaCore/MediaError/Code/formatMismatch`` for a codec other than the track's;
-    ///   ``MediaCore/MediaError/Code/invalidArgument`` before ``begin(tracks:)`` wrote the header;
-    ///   ``MediaCore/MediaError/Code/stageFinished`` after ``finish()``; the output's errors. After an
+    ///   ``/MediaCore/MediaError/Code/formatMismatch`` for a codec other than the track's;
+    ///   ``/MediaCore/MediaError/Code/invalidArgument`` before ``begin(tracks:)`` wrote the header;
+    ///   ``/MediaCore/MediaError/Code/stageFinished`` after ``finish()``; the output's errors. After an
     ///   error, ``finish()`` still completes the file.
     public func write(_ sample: MediaSample, track index: Int) throws {
         guard !isClosed else { throw MediaError.stageFinished(name) }
@@ -310,7 +310,7 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Writes the trailer (the index of MP4/MOV, the cues of Matroska), adds the gapless tag where it
     /// applies, flushes and closes the output; also after an error, when the header was written.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/stageFinished`` when the output is closed already; the
+    /// - Throws: ``/MediaCore/MediaError/Code/stageFinished`` when the output is closed already; the
     ///   output's and libavformat's errors.
     public func finish() throws {
         guard !isClosed else { throw MediaError.stageFinished(name) }

@@ -5,16 +5,16 @@ public import MediaCore
 /// `avdec_h264`.
 ///
 /// - Input: AVCC samples (4-byte length before each NAL unit), one access unit per sample, whose format
-///   carries the SPS and PPS (``VideoFormat/h264``), as ``H264Encoder`` and the Annex-B reader give them.
+///   carries the SPS and PPS (``/MediaCore/VideoFormat/h264``), as ``H264Encoder`` and the Annex-B reader give them.
 ///   In-band parameter sets are fine too. When a sample's parameter sets differ from the previous
 ///   sample's, the new ones are fed to the decoder before it.
 /// - Output: one raw frame per picture, in presentation order, tightly packed, in the pixel format the
 ///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams); a
-///   stream in a format ``PixelFormat`` has no case for (10-bit, ...) throws
-///   ``MediaError/Code/unsupportedFormat``. Each frame has the input's frame rate, and the pixel aspect
+///   stream in a format ``/MediaCore/PixelFormat`` has no case for (10-bit, ...) throws
+///   ``/MediaCore/MediaError/Code/unsupportedFormat``. Each frame has the input's frame rate, and the pixel aspect
 ///   ratio and chroma location the stream gives (the SPS's VUI; H.264's default chroma location is left).
 /// - Output times: strictly increasing presentation times (after a sample flagged
-///   ``MediaCore/MediaSample/Flags/discontinuity`` they start afresh), timed in one of two ways, chosen
+///   ``/MediaCore/MediaSample/Flags/discontinuity`` they start afresh), timed in one of two ways, chosen
 ///   by the first sample:
 ///   - When its presentation time is after its decode time, or it has no separate decode time, the
 ///     input's presentation times are taken as real: each frame has the presentation time and
@@ -34,8 +34,8 @@ public import MediaCore
 ///   all) switches to timing by decode time for the rest of the stream; where that gives no later time
 ///   either (the frames drained at the end), the frame follows the previous one at its duration.
 ///
-/// A sample the decoder rejects throws ``MediaError/Code/decoderFailure``; the driver (or a
-/// ``MediaCore/CheckedStage``) stamps it with the sample's index. Damage the
+/// A sample the decoder rejects throws ``/MediaCore/MediaError/Code/decoderFailure``; the driver (or a
+/// ``/MediaCore/CheckedStage``) stamps it with the sample's index. Damage the
 /// decoder gets past is not silent either, though it does not stop decoding (as with the ffmpeg CLI
 /// without `-xerror`, and VideoToolbox's per-frame status): ``damagedFrameCount`` counts the frames
 /// it emitted with errors concealed, and ``missingFrameCount`` the access units that gave no frame.

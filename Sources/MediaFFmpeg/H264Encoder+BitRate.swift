@@ -14,7 +14,7 @@ extension H264Encoder {
     /// about one buffer length (1 s by default).
     ///
     /// The encoder can change its rate only when it was created in average-bit-rate mode with a VBV:
-    /// - with a ``BitRateControl``: always (it opens with the settings' ``Settings/dataRateLimit``, or,
+    /// - with a ``/MediaCore/BitRateControl``: always (it opens with the settings' ``Settings/dataRateLimit``, or,
     ///   without one, with a maximum rate equal to the average and a 1-second buffer: x264's CBR-like
     ///   mode, which OBS uses for streaming);
     /// - without one: when ``Settings/averageBitRate`` and ``Settings/dataRateLimit`` are both set.
@@ -24,8 +24,8 @@ extension H264Encoder {
     /// near the lower of the original average and the scaled maximum rate: give the maximum rate equal
     /// to the average (or no ``Settings/dataRateLimit``) for a rate that follows the target both ways.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when `bitRate` is outside
-    ///   ``MediaCore/BitRateControl/validRange``, or when the encoder cannot change its rate (constant
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `bitRate` is outside
+    ///   ``/MediaCore/BitRateControl/validRange``, or when the encoder cannot change its rate (constant
     ///   quality, or an average without a VBV and without a control: x264 refuses to switch a VBV on
     ///   while running, so the change would be ignored).
     public func setAverageBitRate(_ bitRate: Int) throws(MediaError) {

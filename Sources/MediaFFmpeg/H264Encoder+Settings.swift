@@ -20,7 +20,7 @@ extension H264Encoder {
         public var expectedFrameRate: FrameRate?
         /// The long-term average bit rate in bits per second (`-b:v`); `nil`: libx264's constant-quality
         /// default (CRF 23). Mirrors `kVTCompressionPropertyKey_AverageBitRate`; as that one, it can change
-        /// while the encoder runs (``H264Encoder/setAverageBitRate(_:)``, ``MediaCore/BitRateControl``).
+        /// while the encoder runs (``H264Encoder/setAverageBitRate(_:)``, ``/MediaCore/BitRateControl``).
         public var averageBitRate: Int?
         /// A hard limit: at most `maxBitRate` bits per second through a `bufferSize`-bit buffer (VBV
         /// `-maxrate` / `-bufsize`). Mirrors `kVTCompressionPropertyKey_DataRateLimits`.

@@ -13,26 +13,26 @@ public import MediaCore
 ///
 /// - Input: raw frames of `yuv420p` (or `yuv422p`, `yuv444p`, `nv12`, which libx264 also takes), any
 ///   stride, one frame per sample, presentation times increasing (the first need not be 0). Other pixel
-///   formats throw ``MediaError/Code/formatMismatch``: put a ``VideoConverter`` in front.
+///   formats throw ``/MediaCore/MediaError/Code/formatMismatch``: put a ``VideoConverter`` in front.
 /// - Output: one access unit per sample in AVCC form (4-byte big-endian length before each NAL unit),
-///   without SPS/PPS in-band: they are in the format (``VideoFormat/h264(width:height:frameRate:parameters:)``).
-///   IDR access units carry ``MediaSample/Flags/keyframe``. Presentation times are the input's; decode
+///   without SPS/PPS in-band: they are in the format (``/MediaCore/VideoFormat/h264(width:height:frameRate:parameters:)``).
+///   IDR access units carry ``/MediaCore/MediaSample/Flags/keyframe``. Presentation times are the input's; decode
 ///   times are in the input's timescale and strictly increase; with B-frames they run behind the
 ///   presentation times (and the first is negative, as libavcodec gives it).
 ///
 /// Defaults follow the `ffmpeg` CLI's for libx264 (time base 1/frame rate, automatic threads, preset
 /// `medium`), so with the same settings the stream is the CLI's (`ffmpeg -i in.y4m -c:v libx264
 /// -preset veryfast -b:v 1500k -g 30`). The presentation times are mapped to frame ticks of
-/// 1/frame rate, as the CLI does; two frames in one tick throw ``MediaError/Code/invalidData``.
+/// 1/frame rate, as the CLI does; two frames in one tick throw ``/MediaCore/MediaError/Code/invalidData``.
 /// The encoder is opened without `AV_CODEC_FLAG_GLOBAL_HEADER`, as the CLI opens it for raw H.264:
 /// x264's rate control counts the SPS/PPS it repeats before each IDR frame, so a global-header encode
 /// is a different stream. The parameter sets are read from the packets instead and stripped from them.
 /// ``finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
 ///
 /// The average bit rate can change while the encoder runs, from the next frame on
-/// (``setAverageBitRate(_:)``, or a ``MediaCore/BitRateControl`` another thread writes, as a live
-/// stream's ``MediaCore/AdaptiveBitRate`` does); in constant-quality mode (no ``Settings/averageBitRate``)
-/// it cannot, and a control is refused with ``MediaError/Code/invalidArgument``.
+/// (``setAverageBitRate(_:)``, or a ``/MediaCore/BitRateControl`` another thread writes, as a live
+/// stream's ``/MediaCore/AdaptiveBitRate`` does); in constant-quality mode (no ``Settings/averageBitRate``)
+/// it cannot, and a control is refused with ``/MediaCore/MediaError/Code/invalidArgument``.
 ///
 /// Backed by libavcodec's `libx264` encoder (or another by name, e.g. `h264_nvenc`, `h264_vaapi`),
 /// `avcodec_send_frame` / `avcodec_receive_packet`.
@@ -47,7 +47,7 @@ public final class H264Encoder: MediaStage {
     /// The control this encoder reads its target bit rate from before each frame, if any.
     public let bitRateControl: BitRateControl?
 
-    /// Where others ask for a keyframe (a ``MediaCore/ReconnectingSink`` after a reconnection, an app on
+    /// Where others ask for a keyframe (a ``/MediaCore/ReconnectingSink`` after a reconnection, an app on
     /// a viewer's request): read before each frame; when a request is pending, that frame is coded as
     /// an IDR picture with SPS/PPS in front, as VideoToolbox's `kVTEncodeFrameOptionKey_ForceKeyFrame`
     /// does. Set it before the encoder is handed to a graph.
@@ -60,10 +60,10 @@ public final class H264Encoder: MediaStage {
 
     /// An encoder with `settings`, backed by the libavcodec encoder named `encoderName`.
     ///
-    /// Throws ``MediaError/Code/unavailable`` when this FFmpeg build has no such encoder, and
-    /// ``MediaError/Code/invalidArgument`` for a setting out of range. Whether hardware encoders
+    /// Throws ``/MediaCore/MediaError/Code/unavailable`` when this FFmpeg build has no such encoder, and
+    /// ``/MediaCore/MediaError/Code/invalidArgument`` for a setting out of range. Whether hardware encoders
     /// (`h264_nvenc`, `h264_vaapi`) can run is known only when the first frame opens them: that throws
-    /// ``MediaError/Code/unavailable`` too.
+    /// ``/MediaCore/MediaError/Code/unavailable`` too.
     public convenience init(settings: Settings = Settings(), encoderName: String = "libx264") throws(MediaError) {
         try self.init(settings: settings, encoderName: encoderName, bitRateControl: nil)
     }
@@ -72,7 +72,7 @@ public final class H264Encoder: MediaStage {
     /// bit rate follows `bitRateControl` (see ``setAverageBitRate(_:)``; `nil`: as the initializer
     /// without it).
     ///
-    /// Throws as ``init(settings:encoderName:)``, and ``MediaError/Code/invalidArgument`` for a
+    /// Throws as ``init(settings:encoderName:)``, and ``/MediaCore/MediaError/Code/invalidArgument`` for a
     /// `bitRateControl` without ``Settings/averageBitRate`` (constant quality has no bit rate to change).
     public init(
         settings: Settings = Settings(), encoderName: String = "libx264", bitRateControl: BitRateControl?

@@ -13,7 +13,7 @@ public import MediaCore
 /// ```
 ///
 /// - Refuses (when the muxer is made): a target duration that is not a positive number of seconds and a
-///   live window of fewer than one segment: ``MediaCore/MediaError/Code/invalidArgument``.
+///   live window of fewer than one segment: ``/MediaCore/MediaError/Code/invalidArgument``.
 public struct HLSOptions: Sendable, Hashable {
     /// The container of the media segments.
     public enum SegmentType: Sendable, Hashable {

@@ -20,7 +20,7 @@ public import MediaCore
 /// tail of the stream is not lost at the end.
 ///
 /// - Refuses: a string that is not `scheme://…`, or a scheme other than the four above:
-///   ``MediaCore/MediaError/Code/invalidArgument`` naming the URL.
+///   ``/MediaCore/MediaError/Code/invalidArgument`` naming the URL.
 public struct StreamingURL: Sendable, Hashable, CustomStringConvertible {
     /// The URL as given (with its query).
     public let url: String
@@ -32,7 +32,7 @@ public struct StreamingURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `url`.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the URL when it has no
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` naming the URL when it has no
     ///   `scheme://` or a scheme this library does not stream to.
     public init(_ url: String) throws(MediaError) {
         guard let found = Self.scheme(of: url) else {

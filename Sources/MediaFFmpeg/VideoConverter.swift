@@ -9,8 +9,8 @@ public import MediaCore
 /// let thumbnail = try VideoConverter(to: .yuv420p, width: 160, height: 120)
 /// ```
 ///
-/// - Input: raw frames of any ``PixelFormat`` (yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24, gray), at any
-///   stride: the format's ``VideoFormat/bytesPerRow`` is honoured. The size may change from frame to frame.
+/// - Input: raw frames of any ``/MediaCore/PixelFormat`` (yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24, gray), at any
+///   stride: the format's ``/MediaCore/VideoFormat/bytesPerRow`` is honoured. The size may change from frame to frame.
 /// - Output: frames of ``pixelFormat`` at the target size (the input's size where none is given),
 ///   tightly packed; timing, flags and frame rate are the input's, untouched. The chroma location is
 ///   the input's and the pixel aspect ratio is scaled with the picture so that the display shape stays
@@ -19,7 +19,7 @@ public import MediaCore
 ///
 /// The scaler uses bicubic interpolation (`SWS_BICUBIC`), the `ffmpeg` CLI's default, so the output is
 /// byte-identical to `ffmpeg -f rawvideo -pix_fmt X -s WxH -i in -pix_fmt Y -sws_flags bicubic`. A frame
-/// whose planes are shorter than its format declares throws ``MediaError/Code/invalidData`` naming the
+/// whose planes are shorter than its format declares throws ``/MediaCore/MediaError/Code/invalidData`` naming the
 /// sample index. Backed by libswscale (`sws_getContext` / `sws_scale`).
 public final class VideoConverter: MediaStage {
     /// The pixel format produced.
@@ -34,7 +34,7 @@ public final class VideoConverter: MediaStage {
 
     /// A converter to `pixelFormat` at `width`×`height` (each `nil`: the input's).
     ///
-    /// Throws ``MediaError/Code/invalidArgument`` for a size that is not positive.
+    /// Throws ``/MediaCore/MediaError/Code/invalidArgument`` for a size that is not positive.
     public init(to pixelFormat: PixelFormat, width: Int? = nil, height: Int? = nil) throws(MediaError) {
         for (name, value) in [("width", width), ("height", height)] {
             if let value, !(1...16384).contains(value) {

@@ -2,8 +2,8 @@ public import MediaCore
 public import MediaFormats
 import MediaFFmpeg
 
-/// An audio file as PCM with random access, like `ExtAudioFile`: ``MediaFormats/AudioFileReader`` (any
-/// WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file) and ``MediaFFmpeg/AudioDecoder`` in one object.
+/// An audio file as PCM with random access, like `ExtAudioFile`: ``/MediaFormats/AudioFileReader`` (any
+/// WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file) and ``/MediaFFmpeg/AudioDecoder`` in one object.
 ///
 /// ```swift
 /// let file = try AudioFile(path: "song.mp3", outputFormat: PCMFormat(.f32))
@@ -35,8 +35,8 @@ public final class AudioFile {
 
     /// Opens `path` and reads its properties; samples are decoded to `outputFormat`.
     ///
-    /// - Throws: the reader's errors; ``MediaCore/MediaError/Code/unsupportedFormat`` for a codec
-    ///   ``AudioDecoder`` cannot decode.
+    /// - Throws: the reader's errors; ``/MediaCore/MediaError/Code/unsupportedFormat`` for a codec
+    ///   ``/MediaFFmpeg/AudioDecoder`` cannot decode.
     public init(path: String, outputFormat: PCMFormat = PCMFormat(.f32)) throws(MediaError) {
         reader = try AudioFileReader(path: path)
         self.outputFormat = outputFormat

@@ -2,8 +2,8 @@ public import MediaCore
 import MediaFFmpeg
 public import MediaPulse
 
-/// Plays PCM of any format on a PulseAudio output: an ``MediaFFmpeg/AudioConverter`` in front of an
-/// ``MediaPulse/AudioPlaybackSink``, converting sample type, rate and channel layout to what the
+/// Plays PCM of any format on a PulseAudio output: an ``/MediaFFmpeg/AudioConverter`` in front of an
+/// ``/MediaPulse/AudioPlaybackSink``, converting sample type, rate and channel layout to what the
 /// output was opened with. GStreamer's `audioconvert ! audioresample ! pulsesink`.
 ///
 /// ```swift
@@ -14,8 +14,8 @@ public import MediaPulse
 /// ```
 ///
 /// **Accepts** linear PCM, interleaved or planar, of one format throughout (the converter's input is
-/// fixed by the first sample). **Refuses** anything else with ``MediaCore/MediaError/Code/formatMismatch``
-/// (the converter's), and fails as the playback sink does (``MediaCore/MediaError/Code/deviceLost``).
+/// fixed by the first sample). **Refuses** anything else with ``/MediaCore/MediaError/Code/formatMismatch``
+/// (the converter's), and fails as the playback sink does (``/MediaCore/MediaError/Code/deviceLost``).
 /// The output itself (pause, flush, position, underruns) is ``playback``.
 public final class ConvertingPlaybackSink: MediaSink {
     /// The output played to.

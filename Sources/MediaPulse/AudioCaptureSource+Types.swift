@@ -22,7 +22,7 @@ extension AudioCaptureSource {
         /// Samples handed out flagged as discontinuities.
         public var discontinuities: Int64
         /// The latest latency the server reported (capture to hand-over: device, server and our
-        /// fragment), or ``MediaTime/invalid`` before the first report.
+        /// fragment), or ``/MediaCore/MediaTime/invalid`` before the first report.
         public var latency: MediaTime
         /// The largest latency reported.
         public var maximumLatency: MediaTime

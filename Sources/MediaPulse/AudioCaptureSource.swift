@@ -2,7 +2,7 @@ internal import CPulseAudio
 public import MediaCore
 import Synchronization
 
-/// Live audio from a PulseAudio input (a microphone, or any sink's `.monitor`) as a ``MediaSource``:
+/// Live audio from a PulseAudio input (a microphone, or any sink's `.monitor`) as a ``/MediaCore/MediaSource``:
 /// `AVAudioEngine.inputNode` with a tap, or GStreamer's `pulsesrc`.
 ///
 /// ```swift
@@ -16,26 +16,26 @@ import Synchronization
 /// **Accepts** a device (source) name or `nil` for the server's default; a sample type (`s16`, `s24`,
 /// `s32`, `f32`, `u8`), rate and channel count, which the server converts to from the device's own
 /// (``format`` reports what the server granted).
-/// **Refuses** `f64` with ``MediaError/Code/unsupportedFormat``, a spec libpulse rejects with
-/// ``MediaError/Code/invalidArgument``, a device that does not exist or a server that cannot be
-/// reached with ``MediaError/Code/unavailable``, and a stream not set up within the timeout with
-/// ``MediaError/Code/io``.
+/// **Refuses** `f64` with ``/MediaCore/MediaError/Code/unsupportedFormat``, a spec libpulse rejects with
+/// ``/MediaCore/MediaError/Code/invalidArgument``, a device that does not exist or a server that cannot be
+/// reached with ``/MediaCore/MediaError/Code/unavailable``, and a stream not set up within the timeout with
+/// ``/MediaCore/MediaError/Code/io``.
 ///
 /// **Samples** are interleaved PCM, one per fragment the server delivers, stamped on `clock`: the
 /// first frame with its capture time (the host time when it arrived, minus the stream's latency), and
 /// every later sample exactly the previous one's frame count later, so timestamps advance by the
 /// frame count. Audio that never arrives (a hole in the server's stream, or frames dropped because
 /// the consumer fell more than `bufferDuration` behind) moves the timeline on by its length: the next
-/// sample is flagged ``MediaSample/Flags/discontinuity``, counted in ``statistics``, and reported to
+/// sample is flagged ``/MediaCore/MediaSample/Flags/discontinuity``, counted in ``statistics``, and reported to
 /// `onDiscontinuity` (called on the thread in ``next()``).
 ///
 /// **Ends** with `nil` after ``stop()`` (from any thread: a `next()` blocked waiting returns at once),
-/// and with ``MediaError/Code/deviceLost`` (after what was already captured) when the device goes away:
+/// and with ``/MediaCore/MediaError/Code/deviceLost`` (after what was already captured) when the device goes away:
 /// the stream is made with `PA_STREAM_DONT_MOVE`, so the server kills it rather than moving it to
 /// another device. ``next()`` never waits longer than the stream lives.
 ///
 /// **Threads.** The read callback runs on the connection's mainloop thread and copies into a
-/// preallocated ring (``CaptureRing``: no allocation, no lock); ``next()`` takes from the ring on the
+/// preallocated ring (`CaptureRing`: no allocation, no lock); ``next()`` takes from the ring on the
 /// caller's thread, one caller at a time (a mutex no callback takes). Backed by
 /// `pa_stream_connect_record` with `PA_STREAM_ADJUST_LATENCY`.
 public final class AudioCaptureSource: MediaSource, Sendable {
@@ -67,8 +67,13 @@ public final class AudioCaptureSource: MediaSource, Sendable {
     /// - Parameters:
     ///   - connection: the server (default: a new connection to the default server).
     ///   - device: a source name (`pactl list short sources`), or `nil` for the default.
+    ///   - sampleType: the sample type to record in (the server converts).
+    ///   - sampleRate: frames per second to record at (the server resamples).
+    ///   - channels: the channel count, in the default layout for the count.
     ///   - latency: the fragment size to ask for; the server may grant more (see ``bufferLatency``).
+    ///   - clock: the clock the samples' time stamps are read from.
     ///   - bufferDuration: how far the consumer may fall behind before audio is dropped.
+    ///   - timeout: how long to wait for the server to set the stream up.
     ///   - onDiscontinuity: told about every gap, on the thread calling ``next()``.
     public init(
         connection: PulseConnection? = nil, device: String? = nil,
@@ -124,8 +129,8 @@ public final class AudioCaptureSource: MediaSource, Sendable {
 
     /// The next captured PCM, waiting for it as long as the stream lives; `nil` after ``stop()``.
     ///
-    /// - Throws: ``MediaError/Code/deviceLost`` when the device or the server went away (after every
-    ///   sample captured before), ``MediaError/Code/io`` when the stream failed otherwise.
+    /// - Throws: ``/MediaCore/MediaError/Code/deviceLost`` when the device or the server went away (after every
+    ///   sample captured before), ``/MediaCore/MediaError/Code/io`` when the stream failed otherwise.
     public func next() throws -> MediaSample? {
         try consumer.withLock { _ throws(MediaError) -> MediaSample? in
             while true {

@@ -20,7 +20,7 @@ public enum AudioDeviceEvent: Sendable, Hashable {
     case added(AudioDevice)
     /// A device went away, as it was last reported (``AudioDevice/name``, ``AudioDevice/kind`` and
     /// ``AudioDevice/index`` say which). Capture and playback streams on it end with
-    /// ``MediaError/Code/deviceLost``.
+    /// ``/MediaCore/MediaError/Code/deviceLost``.
     case removed(AudioDevice)
     /// One of a device's listed properties changed (its description, sample spec, channel map). Volume,
     /// mute and running-state changes are not reported: they are not properties of ``AudioDevice``. A
@@ -29,7 +29,7 @@ public enum AudioDeviceEvent: Sendable, Hashable {
     /// The server's default device of `kind` is now the one named `name` (`""` when there is none).
     case defaultChanged(AudioDevice.Kind, name: String)
     /// The connection to the server was lost (the server exited or dropped the client): the last
-    /// event; the stream ends after it. The error's code is ``MediaError/Code/deviceLost`` and its
+    /// event; the stream ends after it. The error's code is ``/MediaCore/MediaError/Code/deviceLost`` and its
     /// message names the server and libpulse's reason.
     case connectionLost(MediaError)
 }

@@ -16,8 +16,8 @@ public import MediaCore
 /// **Accepts** a server string as ``PulseConnection`` does, or an existing connection whose server to
 /// watch. The monitor opens a connection of its own: libpulse has one subscription callback per
 /// context, and a connection of its own lets any number of monitors run beside capture and playback.
-/// **Refuses** with ``MediaError/Code/unavailable`` a server that cannot be reached, and with
-/// ``MediaError/Code/io`` (``MediaError/Code/deviceLost`` if the server went away meanwhile) one that
+/// **Refuses** with ``/MediaCore/MediaError/Code/unavailable`` a server that cannot be reached, and with
+/// ``/MediaCore/MediaError/Code/io`` (``/MediaCore/MediaError/Code/deviceLost`` if the server went away meanwhile) one that
 /// does not answer the first lists within the timeout.
 ///
 /// **Events.** ``events`` is one stream for one consumer (an `AsyncStream`, unbounded: device events
@@ -45,8 +45,8 @@ public final class AudioDeviceMonitor: Sendable {
     /// subscribes to device and server events, and waits (at most `timeout` in all) for the first
     /// lists of devices.
     ///
-    /// - Throws: ``MediaError/Code/unavailable`` when the server cannot be reached;
-    ///   ``MediaError/Code/io`` or ``MediaError/Code/deviceLost`` when it does not answer in time or
+    /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when the server cannot be reached;
+    ///   ``/MediaCore/MediaError/Code/io`` or ``/MediaCore/MediaError/Code/deviceLost`` when it does not answer in time or
     ///   goes away meanwhile.
     public init(server: String? = nil, clientName: String = "MediaPipeline device monitor", timeout: Duration = .seconds(5)) throws(MediaError) {
         let deadline = monotonicNanoseconds() + timeout.nanoseconds

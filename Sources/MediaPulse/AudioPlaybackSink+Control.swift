@@ -6,8 +6,8 @@ extension AudioPlaybackSink {
     /// Plays out what is buffered and closes the stream. A paused stream is resumed first; after
     /// ``stop()`` this does nothing.
     ///
-    /// - Throws: ``MediaError/Code/deviceLost`` when the device or server went away before the end,
-    ///   ``MediaError/Code/io`` when the drain does not complete within the buffered time plus the
+    /// - Throws: ``/MediaCore/MediaError/Code/deviceLost`` when the device or server went away before the end,
+    ///   ``/MediaCore/MediaError/Code/io`` when the drain does not complete within the buffered time plus the
     ///   timeout given at opening. Backed by `pa_stream_drain`.
     public func finish() throws {
         defer { stream.disconnect() }
@@ -54,7 +54,7 @@ extension AudioPlaybackSink {
     }
 
     /// The latency now: how long until a frame written now is heard (buffer plus device), from the
-    /// server's timing information (`pa_stream_get_latency`); ``MediaTime/invalid`` before the first.
+    /// server's timing information (`pa_stream_get_latency`); ``/MediaCore/MediaTime/invalid`` before the first.
     public var latency: MediaTime {
         connection.withLock { _ in
             var microseconds: pa_usec_t = 0

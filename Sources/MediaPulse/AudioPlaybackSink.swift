@@ -2,7 +2,7 @@ internal import CPulseAudio
 public import MediaCore
 import Synchronization
 
-/// Plays PCM on a PulseAudio output as a ``MediaSink``: `AVAudioPlayerNode` on an output, or
+/// Plays PCM on a PulseAudio output as a ``/MediaCore/MediaSink``: `AVAudioPlayerNode` on an output, or
 /// GStreamer's `pulsesink`.
 ///
 /// ```swift
@@ -13,11 +13,11 @@ import Synchronization
 /// ```
 ///
 /// **Accepts** interleaved PCM of exactly ``format`` (the sample type, rate and channel count it was
-/// opened with). **Refuses** anything else with ``MediaError/Code/formatMismatch`` (convert first:
+/// opened with). **Refuses** anything else with ``/MediaCore/MediaError/Code/formatMismatch`` (convert first:
 /// `ConvertingPlaybackSink` in the MediaPipeline module puts an `AudioConverter` in front), `f64` at
-/// opening with ``MediaError/Code/unsupportedFormat``, and a device that does not exist with
-/// ``MediaError/Code/unavailable``. A device that goes away while playing (the stream is made with
-/// `PA_STREAM_DONT_MOVE`) fails the next `write` or `finish` with ``MediaError/Code/deviceLost``.
+/// opening with ``/MediaCore/MediaError/Code/unsupportedFormat``, and a device that does not exist with
+/// ``/MediaCore/MediaError/Code/unavailable``. A device that goes away while playing (the stream is made with
+/// `PA_STREAM_DONT_MOVE`) fails the next `write` or `finish` with ``/MediaCore/MediaError/Code/deviceLost``.
 ///
 /// **Flow.** ``write(_:)`` copies into the server's buffer as far as it has room
 /// (`pa_stream_writable_size`, `pa_stream_write`) and otherwise sleeps until the server asks for more
@@ -59,7 +59,11 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
     /// - Parameters:
     ///   - connection: the server (default: a new connection to the default server).
     ///   - device: a sink name (`pactl list short sinks`), or `nil` for the default.
+    ///   - sampleType: the sample type the stream takes (samples must have it).
+    ///   - sampleRate: the stream's frames per second.
+    ///   - channels: the channel count, in the default layout for the count.
     ///   - latency: the buffer to ask for (`tlength`); the server may grant more (``bufferLatency``).
+    ///   - timeout: how long to wait for the server to set the stream up.
     public init(
         connection: PulseConnection? = nil, device: String? = nil,
         sampleType: PCMSampleType = .f32, sampleRate: Int = 48_000, channels: Int = 2,
@@ -108,9 +112,9 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
 
     /// Queues `sample` for playback, waiting while the server's buffer is full.
     ///
-    /// - Throws: ``MediaError/Code/formatMismatch`` for anything but interleaved PCM of ``format``;
-    ///   ``MediaError/Code/deviceLost`` when the device or server went away;
-    ///   ``MediaError/Code/stageFinished`` after ``finish()``. Returns without writing (the rest)
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for anything but interleaved PCM of ``format``;
+    ///   ``/MediaCore/MediaError/Code/deviceLost`` when the device or server went away;
+    ///   ``/MediaCore/MediaError/Code/stageFinished`` after ``finish()``. Returns without writing (the rest)
     ///   once ``stop()`` has been called.
     public func write(_ sample: MediaSample) throws {
         guard case .audio(let input) = sample.format, input.codec == format.codec, input.sampleRate == format.sampleRate,

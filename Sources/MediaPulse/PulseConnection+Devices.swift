@@ -5,8 +5,8 @@ extension PulseConnection {
     /// The server's inputs (sources: microphones and the monitors of outputs), in the server's index
     /// order, with the default marked. `pactl list sources`.
     ///
-    /// - Throws: ``MediaError/Code/deviceLost`` when the connection has gone down,
-    ///   ``MediaError/Code/io`` when the server fails the request or does not answer within `timeout`
+    /// - Throws: ``/MediaCore/MediaError/Code/deviceLost`` when the connection has gone down,
+    ///   ``/MediaCore/MediaError/Code/io`` when the server fails the request or does not answer within `timeout`
     ///   (for the two requests together: the server's defaults, then the list). Backed by
     ///   `pa_context_get_server_info` and `pa_context_get_source_info_list`.
     public func inputs(timeout: Duration = .seconds(5)) throws(MediaError) -> [AudioDevice] {

@@ -13,9 +13,9 @@ public import MediaCore
 ///
 /// **Accepts** a server string in libpulse's syntax (`unix:/path/native`, `tcp:host:4713`, or `nil`
 /// for the default: `$PULSE_SERVER`, then the user's runtime folder). The daemon is never spawned.
-/// **Refuses** with ``MediaError/Code/unavailable`` a server that cannot be reached, refuses the
+/// **Refuses** with ``/MediaCore/MediaError/Code/unavailable`` a server that cannot be reached, refuses the
 /// client, or does not answer within the timeout; the message names the server and libpulse's reason
-/// (`pa_strerror`). Operations on a connection that has failed since throw ``MediaError/Code/deviceLost``.
+/// (`pa_strerror`). Operations on a connection that has failed since throw ``/MediaCore/MediaError/Code/deviceLost``.
 ///
 /// **Threads.** A connection owns one `pa_threaded_mainloop`: a thread of libpulse's that runs every
 /// callback (stream data, state changes, operation results). Every use of the context or a stream from
@@ -46,8 +46,8 @@ public final class PulseConnection: @unchecked Sendable {
     /// Connects to `server` (default: libpulse's default server) as `clientName`, waiting at most
     /// `timeout` for the server to accept.
     ///
-    /// - Throws: ``MediaError/Code/unavailable`` when the server cannot be reached or refuses, or
-    ///   does not answer in time; ``MediaError/Code/outOfMemory`` when libpulse cannot allocate.
+    /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when the server cannot be reached or refuses, or
+    ///   does not answer in time; ``/MediaCore/MediaError/Code/outOfMemory`` when libpulse cannot allocate.
     public init(server: String? = nil, clientName: String = "MediaPipeline", timeout: Duration = .seconds(5)) throws(MediaError) {
         let described = server ?? "(default)"
         guard let loop = pa_threaded_mainloop_new() else {

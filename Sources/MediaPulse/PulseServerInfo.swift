@@ -21,8 +21,8 @@ extension PulseConnection {
     /// Asks the server for its name, version, default devices and default format, waiting at most
     /// `timeout`.
     ///
-    /// - Throws: ``MediaError/Code/deviceLost`` when the connection has gone down,
-    ///   ``MediaError/Code/io`` when the server does not answer. Backed by `pa_context_get_server_info`.
+    /// - Throws: ``/MediaCore/MediaError/Code/deviceLost`` when the connection has gone down,
+    ///   ``/MediaCore/MediaError/Code/io`` when the server does not answer. Backed by `pa_context_get_server_info`.
     public func serverInfo(timeout: Duration = .seconds(5)) throws(MediaError) -> PulseServerInfo {
         let answer = ServerInfoAnswer()
         try perform("asking server \(server) for its information", calling: "pa_context_get_server_info", timeout: timeout) { context in

@@ -4,8 +4,8 @@ enum Float32PCM {
     /// `sample`'s audio format when it is float32 PCM with at least one channel, a positive rate and
     /// buffers as long as its frame count says.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/formatMismatch`` for anything else (other PCM layouts, compressed
-    ///   audio, video), naming both formats; ``MediaCore/MediaError/Code/invalidData`` for short buffers.
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for anything else (other PCM layouts, compressed
+    ///   audio, video), naming both formats; ``/MediaCore/MediaError/Code/invalidData`` for short buffers.
     ///   `stage` (the stage's name) is computed only for the error: `MediaStage.name` formats a
     ///   string, which allocates, and this runs once per buffer.
     static func format(of sample: MediaSample, stage: @autoclosure () -> String) throws(MediaError) -> AudioFormat {

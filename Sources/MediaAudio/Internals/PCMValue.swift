@@ -3,7 +3,7 @@
 /// integer reads exactly −1.0. Non-finite floats (NaN, ±infinity) read 0, so that one bad value cannot
 /// stick to a reading.
 ///
-/// One conforming type per ``PCMSampleType``, so that ``accumulate(_:bytes:offset:stride:count:sum:peak:)``
+/// One conforming type per ``/MediaCore/PCMSampleType``, so that ``accumulate(_:bytes:offset:stride:count:sum:peak:)``
 /// is specialised per type and its loop has no switch and no call per value.
 protocol PCMValue {
     /// The value at `offset` in `bytes` (little-endian). The caller has checked the bounds.

@@ -8,8 +8,8 @@ import MediaCore
 ///   config: how MP4 and FFmpeg hold it); a `frma` atom followed by the `alac` atom (the older CAF
 ///   and QuickTime `wave` form), atoms after it ignored.
 /// - Refuses, with the byte offset within the cookie: a cookie shorter than the config with
-///   ``MediaCore/MediaError/Code/truncated``; an atom whose size runs past the cookie or is below its
-///   header, or a `frma` atom not followed by an `alac` atom, with ``MediaCore/MediaError/Code/invalidData``.
+///   ``/MediaCore/MediaError/Code/truncated``; an atom whose size runs past the cookie or is below its
+///   header, or a `frma` atom not followed by an `alac` atom, with ``/MediaCore/MediaError/Code/invalidData``.
 enum ALACMagicCookie {
     /// Bytes in an `ALACSpecificConfig` (Apple's ALAC reference, `ALACAudioTypes.h`).
     static let configSize = 24

@@ -4,7 +4,7 @@ import MediaCore
 /// parameter sets: what MP4, MOV, FLV and Matroska store as the H.264 track's codec configuration and
 /// libavformat takes as `extradata`. (MediaFFmpeg cannot use MediaFormats' parser of the record.)
 enum AVCConfigurationRecord {
-    /// The record for `parameters`, with 4-byte NAL unit lengths; throws ``MediaError/Code/invalidData``
+    /// The record for `parameters`, with 4-byte NAL unit lengths; throws ``/MediaCore/MediaError/Code/invalidData``
     /// when there is no SPS or PPS, a parameter set is shorter than its header or longer than 65535 bytes,
     /// or there are more than 31 SPS or 255 PPS.
     static func bytes(for parameters: H264Parameters) throws(MediaError) -> [UInt8] {

@@ -56,7 +56,7 @@ enum AnnexB {
         return out
     }
 
-    /// The NAL units of an AVCC buffer; throws ``MediaError/Code/invalidData`` when a length runs past
+    /// The NAL units of an AVCC buffer; throws ``/MediaCore/MediaError/Code/invalidData`` when a length runs past
     /// the end (with the byte offset of that length field).
     static func unitsOfAVCC(_ bytes: [UInt8]) throws(MediaError) -> [ArraySlice<UInt8>] {
         var units: [ArraySlice<UInt8>] = []

@@ -6,15 +6,15 @@ import MediaCore
 ///
 /// - Accepts: samples of `input` (the caller checks the format), each holding one or more packets of
 ///   the codec ``AudioDecoderSetup`` describes. A sample of a fixed-size-packet codec (IMA4, A-law,
-///   µ-law) that is not a whole number of packets throws ``MediaCore/MediaError/Code/decoderFailure``
-///   before FFmpeg sees it; an empty sample throws ``MediaCore/MediaError/Code/invalidData``; a packet
-///   FFmpeg rejects throws ``MediaCore/MediaError/Code/decoderFailure`` (the driver stamps its index).
+///   µ-law) that is not a whole number of packets throws ``/MediaCore/MediaError/Code/decoderFailure``
+///   before FFmpeg sees it; an empty sample throws ``/MediaCore/MediaError/Code/invalidData``; a packet
+///   FFmpeg rejects throws ``/MediaCore/MediaError/Code/decoderFailure`` (the driver stamps its index).
 /// - Emits: per input sample, one PCM sample of what FFmpeg decoded from it (however many frames
 ///   FFmpeg cut it into), in the requested layout, at the stream's rate and channel layout.
-/// - Trims: the first ``MediaCore/MediaSample/trimAtStart`` decoded frames and the last
-///   ``MediaCore/MediaSample/trimAtEnd`` are dropped. When the decoder itself returns fewer frames than
+/// - Trims: the first ``/MediaCore/MediaSample/trimAtStart`` decoded frames and the last
+///   ``/MediaCore/MediaSample/trimAtEnd`` are dropped. When the decoder itself returns fewer frames than
 ///   the sample declares (an ALAC last packet that codes its own short length), the shortfall counts
-///   against `trimAtEnd`, so that either way the output holds ``MediaCore/MediaSample/validFrameCount``
+///   against `trimAtEnd`, so that either way the output holds ``/MediaCore/MediaSample/validFrameCount``
 ///   frames.
 /// - Timing: each output sample starts at its packet's presentation time (in 1/sample rate) plus the
 ///   frames trimmed at its start; a packet without a time continues from the previous output.
@@ -55,9 +55,9 @@ final class AudioDecoderSession {
 
     /// Opens FFmpeg's decoder for `setup` on a stream of `input`, producing `pcm`.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` for a rate or channel count of zero,
-    ///   ``MediaCore/MediaError/Code/unavailable`` when this FFmpeg build lacks the decoder,
-    ///   ``MediaCore/MediaError/Code/decoderFailure`` when it refuses the configuration
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` for a rate or channel count of zero,
+    ///   ``/MediaCore/MediaError/Code/unavailable`` when this FFmpeg build lacks the decoder,
+    ///   ``/MediaCore/MediaError/Code/decoderFailure`` when it refuses the configuration
     ///   (`avcodec_open2`).
     init(input: AudioFormat, setup: AudioDecoderSetup, output pcm: PCMFormat) throws(MediaError) {
         guard let decoder = avcodec_find_decoder(setup.codecID) else {

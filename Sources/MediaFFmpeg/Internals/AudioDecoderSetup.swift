@@ -1,7 +1,7 @@
 internal import CMediaFFmpeg
 import MediaCore
 
-/// How a compressed ``MediaCore/AudioFormat`` becomes an FFmpeg decoder's configuration: the codec id,
+/// How a compressed ``/MediaCore/AudioFormat`` becomes an FFmpeg decoder's configuration: the codec id,
 /// the extradata, the block alignment, and the packet size samples must be whole multiples of.
 ///
 /// - Accepts (``init(for:)``): `.aac` with its AudioSpecificConfig as magic cookie; by Core Audio
@@ -9,7 +9,7 @@ import MediaCore
 ///   IMA, 34 bytes per channel per 64 frames), `0x6D730011` (IMA ADPCM in WAV: `framesPerPacket`
 ///   frames per block), `ulaw`, `alaw`.
 /// - Returns `nil` for any other codec (linear PCM included: it needs no decoder).
-/// - Throws ``MediaCore/MediaError/Code/invalidData`` (or ``MediaCore/MediaError/Code/truncated`` for
+/// - Throws ``/MediaCore/MediaError/Code/invalidData`` (or ``/MediaCore/MediaError/Code/truncated`` for
 ///   a short ALAC cookie) for a format the codec cannot have: AAC without a cookie, an unreadable ALAC
 ///   cookie, an IMA WAV block size that is not 1 + 8n frames, more than 64 channels.
 struct AudioDecoderSetup {
@@ -99,7 +99,7 @@ struct AudioDecoderSetup {
         }
     }
 
-    /// The configuration for AAC; throws ``MediaCore/MediaError/Code/invalidData`` without a cookie.
+    /// The configuration for AAC; throws ``/MediaCore/MediaError/Code/invalidData`` without a cookie.
     static func aac(_ format: AudioFormat) throws(MediaError) -> AudioDecoderSetup {
         guard !format.magicCookie.isEmpty else {
             throw MediaError(.invalidData, "AAC format has no AudioSpecificConfig (magic cookie)")

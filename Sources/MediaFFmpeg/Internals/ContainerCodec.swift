@@ -1,7 +1,7 @@
 internal import CMediaFFmpeg
 import MediaCore
 
-/// How a track's ``MediaCore/MediaFormat`` becomes an `AVStream`'s codec parameters: the codec id, the
+/// How a track's ``/MediaCore/MediaFormat`` becomes an `AVStream`'s codec parameters: the codec id, the
 /// configuration record as `extradata`, the size or rate and channel layout.
 struct ContainerCodec {
     let id: AVCodecID
@@ -20,7 +20,7 @@ struct ContainerCodec {
         "alac": AV_CODEC_ID_ALAC, ".mp3": AV_CODEC_ID_MP3,
     ]
 
-    /// The mapping for track `track`'s format; throws ``MediaCore/MediaError/Code/unsupportedFormat``
+    /// The mapping for track `track`'s format; throws ``/MediaCore/MediaError/Code/unsupportedFormat``
     /// naming the track, the codec and the container for raw media, video in M4A and unknown codes.
     init(format: MediaFormat, track: Int, container: ContainerFormat) throws(MediaError) {
         self.format = format

@@ -98,7 +98,7 @@ struct ContainerStreamLayout {
             isAudio: isAudio, isVideo: isVideo)
     }
 
-    /// `ticks` of `timeBase` as a time: exact, or ``MediaTime/invalid`` for `AV_NOPTS_VALUE` and for
+    /// `ticks` of `timeBase` as a time: exact, or ``/MediaCore/MediaTime/invalid`` for `AV_NOPTS_VALUE` and for
     /// what does not fit.
     static func time(_ ticks: Int64, timeBase: (numerator: Int64, denominator: Int64)) -> MediaTime {
         guard ticks != mp_nopts_value(), timeBase.numerator > 0, timeBase.denominator > 0,

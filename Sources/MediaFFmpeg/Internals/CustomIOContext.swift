@@ -1,13 +1,13 @@
 internal import CMediaFFmpeg
 import MediaCore
 
-/// Owns an `AVIOContext` over a ``MediaCore/MediaOutput`` (`avio_alloc_context` with callbacks) and its
+/// Owns an `AVIOContext` over a ``/MediaCore/MediaOutput`` (`avio_alloc_context` with callbacks) and its
 /// I/O buffer (`av_malloc`); frees both in `deinit` (`av_freep` of the context's current buffer, which
 /// libavformat may have replaced, then `avio_context_free`).
 ///
 /// libavformat writes through the context's buffer; a full buffer comes to ``OutputBridge/write``. A
 /// seekable output gets a seek callback, so the muxer can patch sizes (the `mdat` size); a write before
-/// the output's end becomes ``MediaCore/MediaOutput/overwrite(_:at:)``.
+/// the output's end becomes ``/MediaCore/MediaOutput/overwrite(_:at:)``.
 final class CustomIOContext {
     let raw: UnsafeMutablePointer<AVIOContext>
     private var owned: UnsafeMutablePointer<AVIOContext>?

@@ -2,7 +2,7 @@ internal import CMediaFFmpeg
 import MediaCore
 import Synchronization
 
-/// The one funnel for FFmpeg return codes: a negative code becomes a ``MediaError`` naming the call.
+/// The one funnel for FFmpeg return codes: a negative code becomes a ``/MediaCore/MediaError`` naming the call.
 @inline(__always)
 func check(_ code: CInt, calling function: StaticString, _ errorCode: MediaError.Code = .invalidArgument) throws(MediaError) {
     guard code < 0 else { return }
@@ -25,7 +25,7 @@ enum FFmpeg {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Silences FFmpeg's own logging once per process: errors come back as ``MediaError`` instead.
+    /// Silences FFmpeg's own logging once per process: errors come back as ``/MediaCore/MediaError`` instead.
     static func quietLogging() {
         _ = quiet
     }

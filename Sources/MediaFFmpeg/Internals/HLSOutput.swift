@@ -139,7 +139,7 @@ final class HLSOutput: Sendable {
         }
     }
 
-    /// Creates `folder` and its missing parents; fails with ``MediaCore/MediaError/Code/io`` naming the
+    /// Creates `folder` and its missing parents; fails with ``/MediaCore/MediaError/Code/io`` naming the
     /// folder and the playlist when a part is not a folder or cannot be created, or when the folder
     /// cannot be written.
     private static func makeFolder(_ folder: String, for playlist: String) throws(MediaError) {

@@ -35,7 +35,7 @@ enum MovieRewriter {
         let end: Int
     }
 
-    /// The boxes between `start` and `end` of `bytes`; throws ``MediaCore/MediaError/Code/invalidData``
+    /// The boxes between `start` and `end` of `bytes`; throws ``/MediaCore/MediaError/Code/invalidData``
     /// for a size that is too small or runs past `end`.
     static func boxes(in bytes: [UInt8], from start: Int, to end: Int) throws(MediaError) -> [Box] {
         var result: [Box] = []

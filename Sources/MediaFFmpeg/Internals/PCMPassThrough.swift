@@ -4,9 +4,9 @@ import MediaCore
 /// otherwise a conversion of the sample layout only (same rate, same channels, so no resampler delay).
 ///
 /// - Accepts: PCM samples of `input` whose planes hold what their frame count says (else
-///   ``MediaCore/MediaError/Code/invalidData`` from ``MediaCore/MediaSample/validatePCMLayout()``).
+///   ``/MediaCore/MediaError/Code/invalidData`` from ``/MediaCore/MediaSample/validatePCMLayout()``).
 /// - Emits: each sample unchanged when it has no trims and is in the output layout; otherwise its
-///   ``MediaCore/MediaSample/validFrameCount`` frames (trims dropped as for compressed audio, the
+///   ``/MediaCore/MediaSample/validFrameCount`` frames (trims dropped as for compressed audio, the
 ///   presentation time moved past the frames trimmed at the start) in the output layout.
 final class PCMPassThrough {
     /// The stream's format, as the first sample gave it.

@@ -10,7 +10,7 @@ public enum ADTSDiagnostic: Sendable, Hashable, CustomStringConvertible {
     case id3TagSkipped(byteOffset: Int64, length: Int)
     /// Where a frame should have started, at `byteOffset`, there was none; `skippedBytes` bytes were
     /// skipped to the next position where a frame starts and is followed by another frame (or by the end
-    /// of the input). The next sample carries ``MediaSample/Flags/discontinuity``.
+    /// of the input). The next sample carries ``/MediaCore/MediaSample/Flags/discontinuity``.
     case resynchronized(byteOffset: Int64, skippedBytes: Int)
     /// The frame with index `frameIndex` at `byteOffset` has another format (profile, sample rate or
     /// channels) than the frame before it; its sample carries the new format.
@@ -23,7 +23,7 @@ public enum ADTSDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// `count` bytes from `byteOffset` to the end of the input hold no frame and were skipped.
     case trailingBytesSkipped(byteOffset: Int64, count: Int)
     /// The frame at `byteOffset` holds `rawDataBlocks` + 1 raw data blocks with CRCs, which this parser
-    /// does not split; it was skipped and the next sample carries ``MediaSample/Flags/discontinuity``.
+    /// does not split; it was skipped and the next sample carries ``/MediaCore/MediaSample/Flags/discontinuity``.
     case unsupportedFrame(byteOffset: Int64, frameLength: Int, rawDataBlocks: Int)
 
     /// The byte offset the diagnostic is about.

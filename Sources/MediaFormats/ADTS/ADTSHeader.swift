@@ -74,9 +74,9 @@ public struct ADTSHeader: Sendable, Hashable {
     /// The header FFmpeg's ADTS muxer writes for a packet of `payloadLength` bytes of a stream with
     /// configuration `config`, after checking that ADTS can carry it.
     ///
-    /// - Throws: ``MediaError/Code/unsupportedFormat`` when the object type is not 1 to 4 (the profile
+    /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` when the object type is not 1 to 4 (the profile
     ///   field is 2 bits), the sample rate has no sampling frequency index, or the channel configuration
-    ///   is not 1 to 7; ``MediaError/Code/invalidArgument`` when the frame would exceed 8191 bytes.
+    ///   is not 1 to 7; ``/MediaCore/MediaError/Code/invalidArgument`` when the frame would exceed 8191 bytes.
     public init(audioSpecificConfig config: AudioSpecificConfig, payloadLength: Int) throws(MediaError) {
         try Self.checkCarriable(config)
         guard let index = config.samplingFrequencyIndex else {
@@ -99,8 +99,8 @@ public struct ADTSHeader: Sendable, Hashable {
 
     /// Reads a header from the start of `bytes`, which start at `offset` in the stream.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` when fewer than 7 bytes (9 with CRC) are given;
-    ///   ``MediaError/Code/invalidData`` when the sync word is not 0xFFF, the layer is not 0, the sampling
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when fewer than 7 bytes (9 with CRC) are given;
+    ///   ``/MediaCore/MediaError/Code/invalidData`` when the sync word is not 0xFFF, the layer is not 0, the sampling
     ///   frequency index is 13, 14 or 15, or `aac_frame_length` is shorter than the header. The error's
     ///   byte offset is `offset`.
     public init(parsing bytes: some Collection<UInt8>, at offset: Int64 = 0) throws(MediaError) {

@@ -18,19 +18,19 @@ public import MediaCore
 /// encoder give the same bytes as `ffmpeg -c:a aac -f adts`.
 ///
 /// The muxer refuses what ADTS cannot carry and writes nothing for that packet: a format that is not
-/// AAC (``MediaError/Code/formatMismatch``), an object type above 4 or a channel configuration outside
-/// 1 to 7 or a sample rate without a sampling frequency index (``MediaError/Code/unsupportedFormat``), a
-/// frame longer than 8191 bytes (``MediaError/Code/invalidArgument``). After a refusal, ``finish()``
+/// AAC (``/MediaCore/MediaError/Code/formatMismatch``), an object type above 4 or a channel configuration outside
+/// 1 to 7 or a sample rate without a sampling frequency index (``/MediaCore/MediaError/Code/unsupportedFormat``), a
+/// frame longer than 8191 bytes (``/MediaCore/MediaError/Code/invalidArgument``). After a refusal, ``finish()``
 /// still flushes and closes the output, whose bytes stay a valid ADTS stream.
 ///
 /// The driver keeps the life cycle (no write after a refusal or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the packet's index; to call the muxer by hand, wrap it
-/// in a ``MediaCore/CheckedSink``, which does the same.
+/// in a ``/MediaCore/CheckedSink``, which does the same.
 ///
 /// The format may change between packets; the muxer re-derives the header when it does. In steady state
 /// it allocates nothing: the header buffer is reused and only its length field is rewritten.
 ///
-/// The muxer is a class because it owns its output (a file descriptor, for a ``MediaCore/FileOutput``):
+/// The muxer is a class because it owns its output (a file descriptor, for a ``/MediaCore/FileOutput``):
 /// copies of a value would share the output but not the muxer's state, so one copy could finish and
 /// close the file while the other kept writing. It is not thread-safe; hand it to one task at a time.
 public final class ADTSMuxer: MediaSink {
@@ -52,8 +52,8 @@ public final class ADTSMuxer: MediaSink {
 
     /// Writes the header and bytes of one AAC packet.
     ///
-    /// - Throws: ``MediaError/Code/formatMismatch``, ``MediaError/Code/unsupportedFormat`` or
-    ///   ``MediaError/Code/invalidArgument`` for a packet ADTS cannot carry (nothing is written); the
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch``, ``/MediaCore/MediaError/Code/unsupportedFormat`` or
+    ///   ``/MediaCore/MediaError/Code/invalidArgument`` for a packet ADTS cannot carry (nothing is written); the
     ///   output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
         try prepareHeader(for: sample)

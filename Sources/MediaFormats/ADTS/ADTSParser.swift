@@ -17,9 +17,9 @@ public import MediaCore
 /// Each packet is the raw data of one frame (without the header and CRC) with the format the header
 /// describes (`AudioFormat.aac` with the AudioSpecificConfig of the header's profile, rate and channel
 /// configuration as the cookie), 1024 frames, time stamps counting frames from 0 at the sample rate,
-/// and ``MediaSample/Flags/keyframe``. The time stamps count the frames of the packets emitted: frames
+/// and ``/MediaCore/MediaSample/Flags/keyframe``. The time stamps count the frames of the packets emitted: frames
 /// lost to damage are not counted, and the packet after the gap carries
-/// ``MediaSample/Flags/discontinuity`` instead.
+/// ``/MediaCore/MediaSample/Flags/discontinuity`` instead.
 ///
 /// A frame is returned once the first bytes after it (the next header) have arrived, or at
 /// ``finish()``. The parser makes every decision only once it has the bytes the decision depends
@@ -32,7 +32,7 @@ public import MediaCore
 ///   (ADTS repeats the fixed header in every frame), or an ID3v2 tag, or the input ends exactly there.
 /// - Where a frame should start but the bytes are not a valid header, it searches forward for the first
 ///   confirmed frame, records ``ADTSDiagnostic/resynchronized(byteOffset:skippedBytes:)`` and flags the
-///   next packet with ``MediaSample/Flags/discontinuity``.
+///   next packet with ``/MediaCore/MediaSample/Flags/discontinuity``.
 /// - A valid header whose frame is not confirmed may have a damaged `aac_frame_length`: the parser looks
 ///   for a confirmed frame starting inside the declared extent. If there is one, the suspect frame is
 ///   dropped and the parser resynchronises there (so one damaged length costs one frame, not the
@@ -96,7 +96,7 @@ public struct ADTSParser: PushParser, Sendable {
             channelConfiguration = header.channelConfiguration
         }
 
-        /// Whether the two headers give the same ``AudioFormat`` (the MPEG version does not matter).
+        /// Whether the two headers give the same ``/MediaCore/AudioFormat`` (the MPEG version does not matter).
         func hasSameFormat(as other: FrameKey) -> Bool {
             profile == other.profile && samplingFrequencyIndex == other.samplingFrequencyIndex
                 && channelConfiguration == other.channelConfiguration
@@ -162,8 +162,8 @@ public struct ADTSParser: PushParser, Sendable {
     /// The next packet, or `nil` when the parser needs more bytes (or, after ``finish()``, when
     /// everything has been parsed).
     ///
-    /// - Throws: ``MediaError/Code/invalidData`` after ``finish()`` when the input held no ADTS frame
-    ///   at all; ``MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` after ``finish()`` when the input held no ADTS frame
+    ///   at all; ``/MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
     public mutating func next() throws(MediaError) -> MediaSample? {
         try inputEnd.check("ADTSParser")
         while true {

@@ -23,7 +23,7 @@ public final class ADTSReader: MediaSource {
 
     /// A reader of the file at `path` (`-` for standard input), reading `readSize` bytes at a time.
     ///
-    /// - Throws: ``MediaError/Code/io`` when the file cannot be opened; ``MediaError/Code/invalidArgument``
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` when the file cannot be opened; ``/MediaCore/MediaError/Code/invalidArgument``
     ///   when `readSize` is not positive.
     public init(path: String, readSize: Int = 65536) throws(MediaError) {
         guard readSize > 0 else {
@@ -52,8 +52,8 @@ public final class ADTSReader: MediaSource {
 
     /// The next AAC packet, or `nil` at the end of the stream.
     ///
-    /// - Throws: ``MediaError/Code/invalidData`` when the input holds no ADTS frame, with byte offset 0;
-    ///   ``MediaError/Code/io`` when reading fails, with the file position. After an error, every call
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the input holds no ADTS frame, with byte offset 0;
+    ///   ``/MediaCore/MediaError/Code/io`` when reading fails, with the file position. After an error, every call
     ///   throws it again.
     public func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }

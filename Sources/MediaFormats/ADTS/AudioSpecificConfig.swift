@@ -83,7 +83,7 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     /// ``bytes`` writes the rate as an index when ``samplingFrequencies`` has it, otherwise as an explicit
     /// 24-bit rate.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when `objectType` is outside 1...95, `sampleRate`
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `objectType` is outside 1...95, `sampleRate`
     ///   outside 1...16777215 or `channelConfiguration` outside 0...15.
     public init(objectType: Int, sampleRate: Int, channelConfiguration: Int) throws(MediaError) {
         guard (1...Self.maximumObjectType).contains(objectType) else {
@@ -121,8 +121,8 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     /// Accepts Apple's 2-byte form (`12 10`) and FFmpeg's 5-byte form with the SBR sync extension
     /// (`11 90 56 E5 00`).
     ///
-    /// - Throws: ``MediaError/Code/truncated`` when the bytes end inside a field;
-    ///   ``MediaError/Code/invalidData`` for a reserved sampling frequency index (13, 14) or an explicit
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the bytes end inside a field;
+    ///   ``/MediaCore/MediaError/Code/invalidData`` for a reserved sampling frequency index (13, 14) or an explicit
     ///   rate of 0. Byte offsets count from the first byte of `bytes`.
     public init(parsing bytes: some Collection<UInt8>) throws(MediaError) {
         var reader = BitReader(bytes)

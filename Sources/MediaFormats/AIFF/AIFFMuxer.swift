@@ -18,26 +18,26 @@ public import MediaCore
 ///   signed 8-bit (each byte XOR 0x80), f32 and f64 as AIFF-C `fl32` and `fl64` (big-endian).
 /// - ``Encoding/littleEndian``: s16 as AIFF-C `sowt`, the samples as they are. u8 is written as AIFF's
 ///   signed 8-bit as above (one byte has no order); s24, s32, f32 and f64 are refused with
-///   ``MediaCore/MediaError/Code/unsupportedFormat``: FFmpeg reads `sowt` only as 16-bit and AIFF-C has
+///   ``/MediaCore/MediaError/Code/unsupportedFormat``: FFmpeg reads `sowt` only as 16-bit and AIFF-C has
 ///   no little-endian float.
 /// - ``Encoding/muLaw`` and ``Encoding/aLaw``: s16 compressed to 8-bit G.711 codes, AIFF-C `ulaw` and
 ///   `alaw`, the codes FFmpeg's `pcm_mulaw` and `pcm_alaw` encoders make. Other sample types throw
-///   ``MediaCore/MediaError/Code/formatMismatch``.
+///   ``/MediaCore/MediaError/Code/formatMismatch``.
 ///
 /// ``finish()`` pads odd-sized sound data to an even length and patches the `FORM` and `SSND` sizes and
 /// the frame count. AIFF has no "size unknown": an output that cannot seek (a pipe) is refused at the
-/// first sample with ``MediaCore/MediaError/Code/unsupportedFormat`` (FFmpeg writes zero sizes there, a
+/// first sample with ``/MediaCore/MediaError/Code/unsupportedFormat`` (FFmpeg writes zero sizes there, a
 /// file FFmpeg itself then refuses to read). Sound data that would take the `FORM` size past its 32 bits
 /// (4 GiB) is refused the same way, leaving a valid file of what came before.
 ///
 /// Every sample must have the first one's format. Planar PCM, compressed audio and a format change throw
-/// ``MediaCore/MediaError/Code/formatMismatch``. After ``write(_:)`` throws, ``finish()`` still completes
+/// ``/MediaCore/MediaError/Code/formatMismatch``. After ``write(_:)`` throws, ``finish()`` still completes
 /// the file with what was written. When no sample arrived, ``finish()`` closes the output without
 /// writing anything.
 ///
 /// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the sample's index; to call the muxer by hand, wrap it
-/// in a ``MediaCore/CheckedSink``, which does the same.
+/// in a ``/MediaCore/CheckedSink``, which does the same.
 ///
 /// The muxer is a class because it drives one output. It is not thread-safe; hand it to one task at a time.
 public final class AIFFMuxer: MediaSink {
@@ -80,11 +80,11 @@ public final class AIFFMuxer: MediaSink {
 
     /// Appends the frames of `sample`, writing the header first if this is the first sample.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM of a
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM of a
     ///   supported type (s16 for G.711), or whose format differs from the first sample's;
-    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for an output that cannot seek, a type the
+    ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for an output that cannot seek, a type the
     ///   encoding cannot store, a rate or channel count AIFF cannot express, or sound data past 4 GiB;
-    ///   ``MediaCore/MediaError/Code/invalidData`` when the sample's byte count is not its frame count
+    ///   ``/MediaCore/MediaError/Code/invalidData`` when the sample's byte count is not its frame count
     ///   times the frame size; and the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
         let (audio, type) = try InterleavedPCMInput.check(sample, stage: name, established: format)

@@ -17,20 +17,20 @@ public import MediaCore
 ///   s24 as 4, s32 as 5, f32 as 6, f64 as 7.
 /// - ``Encoding/muLaw`` (1) and ``Encoding/aLaw`` (27): s16 compressed to 8-bit G.711 codes, the codes
 ///   FFmpeg's `pcm_mulaw` and `pcm_alaw` encoders make. Other sample types throw
-///   ``MediaCore/MediaError/Code/formatMismatch``.
+///   ``/MediaCore/MediaError/Code/formatMismatch``.
 ///
 /// While streaming, the data size is `0xFFFFFFFF` ("unknown"), which readers read to the end of the
 /// file. ``finish()`` patches it on a seekable output when the file is under 2 GiB, as FFmpeg does; on a
 /// non-seekable one (a pipe), and for larger files, it stays unknown. AU needs no padding.
 ///
 /// Every sample must have the first one's format. Planar PCM, compressed audio and a format change throw
-/// ``MediaCore/MediaError/Code/formatMismatch``. After ``write(_:)`` throws, ``finish()`` still completes
+/// ``/MediaCore/MediaError/Code/formatMismatch``. After ``write(_:)`` throws, ``finish()`` still completes
 /// the file with what was written. When no sample arrived, ``finish()`` closes the output without
 /// writing anything.
 ///
 /// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the sample's index; to call the muxer by hand, wrap it
-/// in a ``MediaCore/CheckedSink``, which does the same.
+/// in a ``/MediaCore/CheckedSink``, which does the same.
 ///
 /// The muxer is a class because it drives one output. It is not thread-safe; hand it to one task at a time.
 public final class AUMuxer: MediaSink {
@@ -73,10 +73,10 @@ public final class AUMuxer: MediaSink {
 
     /// Appends the frames of `sample`, writing the header first if this is the first sample.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM of a
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM of a
     ///   supported type (s16 for G.711), or whose format differs from the first sample's;
-    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for a rate or channel count AU cannot express;
-    ///   ``MediaCore/MediaError/Code/invalidData`` when the sample's byte count is not its frame count
+    ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for a rate or channel count AU cannot express;
+    ///   ``/MediaCore/MediaError/Code/invalidData`` when the sample's byte count is not its frame count
     ///   times the frame size; and the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
         let (audio, type) = try InterleavedPCMInput.check(sample, stage: name, established: format)

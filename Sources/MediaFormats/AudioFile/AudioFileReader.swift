@@ -1,7 +1,7 @@
 public import MediaCore
 
 /// Reads any file ``AudioFileStreamParser`` reads (WAVE, AIFF, AIFC, CAF, NeXT, ADTS, MP3) as samples,
-/// with random access: `AudioFile`'s `AudioFileReadPackets` and seeking, as a ``MediaCore/MediaSource``.
+/// with random access: `AudioFile`'s `AudioFileReadPackets` and seeking, as a ``/MediaCore/MediaSource``.
 ///
 /// ```swift
 /// let reader = try AudioFileReader(path: "song.mp3")
@@ -16,7 +16,7 @@ public import MediaCore
 ///   packets; variable-size packets (AAC, MP3, ALAC) one sample per packet.
 /// - Time stamps count frames from the first packet's first frame, priming included. When the file
 ///   states priming and valid frames (a CAF `pakt`, an MP3 LAME tag), the frames outside them are the
-///   samples' ``MediaCore/MediaSample/trimAtStart`` and ``MediaCore/MediaSample/trimAtEnd``, so a
+///   samples' ``/MediaCore/MediaSample/trimAtStart`` and ``/MediaCore/MediaSample/trimAtEnd``, so a
 ///   decoder that honours trims returns exactly the valid frames.
 /// - ``seek(toPacket:)`` is exact for every format: the reader keeps where each batch of packets
 ///   started as it reads (16 bytes a batch), and reads ahead (parsing, without making samples) to a
@@ -24,7 +24,7 @@ public import MediaCore
 ///   packets early where the codec needs them (MP3's bit reservoir and filter bank, AAC's overlap)
 ///   and trims every frame before the target.
 /// - What the parser worked around is in ``diagnostics``; a sample after skipped bytes carries
-///   ``MediaCore/MediaSample/Flags/discontinuity``.
+///   ``/MediaCore/MediaSample/Flags/discontinuity``.
 ///
 /// A container that puts what the audio needs after the audio (an AIFF `COMM` after `SSND`, a CAF
 /// `pakt` after `data`, as ffmpeg writes ALAC) is read as `AudioFile` reads it: the reader hops over
@@ -76,9 +76,9 @@ public final class AudioFileReader: MediaSource {
 
     /// Opens `path` (`-`: standard input, read front to back without seeking) and reads its properties.
     ///
-    /// - Throws: the parser's errors (``MediaCore/MediaError/Code/unsupportedFormat`` for a file none of
-    ///   the formats is, ``MediaCore/MediaError/Code/truncated`` for one that ends before its audio);
-    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for a PCM layout without a sample format.
+    /// - Throws: the parser's errors (``/MediaCore/MediaError/Code/unsupportedFormat`` for a file none of
+    ///   the formats is, ``/MediaCore/MediaError/Code/truncated`` for one that ends before its audio);
+    ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for a PCM layout without a sample format.
     public init(path: String) throws(MediaError) {
         input = try FileInput(path: path)
         // A whole file may be held: a container that puts what the audio needs after it (ffmpeg's ALAC
@@ -134,8 +134,8 @@ public final class AudioFileReader: MediaSource {
 
     /// Moves to `packet` (counting from 0), so that ``next()`` returns it first.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a negative packet or one past the
-    ///   end; ``MediaCore/MediaError/Code/io`` for standard input.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a negative packet or one past the
+    ///   end; ``/MediaCore/MediaError/Code/io`` for standard input.
     public func seek(toPacket packet: Int64) throws(MediaError) {
         guard packet >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet)") }
         ready.removeAll(keepingCapacity: true)  // samples already made are not wanted any more

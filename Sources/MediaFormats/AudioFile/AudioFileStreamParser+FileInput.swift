@@ -13,7 +13,7 @@ extension AudioFileStreamParser {
     /// After ``hopOverHeldAudio(in:)`` and the late chunk's ``AudioFileStreamEvent/readyToProducePackets``:
     /// goes back to the audio's first packet, at `dataOffset`.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` when the parser reported no data offset.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the parser reported no data offset.
     mutating func readDeferredAudio(from input: FileInput, dataOffset: Int64?) throws(MediaError) {
         guard let dataOffset else {
             throw MediaError.invalidData("\(input.path): the audio's start is unknown after its late chunk")

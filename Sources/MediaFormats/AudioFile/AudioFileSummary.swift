@@ -34,7 +34,7 @@ public struct AudioFileSummary: Sendable {
 
     /// Parses the whole file at `path` (`-`: standard input).
     ///
-    /// - Throws: the parser's errors, with byte offsets; ``MediaCore/MediaError/Code/io`` for a file
+    /// - Throws: the parser's errors, with byte offsets; ``/MediaCore/MediaError/Code/io`` for a file
     ///   that cannot be read.
     public init(path: String) throws(MediaError) {
         let input = try FileInput(path: path)

@@ -1,7 +1,7 @@
 public import MediaCore
 
 extension AudioStreamBasicDescription {
-    /// How a file's linear PCM bytes become one of MediaCore's ``MediaCore/PCMFormat`` layouts (always
+    /// How a file's linear PCM bytes become one of MediaCore's ``/MediaCore/PCMFormat`` layouts (always
     /// little-endian, 8-bit unsigned).
     public enum PCMRewrite: Sendable, Hashable {
         /// The bytes are already in the layout.
@@ -17,12 +17,12 @@ extension AudioStreamBasicDescription {
     ///
     /// - linear PCM: packed, interleaved, little-endian, in the sample width the frame size gives
     ///   (8-bit unsigned, 16/24/32-bit signed, 32/64-bit float; 20-bit samples in 3 bytes are `s24`);
-    /// - `aac `: ``MediaCore/AudioCodec/aac`` with the AudioSpecificConfig as cookie, 1024 frames;
+    /// - `aac `: ``/MediaCore/AudioCodec/aac`` with the AudioSpecificConfig as cookie, 1024 frames;
     /// - anything else (`.mp3`, `.mp2`, `alac`, `ima4`, the WAVE IMA code, `ulaw`, `alaw`):
-    ///   ``MediaCore/AudioCodec/other(fourCC:)`` with the format ID, the cookie as the file holds it
+    ///   ``/MediaCore/AudioCodec/other(fourCC:)`` with the format ID, the cookie as the file holds it
     ///   and the format's frames per packet (1 for A-law/µ-law).
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/unsupportedFormat`` for a rate or channel count of zero or
+    /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` for a rate or channel count of zero or
     ///   beyond Int32, non-interleaved PCM, or a PCM sample width MediaCore has no layout for.
     public func audioFormat(channelLayout: ChannelLayout? = nil, magicCookie: [UInt8] = []) throws(MediaError) -> (format: AudioFormat, rewrite: PCMRewrite) {
         guard sampleRate >= 1, sampleRate <= Double(Int32.max), channelsPerFrame >= 1, channelsPerFrame <= 4096 else {

@@ -33,9 +33,9 @@ public import MediaCore
 /// constant-size packets and packet tables, estimated for MP3 (from the Xing table of contents).
 /// ``seek(toPacket:)`` then moves the parser there: push the bytes from that offset on.
 ///
-/// - Throws from ``next()``: ``MediaError/Code/unsupportedFormat`` for a file that is none of the seven
+/// - Throws from ``next()``: ``/MediaCore/MediaError/Code/unsupportedFormat`` for a file that is none of the seven
 ///   (naming its first bytes) or a variant a format's parser cannot read; the format parsers'
-///   ``MediaError/Code/truncated`` and ``MediaError/Code/invalidData`` with byte offsets. An error ends
+///   ``/MediaCore/MediaError/Code/truncated`` and ``/MediaCore/MediaError/Code/invalidData`` with byte offsets. An error ends
 ///   the parse: ``next()`` returns `nil` afterwards.
 public struct AudioFileStreamParser: PushParser, Sendable {
     /// How many packets one ``AudioFilePackets`` batch holds at most.
@@ -125,7 +125,7 @@ public struct AudioFileStreamParser: PushParser, Sendable {
     /// on (also after ``finish()``: the input is open again until the next ``finish()``). The next batch
     /// starts at `packet` with ``AudioFilePackets/isDiscontinuity``.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when ``seekOffset(forPacket:)`` has no answer.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when ``seekOffset(forPacket:)`` has no answer.
     public mutating func seek(toPacket packet: Int64) throws(MediaError) -> AudioFileStreamSeekOffset {
         guard let target = seekOffset(forPacket: packet) else {
             throw MediaError(.invalidArgument, "AudioFileStreamParser cannot seek to packet \(packet) (\(fileType.map { "\($0)" } ?? "file type unknown"))")
@@ -142,7 +142,7 @@ public struct AudioFileStreamParser: PushParser, Sendable {
     /// Moves the parser to `packet`, which the caller knows starts at `byteOffset` (from an index it
     /// built while parsing the same file before): like ``seek(toPacket:)``, without asking the format.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` before the file type is known or for a negative
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` before the file type is known or for a negative
     ///   packet or offset.
     public mutating func resume(atPacket packet: Int64, byteOffset: Int64) throws(MediaError) {
         guard fileType != nil, packet >= 0, byteOffset >= 0 else {
@@ -171,7 +171,7 @@ public struct AudioFileStreamParser: PushParser, Sendable {
     /// A file read this way costs no memory for its audio, and its bytes are read once more only up to
     /// the late chunk's end.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when no audio is held.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when no audio is held.
     public mutating func deferHeldAudio() throws(MediaError) -> Int64 {
         guard !failed, let offset = format.deferHeldAudio(&input) else {
             throw MediaError(.invalidArgument, "AudioFileStreamParser holds no audio to defer (\(fileType.map { "\($0)" } ?? "file type unknown"))")

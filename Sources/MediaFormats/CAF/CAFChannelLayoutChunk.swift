@@ -1,7 +1,7 @@
 import MediaCore
 
 /// The `chan` chunk (`CAFChannelLayout`: `mChannelLayoutTag`, `mChannelBitmap`, `mNumberChannelDescriptions`,
-/// then the descriptions) as far as a ``MediaCore/ChannelLayout`` mask can say it, for ``CAFReader`` and
+/// then the descriptions) as far as a ``/MediaCore/ChannelLayout`` mask can say it, for ``CAFReader`` and
 /// the CAF part of ``AudioFileStreamParser``.
 ///
 /// `kCAFChannelLayoutTag_UseChannelBitmap` with a bitmap of as many bits as there are channels gives

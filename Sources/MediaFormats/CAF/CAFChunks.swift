@@ -78,7 +78,7 @@ public struct CAFAudioDescription: Sendable, Hashable {
 
     /// Parses the chunk's body; `offset` is its position in the file, for errors.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` when the body is shorter than 32 bytes.
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the body is shorter than 32 bytes.
     public init(parsing body: [UInt8], at offset: Int64 = 0) throws(MediaError) {
         var r = ByteReader(body, baseOffset: offset)
         sampleRate = Double(bitPattern: try r.readUInt64BE("CAF 'desc' mSampleRate"))  // mSampleRate
@@ -140,8 +140,8 @@ public struct CAFPacketTable: Sendable, Hashable {
     /// (`mBytesPerPacket` is 0) and a frame count (`mFramesPerPacket` is 0). `offset` is the body's
     /// position in the file.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` for a header shorter than 24 bytes or a table that ends
-    ///   early, ``MediaError/Code/invalidData`` for negative counts, a packet count the chunk cannot
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` for a header shorter than 24 bytes or a table that ends
+    ///   early, ``/MediaCore/MediaError/Code/invalidData`` for negative counts, a packet count the chunk cannot
     ///   hold, or a variable-length integer longer than 9 bytes or larger than `Int.max`.
     public init(parsing body: [UInt8], hasSizes: Bool, hasFrames: Bool, at offset: Int64 = 0) throws(MediaError) {
         var r = ByteReader(body, baseOffset: offset)
@@ -283,7 +283,7 @@ public enum CAFMagicCookie {
     /// does not start with the `ES_Descriptor` tag is returned as it is (a bare AudioSpecificConfig).
     /// `offset` is the cookie's position in the file, for errors.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` or ``MediaError/Code/invalidData`` when a descriptor's length
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` or ``/MediaCore/MediaError/Code/invalidData`` when a descriptor's length
     ///   runs past its parent or the `DecoderConfigDescriptor` or `DecSpecificInfo` is missing.
     public static func audioSpecificConfig(unwrapping cookie: [UInt8], at offset: Int64 = 0) throws(MediaError) -> [UInt8] {
         guard cookie.first == esDescriptorTag else { return cookie }

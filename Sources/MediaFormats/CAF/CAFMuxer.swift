@@ -3,8 +3,12 @@ public import MediaCore
 /// Writes linear PCM or AAC samples as a Core Audio Format file, the way Apple's `AudioFile` records.
 ///
 /// ```swift
+/// let encoder = CheckedStage(try AACEncoder(bitRate: 128_000))
 /// let muxer = CheckedSink(CAFMuxer(output: try FileOutput(path: "take1.caf"), info: [("title", "Take 1")]))
-/// while let packet = try encoder.next() { try muxer.write(packet) }
+/// while let pcm = try tone.next() {
+///     try encoder.process(pcm) { packet in try muxer.write(packet) }
+/// }
+/// try encoder.finish { packet in try muxer.write(packet) }
 /// try muxer.finish()
 /// ```
 ///
@@ -21,10 +25,10 @@ public import MediaCore
 ///   one packet per sample. `kuki` is an MPEG-4 `ES_Descriptor` around the AudioSpecificConfig, as Apple
 ///   writes it (39 bytes for a 2-byte config), with the bitrates patched in at ``finish()``. ``finish()``
 ///   patches the `data` size and appends `pakt` with every packet size, `mPrimingFrames` = the sum of the
-///   samples' ``MediaSample/trimAtStart``, `mRemainderFrames` = the sum of their
-///   ``MediaSample/trimAtEnd`` and `mNumberValidFrames` = packets × frames per packet − priming −
+///   samples' ``/MediaCore/MediaSample/trimAtStart``, `mRemainderFrames` = the sum of their
+///   ``/MediaCore/MediaSample/trimAtEnd`` and `mNumberValidFrames` = packets × frames per packet − priming −
 ///   remainder. As `pakt` must be written after the packets, an output that cannot seek is refused at
-///   the first sample with ``MediaError/Code/unsupportedFormat``.
+///   the first sample with ``/MediaCore/MediaError/Code/unsupportedFormat``.
 ///
 /// Every sample must have the first one's format. After ``write(_:)`` throws, ``finish()`` still
 /// completes the file with what was written. When no sample arrived, ``finish()`` closes the output
@@ -32,7 +36,7 @@ public import MediaCore
 ///
 /// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the sample's index; to call the muxer by hand, wrap it
-/// in a ``MediaCore/CheckedSink``, which does the same.
+/// in a ``/MediaCore/CheckedSink``, which does the same.
 ///
 /// The muxer is a class because it drives one output. It is not thread-safe.
 public final class CAFMuxer: MediaSink {
@@ -69,6 +73,8 @@ public final class CAFMuxer: MediaSink {
     /// Nothing is written until the first sample.
     ///
     /// - Parameters:
+    ///   - output: where the file is written; AAC needs one that can seek.
+    ///   - info: key/value pairs for the `info` chunk (`title`, `artist`…), in order.
     ///   - pcmByteOrder: the byte order linear PCM is stored in (`desc` flags and data); MediaPipeline's
     ///     samples are little-endian in memory and are byte-swapped for ``ByteOrder/bigEndian``.
     ///   - reservedSpace: bytes of `free` chunk written before `data`, as afconvert leaves room for
@@ -90,9 +96,9 @@ public final class CAFMuxer: MediaSink {
 
     /// Appends `sample`, writing the header first if it is the first sample.
     ///
-    /// - Throws: ``MediaError/Code/formatMismatch`` for a sample that is neither interleaved PCM nor AAC,
-    ///   or whose format differs from the first; ``MediaError/Code/unsupportedFormat`` for AAC to an output
-    ///   that cannot seek, and for a rate or channel count CAF cannot express; ``MediaError/Code/invalidData``
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for a sample that is neither interleaved PCM nor AAC,
+    ///   or whose format differs from the first; ``/MediaCore/MediaError/Code/unsupportedFormat`` for AAC to an output
+    ///   that cannot seek, and for a rate or channel count CAF cannot express; ``/MediaCore/MediaError/Code/invalidData``
     ///   for a PCM sample whose byte count is not frames × frame size, an empty AAC packet, or trims
     ///   that are negative or add up to more than the packet's frames; the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {

@@ -11,7 +11,7 @@ extension CAFPacketTable {
     ///   - dataSize: the audio bytes of `data`; `nil` when unknown (a stream whose `data` runs to the end).
     ///   - dataIsOpen: whether `data` runs to the end of the file (its size is what the file holds).
     ///   - offset: the `pakt` chunk's header offset, for errors.
-    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` when the sizes add up to more than 2^63-1 or to
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the sizes add up to more than 2^63-1 or to
     ///   other than `dataSize` (more than it when open), and when valid + priming + remainder frames differ
     ///   from the packets' frames.
     func checkedVariableTotals(
@@ -56,7 +56,7 @@ extension CAFPacketTable {
     ///   - dataPackets: the whole packets in `data`; `nil` when unknown.
     ///   - framesPerPacket: `mFramesPerPacket`.
     ///   - offset: the `pakt` chunk's header offset, for errors.
-    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` when the counts disagree.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the counts disagree.
     func checkedConstantPacketCount(dataPackets: Int64?, framesPerPacket: Int, at offset: Int64) throws(MediaError) -> Int64? {
         let count = numberPackets == 0 ? dataPackets : numberPackets
         guard let count else { return nil }

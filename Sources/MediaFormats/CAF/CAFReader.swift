@@ -15,25 +15,25 @@ public import MediaCore
 ///
 /// - Linear PCM of every `mFormatFlags` combination (integer or float, big- or little-endian) with 8
 ///   (signed, delivered as u8), 16, 24, 32 or 64 (float) bits, interleaved: delivered little-endian as
-///   ``PCMFormat`` says, big-endian data swapped. Only complete frames are delivered. The file is read in
+///   ``/MediaCore/PCMFormat`` says, big-endian data swapped. Only complete frames are delivered. The file is read in
 ///   pieces, so memory stays flat.
 /// - Packetised formats: one packet per sample, sizes from `pakt` (or `mBytesPerPacket` when constant),
-///   frame counts from `mFramesPerPacket` (or `pakt`). `'aac '` becomes ``AudioCodec/aac`` with the
-///   cookie unwrapped to the AudioSpecificConfig; others ``AudioCodec/other(fourCC:)`` with the raw
-///   cookie. `pakt`'s priming frames are the first packets' ``MediaSample/trimAtStart`` (spilling into
+///   frame counts from `mFramesPerPacket` (or `pakt`). `'aac '` becomes ``/MediaCore/AudioCodec/aac`` with the
+///   cookie unwrapped to the AudioSpecificConfig; others ``/MediaCore/AudioCodec/other(fourCC:)`` with the raw
+///   cookie. `pakt`'s priming frames are the first packets' ``/MediaCore/MediaSample/trimAtStart`` (spilling into
 ///   the next packets when they exceed one packet: 2112 = 1024 + 1024 + 64) and its remainder frames the
-///   last packets' ``MediaSample/trimAtEnd``. The packet table is held in memory.
+///   last packets' ``/MediaCore/MediaSample/trimAtEnd``. The packet table is held in memory.
 ///
-/// Errors are ``MediaError``s naming the chunk and its byte offset:
-/// - ``MediaError/Code/truncated``: a file cut short inside a header or chunk, a chunk size beyond the
+/// Errors are ``/MediaCore/MediaError``s naming the chunk and its byte offset:
+/// - ``/MediaCore/MediaError/Code/truncated``: a file cut short inside a header or chunk, a chunk size beyond the
 ///   file (up to 2^63-1), a file that ends without a `data` chunk;
-/// - ``MediaError/Code/invalidData``: not a `caff` file, a negative chunk size (but -1 for `data`), no
+/// - ``/MediaCore/MediaError/Code/invalidData``: not a `caff` file, a negative chunk size (but -1 for `data`), no
 ///   `desc`, zero channels or rate, a packetised format without `pakt`, `pakt` counts that disagree with
 ///   the data or with each other, a variable-length integer that never ends (a constant-size format's
 ///   `pakt` with `mNumberPackets` 0, as Apple's IMA4 writer leaves it, takes its count from `data`:
-///   ``CAFPacketTable/checkedConstantPacketCount(dataPackets:framesPerPacket:at:)``);
-/// - ``MediaError/Code/unsupportedFormat``: a file version other than 1, PCM bit depths without a
-///   ``PCMSampleType``.
+///   `CAFPacketTable.checkedConstantPacketCount(dataPackets:framesPerPacket:at:)`);
+/// - ``/MediaCore/MediaError/Code/unsupportedFormat``: a file version other than 1, PCM bit depths without a
+///   ``/MediaCore/PCMSampleType``.
 ///
 /// ``seek(toPacket:)`` and ``seek(toFrame:)`` move within the data; a backward seek reopens the file.
 ///
@@ -79,7 +79,7 @@ public final class CAFReader: MediaSource {
 
     /// Opens and parses the file at `path` (`-` is standard input).
     ///
-    /// - Throws: see the type's description; ``MediaError/Code/invalidArgument`` for `framesPerSample` < 1.
+    /// - Throws: see the type's description; ``/MediaCore/MediaError/Code/invalidArgument`` for `framesPerSample` < 1.
     public convenience init(path: String, framesPerSample: Int = 4096) throws(MediaError) {
         let probe = try ForwardInput(path: path)
         if probe.size == nil {
@@ -216,8 +216,8 @@ public final class CAFReader: MediaSource {
 
     /// The next sample: up to ``framesPerSample`` PCM frames, or one packet; `nil` at the end.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` when the file ends before the data the header promised;
-    ///   ``MediaError/Code/stageFinished`` after an error.
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the file ends before the data the header promised;
+    ///   ``/MediaCore/MediaError/Code/stageFinished`` after an error.
     public func next() throws(MediaError) -> MediaSample? {
         guard !failed else { throw MediaError.stageFinished(name) }
         do {
@@ -267,9 +267,9 @@ public final class CAFReader: MediaSource {
     /// Moves so that the next sample starts at packet `index` (for PCM, at frame `index`); `index` equal
     /// to the packet count moves to the end. Trims and timing are those of a front-to-back read.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` for an index outside `0...packetCount`;
-    ///   ``MediaError/Code/truncated`` when the file is shorter than the packet's offset;
-    ///   ``MediaError/Code/stageFinished`` after an error.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for an index outside `0...packetCount`;
+    ///   ``/MediaCore/MediaError/Code/truncated`` when the file is shorter than the packet's offset;
+    ///   ``/MediaCore/MediaError/Code/stageFinished`` after an error.
     public func seek(toPacket index: Int64) throws(MediaError) {
         guard !failed else { throw MediaError.stageFinished(name) }
         guard index >= 0, index <= packetCount else {
@@ -307,7 +307,7 @@ public final class CAFReader: MediaSource {
     /// Moves to the packet that holds frame `frame` (counted from the first frame of the first packet,
     /// priming included) and returns that packet's first frame. For PCM, that is `frame` itself.
     ///
-    /// - Throws: as ``seek(toPacket:)``; ``MediaError/Code/invalidArgument`` for a frame outside the stream.
+    /// - Throws: as ``seek(toPacket:)``; ``/MediaCore/MediaError/Code/invalidArgument`` for a frame outside the stream.
     @discardableResult
     public func seek(toFrame frame: Int64) throws(MediaError) -> Int64 {
         guard frame >= 0, frame <= totalFrames else {

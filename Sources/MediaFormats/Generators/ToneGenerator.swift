@@ -68,8 +68,8 @@ public struct ToneGenerator: MediaSource, Sendable {
     ///   - sampleType: `.s16` or `.f32`.
     ///   - length: how many frames in all.
     ///   - framesPerSample: the most frames in one sample, at least 1.
-    /// - Throws: ``MediaError/Code/invalidArgument`` naming the value for a rate, channel count, frames per
-    ///   sample, frequency, amplitude or length out of range; ``MediaError/Code/unsupportedFormat`` for a
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` naming the value for a rate, channel count, frames per
+    ///   sample, frequency, amplitude or length out of range; ``/MediaCore/MediaError/Code/unsupportedFormat`` for a
     ///   sample type other than `.s16` and `.f32`.
     public init(
         _ waveform: Waveform = .sine(frequency: 440, amplitude: 0.5),

@@ -60,7 +60,7 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
     /// SPS, `lengthSizeMinusOne` 3 (4-byte lengths), and the high-profile extension (chroma format and
     /// bit depths from the SPS) when ``hasHighProfileExtension(profileIdc:)`` says so.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` without an SPS, with more than 31 SPS or 255 PPS,
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` without an SPS, with more than 31 SPS or 255 PPS,
     ///   or with a parameter set longer than 65535 bytes; the errors of ``H264SPS/init(parsing:baseOffset:)``
     ///   for the first SPS.
     public init(sequenceParameterSets: [[UInt8]], pictureParameterSets: [[UInt8]]) throws(MediaError) {
@@ -96,8 +96,8 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
     /// The high-profile extension is read when at least four bytes follow the PPS; fewer trailing bytes
     /// are ignored, as FFmpeg does for records written before the extension existed.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` when a count or a length runs past the end, with the
-    ///   offset of the field; ``MediaError/Code/invalidData`` for a `configurationVersion` other than 1
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when a count or a length runs past the end, with the
+    ///   offset of the field; ``/MediaCore/MediaError/Code/invalidData`` for a `configurationVersion` other than 1
     ///   or an empty parameter set.
     public init(parsing bytes: [UInt8], baseOffset: Int64 = 0) throws(MediaError) {
         var reader = ByteReader(bytes, baseOffset: baseOffset)

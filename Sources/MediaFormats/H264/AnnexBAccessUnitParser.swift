@@ -26,7 +26,7 @@ public import MediaCore
 /// seen so far (in order of their ids; a set sent again with the same id replaces the old one), the
 /// displayed (cropped) width and height of the SPS the access unit's slices refer to, and the frame rate
 /// of that SPS's VUI timing information (`time_scale / (2 × num_units_in_tick)`), or `defaultFrameRate`
-/// when it has none. Samples with an IDR slice carry ``MediaCore/MediaSample/Flags/keyframe``, others
+/// when it has none. Samples with an IDR slice carry ``/MediaCore/MediaSample/Flags/keyframe``, others
 /// no flags.
 ///
 /// Time stamps: an elementary stream has none, so decode and presentation time are both
@@ -40,12 +40,12 @@ public import MediaCore
 /// An access unit is returned once the first NAL unit of the next one has arrived, or at ``finish()``,
 /// so the samples are the same however the input is split.
 ///
-/// Errors (``MediaCore/MediaError``, each with the byte offset in the stream): a slice before any SPS or
+/// Errors (``/MediaCore/MediaError``, each with the byte offset in the stream): a slice before any SPS or
 /// PPS, or one referring to a PPS (or a PPS referring to an SPS) not given
-/// (``MediaCore/MediaError/Code/invalidData``); a NAL unit of only zero bytes, a start code with nothing
+/// (``/MediaCore/MediaError/Code/invalidData``); a NAL unit of only zero bytes, a start code with nothing
 /// after it, a NAL unit with `forbidden_zero_bit` set, input that is not empty but has no start code at all
-/// (``MediaCore/MediaError/Code/invalidData``); a slice header or parameter set cut short
-/// (``MediaCore/MediaError/Code/truncated``). After an error every call throws it again.
+/// (``/MediaCore/MediaError/Code/invalidData``); a slice header or parameter set cut short
+/// (``/MediaCore/MediaError/Code/truncated``). After an error every call throws it again.
 public struct AnnexBAccessUnitParser: PushParser, Sendable {
     /// The frame rate used when the SPS has no timing information: 25 fps, as FFmpeg's raw H.264
     /// demuxer assumes.
@@ -115,7 +115,7 @@ public struct AnnexBAccessUnitParser: PushParser, Sendable {
     /// everything has been returned.
     ///
     /// - Throws: see the type's documentation; after an error, the same error again.
-    ///   ``MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
+    ///   ``/MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
     public mutating func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }
         do throws(MediaError) {

@@ -15,9 +15,9 @@ public import MediaCore
 ///
 /// The first NAL unit of each access unit, and every SPS and PPS, get the 4-byte start code
 /// `00 00 00 01` (H.264 B.1.2: `zero_byte` is required there); the others get `00 00 01`, as x264 and the
-/// ffmpeg CLI write them, so that a stream from ``MediaCore/MediaSample``s of the same encoder comes
+/// ffmpeg CLI write them, so that a stream from ``/MediaCore/MediaSample``s of the same encoder comes
 /// out byte for byte as `ffmpeg -f h264` writes it. Before the first access unit and before every
-/// IDR access unit (one with ``MediaCore/MediaSample/Flags/keyframe`` or an IDR slice), the SPS and PPS
+/// IDR access unit (one with ``/MediaCore/MediaSample/Flags/keyframe`` or an IDR slice), the SPS and PPS
 /// of the sample's format are written, so that a player can start at any IDR picture; an access unit that
 /// already carries both an SPS and a PPS in band is written as it is. Parameter sets that change between
 /// samples are therefore written at the next IDR access unit. With `accessUnitDelimiters`, every access
@@ -27,20 +27,20 @@ public import MediaCore
 /// slice), as FFmpeg's `h264_metadata=aud=insert` bitstream filter chooses it.
 ///
 /// The muxer refuses what it cannot write, and writes nothing of that sample: a format that is not H.264
-/// or has no parameter sets (``MediaCore/MediaError/Code/formatMismatch``), a length prefix that runs
-/// past the end of the sample (``MediaCore/MediaError/Code/truncated``) or is 0
-/// (``MediaCore/MediaError/Code/invalidData``) — with the sample index and the prefix's byte offset in
+/// or has no parameter sets (``/MediaCore/MediaError/Code/formatMismatch``), a length prefix that runs
+/// past the end of the sample (``/MediaCore/MediaError/Code/truncated``) or is 0
+/// (``/MediaCore/MediaError/Code/invalidData``) — with the sample index and the prefix's byte offset in
 /// the sample —, an IDR access unit whose format has no SPS or PPS and that carries none in band
-/// (``MediaCore/MediaError/Code/invalidArgument``). After a refusal, ``finish()`` still flushes and
+/// (``/MediaCore/MediaError/Code/invalidArgument``). After a refusal, ``finish()`` still flushes and
 /// closes the output, whose bytes stay a valid stream.
 ///
 /// The driver keeps the life cycle (no write after a refusal or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the access unit's index; to call the muxer by hand, wrap
-/// it in a ``MediaCore/CheckedSink``, which does the same.
+/// it in a ``/MediaCore/CheckedSink``, which does the same.
 ///
 /// It writes straight from the sample's bytes to the output and allocates nothing per NAL unit.
 ///
-/// The muxer is a class because it owns its output (a file descriptor, for a ``MediaCore/FileOutput``):
+/// The muxer is a class because it owns its output (a file descriptor, for a ``/MediaCore/FileOutput``):
 /// copies of a value would share the output but not the muxer's state, so one copy could finish and
 /// close the file while the other kept writing. It is not thread-safe; hand it to one task at a time.
 public final class AnnexBMuxer: MediaSink {

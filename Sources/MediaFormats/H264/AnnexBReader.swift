@@ -27,9 +27,12 @@ public final class AnnexBReader: MediaSource {
 
     /// A reader of the file at `path` (`-` for standard input), reading `readSize` bytes at a time.
     ///
-    /// - Parameter defaultFrameRate: the frame rate when the SPS has no timing information.
-    /// - Throws: ``MediaCore/MediaError/Code/io`` when the file cannot be opened;
-    ///   ``MediaCore/MediaError/Code/invalidArgument`` when `readSize` is not positive.
+    /// - Parameters:
+    ///   - path: the file to read, or `-` for standard input.
+    ///   - readSize: bytes read per call, at least 1.
+    ///   - defaultFrameRate: the frame rate when the SPS has no timing information.
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` when the file cannot be opened;
+    ///   ``/MediaCore/MediaError/Code/invalidArgument`` when `readSize` is not positive.
     public init(
         path: String, readSize: Int = AnnexBReader.standardReadSize,
         defaultFrameRate: FrameRate = AnnexBAccessUnitParser.standardDefaultFrameRate
@@ -68,7 +71,7 @@ public final class AnnexBReader: MediaSource {
 
     /// The next access unit, or `nil` at the end of the stream.
     ///
-    /// - Throws: the parser's errors, and ``MediaCore/MediaError/Code/io`` when reading fails; all in
+    /// - Throws: the parser's errors, and ``/MediaCore/MediaError/Code/io`` when reading fails; all in
     ///   stage `AnnexBReader`. After an error, every call throws it again.
     public func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }

@@ -115,9 +115,9 @@ public struct AnnexBScanner: PushParser, Sendable {
 
     /// The next complete NAL unit, or `nil` when more input (or ``finish()``) is needed.
     ///
-    /// - Throws: ``MediaError/Code/invalidData`` for a NAL unit of only zero bytes (two start codes
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` for a NAL unit of only zero bytes (two start codes
     ///   with nothing but zeros between them), with its offset; the scanner then continues after it.
-    ///   ``MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
+    ///   ``/MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
     public mutating func next() throws(MediaError) -> NALUnit? {
         guard let (range, offset) = try nextNALUnitRange() else { return nil }
         return NALUnit(bytes: Array(buffer[range]), offset: offset)

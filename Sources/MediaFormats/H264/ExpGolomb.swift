@@ -8,8 +8,8 @@ extension BitReader {
     /// An unsigned Exp-Golomb code, `ue(v)` of ITU-T H.264 section 9.1: `n` zero bits, a one bit, then
     /// `n` bits; the value is `2^n - 1` plus those bits.
     ///
-    /// - Throws: ``MediaError/Code/invalidData`` when more than 31 zero bits lead (the value would not
-    ///   fit in 32 bits); ``MediaError/Code/truncated`` when the bits run out.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when more than 31 zero bits lead (the value would not
+    ///   fit in 32 bits); ``/MediaCore/MediaError/Code/truncated`` when the bits run out.
     public mutating func readUE(_ what: String = "ue(v)") throws(MediaError) -> UInt32 {
         let start = baseOffset + Int64(bitPosition / 8)
         var leadingZeros = 0

@@ -1,7 +1,7 @@
 public import MediaCore
 
 /// Conversions between the two ways H.264 NAL units are framed: AVCC (ISO/IEC 14496-15: each NAL unit
-/// preceded by its length in 1, 2 or 4 big-endian bytes, as in MP4 and in ``MediaSample``) and Annex B
+/// preceded by its length in 1, 2 or 4 big-endian bytes, as in MP4 and in ``/MediaCore/MediaSample``) and Annex B
 /// (ITU-T H.264 annex B: each NAL unit preceded by a start code, as in `.h264` files and MPEG-TS).
 ///
 /// ```swift
@@ -15,11 +15,12 @@ public enum H264Bitstream {
     /// The NAL units of an AVCC sample, in order, each as a slice of `sample`.
     ///
     /// - Parameters:
+    ///   - sample: the AVCC sample: NAL units, each after a big-endian length.
     ///   - lengthSize: the size of each length prefix: 1, 2 or 4 (`lengthSizeMinusOne + 1` of the avcC).
     ///   - baseOffset: the position of `sample` in the input, for errors.
-    /// - Throws: ``MediaError/Code/invalidArgument`` for another `lengthSize`; ``MediaError/Code/truncated``
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for another `lengthSize`; ``/MediaCore/MediaError/Code/truncated``
     ///   when a length prefix or the NAL unit it announces runs past the end, with the prefix's offset;
-    ///   ``MediaError/Code/invalidData`` for a zero length.
+    ///   ``/MediaCore/MediaError/Code/invalidData`` for a zero length.
     public static func avccNALUnits(
         _ sample: [UInt8], lengthSize: Int = 4, baseOffset: Int64 = 0
     ) throws(MediaError) -> [ArraySlice<UInt8>] {
@@ -64,7 +65,7 @@ public enum H264Bitstream {
     /// An Annex-B byte stream (or one access unit of it) as AVCC: every NAL unit that
     /// ``AnnexBScanner`` finds, preceded by its length in 4 big-endian bytes.
     ///
-    /// - Throws: ``MediaError/Code/invalidData`` for a NAL unit of only zero bytes.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` for a NAL unit of only zero bytes.
     public static func annexBToAVCC(_ stream: [UInt8]) throws(MediaError) -> [UInt8] {
         var scanner = AnnexBScanner()
         scanner.push(stream)

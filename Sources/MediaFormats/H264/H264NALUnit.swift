@@ -99,7 +99,7 @@ public struct H264NALHeader: Sendable, Hashable {
 
     /// The header at the start of `nalUnit`, which starts at `baseOffset` in the input.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` for an empty NAL unit; ``MediaError/Code/invalidData``
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` for an empty NAL unit; ``/MediaCore/MediaError/Code/invalidData``
     ///   when `forbidden_zero_bit` is 1.
     public init<C: Collection>(parsing nalUnit: C, baseOffset: Int64 = 0) throws(MediaError) where C.Element == UInt8 {
         guard let first = nalUnit.first else {

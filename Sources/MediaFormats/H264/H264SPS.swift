@@ -129,8 +129,8 @@ public struct H264SPS: Sendable, Hashable {
     /// Parses the SPS NAL unit `nalUnit` (header byte included, emulation prevention bytes in place),
     /// which starts at `baseOffset` in the input.
     ///
-    /// - Throws: ``MediaError/Code/invalidData`` when the NAL unit is not an SPS or a field is out of
-    ///   its range; ``MediaError/Code/truncated`` when the fields run past the end. The error's byte
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the NAL unit is not an SPS or a field is out of
+    ///   its range; ``/MediaCore/MediaError/Code/truncated`` when the fields run past the end. The error's byte
     ///   offset is the position in the input (emulation prevention bytes counted) of the offending field.
     public init<C: Collection>(parsing nalUnit: C, baseOffset: Int64 = 0) throws(MediaError) where C.Element == UInt8 {
         let header = try H264NALHeader(parsing: nalUnit, baseOffset: baseOffset)

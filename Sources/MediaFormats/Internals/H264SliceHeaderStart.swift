@@ -26,8 +26,8 @@ struct H264SliceHeaderStart {
     /// Valid fields are read in place, allocating nothing (this runs for every slice); anything else is
     /// read again by the unescaping parser below, which names what is wrong and where.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` when the NAL unit ends inside the fields;
-    ///   ``MediaError/Code/invalidData`` for an out-of-range value; both with the byte offset.
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the NAL unit ends inside the fields;
+    ///   ``/MediaCore/MediaError/Code/invalidData`` for an out-of-range value; both with the byte offset.
     init(nal: ArraySlice<UInt8>, offset: Int64) throws(MediaError) {
         let fast: H264SliceHeaderStart? = nal.withUnsafeBufferPointer { bytes in
             var reader = UnescapingBitReader(bytes, from: 1, to: min(bytes.count, Self.prefixLength + 1))
@@ -121,7 +121,7 @@ private struct UnescapingBitReader {
         return UInt32((current >> UInt8(bitsLeft)) & 1)
     }
 
-    /// An unsigned Exp-Golomb code of at most 31 leading zero bits, as ``MediaCore/BitReader/readUE(_:)``.
+    /// An unsigned Exp-Golomb code of at most 31 leading zero bits, as ``/MediaCore/BitReader/readUE(_:)``.
     mutating func readUE() -> UInt32? {
         var leadingZeros = 0
         while true {

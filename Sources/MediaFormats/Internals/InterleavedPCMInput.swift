@@ -11,8 +11,8 @@ enum InterleavedPCMInput {
     /// - Parameters:
     ///   - stage: the muxer's name, for the errors.
     ///   - format: the first sample's format, once there was one.
-    /// - Throws: ``MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM or whose format
-    ///   differs from `format`; ``MediaError/Code/invalidData`` when its byte count is not its frame count
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM or whose format
+    ///   differs from `format`; ``/MediaCore/MediaError/Code/invalidData`` when its byte count is not its frame count
     ///   times the frame size.
     static func check(
         _ sample: MediaSample, stage: String, established format: AudioFormat?

@@ -18,7 +18,7 @@ struct PushInputEnd: Sendable {
         return false
     }
 
-    /// Throws ``MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after `finish()`.
+    /// Throws ``/MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after `finish()`.
     func check(_ parser: String) throws(MediaError) {
         guard bytesAfterFinish == 0 else {
             throw MediaError(.invalidArgument, "\(parser) was given \(bytesAfterFinish) bytes after finish()")

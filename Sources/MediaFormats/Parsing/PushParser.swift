@@ -24,10 +24,10 @@ public import MediaCore
 ///   input is split: whole, byte by byte, or in random pieces (MediaTestSupport's `PushParserVerifier`
 ///   checks exactly that for every parser here).
 /// - Input that ends where more was needed (a frame cut off, a header that never completes) is reported
-///   by ``next()`` after ``finish()``: as a thrown ``MediaCore/MediaError/Code/truncated`` or as a
+///   by ``next()`` after ``finish()``: as a thrown ``/MediaCore/MediaError/Code/truncated`` or as a
 ///   diagnostic, as each parser documents; it is never dropped silently.
 /// - Bytes pushed after ``finish()`` are a misuse, not more input: the next call of ``next()`` throws
-///   ``MediaCore/MediaError/Code/invalidArgument``.
+///   ``/MediaCore/MediaError/Code/invalidArgument``.
 /// - A parser keeps only the bytes it has not handed out yet, so that memory stays flat on a long stream.
 public protocol PushParser<Output> {
     /// What the parser hands out: a packet, a NAL unit, an access unit, a header or a frame.
@@ -43,7 +43,7 @@ public protocol PushParser<Output> {
     /// The next value parsed, or `nil` when the parser needs more bytes (before ``finish()``) or has
     /// handed out everything (after it).
     ///
-    /// - Throws: a ``MediaCore/MediaError`` with the byte offset of what is wrong; each parser documents
+    /// - Throws: a ``/MediaCore/MediaError`` with the byte offset of what is wrong; each parser documents
     ///   its errors and whether it goes on after one.
     mutating func next() throws(MediaError) -> Output?
 }

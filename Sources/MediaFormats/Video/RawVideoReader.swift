@@ -9,12 +9,12 @@ public import MediaCore
 /// while let frame = try reader.next() { try encoder.process(frame, into: mux) }
 /// ```
 ///
-/// Each frame is one ``MediaCore/MediaSample`` with tightly packed planes in ``MediaCore/PixelFormat``
+/// Each frame is one ``/MediaCore/MediaSample`` with tightly packed planes in ``/MediaCore/PixelFormat``
 /// order, pts `frameRate.time(ofFrame: n)`, decode time = pts, one frame's duration and the keyframe
 /// flag. The file is read one frame at a time, so memory stays flat; standard input (`-`) works too.
 ///
 /// A file whose length is not a whole number of frames delivers every whole frame, then throws
-/// ``MediaError/Code/truncated`` naming the partial frame's index and byte offset. After an error every
+/// ``/MediaCore/MediaError/Code/truncated`` naming the partial frame's index and byte offset. After an error every
 /// call throws it again; after the end every call returns `nil`.
 ///
 /// The reader is a class because it owns its position in the file; it is not thread-safe.
@@ -38,8 +38,8 @@ public final class RawVideoReader: MediaSource {
 
     /// Opens the raw video file at `path` (`-` reads standard input).
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` for a width or height outside 1...8192 or a frame
-    ///   rate that is not positive; ``MediaError/Code/io`` when the file cannot be opened.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a width or height outside 1...8192 or a frame
+    ///   rate that is not positive; ``/MediaCore/MediaError/Code/io`` when the file cannot be opened.
     public convenience init(
         path: String, width: Int, height: Int, pixelFormat: PixelFormat, frameRate: FrameRate
     ) throws(MediaError) {
@@ -49,7 +49,7 @@ public final class RawVideoReader: MediaSource {
 
     /// Reads raw video held in memory.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` for a width or height outside 1...8192 or a frame
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a width or height outside 1...8192 or a frame
     ///   rate that is not positive.
     public convenience init(
         bytes: [UInt8], width: Int, height: Int, pixelFormat: PixelFormat, frameRate: FrameRate
@@ -77,8 +77,8 @@ public final class RawVideoReader: MediaSource {
 
     /// The next frame, or `nil` after the last whole frame.
     ///
-    /// - Throws: ``MediaError/Code/truncated`` for a partial frame at the end, with its index
-    ///   (``MediaError/sampleIndex``) and byte offset; ``MediaError/Code/io`` when reading fails.
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` for a partial frame at the end, with its index
+    ///   (``/MediaCore/MediaError/sampleIndex``) and byte offset; ``/MediaCore/MediaError/Code/io`` when reading fails.
     public func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }
         if ended { return nil }

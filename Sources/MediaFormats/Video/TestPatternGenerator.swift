@@ -23,7 +23,7 @@ public import MediaCore
 /// pixels it covers horizontally. Every byte depends only on the settings and the frame index: the same
 /// settings give the same bytes.
 ///
-/// Each frame is one ``MediaCore/MediaSample`` with tightly packed planes in ``MediaCore/PixelFormat``
+/// Each frame is one ``/MediaCore/MediaSample`` with tightly packed planes in ``/MediaCore/PixelFormat``
 /// order, pts `frameRate.time(ofFrame: n)`, decode time = pts, one frame's duration and the keyframe
 /// flag.
 public struct TestPatternGenerator: MediaSource, Sendable {
@@ -76,10 +76,10 @@ public struct TestPatternGenerator: MediaSource, Sendable {
     ///   - width: 16...8192 pixels, even or odd.
     ///   - height: 16...8192 pixels, even or odd.
     ///   - frameRate: frames per second; both terms positive.
-    ///   - pixelFormat: any ``MediaCore/PixelFormat``; yuv420p by default.
+    ///   - pixelFormat: any ``/MediaCore/PixelFormat``; yuv420p by default.
     ///   - length: how many frames.
     ///   - scrollStep: pixels the bars move left per frame, 0 (still) to `width`; 4 by default.
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the value for a size, rate, length or
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` naming the value for a size, rate, length or
     ///   step out of range.
     public init(
         width: Int, height: Int, frameRate: FrameRate = FrameRate(30), pixelFormat: PixelFormat = .yuv420p,

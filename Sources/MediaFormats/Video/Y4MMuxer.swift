@@ -19,18 +19,18 @@ public import MediaCore
 /// FFmpeg's H.264 decoder gives, written here, are the bytes of `ffmpeg -i in.h264 -f yuv4mpegpipe`.
 ///
 /// The muxer refuses what YUV4MPEG2 cannot carry and writes nothing of that frame: a format that is
-/// not raw `yuv420p`, `yuv422p`, `yuv444p` or `gray` (``MediaCore/MediaError/Code/formatMismatch``: put a
+/// not raw `yuv420p`, `yuv422p`, `yuv444p` or `gray` (``/MediaCore/MediaError/Code/formatMismatch``: put a
 /// `VideoConverter` in front), a frame whose size or pixel format differs from the first's (the header
-/// is written once; ``MediaCore/MediaError/Code/formatMismatch``), planes smaller than the format says
-/// (``MediaCore/MediaError/Code/invalidData``), no frame rate at all
-/// (``MediaCore/MediaError/Code/invalidArgument``). After one, ``finish()`` still flushes and closes
+/// is written once; ``/MediaCore/MediaError/Code/formatMismatch``), planes smaller than the format says
+/// (``/MediaCore/MediaError/Code/invalidData``), no frame rate at all
+/// (``/MediaCore/MediaError/Code/invalidArgument``). After one, ``finish()`` still flushes and closes
 /// the output, whose frames so far stay a valid stream.
 ///
 /// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the frame's index; to call the muxer by hand, wrap it in
-/// a ``MediaCore/CheckedSink``, which does the same.
+/// a ``/MediaCore/CheckedSink``, which does the same.
 ///
-/// The muxer is a class because it owns its output (a file descriptor, for a ``MediaCore/FileOutput``):
+/// The muxer is a class because it owns its output (a file descriptor, for a ``/MediaCore/FileOutput``):
 /// copies of a value would share the output but not the muxer's state (whether the header is written,
 /// the first frame's format, the frame count), so a copy would write a second header into the stream,
 /// or one could finish and close the file while the other kept writing. It is not thread-safe; hand it

@@ -16,21 +16,21 @@ public import MediaCore
 /// ```
 ///
 /// The first output is always ``Output/header(_:)`` (see ``Y4MStreamHeader`` for the parameters read),
-/// every later one ``Output/frame(_:)``: one ``MediaCore/MediaSample`` with tightly packed planes, pts
+/// every later one ``Output/frame(_:)``: one ``/MediaCore/MediaSample`` with tightly packed planes, pts
 /// `frameRate.time(ofFrame: n)`, decode time = pts, one frame's duration and the keyframe flag. Frame
 /// lines may carry parameters (`FRAME Ixyz`), which are passed over. The parser holds the bytes of at
 /// most one line and one frame; a frame's planes are handed out without a copy and, once the consumer has
 /// let go of a frame, reused for the next one.
 ///
-/// Errors (a ``MediaCore/MediaError`` with the byte offset of the offending header or frame line, and for
-/// frames its index as ``MediaCore/MediaError/sampleIndex``); after one, every call throws it again:
-/// - ``MediaCore/MediaError/Code/invalidData``: a stream that does not start with `YUV4MPEG2`, the header
+/// Errors (a ``/MediaCore/MediaError`` with the byte offset of the offending header or frame line, and for
+/// frames its index as ``/MediaCore/MediaError/sampleIndex``); after one, every call throws it again:
+/// - ``/MediaCore/MediaError/Code/invalidData``: a stream that does not start with `YUV4MPEG2`, the header
 ///   errors of ``Y4MStreamHeader/init(parsing:)``, a header or frame line with no newline in its first
 ///   1024 bytes, a frame that does not start with `FRAME` (for example when `W`/`H` disagree with the data);
-/// - ``MediaCore/MediaError/Code/unsupportedFormat``: a chroma tag the header does not support;
-/// - ``MediaCore/MediaError/Code/truncated``, after ``finish()``: input that ends inside the header, a
+/// - ``/MediaCore/MediaError/Code/unsupportedFormat``: a chroma tag the header does not support;
+/// - ``/MediaCore/MediaError/Code/truncated``, after ``finish()``: input that ends inside the header, a
 ///   frame line or a frame. The frames before it were handed out whole.
-/// - ``MediaCore/MediaError/Code/invalidArgument``: bytes pushed after ``finish()``.
+/// - ``/MediaCore/MediaError/Code/invalidArgument``: bytes pushed after ``finish()``.
 public struct Y4MParser: PushParser, Sendable {
     /// What the parser hands out: the header once, then frames.
     public enum Output: Sendable, Hashable {

@@ -46,7 +46,7 @@ public final class Y4MReader: MediaSource {
 
     /// Opens the `.y4m` file at `path` (`-` reads standard input) and reads its header.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/io`` when the file cannot be opened or read, and the header
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` when the file cannot be opened or read, and the header
     ///   errors of ``Y4MParser``.
     public convenience init(path: String) throws(MediaError) {
         try self.init(input: ForwardInput(path: path))
@@ -76,7 +76,7 @@ public final class Y4MReader: MediaSource {
 
     /// The next frame, or `nil` at the end of the stream.
     ///
-    /// - Throws: the frame errors of ``Y4MParser``; ``MediaCore/MediaError/Code/io`` when reading fails.
+    /// - Throws: the frame errors of ``Y4MParser``; ``/MediaCore/MediaError/Code/io`` when reading fails.
     public func next() throws(MediaError) -> MediaSample? {
         if let failure { throw failure }
         do throws(MediaError) {

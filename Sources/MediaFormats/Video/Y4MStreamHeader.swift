@@ -7,9 +7,9 @@ public import MediaCore
 /// - `W` and `H`, the size (required, 1...8192);
 /// - `F`, the frame rate as `num:den`; when missing or with a zero term (`0:0`) the rate is 25/1, as FFmpeg assumes;
 /// - `C`, the chroma layout: `420jpeg`, `420paldv`, `420mpeg2` and `420` give
-///   ``MediaCore/PixelFormat/yuv420p`` (the siting differs, the bytes do not), `422` gives
-///   ``MediaCore/PixelFormat/yuv422p``, `444` gives ``MediaCore/PixelFormat/yuv444p``, `mono` gives
-///   ``MediaCore/PixelFormat/gray``; a missing `C` means 4:2:0;
+///   ``/MediaCore/PixelFormat/yuv420p`` (the siting differs, the bytes do not), `422` gives
+///   ``/MediaCore/PixelFormat/yuv422p``, `444` gives ``/MediaCore/PixelFormat/yuv444p``, `mono` gives
+///   ``/MediaCore/PixelFormat/gray``; a missing `C` means 4:2:0;
 /// - `I` (interlacing), `A` (pixel aspect ratio), `X` (extensions) and unknown parameters are passed
 ///   over: fields of an interlaced stream come out as the frames they are stored in.
 public struct Y4MStreamHeader: Sendable, Hashable {
@@ -33,9 +33,9 @@ public struct Y4MStreamHeader: Sendable, Hashable {
 
     /// Parses a header line (without its newline).
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` for a line that does not start with
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` for a line that does not start with
     ///   `YUV4MPEG2`, a missing or invalid `W` or `H`, an `F` that is not two numbers;
-    ///   ``MediaCore/MediaError/Code/unsupportedFormat`` for a chroma tag other than those listed above.
+    ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for a chroma tag other than those listed above.
     ///   All at byte offset 0.
     public init(parsing line: some Collection<UInt8>) throws(MediaError) {
         let bytes = Array(line)

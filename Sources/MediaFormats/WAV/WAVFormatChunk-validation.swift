@@ -89,7 +89,7 @@ extension WAVFormatChunk {
     }
 
     /// The channel layout: the extensible chunk's mask when it names exactly ``channelCount`` speakers,
-    /// otherwise the default layout for the channel count (``ChannelLayout/default(channelCount:)``).
+    /// otherwise the default layout for the channel count (``/MediaCore/ChannelLayout/default(channelCount:)``).
     ///
     /// The second value is `true` when a non-zero mask was set aside because its speaker count differs.
     func channelLayout() -> (layout: ChannelLayout, maskIgnored: Bool) {

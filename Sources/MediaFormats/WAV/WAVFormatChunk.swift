@@ -21,7 +21,7 @@ public struct WAVFormatChunk: Sendable, Hashable {
     /// `wValidBitsPerSample` of an extensible chunk (how many of the container's bits carry signal; 0 means
     /// all of them), or ``bitsPerSample`` when the chunk is not extensible.
     public var validBitsPerSample: Int
-    /// `dwChannelMask` of an extensible chunk (speaker positions, as in ``ChannelLayout/mask``); 0 when the
+    /// `dwChannelMask` of an extensible chunk (speaker positions, as in ``/MediaCore/ChannelLayout/mask``); 0 when the
     /// chunk is not extensible.
     public var channelMask: UInt32
     /// The format tag that the `SubFormat` GUID of an extensible chunk carries in its first bytes

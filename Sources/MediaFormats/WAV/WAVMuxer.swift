@@ -24,14 +24,14 @@ public import MediaCore
 /// 32-bit sizes can express also leaves them open.
 ///
 /// Every sample must have the first one's format: interleaved PCM of type u8, s16, s24, s32, f32 or
-/// f64. Planar PCM, compressed audio and a format change throw ``MediaError/Code/formatMismatch``. After
-/// ``write(_:)`` throws, ``finish()`` still completes the file with what was written (what ``Pipeline``
+/// f64. Planar PCM, compressed audio and a format change throw ``/MediaCore/MediaError/Code/formatMismatch``. After
+/// ``write(_:)`` throws, ``finish()`` still completes the file with what was written (what ``/MediaCore/Pipeline``
 /// relies on). When no sample arrived, ``finish()`` closes the output without writing anything: there
 /// is no format to write a header for.
 ///
 /// The driver keeps the life cycle (no write after an error or after ``finish()``, `finish` once) and
 /// stamps the errors with the stage's name and the sample's index; to call the muxer by hand, wrap it
-/// in a ``MediaCore/CheckedSink``, which does the same.
+/// in a ``/MediaCore/CheckedSink``, which does the same.
 ///
 /// The muxer is a class because it drives one output: copies of a value would interleave their bytes.
 /// It is not thread-safe; hand it to one task at a time.
@@ -63,9 +63,9 @@ public final class WAVMuxer: MediaSink {
 
     /// Appends the frames of `sample`, writing the header first if this is the first sample.
     ///
-    /// - Throws: ``MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM of a supported
-    ///   type or whose format differs from the first sample's; ``MediaError/Code/unsupportedFormat`` for a
-    ///   rate, channel count or frame size WAV cannot express; ``MediaError/Code/invalidData`` when the
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for a sample that is not interleaved PCM of a supported
+    ///   type or whose format differs from the first sample's; ``/MediaCore/MediaError/Code/unsupportedFormat`` for a
+    ///   rate, channel count or frame size WAV cannot express; ``/MediaCore/MediaError/Code/invalidData`` when the
     ///   sample's byte count is not its frame count times the frame size; and the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
         let expected = "interleaved PCM (u8, s16, s24, s32, f32 or f64)"

@@ -3,9 +3,12 @@ extension WAVReader {
     /// SoX's warnings: the audio it delivers is still exactly what the file holds.
     ///
     /// ```swift
-    /// let reader = try WAVReader(path: "cut.wav")
+    /// let reader = try WAVReader(bytes: cutWAV)
+    /// var frames = 0
+    /// while let sample = try reader.next() { frames += sample.frameCount }
+    /// print(frames)   // 1000: every whole frame the file holds
     /// for diagnostic in reader.diagnostics where diagnostic.code == .dataBeyondEndOfFile {
-    ///     print(diagnostic)   // "WAV 'data' chunk declares 960000 bytes but the file holds 4001 after its header at byte offset 36."
+    ///     print(diagnostic)   // "WAV 'data' chunk declares 192000 bytes but the file holds 4000 after its header; reading those at byte offset 36."
     /// }
     /// ```
     public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {

@@ -28,19 +28,19 @@ public import MediaCore
 /// - a `data` size of `0xFFFFFFFF`, or of 0 with bytes after it, is read to the end of the file
 ///   (``Diagnostic/Code/openDataSize``).
 ///
-/// Everything else that is wrong with the header throws a ``MediaError`` with its byte offset: not a
-/// RIFF/WAVE file (``MediaError/Code/invalidData``), a header or a chunk before `data` cut short
-/// (``MediaError/Code/truncated``), zero channels, rate or bits per sample, a block align that is not
-/// channels × bytes per sample, a missing `fmt ` or `data` chunk (``MediaError/Code/invalidData``, or
-/// ``MediaError/Code/truncated`` when the RIFF size shows the file was cut before `data`), and a format
-/// that is not PCM or a bit depth without a ``PCMSampleType`` (``MediaError/Code/unsupportedFormat``).
+/// Everything else that is wrong with the header throws a ``/MediaCore/MediaError`` with its byte offset: not a
+/// RIFF/WAVE file (``/MediaCore/MediaError/Code/invalidData``), a header or a chunk before `data` cut short
+/// (``/MediaCore/MediaError/Code/truncated``), zero channels, rate or bits per sample, a block align that is not
+/// channels × bytes per sample, a missing `fmt ` or `data` chunk (``/MediaCore/MediaError/Code/invalidData``, or
+/// ``/MediaCore/MediaError/Code/truncated`` when the RIFF size shows the file was cut before `data`), and a format
+/// that is not PCM or a bit depth without a ``/MediaCore/PCMSampleType`` (``/MediaCore/MediaError/Code/unsupportedFormat``).
 ///
 /// The reader is a class because it owns its position in the file: copies of a value would share it.
 /// It is not thread-safe; hand it to one task at a time.
 public final class WAVReader: MediaSource {
     /// The audio format of every sample: PCM of the file's sample type, interleaved, at its rate and
     /// channel layout (the extensible channel mask when it matches the channel count, otherwise
-    /// ``ChannelLayout/default(channelCount:)``).
+    /// ``/MediaCore/ChannelLayout/default(channelCount:)``).
     public let format: AudioFormat
     /// The `fmt ` chunk as written, with fields the ``format`` does not carry (valid bits, the raw mask).
     public let formatChunk: WAVFormatChunk
@@ -80,8 +80,8 @@ public final class WAVReader: MediaSource {
     /// - Parameters:
     ///   - path: the file to read.
     ///   - framesPerSample: the most frames in one sample (at least 1).
-    /// - Throws: ``MediaError/Code/invalidArgument`` for `framesPerSample` below 1,
-    ///   ``MediaError/Code/io`` if the file cannot be opened or read, and the header errors the type's
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for `framesPerSample` below 1,
+    ///   ``/MediaCore/MediaError/Code/io`` if the file cannot be opened or read, and the header errors the type's
     ///   documentation lists.
     public convenience init(path: String, framesPerSample: Int = 4096) throws(MediaError) {
         try Self.check(framesPerSample: framesPerSample)
@@ -93,7 +93,7 @@ public final class WAVReader: MediaSource {
     /// - Parameters:
     ///   - bytes: the whole file.
     ///   - framesPerSample: the most frames in one sample (at least 1).
-    /// - Throws: ``MediaError/Code/invalidArgument`` for `framesPerSample` below 1, and the header errors the
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for `framesPerSample` below 1, and the header errors the
     ///   type's documentation lists.
     public convenience init(bytes: [UInt8], framesPerSample: Int = 4096) throws(MediaError) {
         try Self.check(framesPerSample: framesPerSample)
@@ -155,7 +155,7 @@ public final class WAVReader: MediaSource {
     /// The next up to ``framesPerSample`` frames, or `nil` after the last.
     ///
     /// Each sample's timing starts at ``framesRead`` at a timescale of the sample rate. After `nil`, further
-    /// calls return `nil`; after an error, they throw ``MediaError/Code/stageFinished``.
+    /// calls return `nil`; after an error, they throw ``/MediaCore/MediaError/Code/stageFinished``.
     public func next() throws(MediaError) -> MediaSample? {
         switch state {
         case .reading: break

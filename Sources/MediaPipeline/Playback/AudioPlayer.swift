@@ -14,9 +14,9 @@ import Synchronization
 /// ```
 ///
 /// - Any file ``AudioFile`` reads (WAVE, AIFF, CAF, NeXT, ADTS, MP3; PCM, AAC, MP3, ALAC, IMA4, A-law,
-///   µ-law) is decoded, converted to the output's rate and channels, then ``MediaAudio/TimeStretch``
-///   (``rate``), ``MediaAudio/GainStage`` (``volume``), ``MediaAudio/PanStage`` (``pan``) and a
-///   ``MediaAudio/LevelMeter``, on a playback thread of its own that also writes the output.
+///   µ-law) is decoded, converted to the output's rate and channels, then ``/MediaAudio/TimeStretch``
+///   (``rate``), ``/MediaAudio/GainStage`` (``volume``), ``/MediaAudio/PanStage`` (``pan``) and a
+///   ``/MediaAudio/LevelMeter``, on a playback thread of its own that also writes the output.
 /// - ``currentTime`` is the file time being *heard*: the output's clock (for a device, the server's
 ///   timing, latency included) mapped back through the stretcher and the loops. Setting it seeks.
 /// - ``stop()`` keeps ``currentTime``, as AVAudioPlayer's does; the end of the file sets it to 0.
@@ -62,7 +62,7 @@ public final class AudioPlayer: Sendable {
 
     /// A player of `path` into `output`.
     ///
-    /// - Throws: the reader's errors for a file it cannot read; ``MediaCore/MediaError/Code/unsupportedFormat``
+    /// - Throws: the reader's errors for a file it cannot read; ``/MediaCore/MediaError/Code/unsupportedFormat``
     ///   for a codec the decoder cannot decode.
     public init(path: String, output: AudioPlayerOutput) throws(MediaError) {
         let file = try AudioFile(path: path)

@@ -5,11 +5,11 @@ import Synchronization
 extension AudioPlayerOutput {
     /// A PulseAudio output by name, or the default with `nil`; `server` is a libpulse server string
     /// (`nil`: `PULSE_SERVER` or the default). The player converts the file to the device's sample rate
-    /// and channel count with ``MediaFFmpeg/AudioConverter`` when they differ (not the server's
+    /// and channel count with ``/MediaFFmpeg/AudioConverter`` when they differ (not the server's
     /// resampler), and ``AudioPlayer/currentTime`` follows what has been heard (the server's timing).
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/unavailable`` when no server answers;
-    ///   ``MediaCore/MediaError/Code/io`` when there is no such output.
+    /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when no server answers;
+    ///   ``/MediaCore/MediaError/Code/io`` when there is no such output.
     public static func device(_ name: String?, server: String? = nil) throws(MediaError) -> AudioPlayerOutput {
         let connection = try PulseConnection(server: server, clientName: "MediaPipeline AudioPlayer")
         // The device's own rate and channels (a null sink at 48 kHz), not the server's default spec

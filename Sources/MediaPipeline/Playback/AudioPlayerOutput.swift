@@ -1,7 +1,7 @@
 public import MediaCore
 import Synchronization
 
-/// Where an ``AudioPlayer`` plays: a PulseAudio device, or any ``MediaCore/MediaSink`` (a file, a
+/// Where an ``AudioPlayer`` plays: a PulseAudio device, or any ``/MediaCore/MediaSink`` (a file, a
 /// collector: written as fast as it takes the audio, for rendering and tests).
 public struct AudioPlayerOutput: Sendable {
     /// The rate the output takes, `nil` for the file's.

@@ -6,8 +6,8 @@ import MediaCore
 import MediaFFmpeg
 
 /// The source an ``AudioPlayer``'s graph plays: the file decoded (``AudioFile``), looped gaplessly,
-/// converted to the output's rate and channels, time-stretched (``MediaAudio/TimeStretch``), with
-/// volume and pan (``MediaAudio/GainStage``, ``MediaAudio/PanStage``) and metered, so that every
+/// converted to the output's rate and channels, time-stretched (``/MediaAudio/TimeStretch``), with
+/// volume and pan (``/MediaAudio/GainStage``, ``/MediaAudio/PanStage``) and metered, so that every
 /// sample it returns is ready for the device. It runs on the playback thread, which also runs the sink.
 ///
 /// - Pause: ``next()`` waits (50 ms at a time, checking the controls) while paused, and the player

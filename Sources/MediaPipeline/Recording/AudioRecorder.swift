@@ -18,9 +18,9 @@ import Synchronization
 /// for await event in recorder.events { if case .finished = event { break } }
 /// ```
 ///
-/// - The audio runs input → ``RecordingGate`` (pauses, limit, continuous time stamps) → level meter → converter
-///   (linear PCM other than float) or ``MediaFFmpeg/AACEncoder`` → the container's sink, on a
-///   ``MediaCore/MediaGraph`` of its own threads; the calling thread never blocks except in ``stop()``,
+/// - The audio runs input → `RecordingGate` (pauses, limit, continuous time stamps) → level meter → converter
+///   (linear PCM other than float) or ``/MediaFFmpeg/AACEncoder`` → the container's sink, on a
+///   ``/MediaCore/MediaGraph`` of its own threads; the calling thread never blocks except in ``stop()``,
 ///   which returns once the file is finished.
 /// - ``currentTime`` is the audio written so far, in seconds (AVAudioRecorder's), frames exact.
 /// - An error (the device lost, a full disk) ends the recording: the file is finished up to there,
@@ -55,7 +55,7 @@ public final class AudioRecorder: Sendable {
 
     /// A recorder of `path` (its extension chooses the container) with `settings`, from `input`.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for an unknown extension, a container
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for an unknown extension, a container
     ///   that cannot hold the format (AAC in WAV, PCM in `.aac`), or settings out of range.
     public init(path: String, settings: AudioRecorderSettings, input: AudioRecorderInput) throws(MediaError) {
         guard let container = AudioRecordingContainer(path: path) else {
@@ -102,7 +102,7 @@ public final class AudioRecorder: Sendable {
     }
 
     /// Takes the levels of the audio recorded up to now, for ``averagePower(forChannel:)`` and
-    /// ``peakPower(forChannel:)``; does nothing unless ``isMeteringEnabled``. See ``MediaAudio/LevelMeter``
+    /// ``peakPower(forChannel:)``; does nothing unless ``isMeteringEnabled``. See ``/MediaAudio/LevelMeter``
     /// for the window (300 ms RMS), the peak hold (500 ms) and decay (20 dB in 1.7 s).
     public func updateMeters() {
         if isMeteringEnabled { meter.updateMeters() }
@@ -121,7 +121,7 @@ public final class AudioRecorder: Sendable {
 
     /// Creates the file, so that a path that cannot be written fails here rather than in ``record()``.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/io`` naming the path.
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` naming the path.
     public func prepareToRecord() throws(MediaError) {
         let output = try FileOutput(path: path)
         try output.close()
@@ -134,7 +134,7 @@ public final class AudioRecorder: Sendable {
 
     /// Records `seconds` of audio (exactly `seconds` × rate frames, pauses not counted), then stops.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` for a duration that is not positive.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a duration that is not positive.
     public func record(forDuration seconds: Double) throws(MediaError) {
         guard seconds > 0, seconds.isFinite else { throw MediaError(.invalidArgument, "cannot record for \(seconds) seconds") }
         try start(limit: Int64((seconds * Double(settings.sampleRate)).rounded()))
@@ -162,7 +162,7 @@ public final class AudioRecorder: Sendable {
 
     /// Deletes the file. Stop first.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` while recording; ``MediaCore/MediaError/Code/io``
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` while recording; ``/MediaCore/MediaError/Code/io``
     ///   when the file cannot be removed.
     public func deleteRecording() throws(MediaError) {
         let running = state.withLock { s in s.control != nil && !s.isFinished }

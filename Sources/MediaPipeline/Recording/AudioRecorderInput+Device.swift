@@ -9,7 +9,7 @@ extension AudioRecorderInput {
     /// each fragment costs two thread wake-ups; 20 ms took 1.6× the CPU of `ffmpeg -f pulse`). `server` is a libpulse server string; `nil` uses `PULSE_SERVER` or the default.
     ///
     /// The device's overruns reach the recorder as ``AudioRecorderEvent/inputLost(count:)``; a device
-    /// that goes away ends the recording with ``MediaCore/MediaError/Code/deviceLost`` and a finished file.
+    /// that goes away ends the recording with ``/MediaCore/MediaError/Code/deviceLost`` and a finished file.
     public static func device(_ name: String?, server: String? = nil, latency: Duration = .milliseconds(50)) -> AudioRecorderInput {
         let current = Mutex<AudioCaptureSource?>(nil)
         return AudioRecorderInput(

@@ -1,11 +1,11 @@
 public import MediaCore
 
-/// Where an ``AudioRecorder`` gets its audio: a capture device, or any ``MediaCore/MediaSource`` (a
+/// Where an ``AudioRecorder`` gets its audio: a capture device, or any ``/MediaCore/MediaSource`` (a
 /// generated tone, a file paced in real time, another library's capture).
 ///
-/// The source must give 32-bit float interleaved PCM (``MediaCore/PCMFormat/f32``) at the settings'
+/// The source must give 32-bit float interleaved PCM (``/MediaCore/PCMFormat/f32``) at the settings'
 /// sample rate and channel count; a device is opened so. Anything else ends the recording with
-/// ``MediaCore/MediaError/Code/formatMismatch``.
+/// ``/MediaCore/MediaError/Code/formatMismatch``.
 public struct AudioRecorderInput: Sendable {
     /// Makes the source when recording starts, on the recording's thread.
     let make: @Sendable (AudioRecorderSettings) throws -> any MediaSource

@@ -58,7 +58,7 @@ public struct AudioRecorderSettings: Sendable, Hashable {
 
     /// Checks the values a recorder cannot use.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidArgument`` naming the value.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` naming the value.
     func validate() throws(MediaError) {
         guard (8_000...192_000).contains(sampleRate) else {
             throw MediaError(.invalidArgument, "a sample rate of \(sampleRate) Hz is outside 8000…192000")

@@ -13,7 +13,7 @@ internal import MediaFormats
 /// | `.wav` | linear PCM | a file that plays up to the last checkpoint: the RIFF and `data` sizes are rewritten at each. |
 /// | `.aif`, `.aiff` | linear PCM | likewise: the `FORM` and `SSND` sizes and the `COMM` frame count are rewritten at each. |
 ///
-/// The recorder flushes the file (and for PCM CAF, WAV and AIFF rewrites its sizes: ``MediaFormats/WAVMuxer/checkpoint()``)
+/// The recorder flushes the file (and for PCM CAF, WAV and AIFF rewrites its sizes: ``/MediaFormats/WAVMuxer/checkpoint()``)
 /// every half second of audio, so "the last flush" or "the last checkpoint" is at most half a second
 /// before the kill.
 public enum AudioRecordingContainer: String, Sendable, Hashable, CaseIterable {

@@ -13,11 +13,11 @@ import MediaCore
 ///   and its time stamps stay continuous: each sample starts where the previous one ended.
 /// - A ``limit`` ends the source after exactly that many frames; a stop request ends it at the next
 ///   buffer. Either way it returns `nil`, so the graph drains the encoder and finishes the file.
-/// - A buffer the input flagged ``MediaCore/MediaSample/Flags/discontinuity`` (lost input) is counted
+/// - A buffer the input flagged ``/MediaCore/MediaSample/Flags/discontinuity`` (lost input) is counted
 ///   in the control (the recorder reports it); the file's time stamps stay continuous.
 ///
 /// Accepts only `f32` interleaved PCM (the recorder puts a converter before it); other input throws
-/// ``MediaCore/MediaError/Code/formatMismatch``.
+/// ``/MediaCore/MediaError/Code/formatMismatch``.
 struct RecordingGate: MediaSource {
     /// The length of a fade, in frames (10 ms).
     let fadeFrames: Int

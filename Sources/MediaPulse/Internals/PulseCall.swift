@@ -8,7 +8,7 @@ import MediaCore
 // whose result can fail goes through `check` or `unwrap`, which turn it into a `MediaError` naming
 // the call, what it was doing (the server, the device) and libpulse's own words.
 
-/// Throws a ``MediaError`` for a negative `code` returned by `function`, with the reason from
+/// Throws a ``/MediaCore/MediaError`` for a negative `code` returned by `function`, with the reason from
 /// `pa_context_errno(context)`. Call with the mainloop lock held (the errno is the context's).
 @inline(__always)
 func check(
@@ -19,7 +19,7 @@ func check(
     throw MediaError.pulse(context.map { pa_context_errno($0) } ?? CInt(PA_ERR_UNKNOWN.rawValue), calling: function, what(), kind)
 }
 
-/// `pointer`, or a ``MediaError`` for `function` having returned NULL (reason from the context, as
+/// `pointer`, or a ``/MediaCore/MediaError`` for `function` having returned NULL (reason from the context, as
 /// ``check(_:calling:in:_:_:)``).
 @inline(__always)
 func unwrap<P>(
@@ -49,8 +49,8 @@ enum Pulse {
         return String(cString: text)
     }
 
-    /// The ``MediaError/Code`` for a stream or context that failed with `error`: the device or the
-    /// server going away is ``MediaError/Code/deviceLost``, anything else an I/O error.
+    /// The ``/MediaCore/MediaError/Code`` for a stream or context that failed with `error`: the device or the
+    /// server going away is ``/MediaCore/MediaError/Code/deviceLost``, anything else an I/O error.
     static func code(forFailure error: CInt) -> MediaError.Code {
         switch UInt32(bitPattern: error) {
         case PA_ERR_KILLED.rawValue, PA_ERR_NOENTITY.rawValue, PA_ERR_CONNECTIONTERMINATED.rawValue:

@@ -9,7 +9,7 @@ extension PulseConnection {
     /// On timeout the operation is cancelled (`pa_operation_cancel`: its callback will not run any
     /// more), so what the callback writes to may be released as soon as this returns.
     ///
-    /// - Throws: ``MediaError/Code/io`` (or ``MediaError/Code/deviceLost`` when the server went away)
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` (or ``/MediaCore/MediaError/Code/deviceLost`` when the server went away)
     ///   when the operation cannot start or is cancelled by libpulse, and when it does not complete in
     ///   time; the message says `what`.
     func perform(
@@ -52,7 +52,7 @@ extension PulseConnection {
         }
     }
 
-    /// ``MediaError/Code/deviceLost`` when the context is no longer connected, else ``MediaError/Code/io``.
+    /// ``/MediaCore/MediaError/Code/deviceLost`` when the context is no longer connected, else ``/MediaCore/MediaError/Code/io``.
     func failureCode(_ context: OpaquePointer) -> MediaError.Code {
         pa_context_get_state(context) == PA_CONTEXT_READY ? .io : .deviceLost
     }

@@ -31,7 +31,7 @@ enum PulseSampleSpec {
 
     /// A valid sample spec for `type`, `sampleRate` and `channels`.
     ///
-    /// - Throws: ``MediaError/Code/unsupportedFormat`` for f64; ``MediaError/Code/invalidArgument``
+    /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` for f64; ``/MediaCore/MediaError/Code/invalidArgument``
     ///   for a rate or channel count libpulse refuses (`pa_sample_spec_valid`: 1…384000 Hz, 1…32).
     static func spec(_ type: PCMSampleType, sampleRate: Int, channels: Int) throws(MediaError) -> pa_sample_spec {
         guard let format = format(for: type) else {
@@ -55,7 +55,7 @@ enum PulseSampleSpec {
         return map
     }
 
-    /// The ``ChannelLayout`` of a channel map: speaker positions as WAV's mask when the map's
+    /// The ``/MediaCore/ChannelLayout`` of a channel map: speaker positions as WAV's mask when the map's
     /// positions are WAV speakers in WAV's order, else unspecified with the count.
     static func layout(of map: pa_channel_map) -> ChannelLayout {
         let count = Int(map.channels)

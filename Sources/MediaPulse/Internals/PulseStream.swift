@@ -60,7 +60,7 @@ final class PulseStream: @unchecked Sendable {
 
     /// The error that ended the stream, or `nil` while it is connecting or ready. A stream killed by the
     /// server (its device removed, `PA_ERR_KILLED`) or cut off with its server is
-    /// ``MediaError/Code/deviceLost``.
+    /// ``/MediaCore/MediaError/Code/deviceLost``.
     var failure: MediaError? {
         switch state.load(ordering: .acquiring) {
         case PA_STREAM_FAILED.rawValue:
@@ -75,8 +75,8 @@ final class PulseStream: @unchecked Sendable {
 
     /// Waits until the stream is ready, at most `timeout`.
     ///
-    /// - Throws: ``MediaError/Code/unavailable`` when the device does not exist (`PA_ERR_NOENTITY`),
-    ///   the stream's failure otherwise, or ``MediaError/Code/io`` when it is not ready in time.
+    /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when the device does not exist (`PA_ERR_NOENTITY`),
+    ///   the stream's failure otherwise, or ``/MediaCore/MediaError/Code/io`` when it is not ready in time.
     func waitUntilReady(timeout: Duration) throws(MediaError) {
         let deadline = monotonicNanoseconds() + timeout.nanoseconds
         while true {
@@ -129,7 +129,7 @@ struct GrantedStream {
 extension PulseStream {
     /// The granted sample spec, channel map, device and buffer (call with the lock held, once ready).
     ///
-    /// - Throws: ``MediaError/Code/unsupportedFormat`` when the server granted a sample format
+    /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` when the server granted a sample format
     ///   MediaCore cannot hold (never, unless it was asked to take the device's).
     func granted(requested: pa_sample_spec) throws(MediaError) -> GrantedStream {
         let spec = pa_stream_get_sample_spec(raw)?.pointee ?? requested

@@ -17,8 +17,8 @@ import MediaCore
 /// back to reading it as a frame count (packets = numSampleFrames / 64 rounded up) when the `SSND` chunk
 /// cannot hold that many packets, for writers that count frames.
 ///
-/// - Throws: ``MediaCore/MediaError/Code/invalidData`` for 0 or negative channels, a sample size outside
-///   1...32 for integer PCM, or an unusable rate; ``MediaCore/MediaError/Code/unsupportedFormat`` for
+/// - Throws: ``/MediaCore/MediaError/Code/invalidData`` for 0 or negative channels, a sample size outside
+///   1...32 for integer PCM, or an unusable rate; ``/MediaCore/MediaError/Code/unsupportedFormat`` for
 ///   another compression type (`MAC3`, `GSM `, `QDM2` …), naming it. Byte offsets point into the chunk.
 struct AIFFCommonChunk: Sendable, Hashable {
     /// Bytes of an AIFF `COMM` body; AIFF-C adds the 4-byte compression type (and a name after it).

@@ -4,7 +4,7 @@ extension AIFFStreamParser {
     /// Reports the audio's properties and starts handing out packets, once `COMM` and `SSND` are both
     /// known: from the input, or from ``held`` when `SSND` came first.
     ///
-    /// - Throws: ``MediaCore/MediaError/Code/invalidData`` when `numSampleFrames` needs more bytes than
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when `numSampleFrames` needs more bytes than
     ///   `SSND` declares (and, for IMA4, even read as a frame count).
     mutating func startData(_ events: inout [AudioFileStreamEvent], fromHeld: Bool) throws(MediaError) {
         guard let comm, let sound else { return }

@@ -23,11 +23,11 @@ import MediaCore
 /// - After the audio, a chunk that runs past the end of the file or bytes that hold no chunk header are
 ///   notes, not errors; bytes after the `FORM` chunk's end are skipped with a note.
 ///
-/// - Throws: ``MediaCore/MediaError/Code/truncated`` when the file ends inside a header, or before
-///   `COMM` or `SSND`, or inside a chunk before the audio; ``MediaCore/MediaError/Code/invalidData`` for
+/// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the file ends inside a header, or before
+///   `COMM` or `SSND`, or inside a chunk before the audio; ``/MediaCore/MediaError/Code/invalidData`` for
 ///   a second `COMM` or `SSND`, an `SSND` smaller than its 8-byte header or whose `offset` runs past it,
 ///   a `COMM` smaller than 18 bytes or with impossible fields, `numSampleFrames` needing more bytes than
-///   `SSND` holds; ``MediaCore/MediaError/Code/unsupportedFormat`` for an unknown compression type and for
+///   `SSND` holds; ``/MediaCore/MediaError/Code/unsupportedFormat`` for an unknown compression type and for
 ///   an `SSND` of more than ``AudioFileStreamParser/Batching/maxHeldBytes`` audio bytes before any `COMM`.
 struct AIFFStreamParser: AudioFileFormatParser {
 

@@ -13,9 +13,9 @@ import MediaCore
 ///   `mFramesPerPacket` are both non-zero (`bytesPerFrame` = `mBytesPerPacket` when a packet is one
 ///   frame, as for `ulaw`/`alaw`, else 0), variable ones otherwise.
 ///
-/// - Throws: ``MediaCore/MediaError/Code/invalidData`` at the `desc` chunk for an unusable rate or
+/// - Throws: ``/MediaCore/MediaError/Code/invalidData`` at the `desc` chunk for an unusable rate or
 ///   channel count, or linear PCM whose samples do not fit `mBytesPerPacket`;
-///   ``MediaCore/MediaError/Code/unsupportedFormat`` for float PCM of other widths, integers wider than
+///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for float PCM of other widths, integers wider than
 ///   64 bits, and PCM packets of more than one frame.
 struct CAFStreamFormat: Sendable, Hashable {
     /// The description to report.

@@ -30,11 +30,11 @@ import MediaCore
 ///
 /// After the audio, a chunk running past the end of the file or bytes holding no chunk header are notes.
 ///
-/// - Throws: ``MediaCore/MediaError/Code/truncated`` when the file ends in its header, a chunk header or
-///   a chunk before the audio, or before `data`; ``MediaCore/MediaError/Code/invalidData`` for a negative
+/// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the file ends in its header, a chunk header or
+///   a chunk before the audio, or before `data`; ``/MediaCore/MediaError/Code/invalidData`` for a negative
 ///   chunk size (but -1 for `data`), a `desc` shorter than 32 bytes or with an unusable rate or channel
 ///   count, no `desc` before `data`, a second `data`, variable packets and no `pakt` at all, and
-///   whatever ``CAFPacketTable`` and ``CAFMagicCookie`` refuse; ``MediaCore/MediaError/Code/unsupportedFormat``
+///   whatever ``CAFPacketTable`` and ``CAFMagicCookie`` refuse; ``/MediaCore/MediaError/Code/unsupportedFormat``
 ///   for a version other than 1, the cases above, a `kuki` over ``cookieLimit``, a `pakt` over
 ///   ``tableLimit``, a packet over ``packetLimit`` and a held `data` over ``AudioFileStreamParser/Batching/maxHeldBytes``.
 struct CAFStreamParser: AudioFileFormatParser {

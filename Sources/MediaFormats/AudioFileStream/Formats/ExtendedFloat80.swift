@@ -8,7 +8,7 @@ import MediaCore
 /// bits, to nearest, ties to even; the exponent is applied exactly). It accepts only normal, finite,
 /// non-zero numbers inside `Double`'s normal range, so that what comes out is usable as a rate.
 ///
-/// - Throws: ``MediaCore/MediaError/Code/invalidData`` at `offset` for zero, a denormal (exponent field
+/// - Throws: ``/MediaCore/MediaError/Code/invalidData`` at `offset` for zero, a denormal (exponent field
 ///   0), an unnormal (exponent field not 0 but integer bit clear), infinity or NaN (exponent field
 ///   0x7FFF), and an exponent outside `Double`'s normal range (below 2^-1022 or from 2^1024 up).
 enum ExtendedFloat80 {

@@ -60,10 +60,10 @@ import MediaCore
 /// TOC lands within 29 packets (0.76 s) of the target, mean 8.3; constant-bit-rate seeks land on the
 /// packet asked for.
 ///
-/// - Throws: ``MediaError/Code/unsupportedFormat`` for a free-format header (bit-rate index 0) where the
+/// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` for a free-format header (bit-rate index 0) where the
 ///   first frame should start, or a stream of Layer I frames, at its byte offset;
-///   ``MediaError/Code/truncated`` when the file ends inside its first frame or inside a tag before any
-///   audio; ``MediaError/Code/invalidData`` when no confirmed frame is found at all.
+///   ``/MediaCore/MediaError/Code/truncated`` when the file ends inside its first frame or inside a tag before any
+///   audio; ``/MediaCore/MediaError/Code/invalidData`` when no confirmed frame is found at all.
 struct MP3StreamParser: AudioFileFormatParser {
     /// What the parser expects at the input's position.
     private enum Mode: Sendable {

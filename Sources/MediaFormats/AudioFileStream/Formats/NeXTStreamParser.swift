@@ -14,9 +14,9 @@ import MediaCore
 /// big-endian flag is left out for 8 bits, as ``AudioStreamBasicDescription/linearPCM(sampleRate:channels:bits:float:bigEndian:signed8:)``
 /// does). The channel layout is the channel count's default.
 ///
-/// Throws, with the offset of the field or structure: ``MediaError/Code/truncated`` when the file ends
-/// in the header or the annotation; ``MediaError/Code/invalidData`` for a bad magic number, a data
-/// offset under 24, 0 channels or 0 Hz; ``MediaError/Code/unsupportedFormat`` for other encodings
+/// Throws, with the offset of the field or structure: ``/MediaCore/MediaError/Code/truncated`` when the file ends
+/// in the header or the annotation; ``/MediaCore/MediaError/Code/invalidData`` for a bad magic number, a data
+/// offset under 24, 0 channels or 0 Hz; ``/MediaCore/MediaError/Code/unsupportedFormat`` for other encodings
 /// (G.72x ADPCM, …) and more than 65535 channels.
 struct NeXTStreamParser: AudioFileFormatParser {
     /// Where the parser is in the file.

@@ -20,12 +20,12 @@ import MediaCore
 ///
 /// Seeking is exact: packet `n` is at the data offset plus `n` × `bytesPerPacket`.
 ///
-/// Throws, with the offset of the offending structure: ``MediaError/Code/truncated`` when the file ends
+/// Throws, with the offset of the offending structure: ``/MediaCore/MediaError/Code/truncated`` when the file ends
 /// in the RIFF header, in a chunk header or chunk before the `data` chunk's header, or where the RIFF
-/// size says a `data` chunk should follow; ``MediaError/Code/invalidData`` for a `data` chunk before any
+/// size says a `data` chunk should follow; ``/MediaCore/MediaError/Code/invalidData`` for a `data` chunk before any
 /// `fmt `, bytes before `data` that are no chunk header, a `ds64` shorter than its sizes, a file without
 /// a `data` chunk, and what ``WAVEStreamFormat`` refuses (0 channels, 0 Hz, a bad block align);
-/// ``MediaError/Code/unsupportedFormat`` for formats it does not read.
+/// ``/MediaCore/MediaError/Code/unsupportedFormat`` for formats it does not read.
 struct WAVEStreamParser: AudioFileFormatParser {
     /// Where the parser is in the file.
     enum Stage: Sendable, Equatable {

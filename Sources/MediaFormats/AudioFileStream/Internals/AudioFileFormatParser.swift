@@ -12,7 +12,7 @@ import MediaCore
 /// - Properties come first, then ``AudioFileStreamEvent/readyToProducePackets`` exactly once, then
 ///   ``AudioFileStreamEvent/packets(_:)`` batches (see ``CBRPacketBatcher`` and ``VBRPacketBatch``)
 ///   with ``AudioFileStreamEvent/diagnostic(_:)`` where it skipped or worked around something.
-/// - Errors are ``MediaCore/MediaError``s with the byte offset of what is wrong: ``truncated`` for a
+/// - Errors are ``/MediaCore/MediaError``s with the byte offset of what is wrong: ``truncated`` for a
 ///   file that ends inside a header (decided at the end of the input), ``invalidData`` for contradictory
 ///   or impossible fields, ``unsupportedFormat`` for a valid file this parser cannot read. An error
 ///   ends the parse. Sizes from the file (up to 2^64-1) are never trusted for an allocation.

@@ -14,8 +14,8 @@ enum RawFrameInput {
     ///   - index: the frame's index, for errors.
     ///   - structureOffset: the offset named in errors (the frame's header, or its first byte).
     ///   - what: how errors name the frame's container, e.g. `Y4M` or `raw yuv420p`.
-    /// - Throws: ``MediaError/Code/truncated`` when the input ends inside the frame, naming the frame
-    ///   index, the bytes needed and those that remain; ``MediaError/Code/io`` when reading fails.
+    /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the input ends inside the frame, naming the frame
+    ///   index, the bytes needed and those that remain; ``/MediaCore/MediaError/Code/io`` when reading fails.
     static func readFrame(
         from input: ForwardInput, format: VideoFormat, rate: FrameRate, index: Int64, structureOffset: Int64,
         what: String, allowEnd: Bool, recycler: inout SampleRecycler

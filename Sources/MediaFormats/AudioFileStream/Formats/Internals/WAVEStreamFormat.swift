@@ -16,8 +16,8 @@ import MediaCore
 ///   block of that size holds.
 ///
 /// Refuses, with the offset of the offending field: 0 channels or a rate of 0 Hz, a block align that
-/// does not fit the format (``MediaError/Code/invalidData``); another format tag, sub-format, or bit
-/// depth (``MediaError/Code/unsupportedFormat``).
+/// does not fit the format (``/MediaCore/MediaError/Code/invalidData``); another format tag, sub-format, or bit
+/// depth (``/MediaCore/MediaError/Code/unsupportedFormat``).
 struct WAVEStreamFormat: Sendable {
     /// The packets' format.
     var description: AudioStreamBasicDescription

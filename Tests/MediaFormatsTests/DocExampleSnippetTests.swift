@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The code examples in these doc comments are the text of a slice of a program in `Snippets/`, which
+/// `swift build` compiles: so an example that stops compiling fails the build, and one edited apart from
+/// its snippet fails here. (The examples in the DocC articles are `@Snippet` directives, compiled the same way.)
+@Suite struct DocExampleSnippetTests {
+    /// (source file, text its first ```swift block must contain, snippet file, slice).
+    static let examples: [(source: String, anchor: String, snippet: String, slice: String)] = [
+        ("Sources/MediaCore/Pipeline.swift", "ToneGenerator", "Snippets/GettingStarted.swift", "pipeline"),
+        ("Sources/MediaCore/MediaError.swift", ".truncated", "Snippets/Errors.swift", "error"),
+        ("Sources/MediaFormats/CAF/CAFMuxer.swift", "CAFMuxer(", "Snippets/EncodeToCAF.swift", "muxer"),
+        ("Sources/MediaFormats/WAV/WAVReader-Diagnostic.swift", "diagnostics", "Snippets/Errors.swift", "diagnostics"),
+    ]
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static func lines(_ path: String) throws -> [String] {
+        try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The lines between `// snippet.<name>` and `// snippet.end`.
+    static func slice(_ name: String, of path: String) throws -> [String] {
+        let all = try lines(path)
+        let start = try #require(all.firstIndex { $0.trimmingCharacters(in: .whitespaces) == "// snippet.\(name)" })
+        let end = try #require(all[start...].firstIndex { $0.trimmingCharacters(in: .whitespaces) == "// snippet.end" })
+        return Array(all[(start + 1)..<end])
+    }
+
+    /// The first ```swift block of a doc comment containing `anchor`, without the `/// ` prefixes.
+    static func docExample(in path: String, containing anchor: String) throws -> [String] {
+        let all = try lines(path)
+        var index = 0
+        while let open = all[index...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "/// ```swift" }) {
+            let close = try #require(all[(open + 1)...].firstIndex { $0.trimmingCharacters(in: .whitespaces) == "/// ```" })
+            let body = all[(open + 1)..<close].map { line -> String in
+                let trimmed = line.drop { $0 == " " }
+                return String(trimmed.dropFirst(trimmed.hasPrefix("/// ") ? 4 : 3))
+            }
+            if body.contains(where: { $0.contains(anchor) }) { return body }
+            index = close + 1
+        }
+        Issue.record("no ```swift block containing \(anchor) in \(path)")
+        return []
+    }
+
+    @Test(arguments: 0..<examples.count)
+    func docExampleIsItsSnippet(_ index: Int) throws {
+        let example = Self.examples[index]
+        let snippet = try Self.slice(example.slice, of: example.snippet)
+        #expect(!snippet.isEmpty)
+        let doc = try Self.docExample(in: example.source, containing: example.anchor)
+        #expect(doc == snippet, "\(example.source)'s example differs from \(example.snippet) slice \(example.slice)")
+    }
+}
