@@ -81,7 +81,11 @@ let package = Package(
         // Helpers for tests: running the external tools that judge our output, fixtures, analysis, and
         // the drip-feed verifier every MediaFormats push parser is checked with (so it needs MediaFormats,
         // as NIOTestUtils needs NIOCore for ByteToMessageDecoderVerifier). Pure Swift, no FFmpeg.
-        .target(name: "MediaTestSupport", dependencies: ["MediaCore", "MediaFormats"], swiftSettings: strict),
+        .target(
+            name: "MediaTestSupport",
+            dependencies: ["MediaCore", "MediaFormats", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
 
         .executableTarget(
             name: "aac-encoder",
