@@ -128,7 +128,7 @@ final class Engine {
 
     /// Copies the collector's warnings into the progress when there are new ones: one atomic load per
     /// sample otherwise.
-    private func collectWarnings() {
+    func collectWarnings() {
         let count = diagnostics.count
         guard count != progress.warningCount else { return }
         progress.warningCount = count
