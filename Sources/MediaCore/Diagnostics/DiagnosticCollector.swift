@@ -12,7 +12,7 @@ final class DiagnosticCollector: Sendable {
 
     init() {}
 
-    /// Warnings (and worse) logged so far. A relaxed atomic load: cheap enough to poll per sample.
+    /// Warnings (and worse) logged so far. One atomic load: cheap enough to poll per sample.
     var count: Int { seen.load(ordering: .acquiring) }
 
     /// The first ``limit`` of them.
@@ -23,7 +23,7 @@ final class DiagnosticCollector: Sendable {
         seen.add(1, ordering: .releasing)
     }
 
-    /// A logger for `component` that records warnings here and passes every record on to `user`.
+    /// A logger that records warnings here and passes every record on to `user` (if any).
     func logger(forwardingTo user: Logger?) -> Logger {
         let upstream = user
         return Logger(label: user?.label ?? "MediaPipeline") { _ in CollectingLogHandler(collector: self, upstream: upstream) }
