@@ -26,6 +26,8 @@ let package = Package(
         // `swift package generate-documentation` (`make docs`, `make docs-check`); a plugin only, so
         // nothing of it is linked into the library.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // Diagnostics (resynchronisation, concealment, reconnects) go to a `Logger` the user passes in.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.
@@ -47,13 +49,16 @@ let package = Package(
         // Pure Swift: time, samples, formats, errors, stage protocols, pipeline, byte I/O.
         .target(
             name: "MediaCore",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")],
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // Pure Swift bitstreams and containers: ADTS, WAV, generators.
-        .target(name: "MediaFormats", dependencies: ["MediaCore"], swiftSettings: strict),
+        .target(name: "MediaFormats", dependencies: ["MediaCore", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.
-        .target(name: "MediaFFmpeg", dependencies: ["MediaCore", "CMediaFFmpeg"], swiftSettings: strict),
+        .target(name: "MediaFFmpeg", dependencies: ["MediaCore", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // Pure-Swift audio processing on PCM samples: level metering, gain and pan, time stretching.
         .target(name: "MediaAudio", dependencies: ["MediaCore"], swiftSettings: strict),
         // Live audio through PulseAudio (or PipeWire's PulseAudio server): connection, capture, playback.
@@ -68,7 +73,10 @@ let package = Package(
         // What the example executables share (one-line errors, argument cursor, number formatting).
         .target(
             name: "ExampleSupport",
-            dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaCore", "MediaFormats", "MediaFFmpeg", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/Support",
             swiftSettings: strict
         ),
@@ -76,7 +84,11 @@ let package = Package(
         // Helpers for tests: running the external tools that judge our output, fixtures, analysis, and
         // the drip-feed verifier every MediaFormats push parser is checked with (so it needs MediaFormats,
         // as NIOTestUtils needs NIOCore for ByteToMessageDecoderVerifier). Pure Swift, no FFmpeg.
-        .target(name: "MediaTestSupport", dependencies: ["MediaCore", "MediaFormats"], swiftSettings: strict),
+        .target(
+            name: "MediaTestSupport",
+            dependencies: ["MediaCore", "MediaFormats", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
 
         .executableTarget(
             name: "aac-encoder",
@@ -180,10 +192,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(
             name: "MediaFormatsTests",
-            dependencies: ["MediaFormats", "MediaTestSupport"],
+            dependencies: ["MediaFormats", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
@@ -192,7 +204,7 @@ let package = Package(
         .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFFmpegTests",
-            dependencies: ["MediaPipeline", "MediaTestSupport"],
+            dependencies: ["MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
     ]

@@ -52,7 +52,10 @@ func run() throws -> Int32 {
 
     // Sink: ADTS to the output file (or standard output for "-").
     let output = try FileOutput(path: options.output)
-    var pipeline = Pipeline(source: source, stages: stages, sink: ADTSMuxer(output: output))
+    // The library's diagnostics (a WAV file cut short …), one line each on standard error; --quiet: errors only.
+    let logger = ExampleLogHandler.logger(for: "aac-encoder", verbose: false, quiet: options.quiet)
+    wavReader?.logger = logger  // also when wrapped (RealTimeSource), where the pipeline cannot see it
+    var pipeline = Pipeline(source: source, stages: stages, sink: ADTSMuxer(output: output), logger: logger)
 
     let progress = ProgressReporter(name: "aac-encoder", verb: "encoded", enabled: !options.quiet && options.output != "-")
     // By default everything runs on this thread: for audio alone, handing each packet to another
@@ -63,8 +66,6 @@ func run() throws -> Int32 {
     let summary = "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
         + "\(formatDecimal(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
         + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
-    // What the reader worked around (a file cut short, an open data size), as ffmpeg prints warnings.
-    for diagnostic in wavReader?.diagnostics ?? [] { printError("aac-encoder: warning: \(diagnostic)") }
     if !options.quiet { printError(summary) }
     return 0
 }

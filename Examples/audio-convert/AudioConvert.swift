@@ -47,8 +47,10 @@ struct AudioConvert: ParsableCommand {
     @Flag(help: "Write floating-point PCM (32-bit).")
     var float = false
 
-    @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
+    @Flag(name: .shortAndLong, help: "Print no progress line, no summary and no warnings (errors only).")
     var quiet = false
+
+    @OptionGroup var logging: VerboseOption
 
     func validate() throws {
         guard let container = AudioConvertOutput(path: output) else {
@@ -67,7 +69,6 @@ struct AudioConvert: ParsableCommand {
         guard let container = AudioConvertOutput(path: output) else { throw ValidationError("cannot tell the container of '\(output)'") }
         let data = format ?? container.defaultFormat
         let reader = try AudioFileReader(path: input)
-        reader.onDiagnostic = { printError("audio-convert: warning: \($0)") }  // as ffmpeg prints warnings
         let source = reader.format
         let fileType = reader.properties.fileType.map { "\($0)" } ?? "?"
 
@@ -89,7 +90,8 @@ struct AudioConvert: ParsableCommand {
             }
         }
 
-        var graph = MediaGraph()
+        // The reader's, decoders' and muxers' diagnostics, one line each on standard error, as ffmpeg prints warnings.
+        var graph = MediaGraph(logger: ExampleLogHandler.logger(for: "audio-convert", verbose: logging.verbose, quiet: quiet))
         let branch = graph.addBranch(input, source: reader, stages: stages)
         try container.addSink(path: output, to: &graph, input: branch)
         let reporter = ProgressReporter(name: "audio-convert", verb: "converted", enabled: !quiet && output != "-")

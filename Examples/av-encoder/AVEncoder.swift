@@ -37,8 +37,10 @@ struct AVEncoder: ParsableCommand {
     @Flag(help: "Deliver video and audio at the pace of their timestamps, as a camera and a microphone do.")
     var realtime = false
 
-    @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
+    @Flag(name: .shortAndLong, help: "Print no progress line, no summary and no warnings (errors only).")
     var quiet = false
+
+    @OptionGroup var logging: VerboseOption
 
     @Option(help: "How to run the graph: threaded (a thread per branch and output), sync (one thread), async (Swift tasks).")
     var driver: Driver = .threaded
@@ -67,7 +69,8 @@ struct AVEncoder: ParsableCommand {
     func run() throws {
         let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
         let clock = MediaClock()  // one clock: with --realtime, video and audio start together
-        var graph = MediaGraph()
+        // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error.
+        var graph = MediaGraph(logger: ExampleLogHandler.logger(for: "av-encoder", verbose: logging.verbose, quiet: quiet))
         var videoBranch: MediaGraph.BranchID?
         var audioBranch: MediaGraph.BranchID?
 

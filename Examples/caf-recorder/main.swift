@@ -86,7 +86,10 @@ func run() throws -> Int32 {
 
     let output = try FileOutput(path: options.output)
     let muxer = CAFMuxer(output: output)
-    var pipeline = Pipeline(source: source, stages: stages, sink: muxer)
+    // The library's diagnostics (a WAV file cut short …), one line each on standard error; --quiet: errors only.
+    let logger = ExampleLogHandler.logger(for: "caf-recorder", verbose: false, quiet: options.quiet)
+    wavReader?.logger = logger  // also when wrapped (RealTimeSource), where the pipeline cannot see it
+    var pipeline = Pipeline(source: source, stages: stages, sink: muxer, logger: logger)
 
     let progress = ProgressReporter(name: "caf-recorder", verb: "recorded", enabled: !options.quiet && options.output != "-")
     let result = try pipeline.run(progress: progress.reportUntilInterrupted)
@@ -100,7 +103,6 @@ func run() throws -> Int32 {
         + "\(formatDecimal(audioSeconds, 3)) s of audio, \(muxer.dataBytesWritten) bytes of \(kind), "
         + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
         + (adtsInput && options.format == .aac ? " (ADTS has no priming or remainder: pakt says 0 for both)" : "")
-    for diagnostic in wavReader?.diagnostics ?? [] { printError("caf-recorder: warning: \(diagnostic)") }
     if !options.quiet { printError(summary) }
     return 0
 }

@@ -38,8 +38,10 @@ struct Transcode: ParsableCommand {
 
     @OptionGroup var encoding: EncoderOptions
 
-    @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
+    @Flag(name: .shortAndLong, help: "Print no progress line, no summary and no warnings (errors only).")
     var quiet = false
+
+    @OptionGroup var logging: VerboseOption
 
     /// Whether the output is standard output.
     var toStandardOutput: Bool { output == "-" }
@@ -93,7 +95,8 @@ struct Transcode: ParsableCommand {
                 "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file")
         }
 
-        var graph = MediaGraph()
+        // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error.
+        var graph = MediaGraph(logger: ExampleLogHandler.logger(for: "transcode", verbose: logging.verbose, quiet: quiet))
         var branches: [MediaGraph.BranchID] = []
         for (path, stream) in streams {
             let source = try ContainerDemuxer.streamSource(path: path, stream: stream.index)

@@ -79,6 +79,7 @@ extension Engine {
                 progress = progress.counting(sample)
                 queues[0].put(.sample(sample))
                 (progress.samplesWritten, progress.bytesWritten) = counts.current
+                collectWarnings()
                 try report?(progress)
             }
         } catch {
@@ -88,6 +89,7 @@ extension Engine {
         threads.forEach { $0.join() }
         if let error = sourceError ?? state.error { throw error }
         (progress.samplesWritten, progress.bytesWritten) = counts.current
+        collectWarnings()
         return progress
     }
 }

@@ -1,3 +1,5 @@
+public import Logging
+
 /// Runs a source through stages into a sink, synchronously, on the calling thread.
 ///
 /// ```swift
@@ -20,6 +22,11 @@
 /// Each stage sits in a ``CheckedStage`` and the sink in a ``CheckedSink``: the pipeline calls
 /// `process` per sample, `finish` once and nothing after a throw, so a stage keeps only its media
 /// logic. A stage given already checked is not wrapped again.
+///
+/// Diagnostics (a WAV file cut short, bytes skipped to resynchronise, concealed frames) go to the
+/// `logger` given to ``init(source:stages:sink:logger:)``, which the pipeline hands to every source, stage
+/// and sink that adopts ``DiagnosticReporting`` and has no logger of its own; with no logger the run is
+/// silent, but ``Progress/warnings`` still holds what went wrong.
 public struct Pipeline {
     /// What the progress callback and the run report.
     public struct Progress: Sendable, Hashable {
@@ -33,13 +40,19 @@ public struct Pipeline {
         public var samplesWritten: Int64 = 0
         /// Bytes of sample data the sink has received.
         public var bytesWritten: Int64 = 0
+        /// Warnings the source, stages and sink logged so far (see ``DiagnosticReporting``); those that
+        /// have a logger of their own given by the caller log there and are not counted.
+        public var warningCount = 0
+        /// The first 16 of those warnings, in the order they were logged (the count goes on).
+        public var warnings: [MediaDiagnostic] = []
     }
 
     let engine: Engine
 
-    /// A pipeline of `source` → `stages` (in order) → `sink`.
-    public init(source: any MediaSource, stages: [any MediaStage] = [], sink: any MediaSink) {
-        engine = Engine(source: source, stages: stages, sink: sink)
+    /// A pipeline of `source` → `stages` (in order) → `sink`, whose diagnostics go to `logger` (default:
+    /// none) and to ``Progress/warnings``.
+    public init(source: any MediaSource, stages: [any MediaStage] = [], sink: any MediaSink, logger: Logger? = nil) {
+        engine = Engine(source: source, stages: stages, sink: sink, logger: logger)
     }
 
     /// The sink, with everything written to it (for a ``CollectingSink``, the samples).
@@ -65,8 +78,12 @@ final class Engine {
     let sink: CheckedSink
     var progress = Pipeline.Progress()
     var hasRun = false
+    let diagnostics = DiagnosticCollector()
 
-    init(source: any MediaSource, stages: [any MediaStage], sink: any MediaSink) {
+    init(source: any MediaSource, stages: [any MediaStage], sink: any MediaSink, logger: Logger?) {
+        diagnostics.attach(to: source, user: logger)
+        for stage in stages { diagnostics.attach(to: (stage as? CheckedStage)?.base ?? stage, user: logger) }
+        diagnostics.attach(to: (sink as? CheckedSink)?.base ?? sink, user: logger)
         self.source = CheckedSource(source)
         self.stages = stages.map(CheckedStage.wrapping)
         self.sink = CheckedSink.wrapping(sink)
@@ -90,12 +107,14 @@ final class Engine {
                 guard let sample = next else { break }
                 progress = progress.counting(sample)
                 try push(sample, from: 0)
+                collectWarnings()
                 try report?(progress)
             }
             for index in stages.indices {
                 try stages[index].finish(forwardingTo: { output in try self.forward(output, to: index + 1) })
             }
             try sink.finish()
+            collectWarnings()
             if let sourceError { throw sourceError }
             return progress
         } catch {
@@ -106,6 +125,15 @@ final class Engine {
             try? sink.finish()
             throw error
         }
+    }
+
+    /// Copies the collector's warnings into the progress when there are new ones: one atomic load per
+    /// sample otherwise.
+    func collectWarnings() {
+        let count = diagnostics.count
+        guard count != progress.warningCount else { return }
+        progress.warningCount = count
+        progress.warnings = diagnostics.diagnostics
     }
 
     private func push(_ sample: MediaSample, from index: Int) throws {

@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+public import Logging
 public import MediaCore
 
 /// Decodes H.264 access units to raw frames: VideoToolbox's `VTDecompressionSession`, or GStreamer's
@@ -41,7 +42,7 @@ public import MediaCore
 /// it emitted with errors concealed, and ``missingFrameCount`` the access units that gave no frame.
 /// ``finish(into:)`` drains the frames held back for reordering. Backed by FFmpeg's `h264` decoder
 /// (`avcodec_send_packet` / `avcodec_receive_frame`).
-public final class H264Decoder: MediaStage {
+public final class H264Decoder: MediaStage, DiagnosticReporting {
     private var session: Session?
     private var index: Int64 = 0
     /// Whether ``finish(into:)`` has emitted everything the decoder held back.
@@ -63,6 +64,12 @@ public final class H264Decoder: MediaStage {
     /// every access unit is one frame; a stream of separately coded fields pairs two into one.
     public var missingFrameCount: Int64 { drained ? max(0, accessUnitCount - frameCount) : 0 }
 
+    /// Where concealment is reported: a warning (code `framesConcealed`, with `stage`, `sampleIndex` of
+    /// the access unit and `count` of damaged frames) for each access unit whose decoding emitted damaged
+    /// frames, and one (code `framesMissing`, `count`) at the end when access units gave no frame. `nil`
+    /// (the default) logs nothing; nothing is logged for a clean stream.
+    public var logger: Logger?
+
     /// A decoder; it opens on the first sample.
     public init() {
         FFmpeg.quietLogging()
@@ -76,6 +83,19 @@ public final class H264Decoder: MediaStage {
         defer { index += 1 }
         if session == nil { session = try Session(first: input, timing: sample.timing) }
         guard let session else { return }
+        let damagedBefore = session.damagedFrameCount
+        defer {
+            if session.damagedFrameCount > damagedBefore {
+                let count = session.damagedFrameCount - damagedBefore
+                MediaDiagnostic(
+                    .warning, "H.264 access unit \(index) decoded to \(count) \(count == 1 ? "frame" : "frames") with errors concealed.",
+                    metadata: [
+                        DiagnosticKey.stage: name, DiagnosticKey.code: "framesConcealed",
+                        DiagnosticKey.sampleIndex: String(index), DiagnosticKey.count: String(count),
+                    ]
+                ).log(to: logger)
+            }
+        }
         try session.decode(sample, format: input, into: emit)
     }
 
@@ -83,6 +103,13 @@ public final class H264Decoder: MediaStage {
     public func finish(into emit: (MediaSample) throws -> Void) throws {
         try session?.drain(into: emit)
         drained = true
+        let missing = missingFrameCount
+        if missing > 0 {
+            MediaDiagnostic(
+                .warning, "\(missing) of \(accessUnitCount) H.264 access \(missing == 1 ? "unit" : "units") gave no frame.",
+                metadata: [DiagnosticKey.stage: name, DiagnosticKey.code: "framesMissing", DiagnosticKey.count: String(missing)]
+            ).log(to: logger)
+        }
     }
 }
 

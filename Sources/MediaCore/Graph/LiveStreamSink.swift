@@ -1,3 +1,4 @@
+public import Logging
 /// A bounded live queue in front of a network sink, with a sender thread of its own: what OBS's and
 /// HaishinKit's output queues do, and GStreamer's `queue leaky=…` does for a whole stream, but dropping
 /// video by whole GOPs and never audio.
@@ -34,7 +35,7 @@
 /// Lives in MediaCore because it needs nothing but a ``MultiTrackSink``: it wraps any network sink
 /// (an FFmpeg muxer, a future HLS writer or WebRTC sender), and a reconnecting sink can slot in as the
 /// inner sink without touching the queue.
-public final class LiveStreamSink: MultiTrackSink {
+public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     /// The queue's limit: the span of decode times it may hold.
     public let maxQueueDuration: MediaTime
     /// The clock samples' presentation times are on (for latency).
@@ -45,6 +46,11 @@ public final class LiveStreamSink: MultiTrackSink {
     private var pending: Handoff<any MultiTrackSink>?
     private var started = false
     private var finished = false
+    /// Where dropped video is reported: one warning at ``finish()`` (code `framesDropped`, with `stage`
+    /// and `count`) when the queue dropped frames. Handed on, at `begin`, to the inner sink when it
+    /// adopts ``DiagnosticReporting`` and has no logger (a ``ReconnectingSink`` logs its outages).
+    /// `nil` (the default) logs nothing.
+    public var logger: Logger?
     /// Runs the adaptive bit rate policy, if any (writer's thread only).
     var bitRateDriver: AdaptiveBitRateDriver?
 
@@ -100,6 +106,7 @@ public final class LiveStreamSink: MultiTrackSink {
 
     private func start(_ begin: (inout any MultiTrackSink) throws -> Void) throws {
         guard !finished, !started, let handoff = pending, var sink = handoff.take() else { throw MediaError.stageFinished(name) }
+        Self.hand(logger, to: &sink)
         do {
             try begin(&sink)
         } catch {
@@ -134,6 +141,12 @@ public final class LiveStreamSink: MultiTrackSink {
         bitRateDriver?.tick { queue.stats }
     }
 
+    /// Gives `logger` to `sink` if it reports diagnostics and has no logger of its own.
+    private static func hand(_ logger: Logger?, to sink: inout any MultiTrackSink) {
+        guard let logger, let reporter = sink as? any DiagnosticReporting, reporter.logger == nil else { return }
+        reporter.logger = logger
+    }
+
     /// Drains the queue, finishes the inner sink and waits for the sender to end.
     public func finish() throws {
         guard !finished else { throw MediaError.stageFinished(name) }
@@ -144,7 +157,17 @@ public final class LiveStreamSink: MultiTrackSink {
             return
         }
         queue.finish()
-        if let failure = queue.waitForSender() { throw failure }
+        let failure = queue.waitForSender()
+        let stats = self.stats
+        if stats.droppedFrames > 0 {
+            MediaDiagnostic(
+                .warning,
+                "Dropped \(stats.droppedFrames) video \(stats.droppedFrames == 1 ? "frame" : "frames") in \(stats.droppedGOPs) "
+                    + "\(stats.droppedGOPs == 1 ? "GOP" : "GOPs") to keep the live queue under \(maxQueueDuration).",
+                metadata: [DiagnosticKey.stage: name, DiagnosticKey.code: "framesDropped", DiagnosticKey.count: String(stats.droppedFrames)]
+            ).log(to: logger)
+        }
+        if let failure { throw failure }
     }
 }
 

@@ -11,7 +11,7 @@ extension MediaGraph {
     @discardableResult
     public func run(stop: StopSignal? = nil, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
         let (branches, sinks) = try takeAll()
-        return try SyncDriver(branches: branches, sinks: sinks).run(stop: { stop?.isRequested ?? false }, progress: report)
+        return try SyncDriver(branches: branches, sinks: sinks, diagnostics: diagnostics).run(stop: { stop?.isRequested ?? false }, progress: report)
     }
 }
 
@@ -19,9 +19,13 @@ extension MediaGraph {
 struct SyncDriver {
     let branches: [BranchRunner]
     let sinks: [SinkRunner]
+    let diagnostics: DiagnosticCollector
 
     var progress: MediaGraph.Progress {
-        MediaGraph.Progress(branches: branches.map(\.counts), sinks: sinks.map(\.counts))
+        var progress = MediaGraph.Progress(branches: branches.map(\.counts), sinks: sinks.map(\.counts))
+        progress.warningCount = diagnostics.count
+        if progress.warningCount > 0 { progress.warnings = diagnostics.diagnostics }
+        return progress
     }
 
     /// Runs until every branch has ended, or `stop` says so (then drains the branches and finishes the

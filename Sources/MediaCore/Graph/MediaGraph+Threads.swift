@@ -68,7 +68,10 @@ final class ThreadedRun: Sendable {
     private let lead: MediaTime
     private let onEnd = Locked<(@Sendable (Result<MediaGraph.Progress, any Error>) -> Void)?>(nil)
 
+    private let diagnostics: DiagnosticCollector
+
     init(graph: MediaGraph, queueDepth: Int, stop: StopSignal) {
+        diagnostics = graph.diagnostics
         branches = graph.branches
         sinks = graph.sinks
         routes = graph.routes
@@ -93,7 +96,12 @@ final class ThreadedRun: Sendable {
     }
 
     /// The counts so far.
-    var progress: MediaGraph.Progress { counts.withLock { $0 } }
+    var progress: MediaGraph.Progress {
+        var progress = counts.withLock { $0 }
+        progress.warningCount = diagnostics.count
+        if progress.warningCount > 0 { progress.warnings = diagnostics.diagnostics }
+        return progress
+    }
 
     /// Whether every thread has ended.
     var hasEnded: Bool { remaining.withLock { $0 == 0 } }

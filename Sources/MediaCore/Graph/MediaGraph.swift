@@ -1,3 +1,5 @@
+public import Logging
+
 /// Several branches of media (source → stages) feeding sinks: audio and video into one container,
 /// one encode into a file and a stream at once. `AVAssetWriter` with several inputs, or a GStreamer
 /// pipeline with a muxer and a `tee`.
@@ -52,6 +54,11 @@ public struct MediaGraph: Sendable {
 
     /// How much a sink may buffer while it waits for a slow branch.
     public var interleaving: Interleaving
+    /// Where the diagnostics of the graph's sources, stages and sinks go (see ``DiagnosticReporting``);
+    /// `nil` keeps them silent, and ``Progress/warnings`` holds them either way.
+    public let logger: Logger?
+    /// The warnings of the run, for ``Progress``.
+    let diagnostics = DiagnosticCollector()
 
     var branches: [Handoff<BranchRunner>] = []
     var sinks: [Handoff<SinkRunner>] = []
@@ -60,9 +67,11 @@ public struct MediaGraph: Sendable {
     var branchNames: [String] = []
     var sinkNames: [String] = []
 
-    /// An empty graph whose sinks buffer as `interleaving` says.
-    public init(interleaving: Interleaving = Interleaving()) {
+    /// An empty graph whose sinks buffer as `interleaving` says. Each source, stage and sink added that
+    /// adopts ``DiagnosticReporting`` and has no logger of its own gets `logger` (default: none).
+    public init(interleaving: Interleaving = Interleaving(), logger: Logger? = nil) {
         self.interleaving = interleaving
+        self.logger = logger
     }
 
     /// Adds a branch: `source` → `stages` in order. `name` (default: the source's name) appears in
@@ -71,6 +80,8 @@ public struct MediaGraph: Sendable {
     public mutating func addBranch(
         _ name: String? = nil, source: sending any MediaSource, stages: sending [any MediaStage] = []
     ) -> BranchID {
+        diagnostics.attach(to: source, user: logger)
+        for stage in stages { diagnostics.attach(to: (stage as? CheckedStage)?.base ?? stage, user: logger) }
         let runner = BranchRunner(name: name, source: source, stages: stages)
         branchNames.append(runner.name)
         branches.append(Handoff(runner))
@@ -81,6 +92,7 @@ public struct MediaGraph: Sendable {
     /// Adds a multi-track sink whose track `i` is fed by `tracks[i]`.
     @discardableResult
     public mutating func addSink(_ sink: sending any MultiTrackSink, tracks: [BranchID]) -> SinkID {
+        diagnostics.attach(to: (sink as? SingleTrackSink)?.base ?? sink, user: logger)
         let runner = SinkRunner(sink: sink, trackCount: tracks.count)
         let id = SinkID(index: sinks.count)
         sinkNames.append(runner.name)
@@ -129,6 +141,10 @@ public struct MediaGraph: Sendable {
         public var branches: [Branch]
         /// One entry per sink, in the order they were added.
         public var sinks: [Sink]
+        /// Warnings the graph's components logged so far (see ``DiagnosticReporting``).
+        public var warningCount = 0
+        /// The first 16 of those warnings, in the order they were logged.
+        public var warnings: [MediaDiagnostic] = []
 
         /// The earliest position of the branches: how far the whole graph has got.
         public var position: MediaTime {

@@ -1,3 +1,4 @@
+public import Logging
 /// A multi-track sink that survives its connection: when a write fails (the server restarted, the
 /// link dropped), it closes the broken connection, reconnects with exponential backoff, and resumes at
 /// the next video keyframe with a fresh header (so the server gets the parameter sets and the AAC
@@ -30,7 +31,7 @@
 ///
 /// Lives in MediaCore beside ``LiveStreamSink`` because it needs only ``MultiTrackSink``: it wraps an
 /// FFmpeg muxer to a URL as well as any other network sink.
-public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
+public final class ReconnectingSink: MultiTrackSink, ReconnectCounting, DiagnosticReporting {
     /// How reconnection attempts are spaced and bounded.
     public struct Backoff: Sendable, Hashable {
         /// Attempts per outage before the sink gives up (0: never reconnect, fail on the first error).
@@ -84,7 +85,11 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
 
     private let connect: () throws -> any MultiTrackSink
     private let keyframeRequest: KeyframeRequest?
-    private let onEvent: (@Sendable (Event) -> Void)?
+    let onEvent: (@Sendable (Event) -> Void)?
+    /// Where outages and reconnections are logged as they happen (see
+    /// ``ReconnectingSink/Event/mediaDiagnostic(stage:discardedSamples:)`` for levels and metadata), as
+    /// well as told to `onEvent`; `nil` (the default) logs nothing.
+    public var logger: Logger?
     private var connection: (any MultiTrackSink)?
     private var state = State.idle
     private var begin: BeginArguments?
@@ -154,18 +159,18 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
                 reconnects += 1
                 state = .awaitingKeyframe
                 if !videoTracks.isEmpty { keyframeRequest?.request() }
-                onEvent?(.reconnected(attempt: attempt, downtime: now - since))
+                report(.reconnected(attempt: attempt, downtime: now - since))
             } catch {
                 let failure = Self.mediaError(error)
                 guard attempt < backoff.maxAttempts else {
                     state = .failed
-                    onEvent?(.attemptFailed(attempt: attempt, failure, retryIn: nil))
+                    report(.attemptFailed(attempt: attempt, failure, retryIn: nil))
                     throw MediaError(
                         .io, "\(name) gave up after \(attempt) reconnection attempt\(attempt == 1 ? "" : "s"): \(failure.message)")
                 }
                 let delay = backoff.delay(beforeAttempt: attempt + 1)
                 state = .disconnected(since: since, attempt: attempt + 1, next: clock.now + delay)
-                onEvent?(.attemptFailed(attempt: attempt, failure, retryIn: delay))
+                report(.attemptFailed(attempt: attempt, failure, retryIn: delay))
                 discardedSamples += 1
                 return
             }
@@ -183,7 +188,7 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
         let resumes = videoTracks.isEmpty || (videoTracks.contains(track) && sample.flags.contains(.keyframe))
         guard resumes else { discardedSamples += 1; return }
         state = .connected
-        onEvent?(.resumed(decodeTime: sample.timing.effectiveDecodeTime))
+        report(.resumed(decodeTime: sample.timing.effectiveDecodeTime))
         try send(sample, track: track)
     }
 
@@ -204,7 +209,7 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting {
             let delay = backoff.delay(beforeAttempt: 1)
             let now = clock.now
             state = .disconnected(since: now, attempt: 1, next: now + delay)
-            onEvent?(.disconnected(failure, retryIn: delay))
+            report(.disconnected(failure, retryIn: delay))
         }
     }
 

@@ -1,3 +1,4 @@
+public import Logging
 public import MediaCore
 
 /// Reads the AAC packets of an ADTS file (`.aac`) or byte array: an ``ADTSParser`` fed in chunks.
@@ -15,8 +16,10 @@ public import MediaCore
 /// The reader is a class because it owns its position in the file: copies of a value would share the
 /// file position but not the parse buffer, and each would lose the bytes the other read. It is not
 /// thread-safe; hand it to one task at a time.
-public final class ADTSReader: MediaSource {
+public final class ADTSReader: MediaSource, DiagnosticReporting {
     private var parser = ADTSParser()
+    /// How many of the parser's diagnostics went to ``logger``.
+    private var loggedCount = 0
     private let input: FileInput?
     private let readSize: Int
     private var failure: MediaError?
@@ -47,6 +50,17 @@ public final class ADTSReader: MediaSource {
     /// What the parser noticed and worked around so far, in order.
     public var diagnostics: [ADTSDiagnostic] { parser.diagnostics }
 
+    /// Where ``diagnostics`` are logged as the parser makes them (resynchronisation as a warning with
+    /// `stage`, `code` `resynchronized`, `byteOffset` and `count` (bytes skipped); see
+    /// ``ADTSDiagnostic/mediaDiagnostic(stage:)``). Setting it logs those made so far; `nil` (the
+    /// default) logs nothing.
+    public var logger: Logger? {
+        didSet {
+            loggedCount = 0
+            logNewDiagnostics()
+        }
+    }
+
     /// Bytes parsed so far.
     public var bytesConsumed: Int64 { parser.bytesConsumed }
 
@@ -56,6 +70,7 @@ public final class ADTSReader: MediaSource {
     ///   ``/MediaCore/MediaError/Code/io`` when reading fails, with the file position. After an error, every call
     ///   throws it again.
     public func next() throws(MediaError) -> MediaSample? {
+        defer { if loggedCount < parser.diagnostics.count { logNewDiagnostics() } }
         if let failure { throw failure }
         do throws(MediaError) {
             while true {
@@ -72,6 +87,17 @@ public final class ADTSReader: MediaSource {
             let named = error.inStage(name)
             failure = named
             throw named
+        }
+    }
+}
+
+extension ADTSReader {
+    private func logNewDiagnostics() {
+        guard let logger else { return }
+        let all = parser.diagnostics
+        while loggedCount < all.count {
+            all[loggedCount].mediaDiagnostic(stage: name).log(to: logger)
+            loggedCount += 1
         }
     }
 }

@@ -1,3 +1,4 @@
+public import Logging
 public import MediaCore
 
 /// Reads any file ``AudioFileStreamParser`` reads (WAVE, AIFF, AIFC, CAF, NeXT, ADTS, MP3) as samples,
@@ -34,7 +35,7 @@ public import MediaCore
 ///
 /// Errors are the parser's (typed, with byte offsets) and the file's. The reader is a class because it
 /// owns its position in the file; it is not thread-safe.
-public final class AudioFileReader: MediaSource {
+public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// What the file says about its audio.
     public let properties: AudioFileProperties
     /// The format of every sample.
@@ -45,6 +46,12 @@ public final class AudioFileReader: MediaSource {
     /// reach the user while a graph that owns the reader runs: `{ print("warning:", $0) }`.
     public var onDiagnostic: (@Sendable (AudioFileStreamDiagnostic) -> Void)? {
         didSet { for diagnostic in diagnostics { onDiagnostic?(diagnostic) } }
+    }
+    /// Where ``diagnostics`` are logged as the reader meets them (levels and metadata as
+    /// ``AudioFileStreamDiagnostic/mediaDiagnostic(stage:)`` says: skipped or missing audio is a
+    /// warning). Setting it logs those found so far; `nil` (the default) logs nothing.
+    public var logger: Logger? {
+        didSet { for diagnostic in diagnostics { diagnostic.mediaDiagnostic(stage: name).log(to: logger) } }
     }
     /// A short name for errors.
     public var name: String { "AudioFileReader" }
@@ -216,6 +223,7 @@ public final class AudioFileReader: MediaSource {
         if let last = diagnostics.last, diagnostic.byteOffset <= last.byteOffset, diagnostics.contains(diagnostic) { return }
         diagnostics.append(diagnostic)
         onDiagnostic?(diagnostic)
+        if let logger { diagnostic.mediaDiagnostic(stage: name).log(to: logger) }
     }
 
     /// Pushes the next piece of the file; `false` (after finishing the parser) at its end.

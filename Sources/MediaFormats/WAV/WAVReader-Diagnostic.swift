@@ -1,3 +1,6 @@
+import Logging
+public import MediaCore
+
 extension WAVReader {
     /// Something wrong with a WAV file that the reader worked around instead of failing, like FFmpeg's and
     /// SoX's warnings: the audio it delivers is still exactly what the file holds.
@@ -35,6 +38,14 @@ extension WAVReader {
 
             /// The code's name, e.g. `partial frame dropped`.
             public var description: String { name }
+
+            /// The code as the camel-case word logged under ``MediaCore/DiagnosticKey/code``, e.g.
+            /// `partialFrameDropped`.
+            public var identifier: String {
+                let words = name.split(separator: " ")
+                return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }
+                    .joined()
+            }
         }
 
         /// The kind of irregularity.
@@ -53,5 +64,15 @@ extension WAVReader {
 
         /// The message and its location, as one sentence.
         public var description: String { "\(message) at byte offset \(byteOffset)." }
+
+        /// The diagnostic as a warning reported by `stage`, with `stage`, `code` and `byteOffset` metadata.
+        public func mediaDiagnostic(stage: String) -> MediaDiagnostic {
+            MediaDiagnostic(
+                .warning, description,
+                metadata: [
+                    DiagnosticKey.stage: stage, DiagnosticKey.code: code.identifier,
+                    DiagnosticKey.byteOffset: String(byteOffset),
+                ])
+        }
     }
 }

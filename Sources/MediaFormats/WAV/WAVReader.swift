@@ -1,3 +1,4 @@
+public import Logging
 public import MediaCore
 
 /// Reads the PCM audio of a WAV file as interleaved samples, like `AVAudioFile` reading in its file format.
@@ -37,7 +38,7 @@ public import MediaCore
 ///
 /// The reader is a class because it owns its position in the file: copies of a value would share it.
 /// It is not thread-safe; hand it to one task at a time.
-public final class WAVReader: MediaSource {
+public final class WAVReader: MediaSource, DiagnosticReporting {
     /// The audio format of every sample: PCM of the file's sample type, interleaved, at its rate and
     /// channel layout (the extensible channel mask when it matches the channel count, otherwise
     /// ``/MediaCore/ChannelLayout/default(channelCount:)``).
@@ -59,7 +60,17 @@ public final class WAVReader: MediaSource {
     public private(set) var framesRead: Int64 = 0
     /// What the reader worked around, in the order found: filled by the header at creation, and by
     /// ``next()`` when a pipe ends early.
-    public private(set) var diagnostics: [Diagnostic]
+    public private(set) var diagnostics: [Diagnostic] { didSet { logNewDiagnostics() } }
+    /// Where ``diagnostics`` are logged as they are found, each as a warning with the metadata `stage`,
+    /// `code` (e.g. `dataBeyondEndOfFile`) and `byteOffset` (see ``MediaCore/DiagnosticKey``). Setting it
+    /// logs those the header gave; `nil` (the default) logs nothing.
+    public var logger: Logger? {
+        didSet {
+            loggedCount = 0
+            logNewDiagnostics()
+        }
+    }
+    private var loggedCount = 0
 
     private let input: ForwardInput
     private let bytesPerFrame: Int
@@ -205,6 +216,14 @@ public final class WAVReader: MediaSource {
             frameCount: frames)
         framesRead += Int64(frames)
         return sample
+    }
+
+    private func logNewDiagnostics() {
+        guard let logger else { return }
+        while loggedCount < diagnostics.count {
+            diagnostics[loggedCount].mediaDiagnostic(stage: name).log(to: logger)
+            loggedCount += 1
+        }
     }
 
     private static func check(framesPerSample: Int) throws(MediaError) {
