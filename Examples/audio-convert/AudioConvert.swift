@@ -49,6 +49,8 @@ struct AudioConvert: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Print no progress line and no summary.")
     var quiet = false
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard let container = AudioConvertOutput(path: output) else {
