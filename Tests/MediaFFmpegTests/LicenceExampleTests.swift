@@ -44,6 +44,15 @@ import Testing
         #expect(result.output.contains("--licence"))
     }
 
+    /// The README's Licence section shows the report as this build gives it.
+    @Test func readmeShowsThisReport() throws {
+        let readme = try String(contentsOfFile: TestPaths.packageRoot() + "/README.md", encoding: .utf8)
+        let section = try #require(readme.range(of: "## Licence\n")).upperBound
+        let lines = readme[section...].split(separator: "\n").map(String.init)
+        #expect(lines.contains(FFmpegLicenceReport().effectiveLicenceLine))
+        #expect(lines.contains("$ media-info --licence"))
+    }
+
     /// After `--`, `--licence` is an operand, not the flag.
     @Test func licenceAfterDoubleDashIsNotTheFlag() throws {
         let result = try ExternalTool.run(TestPaths.executable("media-info"), ["--", "--licence"])
