@@ -12,6 +12,7 @@ extension ParsableCommand {
     /// Parses the command line (or `arguments`, the program name first, when given) and runs the
     /// command in the house style (see the top of this file).
     public static func runInHouseStyle(_ name: String, arguments: [String]? = nil) -> Never {
+        exitIfLicenceRequested(arguments ?? CommandLine.arguments)
         Interrupt.install()
         let command: any ParsableCommand
         do {

@@ -76,9 +76,11 @@ public struct ArgumentCursor {
     }
 }
 
-/// Runs an example's `body` and exits with its status; any error becomes one line `<name>: <error>` on
+/// Runs an example's `body` and exits with its status (or prints the licence report and exits 0 for
+/// `--licence`, see ``exitIfLicenceRequested(_:)``); any error becomes one line `<name>: <error>` on
 /// standard error and exit status 1.
 public func runExample(_ name: String, _ body: () throws -> Int32) -> Never {
+    exitIfLicenceRequested()
     do {
         exit(try body())
     } catch is Interrupt.Stopped {

@@ -27,6 +27,8 @@ struct Options {
         input's. --output - writes to standard output. --threads runs the encoder and the muxer on
         threads of their own (Pipeline.runConcurrently); by default everything runs on one thread, which
         measures faster for audio alone.
+        --licence prints which FFmpeg libraries and codecs this binary uses, their licences and what
+        that means for distributing it, and exits.
         """
 
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.

@@ -49,6 +49,8 @@ struct AudioConvert: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Print no progress line, no summary and no warnings (errors only).")
     var quiet = false
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     @OptionGroup var logging: VerboseOption
 

@@ -29,6 +29,8 @@ struct AudioDevicesCommand: ParsableCommand {
 
     @Option(help: "Seconds to wait for the server to answer.")
     var timeout = 5.0
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be more than 0 and at most 600 seconds") }

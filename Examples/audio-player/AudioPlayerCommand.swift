@@ -41,6 +41,8 @@ struct AudioPlayerCommand: ParsableCommand {
 
     @Flag(help: "No position line or level bar.")
     var quiet = false
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard (0...1).contains(volume) else { throw ValidationError("--volume must be 0…1") }

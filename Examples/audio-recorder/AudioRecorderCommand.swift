@@ -56,6 +56,8 @@ struct AudioRecorderCommand: ParsableCommand {
 
     @Flag(name: .customLong("latency-json"), help: "At the end, print the capture latency measured every 100 ms as JSON on standard error: {\"p50Ms\":…,\"p99Ms\":…,\"maxMs\":…,\"samples\":N}.")
     var latencyJSON = false
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard let container = AudioRecordingContainer(path: output) else {

@@ -48,6 +48,8 @@ struct AVEncoder: ParsableCommand {
     enum Driver: String, ExpressibleByArgument, CaseIterable {
         case threaded, sync, async
     }
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard !output.isEmpty else { throw ValidationError("give at least one --output") }

@@ -12,6 +12,8 @@ let usage = """
     Prints the chunks of a CAF file in order (type, offset, size), the desc fields, the magic cookie
     (hex), the packet count, the valid, priming and remainder frames and the duration. --json prints
     the same as one JSON object on standard output.
+    --licence prints which FFmpeg libraries and codecs this binary uses, their licences and what
+    that means for distributing it, and exits.
     """
 
 /// What the file says, gathered once for both outputs.
@@ -142,6 +144,7 @@ func printText(_ i: Info) {
 }
 
 func run() -> Int32 {
+    exitIfLicenceRequested()
     var path: String?
     var json = false
     for argument in CommandLine.arguments.dropFirst() {

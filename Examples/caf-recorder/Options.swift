@@ -32,6 +32,8 @@ struct Options {
         amplitude 0.5, 48 kHz stereo, 5 seconds). An ADTS (.aac) input, or an AAC CAF, with --format aac
         is remuxed without re-encoding; with --format lpcm it is decoded. --realtime delivers the input at
         the pace of real time, as a microphone would.
+        --licence prints which FFmpeg libraries and codecs this binary uses, their licences and what
+        that means for distributing it, and exits.
         """
 
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.

@@ -53,6 +53,8 @@ struct Options {
         the encoder's threads (default: automatic, as the CLI; with a bit rate, x264's output depends on
         its thread count). --aud starts every access unit with an access unit delimiter (x264's --aud,
         ffmpeg's -aud 1), which some hardware decoders and transport-stream muxers expect.
+        --licence prints which FFmpeg libraries and codecs this binary uses, their licences and what
+        that means for distributing it, and exits.
         """
 
     /// Parses `arguments` (without the program name); throws a one-line message on a bad flag.

@@ -83,6 +83,8 @@ struct LiveStreamer: ParsableCommand {
 
     /// The default device of `--capture` given without a name (see ``normalizingCapture(_:)``).
     static let defaultDevice = "@DEFAULT@"
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard sources.hasVideo || sources.hasAudioFileOrTone || capture != nil else {

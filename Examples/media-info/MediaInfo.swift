@@ -22,6 +22,8 @@ struct MediaInfo: ParsableCommand {
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func run() throws {
         let summary = try AudioFileSummary(path: file)

@@ -51,6 +51,8 @@ struct Transcode: ParsableCommand {
         if let format { return TranscodeOutput(name: format) }
         return toStandardOutput ? nil : TranscodeOutput(path: output)
     }
+    /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
+    @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard !input.isEmpty else { throw ValidationError("give at least one --input") }
