@@ -39,7 +39,7 @@ extension WAVReader {
             /// The code's name, e.g. `partial frame dropped`.
             public var description: String { name }
 
-            /// The code as the camel-case word logged under ``MediaCore/DiagnosticKey/code``, e.g.
+            /// The code as the camel-case word logged under ``/MediaCore/DiagnosticKey/code``, e.g.
             /// `partialFrameDropped`.
             public var identifier: String {
                 let words = name.split(separator: " ")

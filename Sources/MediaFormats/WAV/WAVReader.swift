@@ -62,7 +62,7 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     /// ``next()`` when a pipe ends early.
     public private(set) var diagnostics: [Diagnostic] { didSet { logNewDiagnostics() } }
     /// Where ``diagnostics`` are logged as they are found, each as a warning with the metadata `stage`,
-    /// `code` (e.g. `dataBeyondEndOfFile`) and `byteOffset` (see ``MediaCore/DiagnosticKey``). Setting it
+    /// `code` (e.g. `dataBeyondEndOfFile`) and `byteOffset` (see ``/MediaCore/DiagnosticKey``). Setting it
     /// logs those the header gave; `nil` (the default) logs nothing.
     public var logger: Logger? {
         didSet {
