@@ -3,6 +3,8 @@
 # tests use as judges: ffmpeg/ffprobe, faad, GStreamer, sndfile-programs, sox), then build and run.
 
 SWIFT ?= swift
+# Recipes use bash (pipefail in the test recipe).
+SHELL := /bin/bash
 OUT ?= $(CURDIR)/out
 
 # FFmpeg's and libpulse's libraries and headers, for building.
@@ -44,8 +46,19 @@ LIVE_TESTS = MediaPulseTests|AudioRecorder|\.Streaming
 test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) docs-check
-	$(SWIFT) test --skip-build --skip '$(LIVE_TESTS)'
-	$(SWIFT) test --skip-build --no-parallel --filter '$(LIVE_TESTS)'
+	$(call run_tests,parallel,--skip '$(LIVE_TESTS)')
+	$(call run_tests,live,--no-parallel --filter '$(LIVE_TESTS)')
+
+# Runs `swift test --skip-build $(2)`, keeping its whole output in .build/test-logs/$(1).log; when it
+# fails, the failed tests and their issues are printed again at the end, where a CI log's tail shows them.
+TEST_LOGS = $(CURDIR)/.build/test-logs
+define run_tests
+	@mkdir -p $(TEST_LOGS)
+	@set -o pipefail; $(SWIFT) test --skip-build $(2) 2>&1 | tee $(TEST_LOGS)/$(1).log || { \
+		echo "---- failed in the $(1) tests (whole output: $(TEST_LOGS)/$(1).log) ----"; \
+		grep -a -E '✘|error:|Fatal error|Crash' $(TEST_LOGS)/$(1).log | grep -a -v ' passed after ' | head -60; \
+		exit 1; }
+endef
 
 # The DocC documentation of the six library modules (articles, and the programs in Snippets/ they
 # show), as one static website in $(DOCS_OUT): serve it with `python3 -m http.server -d $(DOCS_OUT)` and
