@@ -29,6 +29,12 @@ struct AudioDevicesCommand: ParsableCommand {
 
     @Option(help: "Seconds to wait for the server to answer.")
     var timeout = 5.0
+
+    /// `--verbose`: also say which server answered.
+    @OptionGroup var logging: VerboseOption
+
+    @Flag(name: .shortAndLong, help: "Print nothing on standard error but errors (no 'watching' line).")
+    var quiet = false
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
@@ -42,6 +48,7 @@ struct AudioDevicesCommand: ParsableCommand {
             try watchEvents(limit)
         } else {
             let pulse = try PulseConnection(server: server, clientName: "audio-devices", timeout: limit)
+            if logging.verbose && !quiet { printError("audio-devices: listing the devices of \(pulse.server)") }
             let (inputs, outputs) = try pulse.devices(timeout: limit)
             printLine(json ? DeviceJSON.list(inputs: inputs, outputs: outputs) : DeviceText.list(inputs: inputs, outputs: outputs))
         }
@@ -50,7 +57,7 @@ struct AudioDevicesCommand: ParsableCommand {
     /// Prints each event as it comes until Ctrl-C or the connection is lost (then throws its error).
     private func watchEvents(_ limit: Duration) throws {
         let monitor = try AudioDeviceMonitor(server: server, clientName: "audio-devices", timeout: limit)
-        printError("audio-devices: watching \(monitor.connection.server) (Ctrl-C to stop)")
+        if !quiet { printError("audio-devices: watching \(monitor.connection.server) (Ctrl-C to stop)") }
         let json = json
         try blockingAwait(cancelWhen: { Interrupt.wasRequested }) {
             for await event in monitor.events {

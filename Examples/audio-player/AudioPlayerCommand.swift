@@ -41,6 +41,9 @@ struct AudioPlayerCommand: ParsableCommand {
 
     @Flag(help: "No position line or level bar.")
     var quiet = false
+
+    /// `--verbose`: also say what is played where, before playing.
+    @OptionGroup var logging: VerboseOption
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
@@ -60,6 +63,10 @@ struct AudioPlayerCommand: ParsableCommand {
             output = try .device(device)
         }
         let player = try AudioPlayer(path: file, output: output)
+        if logging.verbose && !quiet {
+            let target = render ?? device ?? "the default output"
+            printError("audio-player: playing \(file) (\(formatDecimal(player.duration, 3)) s) → \(target)")
+        }
         player.volume = volume
         player.pan = pan
         player.enableRate = rate != 1

@@ -81,6 +81,10 @@ struct LiveStreamer: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print no connection events and no summary.")
     var quiet = false
 
+    /// `--verbose`: also the library's diagnostics (reconnections, concealed frames, dropped samples),
+    /// one line each; without it, the connection events above are what is printed.
+    @OptionGroup var logging: VerboseOption
+
     /// The default device of `--capture` given without a name (see ``normalizingCapture(_:)``).
     static let defaultDevice = "@DEFAULT@"
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
@@ -130,7 +134,9 @@ struct LiveStreamer: ParsableCommand {
         // reconnection asks for.
         let control = hasVideo && !noAdaptiveBitrate ? try BitRateControl(bitRate: bitrate) : nil
         let keyframes = KeyframeRequest()
-        var graph = MediaGraph()
+        // The connection events are printed by EventPrinter; --verbose adds the library's own diagnostics.
+        var graph = MediaGraph(
+            logger: logging.verbose && !quiet ? ExampleLogHandler.logger(for: "live-streamer", verbose: true, quiet: false) : nil)
         var tracks: [MediaGraph.BranchID] = []
         if let branch = try videoBranch(&graph, clock: clock, limit: limit, control: control, keyframes: keyframes) { tracks.append(branch) }
         if let branch = try audioBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }
