@@ -25,7 +25,8 @@ public enum InputWarnings {
             }
         }
         guard resyncs + skipped + dropped > 0 else { return nil }
-        return "\(example): warning: \(path): resynchronised \(count(resyncs, "time")), skipped \(count(skipped, "byte")), "
+        return
+            "\(example): warning: \(path): resynchronised \(count(resyncs, "time")), skipped \(count(skipped, "byte")), "
             + "dropped \(count(dropped, "damaged frame"))"
     }
 

@@ -19,20 +19,23 @@ struct AACEncoderCommand: ParsableCommand {
             Examples:
               aac-encoder --output tone.aac
               aac-encoder --output tone.aac --tone 1000 --frames 240000 --bitrate 96000
-              aac-encoder --input speech.wav --output speech.aac --sample-rate 44100 --channels 1
+              aac-encoder -i speech.wav -o speech.aac --sample-rate 44100 --channels 1
               aac-encoder --input in.wav --output - | ffplay -
             """,
         version: "0.2.0")
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The .aac file to write ('-' for standard output).", valueName: "FILE"))
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("The .aac file to write ('-' for standard output).", valueName: "FILE"))
     var output: String
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("A WAV file: 8/16/24/32-bit integer or 32/64-bit float PCM, 1–8 channels.", valueName: "IN.wav"))
+        help: ArgumentHelp(
+            "A WAV file: 8/16/24/32-bit integer or 32/64-bit float PCM, 1–8 channels.", valueName: "IN.wav"))
     var input: String?
 
-    @Option(help: ArgumentHelp("Encode a sine at HZ Hz instead of a file (the default input, at 440 Hz).", valueName: "HZ"))
+    @Option(
+        help: ArgumentHelp("Encode a sine at HZ Hz instead of a file (the default input, at 440 Hz).", valueName: "HZ"))
     var tone: Double?
 
     @Option(help: ArgumentHelp("The tone's length in seconds (default 5).", valueName: "SECONDS"))
@@ -46,12 +49,14 @@ struct AACEncoderCommand: ParsableCommand {
 
     @Option(
         name: [.customShort("r"), .long],
-        help: ArgumentHelp("Convert to this sample rate first (default: the input's; the tone's is 48000).", valueName: "HZ"))
+        help: ArgumentHelp(
+            "Convert to this sample rate first (default: the input's; the tone's is 48000).", valueName: "HZ"))
     var sampleRate: Int?
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("Convert to this many channels first (default: the input's; the tone has 2).", valueName: "N"))
+        help: ArgumentHelp(
+            "Convert to this many channels first (default: the input's; the tone has 2).", valueName: "N"))
     var channels: Int?
 
     @Flag(help: "Run the encoder and the muxer on threads of their own (same output; slower for audio alone).")
@@ -92,7 +97,8 @@ struct AACEncoderCommand: ParsableCommand {
             let rate = sampleRate ?? 48_000
             let length: ToneGenerator.Length =
                 if let frames { .frames(frames) } else {
-                    .duration(MediaTime(value: Int64(((duration ?? 5) * Double(rate)).rounded()), timescale: Int32(rate)))
+                    .duration(
+                        MediaTime(value: Int64(((duration ?? 5) * Double(rate)).rounded()), timescale: Int32(rate)))
                 }
             source = try ToneGenerator(
                 .sine(frequency: tone ?? 440, amplitude: 0.5), sampleRate: rate, channels: channels ?? 2,
@@ -106,9 +112,10 @@ struct AACEncoderCommand: ParsableCommand {
         let wantsRate = sampleRate.map { $0 != inputFormat.sampleRate } ?? false
         let wantsChannels = channels.map { $0 != inputFormat.channelCount } ?? false
         if wantsRate || wantsChannels {
-            stages.append(try AudioConverter(
-                format: .f32Planar, sampleRate: sampleRate,
-                channelLayout: channels.map { ChannelLayout.default(channelCount: $0) }))
+            stages.append(
+                try AudioConverter(
+                    format: .f32Planar, sampleRate: sampleRate,
+                    channelLayout: channels.map { ChannelLayout.default(channelCount: $0) }))
         }
         stages.append(try AACEncoder(bitRate: bitrate))
 
@@ -134,7 +141,8 @@ struct AACEncoderCommand: ParsableCommand {
             "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
                 + "\(formatDecimal(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
                 + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(output)")
-        if let input, let wavReader, let line = InputWarnings.line(example: "aac-encoder", path: input, wav: wavReader) {
+        if let input, let wavReader, let line = InputWarnings.line(example: "aac-encoder", path: input, wav: wavReader)
+        {
             printError(line)
         }
     }

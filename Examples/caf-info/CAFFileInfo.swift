@@ -108,7 +108,7 @@ struct CAFFileInfo: Encodable {
             "    mFramesPerPacket   \(d.framesPerPacket)",
             "    mChannelsPerFrame  \(d.channelsPerFrame)",
             "    mBitsPerChannel    \(d.bitsPerChannel)",
-            "Magic cookie:   \(cookie.isEmpty ? "none" : "\(cookie.count) bytes: " + hex(cookie, separator: " "))",
+            "Magic cookie:   \(cookie.isEmpty ? "none" : "\(cookie.count) bytes: " + hex(cookie, separator: " "))"
         ]
         for (key, value) in info { lines.append("Info:           \(key) = \(value)") }
         lines += [
@@ -117,7 +117,7 @@ struct CAFFileInfo: Encodable {
             "Valid frames:   \(validFrames)",
             "Priming frames: \(primingFrames)",
             "Remainder:      \(remainderFrames)",
-            "Duration:       \(seconds) s",
+            "Duration:       \(seconds) s"
         ]
         return lines.joined(separator: "\n")
     }

@@ -37,10 +37,14 @@ struct CAFRecorderCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "AAC-LC or linear PCM.")
     var format: Format = .aac
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The AAC bit rate in bits per second (default 96000; --format aac only).", valueName: "BITS"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The AAC bit rate in bits per second (default 96000; --format aac only).", valueName: "BITS")
+    )
     var bitrate: Int?
 
-    @Option(help: ArgumentHelp("Record a sine at HZ Hz, 48 kHz stereo (the default input, at 440 Hz).", valueName: "HZ"))
+    @Option(
+        help: ArgumentHelp("Record a sine at HZ Hz, 48 kHz stereo (the default input, at 440 Hz).", valueName: "HZ"))
     var tone: Double?
 
     @Option(help: ArgumentHelp("The tone's length in seconds (default 5).", valueName: "SECONDS"))
@@ -51,7 +55,8 @@ struct CAFRecorderCommand: ParsableCommand {
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("A WAV file, a CAF file (PCM or AAC) or an ADTS .aac file to record.", valueName: "IN.wav|IN.caf|IN.aac"))
+        help: ArgumentHelp(
+            "A WAV file, a CAF file (PCM or AAC) or an ADTS .aac file to record.", valueName: "IN.wav|IN.caf|IN.aac"))
     var input: String?
 
     @Flag(help: "Deliver the input at the pace of real time, as a microphone would.")

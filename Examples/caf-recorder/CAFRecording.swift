@@ -33,7 +33,8 @@ struct CAFRecording {
         var stages: [any MediaStage] = []
         var wavReader: WAVReader?
         var adtsReader: ADTSReader?
-        let logger = ExampleLogHandler.logger(for: "caf-recorder", verbose: options.logging.verbose, quiet: options.quiet)
+        let logger = ExampleLogHandler.logger(
+            for: "caf-recorder", verbose: options.logging.verbose, quiet: options.quiet)
         if let path = options.input {
             switch try InputKind(path: path) {
             case .wav:
@@ -49,7 +50,8 @@ struct CAFRecording {
                 } else if reader.format.codec == .aac {
                     stages = packetStages()
                 } else {
-                    throw MediaError(.unsupportedFormat, "caf-recorder records PCM or AAC, not \(reader.format.codec) from \(path)")
+                    throw MediaError(
+                        .unsupportedFormat, "caf-recorder records PCM or AAC, not \(reader.format.codec) from \(path)")
                 }
             case .adts:
                 let reader = try ADTSReader(path: path)
@@ -62,7 +64,9 @@ struct CAFRecording {
             let rate = 48_000
             let length: ToneGenerator.Length =
                 if let frames = options.frames { .frames(frames) } else {
-                    .duration(MediaTime(value: Int64(((options.duration ?? 5) * Double(rate)).rounded()), timescale: Int32(rate)))
+                    .duration(
+                        MediaTime(
+                            value: Int64(((options.duration ?? 5) * Double(rate)).rounded()), timescale: Int32(rate)))
                 }
             let sampleType: PCMSampleType = options.format == .lpcm ? .s16 : .f32
             source = try ToneGenerator(
@@ -97,9 +101,10 @@ struct CAFRecording {
                     ? " (ADTS has no priming or remainder: pakt says 0 for both)" : ""))
         let path = options.input ?? ""
         let warning =
-            if let wavReader { InputWarnings.line(example: "caf-recorder", path: path, wav: wavReader) }
-            else if let adtsReader { InputWarnings.line(example: "caf-recorder", path: path, adts: adtsReader) }
-            else { String?.none }
+            if let wavReader {
+                InputWarnings.line(example: "caf-recorder", path: path, wav: wavReader)
+            } else if let adtsReader { InputWarnings.line(example: "caf-recorder", path: path, adts: adtsReader) } else
+            { String?.none }
         if let warning { printError(warning) }
     }
 }

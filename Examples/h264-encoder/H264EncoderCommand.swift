@@ -22,14 +22,16 @@ struct H264EncoderCommand: ParsableCommand {
 
             Examples:
               h264-encoder --output video.h264
-              h264-encoder --output video.h264 --pattern --size 640x360 --frames 120 --fps 24 --keyint 24
-              h264-encoder --output video.h264 --input in.y4m --bitrate 1500000 --keyint 30 --preset veryfast
-              h264-encoder --output video.h264 --input in.yuv --size 1280x720 --pix-fmt nv12 --fps 30
-              h264-encoder --output again.h264 --input other.h264 --bframes 0
+              h264-encoder -o video.h264 --size 640x360 --frames 120 --fps 24 -g 24
+              h264-encoder -o video.h264 -i in.y4m --bitrate 1500000 --preset veryfast
+              h264-encoder -o video.h264 -i in.yuv --size 1280x720 --pix-fmt nv12
+              h264-encoder -o again.h264 -i other.h264 --bframes 0
             """,
         version: "0.2.0")
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The .h264 file to write ('-' for standard output).", valueName: "FILE"))
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("The .h264 file to write ('-' for standard output).", valueName: "FILE")
+    )
     var output: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("A .y4m, .yuv or .h264 file (by its extension).", valueName: "IN"))
@@ -38,12 +40,15 @@ struct H264EncoderCommand: ParsableCommand {
     @Flag(help: "Encode the test pattern (the default input).")
     var pattern = false
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The pattern's size (default 1280x720) or a raw input's.", valueName: "WxH"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The pattern's size (default 1280x720) or a raw input's.", valueName: "WxH"))
     var size: String?
 
     @Option(
         name: .customLong("pix-fmt"),
-        help: ArgumentHelp("A raw input's pixel format: yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24 or gray.", valueName: "FMT"))
+        help: ArgumentHelp(
+            "A raw input's pixel format: yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24 or gray.", valueName: "FMT"))
     var pixFmt: String?
 
     @Option(help: ArgumentHelp("The pattern's length (default 240); also caps a file input.", valueName: "N"))
@@ -54,10 +59,14 @@ struct H264EncoderCommand: ParsableCommand {
 
     @Option(
         name: [.customShort("r"), .long],
-        help: ArgumentHelp("24, 30000/1001 or 29.97: the pattern's, a raw input's and an .h264's rate (default 25).", valueName: "RATE"))
+        help: ArgumentHelp(
+            "24, 30000/1001 or 29.97: the pattern's, a raw input's and an .h264's rate (default 25).", valueName: "RATE"
+        ))
     var fps: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The average bit rate (default: CRF 23, as the ffmpeg CLI).", valueName: "BITS"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The average bit rate (default: CRF 23, as the ffmpeg CLI).", valueName: "BITS"))
     var bitrate: Int?
 
     @Option(help: ArgumentHelp("The VBV maximum rate (with --bufsize).", valueName: "BITS"))
@@ -66,7 +75,9 @@ struct H264EncoderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The VBV buffer size (with --maxrate).", valueName: "BITS"))
     var bufsize: Int?
 
-    @Option(name: [.customShort("g"), .long], help: ArgumentHelp("The most frames between keyframes (default 250).", valueName: "N"))
+    @Option(
+        name: [.customShort("g"), .long],
+        help: ArgumentHelp("The most frames between keyframes (default 250).", valueName: "N"))
     var keyint: Int?
 
     @Option(help: ArgumentHelp("The x264 preset, ultrafast … placebo (default medium).", valueName: "NAME"))
@@ -153,9 +164,13 @@ struct H264EncoderCommand: ParsableCommand {
         get throws(ValidationError) {
             guard let text = fps else { return nil }
             let parts = text.split(separator: "/")
-            if parts.count == 2, let n = Int32(parts[0]), let d = Int32(parts[1]), n > 0, d > 0 { return FrameRate(n, d) }
+            if parts.count == 2, let n = Int32(parts[0]), let d = Int32(parts[1]), n > 0, d > 0 {
+                return FrameRate(n, d)
+            }
             if let n = Int32(text), n > 0 { return FrameRate(n) }
-            if let value = Double(text), value > 0, value < 1000 { return FrameRate(Int32((value * 1000).rounded()), 1000) }
+            if let value = Double(text), value > 0, value < 1000 {
+                return FrameRate(Int32((value * 1000).rounded()), 1000)
+            }
             throw ValidationError("--fps takes a rate like 24, 30000/1001 or 29.97, not '\(text)'")
         }
     }

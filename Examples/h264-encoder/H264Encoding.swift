@@ -29,7 +29,8 @@ struct H264Encoding {
             pixelFormat = .yuv420p
         case let path? where path.hasSuffix(".y4m"):
             guard fps == nil else {
-                throw ValidationError("a .y4m input carries its own frame rate; --fps applies to --pattern, .yuv and .h264 inputs")
+                throw ValidationError(
+                    "a .y4m input carries its own frame rate; --fps applies to --pattern, .yuv and .h264 inputs")
             }
             let reader = try Y4MReader(path: path)
             pixelFormat = reader.format.pixelFormat
@@ -47,7 +48,8 @@ struct H264Encoding {
                 throw ValidationError("a raw input needs --size WxH and --pix-fmt (or use .y4m or .h264)")
             }
             source = try RawVideoReader(
-                path: path, width: size.width, height: size.height, pixelFormat: format, frameRate: fps ?? FrameRate(25))
+                path: path, width: size.width, height: size.height, pixelFormat: format, frameRate: fps ?? FrameRate(25)
+            )
             pixelFormat = format
         }
         if let frames = options.frames, options.input != nil { source = FirstFrames(source: source, limit: frames) }
@@ -63,7 +65,8 @@ struct H264Encoding {
         let output = try FileOutput(path: options.output)
         // The decoder's concealed and missing frames (and any reader's diagnostics), one line each on
         // standard error as ffmpeg prints them; --quiet: errors only, --verbose: debug and up.
-        let logger = ExampleLogHandler.logger(for: "h264-encoder", verbose: options.logging.verbose, quiet: options.quiet)
+        let logger = ExampleLogHandler.logger(
+            for: "h264-encoder", verbose: options.logging.verbose, quiet: options.quiet)
         decoder?.logger = logger  // the pipeline hands it on too, but say so where the decoder is made
         let muxer = AnnexBMuxer(output: output, accessUnitDelimiters: options.aud)
         var pipeline = Pipeline(source: source, stages: stages, sink: CountingMuxer(muxer: muxer), logger: logger)

@@ -135,8 +135,8 @@ struct LiveStreamer: ParsableCommand {
         let control = hasVideo && !noAdaptiveBitrate ? try BitRateControl(bitRate: bitrate) : nil
         let keyframes = KeyframeRequest()
         // The connection events are printed by EventPrinter; --verbose adds the library's own diagnostics.
-        var graph = MediaGraph(
-            logger: logging.verbose && !quiet ? ExampleLogHandler.logger(for: "live-streamer", verbose: true, quiet: false) : nil)
+        let diagnostics = ExampleLogHandler.logger(for: "live-streamer", verbose: true, quiet: false)
+        var graph = MediaGraph(logger: logging.verbose && !quiet ? diagnostics : nil)
         var tracks: [MediaGraph.BranchID] = []
         if let branch = try videoBranch(&graph, clock: clock, limit: limit, control: control, keyframes: keyframes) { tracks.append(branch) }
         if let branch = try audioBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }

@@ -26,7 +26,9 @@ struct MediaInfo: ParsableCommand {
     /// `--verbose`: also log what the parser skipped or worked around on standard error, one line each.
     @OptionGroup var logging: VerboseOption
 
-    @Flag(name: .shortAndLong, help: "Print nothing on standard error but errors (wins over --verbose); the report is still printed.")
+    @Flag(
+        name: .shortAndLong,
+        help: "Print nothing on standard error but errors (wins over --verbose); the report is still printed.")
     var quiet = false
 
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
@@ -38,7 +40,9 @@ struct MediaInfo: ParsableCommand {
             // The report lists these as notes too; --verbose also logs them, with their metadata, as
             // the other examples log their readers' diagnostics.
             let logger = ExampleLogHandler.logger(for: "media-info", verbose: true, quiet: false)
-            for diagnostic in summary.diagnostics { diagnostic.mediaDiagnostic(stage: "AudioFileSummary").log(to: logger) }
+            for diagnostic in summary.diagnostics {
+                diagnostic.mediaDiagnostic(stage: "AudioFileSummary").log(to: logger)
+            }
         }
         let info = Info(file: file, summary: summary)
         if json {

@@ -26,13 +26,18 @@ import Testing
     static let examples: [Example] = [
         Example(
             name: "aac-encoder",
-            flags: ["--output", "--input", "--tone", "--duration", "--frames", "--bitrate", "--sample-rate", "--channels", "--threads"],
+            flags: [
+                "--output", "--input", "--tone", "--duration", "--frames", "--bitrate", "--sample-rate", "--channels",
+                "--threads"
+            ],
             badValue: ["--output", "x.aac", "--bitrate", "abc"]),
         Example(
             name: "audio-convert",
             flags: ["--input", "--output", "--format", "--rate", "--channels", "--bitrate", "--bits", "--float"],
             badValue: ["--input", "x.wav", "--output", "y.wav", "--rate", "abc"]),
-        Example(name: "audio-devices", flags: ["--json", "--watch", "--server", "--timeout"], badValue: ["--timeout", "abc"]),
+        Example(
+            name: "audio-devices", flags: ["--json", "--watch", "--server", "--timeout"], badValue: ["--timeout", "abc"]
+        ),
         Example(
             name: "audio-player",
             flags: ["--device", "--volume", "--pan", "--rate", "--loops", "--start", "--render"],
@@ -40,15 +45,16 @@ import Testing
         Example(
             name: "audio-recorder",
             flags: [
-                "--output", "--device", "--format", "--rate", "--channels", "--bitrate", "--bits", "--duration", "--tone",
-                "--meter", "--meter-json",
+                "--output", "--device", "--format", "--rate", "--channels", "--bitrate", "--bits", "--duration",
+                "--tone",
+                "--meter", "--meter-json"
             ],
             badValue: ["--output", "x.wav", "--rate", "abc"]),
         Example(
             name: "av-encoder",
             flags: [
                 "--pattern", "--video", "--size", "--fps", "--tone", "--audio", "--duration", "--bitrate", "--keyint",
-                "--preset", "--audio-bitrate", "--output", "--format", "--fragmented", "--realtime", "--driver",
+                "--preset", "--audio-bitrate", "--output", "--format", "--fragmented", "--realtime", "--driver"
             ],
             badValue: ["--pattern", "--duration", "abc", "--output", "x.mp4"]),
         Example(name: "caf-info", flags: ["--json"], badValue: nil),
@@ -59,9 +65,10 @@ import Testing
         Example(
             name: "h264-encoder",
             flags: [
-                "--output", "--pattern", "--input", "--size", "--pix-fmt", "--frames", "--duration", "--fps", "--bitrate",
+                "--output", "--pattern", "--input", "--size", "--pix-fmt", "--frames", "--duration", "--fps",
+                "--bitrate",
                 "--maxrate", "--bufsize", "--keyint", "--preset", "--profile", "--level", "--bframes", "--realtime",
-                "--encoder", "--threads", "--aud",
+                "--encoder", "--threads", "--aud"
             ],
             badValue: ["--output", "x.h264", "--frames", "abc"]),
         Example(
@@ -70,7 +77,7 @@ import Testing
                 "--to", "--pattern", "--video", "--size", "--fps", "--tone", "--audio", "--capture", "--duration",
                 "--bitrate", "--audio-bitrate", "--keyint", "--preset", "--max-latency", "--no-adaptive-bitrate",
                 "--reconnect", "--record", "--hls-segment-type", "--hls-time", "--hls-list-size", "--protocol-option",
-                "--stats-json",
+                "--stats-json"
             ],
             badValue: ["--pattern", "--to", "udp://127.0.0.1:9", "--bitrate", "abc"]),
         Example(name: "media-info", flags: ["--json"], badValue: nil),
@@ -78,9 +85,9 @@ import Testing
             name: "transcode",
             flags: [
                 "--input", "--output", "--format", "--copy", "--bitrate", "--keyint", "--preset", "--audio-bitrate",
-                "--fragmented",
+                "--fragmented"
             ],
-            badValue: ["--input", "x.mp4", "--output", "y.mp4", "--bitrate", "abc"]),
+            badValue: ["--input", "x.mp4", "--output", "y.mp4", "--bitrate", "abc"])
     ]
 
     /// Runs `example` with `arguments`.
@@ -91,7 +98,9 @@ import Testing
     /// The test's list covers every example folder.
     @Test func everyExampleIsListed() throws {
         let folder = TestPaths.packageRoot() + "/Examples"
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "Support" && !$0.hasPrefix(".") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0 != "Support" && !$0.hasPrefix(".")
+        }
         #expect(Set(names) == Set(Self.examples.map(\.name)))
     }
 
@@ -115,7 +124,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let version = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = version.split(separator: ".")
-        #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "\(example.name) --version printed '\(version)'")
+        #expect(
+            parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "\(example.name) --version printed '\(version)'")
     }
 
     @Test(arguments: examples)
@@ -131,7 +141,8 @@ import Testing
         #expect(check.status == 0, "bash -n: \(check.stderr)")
         for shell in ["zsh", "fish"] {
             let other = try Self.run(example, ["--generate-completion-script", shell])
-            #expect(other.status == 0 && other.output.contains(example.name), "\(example.name) \(shell): \(other.stderr)")
+            #expect(
+                other.status == 0 && other.output.contains(example.name), "\(example.name) \(shell): \(other.stderr)")
         }
     }
 
