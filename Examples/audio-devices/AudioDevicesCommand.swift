@@ -15,6 +15,12 @@ struct AudioDevicesCommand: ParsableCommand {
             default marked '*'. --watch prints one line per event (added, removed, changed, default) until \
             Ctrl-C (exit 130) or until the server goes away (exit 1). --json prints one JSON object (with \
             --watch, one per line); its keys are listed in README.md and are a stable interface.
+
+            Examples:
+              audio-devices
+              audio-devices --json
+              audio-devices --watch --json
+              audio-devices --server unix:/tmp/pulse/native
             """,
         version: "0.1.0")
 

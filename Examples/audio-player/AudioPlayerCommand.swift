@@ -12,6 +12,12 @@ struct AudioPlayerCommand: ParsableCommand {
             Shows the position, the duration and a level bar. When a terminal is attached: space pauses and \
             resumes, the left and right arrow keys seek 5 seconds, q stops. Exits 0 at the end of the file \
             (after every loop), 130 after Ctrl-C.
+
+            Examples:
+              audio-player song.mp3
+              audio-player loop.caf --loops -1 --volume 0.5
+              audio-player talk.m4a --rate 1.5 --start 60
+              audio-player song.mp3 --render out.wav --rate 2
             """,
         version: "0.2.0")
 

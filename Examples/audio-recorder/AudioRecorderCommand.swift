@@ -14,6 +14,12 @@ struct AudioRecorderCommand: ParsableCommand {
             The container comes from the output's extension: .caf (AAC or linear PCM), .m4a (AAC, fragmented), \
             .aac (ADTS), .wav and .aif/.aiff (linear PCM). Records until --duration or Ctrl-C; either way the \
             file is finished (exit status 130 after Ctrl-C).
+
+            Examples:
+              audio-recorder --output take.m4a
+              audio-recorder --output take.wav --duration 10 --rate 44100
+              audio-recorder --output take.caf --format lpcm --bits 24 --meter
+              audio-recorder --output tone.aac --tone 440 --duration 5
             """,
         version: "0.2.0")
 

@@ -21,6 +21,12 @@ struct LiveStreamer: ParsableCommand {
             is deep. A lost connection is retried --reconnect times with backoff (0.5 s doubling to 8 s); \
             the stream resumes at a keyframe with its timestamps continuing. --record writes the same \
             encode to a file, untouched by network trouble. Ctrl-C ends the stream cleanly (exit 130).
+
+            Examples:
+              live-streamer --to rtmp://127.0.0.1/live/key --pattern --tone 440
+              live-streamer --to srt://127.0.0.1:9000 --video in.y4m --audio in.wav
+              live-streamer --to rtmp://host/live/key --pattern --capture --record a.mp4
+              live-streamer --to out/live.m3u8 --pattern --tone 440 --duration 30
             """,
         version: "0.2.0")
 

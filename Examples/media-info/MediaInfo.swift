@@ -14,6 +14,10 @@ struct MediaInfo: ParsableCommand {
             it really holds, the priming and remainder frames it states (CAF pakt, MP3 LAME tag) and what the \
             parser skipped or worked around. --json prints one JSON object; its keys are listed in README.md \
             and are a stable interface.
+
+            Examples:
+              media-info song.mp3
+              media-info song.mp3 --json
             """,
         version: "0.2.0")
 

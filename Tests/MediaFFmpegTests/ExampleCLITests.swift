@@ -111,6 +111,7 @@ import Testing
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         #expect(result.output.hasPrefix("OVERVIEW: "), "\(result.output.prefix(200))")
         #expect(result.output.contains("USAGE: \(example.name)"))
+        #expect(result.output.contains("Examples:\n  \(example.name)"), "\(example.name) --help shows no examples")
         // A flag is named as itself, not as the prefix of a longer one (`--meter` vs `--meter-json`).
         let words = Set(result.output.split { " ,[]<>=\n".contains($0) }.map(String.init))
         for flag in Self.shared + example.flags {
