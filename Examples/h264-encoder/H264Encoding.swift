@@ -108,3 +108,6 @@ struct H264Encoding {
         return settings
     }
 }
+
+/// The pixel formats libx264 takes as they are; others are converted to yuv420p first.
+let encoderPixelFormats: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .nv12]
