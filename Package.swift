@@ -92,7 +92,7 @@ let package = Package(
 
         .executableTarget(
             name: "aac-encoder",
-            dependencies: ["MediaPipeline", "ExampleSupport"],
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/aac-encoder",
             exclude: ["README.md"],
             swiftSettings: strict
@@ -100,21 +100,21 @@ let package = Package(
 
         .executableTarget(
             name: "caf-recorder",
-            dependencies: ["MediaPipeline", "ExampleSupport"],
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/caf-recorder",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "caf-info",
-            dependencies: ["MediaPipeline", "ExampleSupport"],
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/caf-info",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "h264-encoder",
-            dependencies: ["MediaPipeline", "ExampleSupport"],
+            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/h264-encoder",
             exclude: ["README.md"],
             swiftSettings: strict

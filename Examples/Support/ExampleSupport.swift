@@ -1,5 +1,6 @@
 // What the example executables share: one-line errors on standard error, number formatting without
-// Foundation, a small command-line cursor, and the top-level error handling.
+// Foundation, and the top-level error handling. (Their command lines are on swift-argument-parser:
+// Command.swift.)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,44 +37,6 @@ public func fileSize(_ path: String) -> Int64? {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
     return Int64(info.st_size)
-}
-
-/// A bad command line: printed as one line (or the usage text for `--help`).
-public struct UsageError: Error {
-    /// The one-line message, or the usage text.
-    public var message: String
-    /// Whether this is `--help` (printed on standard output, exit 0).
-    public var isHelp: Bool
-
-    /// A usage error with `message`.
-    public init(_ message: String, isHelp: Bool = false) {
-        self.message = message
-        self.isHelp = isHelp
-    }
-}
-
-/// The arguments not yet parsed, with the two reads every option needs.
-public struct ArgumentCursor {
-    private var rest: ArraySlice<String>
-
-    /// A cursor over `arguments` (without the program name).
-    public init(_ arguments: [String]) { rest = arguments[...] }
-
-    /// The next argument, or `nil` at the end.
-    public mutating func next() -> String? { rest.popFirst() }
-
-    /// The value after `flag`; throws when it is missing.
-    public mutating func value(for flag: String) throws(UsageError) -> String {
-        guard let value = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
-        return value
-    }
-
-    /// The value after `flag` as a number of type `T`; throws when it is missing or not a number.
-    public mutating func number<T: LosslessStringConvertible>(for flag: String, _: T.Type) throws(UsageError) -> T {
-        let text = try value(for: flag)
-        guard let number = T(text) else { throw UsageError("\(flag) takes a number, not '\(text)'") }
-        return number
-    }
 }
 
 /// Runs an example's `body` and exits with its status (or prints the licence report and exits 0 for
@@ -152,23 +115,5 @@ public final class ProgressReporter {
         if enabled && interactive && lastReport != started { printError("") }
         let elapsed = clock.now - started
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
-}
-
-extension UsageError: CustomStringConvertible {
-    /// The message, so that a usage error thrown after parsing prints as one line.
-    public var description: String { message }
-}
-
-extension UsageError {
-    /// Prints this error the way every example does (the usage text on standard output for `--help`,
-    /// otherwise one line `<name>: <message>` on standard error) and returns the exit status: 0 or 2.
-    public func report(as name: String) -> Int32 {
-        if isHelp {
-            print(message)
-            return 0
-        }
-        printError("\(name): \(message)")
-        return 2
     }
 }

@@ -15,6 +15,12 @@ struct AudioConvert: ParsableCommand {
             channels and sample type (16-bit for decoded compressed audio), so `--input x.mp3 --output x.wav` is \
             the decoded PCM. Priming and padding are trimmed: the output has exactly the input's valid frames. \
             Ctrl-C finishes the output and exits 130.
+
+            Examples:
+              audio-convert --input song.mp3 --output song.wav
+              audio-convert --input take.aif --output take.caf --bits 24
+              audio-convert -i voice.wav -o voice.m4a --bitrate 64000 --channels 1
+              audio-convert --input old.au --output old.wav --rate 48000 --float
             """,
         version: "0.2.0")
 

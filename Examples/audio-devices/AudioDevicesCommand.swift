@@ -15,6 +15,12 @@ struct AudioDevicesCommand: ParsableCommand {
             default marked '*'. --watch prints one line per event (added, removed, changed, default) until \
             Ctrl-C (exit 130) or until the server goes away (exit 1). --json prints one JSON object (with \
             --watch, one per line); its keys are listed in README.md and are a stable interface.
+
+            Examples:
+              audio-devices
+              audio-devices --json
+              audio-devices --watch --json
+              audio-devices --server unix:/tmp/pulse/native
             """,
         version: "0.1.0")
 
@@ -29,6 +35,12 @@ struct AudioDevicesCommand: ParsableCommand {
 
     @Option(help: "Seconds to wait for the server to answer.")
     var timeout = 5.0
+
+    /// `--verbose`: also say which server answered.
+    @OptionGroup var logging: VerboseOption
+
+    @Flag(name: .shortAndLong, help: "Print nothing on standard error but errors (no 'watching' line).")
+    var quiet = false
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
@@ -42,6 +54,7 @@ struct AudioDevicesCommand: ParsableCommand {
             try watchEvents(limit)
         } else {
             let pulse = try PulseConnection(server: server, clientName: "audio-devices", timeout: limit)
+            if logging.verbose && !quiet { printError("audio-devices: listing the devices of \(pulse.server)") }
             let (inputs, outputs) = try pulse.devices(timeout: limit)
             printLine(json ? DeviceJSON.list(inputs: inputs, outputs: outputs) : DeviceText.list(inputs: inputs, outputs: outputs))
         }
@@ -50,7 +63,7 @@ struct AudioDevicesCommand: ParsableCommand {
     /// Prints each event as it comes until Ctrl-C or the connection is lost (then throws its error).
     private func watchEvents(_ limit: Duration) throws {
         let monitor = try AudioDeviceMonitor(server: server, clientName: "audio-devices", timeout: limit)
-        printError("audio-devices: watching \(monitor.connection.server) (Ctrl-C to stop)")
+        if !quiet { printError("audio-devices: watching \(monitor.connection.server) (Ctrl-C to stop)") }
         let json = json
         try blockingAwait(cancelWhen: { Interrupt.wasRequested }) {
             for await event in monitor.events {

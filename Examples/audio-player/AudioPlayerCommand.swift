@@ -12,6 +12,12 @@ struct AudioPlayerCommand: ParsableCommand {
             Shows the position, the duration and a level bar. When a terminal is attached: space pauses and \
             resumes, the left and right arrow keys seek 5 seconds, q stops. Exits 0 at the end of the file \
             (after every loop), 130 after Ctrl-C.
+
+            Examples:
+              audio-player song.mp3
+              audio-player loop.caf --loops -1 --volume 0.5
+              audio-player talk.m4a --rate 1.5 --start 60
+              audio-player song.mp3 --render out.wav --rate 2
             """,
         version: "0.2.0")
 
@@ -41,6 +47,9 @@ struct AudioPlayerCommand: ParsableCommand {
 
     @Flag(help: "No position line or level bar.")
     var quiet = false
+
+    /// `--verbose`: also say what is played where, before playing.
+    @OptionGroup var logging: VerboseOption
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
@@ -60,6 +69,10 @@ struct AudioPlayerCommand: ParsableCommand {
             output = try .device(device)
         }
         let player = try AudioPlayer(path: file, output: output)
+        if logging.verbose && !quiet {
+            let target = render ?? device ?? "the default output"
+            printError("audio-player: playing \(file) (\(formatDecimal(player.duration, 3)) s) → \(target)")
+        }
         player.volume = volume
         player.pan = pan
         player.enableRate = rate != 1

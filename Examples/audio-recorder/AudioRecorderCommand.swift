@@ -14,6 +14,12 @@ struct AudioRecorderCommand: ParsableCommand {
             The container comes from the output's extension: .caf (AAC or linear PCM), .m4a (AAC, fragmented), \
             .aac (ADTS), .wav and .aif/.aiff (linear PCM). Records until --duration or Ctrl-C; either way the \
             file is finished (exit status 130 after Ctrl-C).
+
+            Examples:
+              audio-recorder --output take.m4a
+              audio-recorder --output take.wav --duration 10 --rate 44100
+              audio-recorder --output take.caf --format lpcm --bits 24 --meter
+              audio-recorder --output tone.aac --tone 440 --duration 5
             """,
         version: "0.2.0")
 
@@ -56,6 +62,12 @@ struct AudioRecorderCommand: ParsableCommand {
 
     @Flag(name: .customLong("latency-json"), help: "At the end, print the capture latency measured every 100 ms as JSON on standard error: {\"p50Ms\":…,\"p99Ms\":…,\"maxMs\":…,\"samples\":N}.")
     var latencyJSON = false
+
+    /// `--verbose`: also say what is recorded from where, before recording.
+    @OptionGroup var logging: VerboseOption
+
+    @Flag(name: .shortAndLong, help: "Print no warnings (errors only): not the count of overruns at the end.")
+    var quiet = false
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
@@ -76,6 +88,10 @@ struct AudioRecorderCommand: ParsableCommand {
             format.map { $0 == .aac ? .aac : .linearPCM } ?? (container?.holds(.aac) == true ? .aac : .linearPCM)
         let settings = AudioRecorderSettings(format: dataFormat, sampleRate: rate, channels: channels, bitRate: bitrate, bitDepth: bits)
         let recorder = try AudioRecorder(path: output, settings: settings, input: try input(settings))
+        if logging.verbose && !quiet {
+            let from = tone.map { "a \(formatDecimal($0, 1)) Hz tone" } ?? device ?? "the default input"
+            printError("audio-recorder: recording \(from), \(rate) Hz, \(channels) channels → \(output)")
+        }
         if let duration { try recorder.record(forDuration: duration) } else { try recorder.record() }
         let outcome = RecorderOutcome()
         recorder.onEvent = { outcome.take($0) }
@@ -106,7 +122,9 @@ struct AudioRecorderCommand: ParsableCommand {
             printError(String(format: "{\"p50Ms\":%.2f,\"p99Ms\":%.2f,\"maxMs\":%.2f,\"samples\":%d}", percentile(0.5), percentile(0.99), sorted.last ?? 0, sorted.count))
         }
         if let error = outcome.error { throw error }
-        if outcome.lostInput > 0 { printError("audio-recorder: warning: input was lost \(outcome.lostInput) times (overruns)") }
+        if outcome.lostInput > 0 && !quiet {
+            printError("audio-recorder: warning: input was lost \(outcome.lostInput) times (overruns)")
+        }
     }
 
     /// One `--meter-json` line, or the `--meter` bar drawn in place on standard error.

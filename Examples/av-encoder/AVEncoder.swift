@@ -15,6 +15,12 @@ struct AVEncoder: ParsableCommand {
             (.mp4 .mov .m4a .ts .flv .mkv .webm; .aac and .h264 write the bare streams), or from --format. \
             An .m4a output takes the audio only. The encoder settings follow h264-encoder's and \
             aac-encoder's (the ffmpeg CLI's defaults). Ctrl-C finishes every file and exits 130.
+
+            Examples:
+              av-encoder --pattern --tone 440 --duration 10 --output out.mp4
+              av-encoder --video in.y4m --audio in.wav --output out.mkv
+              av-encoder --tone 440 --duration 30 --output tone.m4a
+              av-encoder --pattern --tone 440 --duration 10 -o a.mp4 -o a.ts -o a.flv
             """,
         version: "0.2.0")
 

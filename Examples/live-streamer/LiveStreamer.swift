@@ -21,6 +21,12 @@ struct LiveStreamer: ParsableCommand {
             is deep. A lost connection is retried --reconnect times with backoff (0.5 s doubling to 8 s); \
             the stream resumes at a keyframe with its timestamps continuing. --record writes the same \
             encode to a file, untouched by network trouble. Ctrl-C ends the stream cleanly (exit 130).
+
+            Examples:
+              live-streamer --to rtmp://127.0.0.1/live/key --pattern --tone 440
+              live-streamer --to srt://127.0.0.1:9000 --video in.y4m --audio in.wav
+              live-streamer --to rtmp://host/live/key --pattern --capture --record a.mp4
+              live-streamer --to out/live.m3u8 --pattern --tone 440 --duration 30
             """,
         version: "0.2.0")
 
@@ -81,6 +87,10 @@ struct LiveStreamer: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print no connection events and no summary.")
     var quiet = false
 
+    /// `--verbose`: also the library's diagnostics (reconnections, concealed frames, dropped samples),
+    /// one line each; without it, the connection events above are what is printed.
+    @OptionGroup var logging: VerboseOption
+
     /// The default device of `--capture` given without a name (see ``normalizingCapture(_:)``).
     static let defaultDevice = "@DEFAULT@"
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
@@ -130,7 +140,9 @@ struct LiveStreamer: ParsableCommand {
         // reconnection asks for.
         let control = hasVideo && !noAdaptiveBitrate ? try BitRateControl(bitRate: bitrate) : nil
         let keyframes = KeyframeRequest()
-        var graph = MediaGraph()
+        // The connection events are printed by EventPrinter; --verbose adds the library's own diagnostics.
+        let diagnostics = ExampleLogHandler.logger(for: "live-streamer", verbose: true, quiet: false)
+        var graph = MediaGraph(logger: logging.verbose && !quiet ? diagnostics : nil)
         var tracks: [MediaGraph.BranchID] = []
         if let branch = try videoBranch(&graph, clock: clock, limit: limit, control: control, keyframes: keyframes) { tracks.append(branch) }
         if let branch = try audioBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }

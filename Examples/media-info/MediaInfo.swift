@@ -14,6 +14,10 @@ struct MediaInfo: ParsableCommand {
             it really holds, the priming and remainder frames it states (CAF pakt, MP3 LAME tag) and what the \
             parser skipped or worked around. --json prints one JSON object; its keys are listed in README.md \
             and are a stable interface.
+
+            Examples:
+              media-info song.mp3
+              media-info song.mp3 --json
             """,
         version: "0.2.0")
 
@@ -22,11 +26,28 @@ struct MediaInfo: ParsableCommand {
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
+
+    /// `--verbose`: also log what the parser skipped or worked around on standard error, one line each.
+    @OptionGroup var logging: VerboseOption
+
+    @Flag(
+        name: .shortAndLong,
+        help: "Print nothing on standard error but errors (wins over --verbose); the report is still printed.")
+    var quiet = false
+
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
     func run() throws {
         let summary = try AudioFileSummary(path: file)
+        if logging.verbose && !quiet {
+            // The report lists these as notes too; --verbose also logs them, with their metadata, as
+            // the other examples log their readers' diagnostics.
+            let logger = ExampleLogHandler.logger(for: "media-info", verbose: true, quiet: false)
+            for diagnostic in summary.diagnostics {
+                diagnostic.mediaDiagnostic(stage: "AudioFileSummary").log(to: logger)
+            }
+        }
         let info = Info(file: file, summary: summary)
         if json {
             let encoder = JSONEncoder()

@@ -18,6 +18,12 @@ struct Transcode: ParsableCommand {
             standard output, in the --format given, for the formats that can be written as a stream: \
             mpegts, flv, matroska, webm, mp4/mov/m4a with --fragmented, aac, h264, wav, y4m, and caf of \
             PCM. Ctrl-C finishes the output and exits 130.
+
+            Examples:
+              transcode --input a.aac --input v.h264 --output av.mp4 --copy
+              transcode --input in.mkv --output out.mp4
+              transcode --input movie.mp4 --output sound.wav
+              transcode --input movie.mp4 --output - --format mpegts | ffplay -
             """,
         version: "0.2.0")
 

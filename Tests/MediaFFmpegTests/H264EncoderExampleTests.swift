@@ -313,9 +313,9 @@ import Testing
             #expect(run.lines.first?.contains(mention) == true, "\(input): \(run.lines)")
         }
 
-        // A bad command line: exit status 2.
+        // A bad command line: exit status 64 (EX_USAGE), as every example.
         run = try Self.encode(["--pattern", "--size", "big", "--output", out])
-        #expect(run.status == 2)
+        #expect(run.status == 64)
         #expect(run.lines == ["h264-encoder: --size takes WIDTHxHEIGHT, e.g. 1280x720, not 'big'"])
     }
 

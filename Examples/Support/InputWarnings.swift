@@ -1,0 +1,48 @@
+// The one warning line aac-encoder and caf-recorder print after a run whose reader worked around
+// damage: how many times it resynchronised and how many bytes it skipped, or what a WAV file needed,
+// as the ffmpeg CLI ends a run on a damaged input with a count.
+public import MediaFormats
+
+/// `<example>: warning: …` with the counts of what a reader skipped or worked around, or `nil` when it
+/// needed nothing. The individual warnings go to the logger as they happen; this line sums them up.
+public enum InputWarnings {
+    /// The counts of an ADTS reader's diagnostics: resynchronisations, bytes skipped, frames dropped.
+    public static func line(example: String, path: String, adts reader: ADTSReader) -> String? {
+        var resyncs = 0
+        var skipped = 0
+        var dropped = 0
+        for diagnostic in reader.diagnostics {
+            switch diagnostic {
+            case .resynchronized(_, let bytes):
+                resyncs += 1
+                skipped += bytes
+            case .trailingBytesSkipped(_, let bytes): skipped += bytes
+            case .unsupportedFrame(_, let length, _):
+                skipped += length
+                dropped += 1
+            case .truncatedFrame: dropped += 1
+            default: break
+            }
+        }
+        guard resyncs + skipped + dropped > 0 else { return nil }
+        return
+            "\(example): warning: \(path): resynchronised \(count(resyncs, "time")), skipped \(count(skipped, "byte")), "
+            + "dropped \(count(dropped, "damaged frame"))"
+    }
+
+    /// The counts of a WAV reader's diagnostics, by kind, and the frames it delivered of those declared.
+    public static func line(example: String, path: String, wav reader: WAVReader) -> String? {
+        guard !reader.diagnostics.isEmpty else { return nil }
+        var kinds: [String] = []
+        for diagnostic in reader.diagnostics where !kinds.contains(diagnostic.code.description) {
+            kinds.append(diagnostic.code.description)
+        }
+        return "\(example): warning: \(path): worked around \(count(reader.diagnostics.count, "problem")) "
+            + "(\(kinds.joined(separator: ", "))); read \(count(Int(reader.framesRead), "frame"))"
+    }
+
+    /// `1 byte`, `2 bytes`: never "1 bytes".
+    static func count(_ value: Int, _ noun: String) -> String {
+        "\(value) \(noun)\(value == 1 ? "" : "s")"
+    }
+}
