@@ -17,7 +17,10 @@ let package = Package(
             name: "MediaAllocations",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "MediaPipeline", package: "MediaPipeline"),
+                // The three modules measured; not the umbrella, so that MediaPulse is not built.
+                .product(name: "MediaCore", package: "MediaPipeline"),
+                .product(name: "MediaFormats", package: "MediaPipeline"),
+                .product(name: "MediaFFmpeg", package: "MediaPipeline"),
             ],
             path: "Benchmarks/MediaAllocations",
             swiftSettings: [.swiftLanguageMode(.v6)],

@@ -26,7 +26,11 @@ func stageBenchmarks() {
             return try measure(benchmark, H264Encoder(settings: settings), inputs.videoFrames)
         }
     }
-    Benchmark("H264Decoder") { benchmark in
+    // FFmpeg decodes H.264 on as many frame threads as there are CPUs (thread_count 0), and its
+    // per-frame bookkeeping varies by a few mallocs between runs: half a malloc per frame of slack
+    // still fails on one more malloc per frame. `make bench-check` pins the run to two CPUs.
+    let decoderSlack = BenchmarkThresholds(absolute: [.p90: samplesPerRun / 2])
+    Benchmark("H264Decoder", configuration: .init(thresholds: [.mallocCountTotal: decoderSlack])) { benchmark in
         run(benchmark) { try measure(benchmark, H264Decoder(), $0.h264Packets) }
     }
     Benchmark("Pipeline.3IdentityStages") { benchmark in
