@@ -16,7 +16,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
-.PHONY: all deps build test demo bench clean docs docs-check format lint
+.PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint
 
 all: build
 
@@ -46,6 +46,7 @@ LIVE_TESTS = MediaPulseTests|AudioRecorder|\.Streaming
 test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) docs-check
+	$(MAKE) bench-check
 	$(call run_tests,parallel,--skip '$(LIVE_TESTS)')
 	$(call run_tests,live,--no-parallel --filter '$(LIVE_TESTS)')
 
@@ -126,10 +127,29 @@ bench: deps
 	$(BENCH_BUILD) --product live-streamer
 	Benchmarks/run.sh
 
+# Mallocs per sample of every parser, muxer and stage (Benchmarks/Package.swift, a package of its own on
+# ordo-one/benchmark; release build in Benchmarks/.build) against the counts checked in under Benchmarks/Thresholds.
+# Fails on any difference: more mallocs is a regression; fewer, run `make bench-thresholds` and commit the new
+# counts. Pinned to two CPUs (where there are more), as FFmpeg's H.264 decoder starts a frame thread per CPU.
+BENCH_PACKAGE = cd Benchmarks && $$(nproc | awk '$$1 > 2 { print "taskset -c 0,1" }') $(SWIFT) package
+
+bench-check: deps
+	@mkdir -p $(TEST_LOGS)
+	@set -o pipefail; $(BENCH_PACKAGE) benchmark thresholds check --no-progress 2>&1 | tee $(TEST_LOGS)/bench-check.log \
+		|| { grep -q benchmarkThresholdImprovement $(TEST_LOGS)/bench-check.log \
+			&& echo "Fewer mallocs than Benchmarks/Thresholds: run make bench-thresholds and commit the new counts."; \
+			exit 1; }
+
+# Rewrites Benchmarks/Thresholds from a run (`--format metricP90AbsoluteThresholds`), after a change that
+# allocates less (or, said so in its commit, more).
+bench-thresholds: deps
+	$(BENCH_PACKAGE) --allow-writing-to-package-directory benchmark thresholds update --no-progress
+
 # swift-format (shipped with the Swift toolchain) with the configuration in .swift-format: 4 spaces, 120
 # columns, the rules the code already followed. `make format` rewrites the files in place; `make lint`
 # (run by `make test`) fails on any difference or rule warning.
-FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/graph-benchmark Benchmarks/mux-benchmark
+FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/graph-benchmark \
+	Benchmarks/mux-benchmark
 
 format:
 	$(SWIFT) format format --configuration .swift-format --in-place --recursive --parallel $(FORMAT_PATHS)
@@ -138,4 +158,4 @@ lint:
 	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMAT_PATHS)
 
 clean:
-	rm -rf .build $(OUT)
+	rm -rf .build Benchmarks/.build $(OUT)

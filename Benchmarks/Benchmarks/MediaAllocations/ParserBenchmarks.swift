@@ -1,0 +1,83 @@
+import Benchmark
+import MediaCore
+import MediaFormats
+
+/// Bytes are pushed in chunks of this size, as a file or socket reader would give them.
+let chunkSize = 4096
+
+/// The push parsers and readers: bytes in, samples out. One run parses a stream of exactly 1000
+/// samples (the parser is made before the measurement starts; the end of input is part of the run).
+func parserBenchmarks() {
+    Benchmark("ADTSParser") { benchmark in
+        run(benchmark) { inputs in
+            var parser = ADTSParser()
+            return try measure(benchmark, &parser, inputs.adts) { _ in true }
+        }
+    }
+    Benchmark("AnnexBScanner") { benchmark in
+        run(benchmark) { inputs in
+            var parser = AnnexBScanner()
+            return try measure(benchmark, &parser, inputs.nalUnits) { _ in true }
+        }
+    }
+    Benchmark("AnnexBAccessUnitParser") { benchmark in
+        run(benchmark) { inputs in
+            var parser = AnnexBAccessUnitParser()
+            return try measure(benchmark, &parser, inputs.annexB) { _ in true }
+        }
+    }
+    Benchmark("Y4MParser") { benchmark in
+        run(benchmark) { inputs in
+            var parser = Y4MParser()
+            return try measure(benchmark, &parser, inputs.y4m) { output in
+                if case .frame = output { true } else { false }
+            }
+        }
+    }
+    // One event per 1024-frame PCM block for WAV and AIFF, one per AAC packet for CAF.
+    let files: [(String, KeyPath<Inputs, [UInt8]>, AudioFileStreamParser.Batching)] = [
+        ("WAV", \.wav, .init(maxBytes: 4096)),
+        ("AIFF", \.aiff, .init(maxBytes: 4096)),
+        ("CAF", \.caf, .init(maxPackets: 1)),
+    ]
+    for (name, bytes, batching) in files {
+        Benchmark("AudioFileStreamParser.\(name)") { benchmark in
+            run(benchmark) { inputs in
+                var parser = AudioFileStreamParser(batching: batching)
+                return try measure(benchmark, &parser, inputs[keyPath: bytes]) { event in
+                    if case .packets = event { true } else { false }
+                }
+            }
+        }
+    }
+    Benchmark("CAFReader") { benchmark in
+        run(benchmark) { inputs in
+            let reader = try CAFReader(bytes: inputs.caf)
+            var count = 0
+            benchmark.startMeasurement()
+            while try reader.next() != nil { count += 1 }
+            benchmark.stopMeasurement()
+            return count
+        }
+    }
+}
+
+/// Pushes `bytes` into `parser` in ``chunkSize`` chunks, drains it after each and after the end of
+/// input; returns how many outputs `counts` says are samples. Only this is measured.
+func measure<Parser: PushParser>(
+    _ benchmark: Benchmark, _ parser: inout Parser, _ bytes: [UInt8], counts: (Parser.Output) -> Bool
+) throws -> Int {
+    var count = 0
+    benchmark.startMeasurement()
+    var start = 0
+    while start < bytes.count {
+        let end = min(bytes.count, start + chunkSize)
+        parser.push(bytes[start..<end])
+        while let output = try parser.next() { count += counts(output) ? 1 : 0 }
+        start = end
+    }
+    parser.finish()
+    while let output = try parser.next() { count += counts(output) ? 1 : 0 }
+    benchmark.stopMeasurement()
+    return count
+}
