@@ -63,8 +63,8 @@ func run() throws -> Int32 {
     let result = options.threads ? try pipeline.runConcurrently(progress: progress.reportUntilInterrupted) : try pipeline.run(progress: progress.reportUntilInterrupted)
     let wall = progress.finish()
     let audioSeconds = Double(result.framesRead) / Double(inputFormat.sampleRate)
-    let summary = "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
-        + "\(formatDecimal(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
+    let summary = "aac-encoder: \(count: result.framesRead, "frame") in, \(count: result.samplesWritten, "packet") out, "
+        + "\(formatDecimal(audioSeconds, 3)) s of audio, \(count: result.bytesWritten, "byte") of AAC, "
         + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
     if !options.quiet { printError(summary) }
     return 0

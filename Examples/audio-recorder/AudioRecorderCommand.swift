@@ -106,7 +106,7 @@ struct AudioRecorderCommand: ParsableCommand {
             printError(String(format: "{\"p50Ms\":%.2f,\"p99Ms\":%.2f,\"maxMs\":%.2f,\"samples\":%d}", percentile(0.5), percentile(0.99), sorted.last ?? 0, sorted.count))
         }
         if let error = outcome.error { throw error }
-        if outcome.lostInput > 0 { printError("audio-recorder: warning: input was lost \(outcome.lostInput) times (overruns)") }
+        if outcome.lostInput > 0 { printError("audio-recorder: warning: input was lost \(count: outcome.lostInput, "time") (overruns)") }
     }
 
     /// One `--meter-json` line, or the `--meter` bar drawn in place on standard error.

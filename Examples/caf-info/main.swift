@@ -133,9 +133,9 @@ func printText(_ i: Info) {
     print("    mFramesPerPacket   \(d.framesPerPacket)")
     print("    mChannelsPerFrame  \(d.channelsPerFrame)")
     print("    mBitsPerChannel    \(d.bitsPerChannel)")
-    print("Magic cookie:   \(i.cookie.isEmpty ? "none" : "\(i.cookie.count) bytes: " + hex(i.cookie, separator: " "))")
+    print("Magic cookie:   \(i.cookie.isEmpty ? "none" : "\(count: i.cookie.count, "byte"): " + hex(i.cookie, separator: " "))")
     for (key, value) in i.info { print("Info:           \(key) = \(value)") }
-    print("Audio data:     \(i.dataSize) bytes from offset \(i.dataOffset)")
+    print("Audio data:     \(count: i.dataSize, "byte") from offset \(i.dataOffset)")
     print("Packets:        \(i.packets)")
     print("Valid frames:   \(i.validFrames)")
     print("Priming frames: \(i.primingFrames)")

@@ -158,8 +158,8 @@ func run() throws -> Int32 {
     let seconds = span.isNumeric ? Double(span.value) / Double(span.timescale) : 0
     let bitRate = seconds > 0 ? Double(output.position * 8) / seconds : 0
     let bytes = output.position  // the file's size: start codes and parameter sets included
-    let summary = "h264-encoder: \(result.samplesRead) frames in, \(counted.frames) frames out, \(counted.keyframes) keyframes, "
-        + "\(bytes) bytes, \(formatDecimal(bitRate / 1000, 1)) kb/s over \(formatDecimal(seconds, 3)) s, "
+    let summary = "h264-encoder: \(count: result.samplesRead, "frame") in, \(count: counted.frames, "frame") out, \(count: counted.keyframes, "keyframe"), "
+        + "\(count: bytes, "byte"), \(formatDecimal(bitRate / 1000, 1)) kb/s over \(formatDecimal(seconds, 3)) s, "
         + "\(formatDecimal(Double(counted.frames) / max(wall, 1e-9), 1)) fps → \(options.output)"
     if !options.quiet { printError(summary) }
     return 0
