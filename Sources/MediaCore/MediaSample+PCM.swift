@@ -4,7 +4,7 @@ extension MediaSample {
     ///
     /// ```swift
     /// let format = AudioFormat.pcm(.f32, sampleRate: 48_000, channels: 2)
-    /// let sample = try MediaSample(pcm: [0.0, 0.0, 0.5, -0.5] as [Float], format: format)  // 2 frames
+    /// let sample = try MediaSample(pcm: [Float](repeating: 0.25, count: 600), format: format)  // 300 frames
     /// ```
     ///
     /// The timing starts at `startFrame` at a timescale of the sample rate
@@ -31,8 +31,7 @@ extension MediaSample {
     /// A sample of planar PCM made from typed values, one array per channel.
     ///
     /// ```swift
-    /// let format = AudioFormat.pcm(.f32Planar, sampleRate: 48_000, channels: 2)
-    /// let sample = try MediaSample(pcmPlanes: [left, right], format: format)   // left, right: [Float]
+    /// let planar = try MediaSample(pcmPlanes: [left, right], format: .pcm(.f32Planar, sampleRate: 48_000, channels: 2))
     /// ```
     ///
     /// - Throws: ``MediaError/Code/formatMismatch`` when `format` is not planar PCM of `Value`'s sample
@@ -81,8 +80,9 @@ extension MediaSample {
     /// storage first if it is shared). Throws as ``withPCM(as:plane:_:)``.
     ///
     /// ```swift
-    /// try sample.withMutablePCM(as: Int16.self) { values in
-    ///     for index in values.indices { values[index] /= 2 }     // -6 dB
+    /// var quieter = sample
+    /// try quieter.withMutablePCM(as: Float.self) { values in
+    ///     for index in values.indices { values[index] *= 0.5 }  // -6 dB
     /// }
     /// ```
     public mutating func withMutablePCM<Value: PCMSampleValue, Result>(
@@ -98,8 +98,8 @@ extension MediaSample {
     /// The values of plane `plane` as an array of `Value` (one copy). Throws as ``withPCM(as:plane:_:)``.
     ///
     /// ```swift
-    /// let values: [Int16] = try sample.pcm(as: Int16.self)     // interleaved: L R L R …
-    /// let left: [Float] = try planar.pcm(as: Float.self, plane: 0)
+    /// let values: [Float] = try middle.pcm(as: Float.self)  // interleaved: L R L R …
+    /// let rightChannel: [Float] = try planar.pcm(as: Float.self, plane: 1)
     /// ```
     public func pcm<Value: PCMSampleValue>(as type: Value.Type, plane: Int = 0) throws(MediaError) -> [Value] {
         try checkPCMPlane(plane, holds: Value.self)
@@ -112,7 +112,7 @@ extension MediaSample {
     /// plane), timed from this sample's presentation time plus `range.lowerBound` frames.
     ///
     /// ```swift
-    /// let middle = try sample.pcmFrames(100..<200)    // 100 frames, pts = sample's pts + 100 frames
+    /// let middle = try sample.pcmFrames(100..<200)  // 100 frames, pts = sample's pts + 100 frames
     /// ```
     ///
     /// Interleaved and planar, any ``PCMSampleType`` (24-bit too). Trims are kept where they overlap
