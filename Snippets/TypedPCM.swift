@@ -13,7 +13,8 @@ let right = [Float](repeating: -0.5, count: 300)
 // snippet.show
 
 // snippet.planar
-let planar = try MediaSample(pcmPlanes: [left, right], format: .pcm(.f32Planar, sampleRate: 48_000, channels: 2))
+let stereo = AudioFormat.pcm(.f32Planar, sampleRate: 48_000, channels: 2)
+let planar = try MediaSample(pcmPlanes: [left, right], format: stereo)
 // snippet.end
 
 // snippet.peak

@@ -13,7 +13,9 @@ extension MediaSample {
     /// - Throws: ``MediaError/Code/formatMismatch`` when `format` is not interleaved PCM of `Value`'s
     ///   sample type (``PCMSampleValue``: `Float` for f32, `Int16` for s16, …);
     ///   ``MediaError/Code/invalidArgument`` when the value count is not a whole number of frames.
-    public init<Value: PCMSampleValue>(pcm values: [Value], format: AudioFormat, startFrame: Int64 = 0) throws(MediaError) {
+    public init<Value: PCMSampleValue>(
+        pcm values: [Value], format: AudioFormat, startFrame: Int64 = 0
+    ) throws(MediaError) {
         try Self.check(format, holds: Value.self, interleaved: true)
         let channels = format.channelCount
         guard channels > 0, values.count % channels == 0 else {
@@ -31,7 +33,8 @@ extension MediaSample {
     /// A sample of planar PCM made from typed values, one array per channel.
     ///
     /// ```swift
-    /// let planar = try MediaSample(pcmPlanes: [left, right], format: .pcm(.f32Planar, sampleRate: 48_000, channels: 2))
+    /// let stereo = AudioFormat.pcm(.f32Planar, sampleRate: 48_000, channels: 2)
+    /// let planar = try MediaSample(pcmPlanes: [left, right], format: stereo)
     /// ```
     ///
     /// - Throws: ``MediaError/Code/formatMismatch`` when `format` is not planar PCM of `Value`'s sample
@@ -180,7 +183,8 @@ extension MediaSample {
         let size = storage.planes[plane].count
         guard size % MemoryLayout<Value>.stride == 0 else {
             throw MediaError(
-                .invalidData, "PCM plane \(plane) of \(count: size, "byte") is not a whole number of \(pcm.sampleType) values")
+                .invalidData,
+                "PCM plane \(plane) of \(count: size, "byte") is not a whole number of \(pcm.sampleType) values")
         }
         try Self.checkHostByteOrder()
     }

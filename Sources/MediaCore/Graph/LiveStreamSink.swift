@@ -103,7 +103,8 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
         _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: Duration,
         adaptiveBitRate: AdaptiveBitRate?
     ) throws(MediaError) {
-        try self.init(inner, clock: clock, maxQueueDuration: MediaTime(maxQueueDuration), adaptiveBitRate: adaptiveBitRate)
+        try self.init(
+            inner, clock: clock, maxQueueDuration: MediaTime(maxQueueDuration), adaptiveBitRate: adaptiveBitRate)
     }
 
     deinit {

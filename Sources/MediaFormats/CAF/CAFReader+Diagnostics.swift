@@ -26,7 +26,8 @@ extension CAFReader {
             if let frameBytes {
                 found.append(diagnostic(
                     .warning, "partialFrameDropped",
-                    "CAF 'data' ends \(count: unread, "byte") into a \(frameBytes)-byte frame; the partial frame is dropped.",
+                    "CAF 'data' ends \(count: unread, "byte") into a \(frameBytes)-byte frame; "
+                        + "the partial frame is dropped.",
                     at: at, count: unread))
             } else {
                 found.append(diagnostic(

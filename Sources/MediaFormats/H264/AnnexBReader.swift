@@ -91,7 +91,9 @@ public final class AnnexBReader: MediaSource, DiagnosticReporting {
     ///   stage `AnnexBReader`. After an error, every call throws it again.
     public func next() throws(MediaError) -> MediaSample? {
         defer {
-            if parser.skippedLeadingBytes != reportedSkippedBytes || parser.formatChangeCount != reportedFormatChanges {
+            if parser.skippedLeadingBytes != reportedSkippedBytes
+                || parser.formatChangeCount != reportedFormatChanges
+            {
                 reportNew()
             }
         }
@@ -118,9 +120,11 @@ extension AnnexBReader {
         let skipped = parser.skippedLeadingBytes
         if skipped != reportedSkippedBytes {
             record(MediaDiagnostic(
-                .warning, "Skipped \(count: skipped - reportedSkippedBytes, "non-zero byte") before the first start code.",
+                .warning,
+                "Skipped \(count: skipped - reportedSkippedBytes, "non-zero byte") before the first start code.",
                 metadata: [
-                    DiagnosticKey.stage: name, DiagnosticKey.code: "leadingBytesSkipped", DiagnosticKey.byteOffset: "0",
+                    DiagnosticKey.stage: name, DiagnosticKey.code: "leadingBytesSkipped",
+                    DiagnosticKey.byteOffset: "0",
                     DiagnosticKey.count: String(skipped - reportedSkippedBytes),
                 ]))
             reportedSkippedBytes = skipped
@@ -131,7 +135,8 @@ extension AnnexBReader {
             record(MediaDiagnostic(
                 .info, "The parameter sets change at sample \(index); it and those after it carry the new format.",
                 metadata: [
-                    DiagnosticKey.stage: name, DiagnosticKey.code: "formatChanged", DiagnosticKey.sampleIndex: String(index),
+                    DiagnosticKey.stage: name, DiagnosticKey.code: "formatChanged",
+                    DiagnosticKey.sampleIndex: String(index),
                 ]))
             reportedFormatChanges = changes
         }

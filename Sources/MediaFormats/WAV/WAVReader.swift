@@ -130,7 +130,7 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
         guard !overflow else {
             throw MediaError(
                 .invalidArgument,
-                "WAVReader frames per sample of \(count: framesPerSample, "time") \(count: blockAlign, "byte") per frame overflows")
+                "WAVReader frames per sample of \(framesPerSample) times \(count: blockAlign, "byte") per frame overflows")
         }
         self.input = input
         self.framesPerSample = framesPerSample
