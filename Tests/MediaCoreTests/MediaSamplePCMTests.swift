@@ -55,7 +55,9 @@ import Testing
         // Interleaved values for a planar format, and values that are not whole frames.
         let planar = AudioFormat.pcm(.f32Planar, sampleRate: 48_000, channels: 2)
         #expect(throws: MediaError.self) { try MediaSample(pcm: [0.5, 0.5] as [Float], format: planar) }
-        let odd = #expect(throws: MediaError.self) { try MediaSample(pcm: [0.5, 0.5, 0.5] as [Float], format: stereoF32) }
+        let odd = #expect(throws: MediaError.self) {
+            try MediaSample(pcm: [0.5, 0.5, 0.5] as [Float], format: stereoF32)
+        }
         #expect(odd?.code == .invalidArgument)
         #expect(throws: MediaError.self) { try sample.pcm(as: Int16.self, plane: 1) }
         // A compressed packet is not PCM.

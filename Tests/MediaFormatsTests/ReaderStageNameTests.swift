@@ -25,7 +25,8 @@ import Testing
         // A header cut inside the 'fmt ' chunk.
         let cut = Array(WAVTest.simpleFile(frames: 10).file.prefix(30))
         #expect(stage { _ = try WAVReader(bytes: cut) } == "WAVReader")
-        #expect(stage { _ = try WAVReader(bytes: WAVTest.simpleFile(frames: 1).file, framesPerSample: 0) } == "WAVReader")
+        let file = WAVTest.simpleFile(frames: 1).file
+        #expect(stage { _ = try WAVReader(bytes: file, framesPerSample: 0) } == "WAVReader")
     }
 
     @Test func cafReader() {

@@ -27,7 +27,9 @@ import Testing
         var cut = whole + [1, 2, 3]
         if dataChunk.size != -1 {
             let size = UInt64(dataChunk.size + 3)
-            for index in 0..<8 { cut[Int(dataChunk.offset) + 4 + index] = UInt8(truncatingIfNeeded: size >> (56 - 8 * UInt64(index))) }
+            for index in 0..<8 {
+                cut[Int(dataChunk.offset) + 4 + index] = UInt8(truncatingIfNeeded: size >> (56 - 8 * UInt64(index)))
+            }
         }
         let reader = try CAFReader(bytes: cut)
         let records = LogRecords()
