@@ -192,7 +192,7 @@ extension MediaSample {
     /// PCM in a sample is little-endian; typed access is direct only on a little-endian machine.
     static func checkHostByteOrder() throws(MediaError) {
         #if _endian(big)
-        throw MediaError(.unsupportedFormat, "typed PCM access needs a little-endian machine")
+            throw MediaError(.unsupportedFormat, "typed PCM access needs a little-endian machine")
         #endif
     }
 }

@@ -41,7 +41,7 @@ import Testing
     @Test func secondsAsDoubleToMediaTime() {
         #expect(MediaTime(seconds: 1.5, timescale: 1000) == MediaTime(value: 1500, timescale: 1000))
         #expect(MediaTime(seconds: 0.1, timescale: 48_000).value == 4800)
-        #expect(MediaTime(seconds: 0.5, timescale: 1).value == 1)   // half a tick: away from zero
+        #expect(MediaTime(seconds: 0.5, timescale: 1).value == 1)  // half a tick: away from zero
         #expect(MediaTime(seconds: 0.5, timescale: 1, rounding: .towardZero).value == 0)
         #expect(MediaTime(seconds: -0.5, timescale: 1).value == -1)
         #expect(MediaTime(seconds: .nan, timescale: 1000) == .invalid)
@@ -54,7 +54,7 @@ import Testing
     @Test func mediaTimeToSecondsAndDuration() {
         let frame = MediaTime(value: 1001, timescale: 30_000)
         #expect(frame.seconds == 1001.0 / 30_000)
-        #expect(frame.duration == .nanoseconds(33_366_667))   // 33 366 666.67 ns, to nearest
+        #expect(frame.duration == .nanoseconds(33_366_667))  // 33 366 666.67 ns, to nearest
         #expect(Duration(frame) == .nanoseconds(33_366_667))
         #expect(MediaTime(value: -1, timescale: 3).duration == .nanoseconds(-333_333_333))
         #expect(MediaTime.invalid.duration == nil)

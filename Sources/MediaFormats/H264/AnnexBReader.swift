@@ -119,25 +119,27 @@ extension AnnexBReader {
     private func reportNew() {
         let skipped = parser.skippedLeadingBytes
         if skipped != reportedSkippedBytes {
-            record(MediaDiagnostic(
-                .warning,
-                "Skipped \(count: skipped - reportedSkippedBytes, "non-zero byte") before the first start code.",
-                metadata: [
-                    DiagnosticKey.stage: name, DiagnosticKey.code: "leadingBytesSkipped",
-                    DiagnosticKey.byteOffset: "0",
-                    DiagnosticKey.count: String(skipped - reportedSkippedBytes),
-                ]))
+            record(
+                MediaDiagnostic(
+                    .warning,
+                    "Skipped \(count: skipped - reportedSkippedBytes, "non-zero byte") before the first start code.",
+                    metadata: [
+                        DiagnosticKey.stage: name, DiagnosticKey.code: "leadingBytesSkipped",
+                        DiagnosticKey.byteOffset: "0",
+                        DiagnosticKey.count: String(skipped - reportedSkippedBytes),
+                    ]))
             reportedSkippedBytes = skipped
         }
         let changes = parser.formatChangeCount
         if changes != reportedFormatChanges {
             let index = parser.accessUnitCount - 1
-            record(MediaDiagnostic(
-                .info, "The parameter sets change at sample \(index); it and those after it carry the new format.",
-                metadata: [
-                    DiagnosticKey.stage: name, DiagnosticKey.code: "formatChanged",
-                    DiagnosticKey.sampleIndex: String(index),
-                ]))
+            record(
+                MediaDiagnostic(
+                    .info, "The parameter sets change at sample \(index); it and those after it carry the new format.",
+                    metadata: [
+                        DiagnosticKey.stage: name, DiagnosticKey.code: "formatChanged",
+                        DiagnosticKey.sampleIndex: String(index),
+                    ]))
             reportedFormatChanges = changes
         }
     }

@@ -52,10 +52,12 @@ import Testing
     @Test func anAnnexBStreamWithGarbageBeforeTheFirstStartCodeLogsTheSkip() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("clip.h264")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=0.5",
-            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "h264", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=0.5",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "h264", path,
+            ])
         let clean = try fileBytes(path)
         let reader = AnnexBReader(bytes: Array("junk".utf8) + clean)
         let records = LogRecords()
