@@ -35,6 +35,15 @@ import Testing
         #expect(stage { _ = try CAFReader(bytes: header) } == "CAFReader")
     }
 
+    @Test func seekingNamesTheReaderToo() throws {
+        let caf = try CAFReader(path: CAFTest.ringPath)
+        #expect(stage { try caf.seek(toPacket: -1) } == "CAFReader")
+        #expect(stage { try caf.seek(toFrame: caf.totalFrames + 1) } == "CAFReader")
+        let any = try AudioFileReader(path: CAFTest.ringPath)
+        #expect(stage { try any.seek(toPacket: -1) } == "AudioFileReader")
+        #expect(stage { try any.seek(toFrame: -1) } == "AudioFileReader")
+    }
+
     @Test func adtsReader() {
         #expect(stage { _ = try ADTSReader(bytes: Self.garbage).next() } == "ADTSReader")
     }

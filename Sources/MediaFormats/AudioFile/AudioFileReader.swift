@@ -157,6 +157,14 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a negative packet or one past the
     ///   end; ``/MediaCore/MediaError/Code/io`` for standard input.
     public func seek(toPacket packet: Int64) throws(MediaError) {
+        do throws(MediaError) {
+            try move(toPacket: packet)
+        } catch {
+            throw error.inStage(name)
+        }
+    }
+
+    private func move(toPacket packet: Int64) throws(MediaError) {
         guard packet >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet)") }
         ready.removeAll(keepingCapacity: true)  // samples already made are not wanted any more
         readyHead = 0
@@ -182,7 +190,9 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     ///
     /// - Throws: as ``seek(toPacket:)``.
     public func seek(toFrame frame: Int64) throws(MediaError) {
-        guard frame >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to frame \(frame)") }
+        guard frame >= 0 else {
+            throw MediaError(.invalidArgument, "\(name) cannot seek to frame \(frame)", stage: name)
+        }
         let priming = properties.packetTableInfo?.primingFrames ?? 0
         let absolute = frame + priming
         let packet = absolute / Int64(framesPerPacket)

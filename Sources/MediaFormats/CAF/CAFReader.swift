@@ -298,6 +298,14 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
     ///   ``/MediaCore/MediaError/Code/truncated`` when the file is shorter than the packet's offset;
     ///   ``/MediaCore/MediaError/Code/stageFinished`` after an error.
     public func seek(toPacket index: Int64) throws(MediaError) {
+        do throws(MediaError) {
+            try move(toPacket: index)
+        } catch {
+            throw error.inStage(name)
+        }
+    }
+
+    private func move(toPacket index: Int64) throws(MediaError) {
         guard !failed else { throw MediaError.stageFinished(name) }
         guard index >= 0, index <= packetCount else {
             throw MediaError(.invalidArgument, "CAFReader cannot seek to packet \(index) of \(packetCount)")
@@ -338,7 +346,7 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
     @discardableResult
     public func seek(toFrame frame: Int64) throws(MediaError) -> Int64 {
         guard frame >= 0, frame <= totalFrames else {
-            throw MediaError(.invalidArgument, "CAFReader cannot seek to frame \(frame) of \(totalFrames)")
+            throw MediaError(.invalidArgument, "CAFReader cannot seek to frame \(frame) of \(totalFrames)", stage: name)
         }
         if pcm != nil {
             try seek(toPacket: frame)
