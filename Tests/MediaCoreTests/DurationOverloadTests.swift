@@ -26,3 +26,15 @@ import Testing
         }
     }
 }
+
+@Suite struct RealTimeSourceDurationTests {
+    @Test func startFromADurationStampsTheFirstSample() throws {
+        let sample = MediaSample(
+            format: .audio(.pcm(.s16, sampleRate: 8000, channels: 1)), data: [0, 0],
+            timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 8000), frameCount: 1)
+        let clock = MediaClock(anchor: MediaClock.hostTime - MediaTime(value: 1, timescale: 1))  // 1 s ago
+        var live = RealTimeSource(ArraySource([sample]), clock: clock, start: .milliseconds(250))
+        let first = try #require(try live.next())
+        #expect(first.timing.presentationTime == MediaTime(value: 1, timescale: 4))
+    }
+}
