@@ -88,7 +88,7 @@ public final class ProgressReporter {
         guard now - lastReport >= .milliseconds(500) else { return }
         lastReport = now
         let seconds = position.seconds ?? 0
-        let line = "\(name): \(formatDecimal(seconds, 1)) s \(verb), \(packets) packets"
+        let line = "\(name): \(formatDecimal(seconds, 1)) s \(verb), \(count: packets, "packet")"
         if interactive {
             printErrorInPlace("\r" + line + "\u{1B}[K")
         } else {

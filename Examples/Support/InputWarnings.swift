@@ -26,8 +26,8 @@ public enum InputWarnings {
         }
         guard resyncs + skipped + dropped > 0 else { return nil }
         return
-            "\(example): warning: \(path): resynchronised \(count(resyncs, "time")), skipped \(count(skipped, "byte")), "
-            + "dropped \(count(dropped, "damaged frame"))"
+            "\(example): warning: \(path): resynchronised \(count: resyncs, "time"), skipped \(count: skipped, "byte"), "
+            + "dropped \(count: dropped, "damaged frame")"
     }
 
     /// The counts of a WAV reader's diagnostics, by kind, and the frames it delivered of those declared.
@@ -37,12 +37,7 @@ public enum InputWarnings {
         for diagnostic in reader.diagnostics where !kinds.contains(diagnostic.code.description) {
             kinds.append(diagnostic.code.description)
         }
-        return "\(example): warning: \(path): worked around \(count(reader.diagnostics.count, "problem")) "
-            + "(\(kinds.joined(separator: ", "))); read \(count(Int(reader.framesRead), "frame"))"
-    }
-
-    /// `1 byte`, `2 bytes`: never "1 bytes".
-    static func count(_ value: Int, _ noun: String) -> String {
-        "\(value) \(noun)\(value == 1 ? "" : "s")"
+        return "\(example): warning: \(path): worked around \(count: reader.diagnostics.count, "problem") "
+            + "(\(kinds.joined(separator: ", "))); read \(count: Int(reader.framesRead), "frame")"
     }
 }

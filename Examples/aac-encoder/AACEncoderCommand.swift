@@ -138,8 +138,8 @@ struct AACEncoderCommand: ParsableCommand {
         guard !quiet else { return }
         let audioSeconds = Double(result.framesRead) / Double(inputFormat.sampleRate)
         printError(
-            "aac-encoder: \(result.framesRead) frames in, \(result.samplesWritten) packets out, "
-                + "\(formatDecimal(audioSeconds, 3)) s of audio, \(result.bytesWritten) bytes of AAC, "
+            "aac-encoder: \(count: result.framesRead, "frame") in, \(count: result.samplesWritten, "packet") out, "
+                + "\(formatDecimal(audioSeconds, 3)) s of audio, \(count: result.bytesWritten, "byte") of AAC, "
                 + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(output)")
         if let input, let wavReader, let line = InputWarnings.line(example: "aac-encoder", path: input, wav: wavReader)
         {

@@ -106,7 +106,7 @@ struct AudioConvert: ParsableCommand {
         let progress = try graph.run(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
         guard !quiet else { return }
-        let written = progress.sinks.first.map { "\($0.samplesWritten) samples" } ?? ""
+        let written = progress.sinks.first.map { "\(count: $0.samplesWritten, "sample")" } ?? ""
         printError("audio-convert: \(fileType) \(source) → \(data.rawValue), \(written) "
             + "in \(formatDecimal(wall, 2)) s → \(output)" + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
     }

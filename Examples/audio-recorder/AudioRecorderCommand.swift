@@ -123,7 +123,7 @@ struct AudioRecorderCommand: ParsableCommand {
         }
         if let error = outcome.error { throw error }
         if outcome.lostInput > 0 && !quiet {
-            printError("audio-recorder: warning: input was lost \(outcome.lostInput) times (overruns)")
+            printError("audio-recorder: warning: input was lost \(count: outcome.lostInput, "time") (overruns)")
         }
     }
 

@@ -131,10 +131,10 @@ struct AVEncoder: ParsableCommand {
         guard !quiet else { return }
         var parts: [String] = []
         for branch in progress.branches {
-            parts.append("\(branch.name) \(branch.samplesRead) samples in, \(formatDecimal(branch.position.seconds ?? 0, 3)) s")
+            parts.append("\(branch.name) \(count: branch.samplesRead, "sample") in, \(formatDecimal(branch.position.seconds ?? 0, 3)) s")
         }
         // Each file's size (headers and index included), not its packets' bytes.
-        let files = zip(output, progress.sinks).map { path, sink in "\(path) (\(sink.samplesWritten) packets, \(fileSize(path) ?? 0) bytes)" }
+        let files = zip(output, progress.sinks).map { path, sink in "\(path) (\(count: sink.samplesWritten, "packet"), \(count: fileSize(path) ?? 0, "byte"))" }
         printError("av-encoder: \(parts.joined(separator: "; ")); \(formatDecimal(wall, 2)) s → \(files.joined(separator: ", "))"
             + (Interrupt.wasRequested ? " (interrupted: the files end there)" : ""))
     }

@@ -108,11 +108,11 @@ struct CAFFileInfo: Encodable {
             "    mFramesPerPacket   \(d.framesPerPacket)",
             "    mChannelsPerFrame  \(d.channelsPerFrame)",
             "    mBitsPerChannel    \(d.bitsPerChannel)",
-            "Magic cookie:   \(cookie.isEmpty ? "none" : "\(cookie.count) bytes: " + hex(cookie, separator: " "))"
+            "Magic cookie:   \(cookie.isEmpty ? "none" : "\(count: cookie.count, "byte"): " + hex(cookie, separator: " "))"
         ]
         for (key, value) in info { lines.append("Info:           \(key) = \(value)") }
         lines += [
-            "Audio data:     \(dataSize) bytes from offset \(dataOffset)",
+            "Audio data:     \(count: dataSize, "byte") from offset \(dataOffset)",
             "Packets:        \(packets)",
             "Valid frames:   \(validFrames)",
             "Priming frames: \(primingFrames)",

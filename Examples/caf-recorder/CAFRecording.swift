@@ -94,8 +94,8 @@ struct CAFRecording {
         let audioSeconds = rate > 0 ? Double(framesOut) / Double(rate) : 0
         let kind = options.format == .aac ? "AAC" : "PCM"
         printError(
-            "caf-recorder: \(result.framesRead) frames in, \(muxer.packetsWritten) packets out, "
-                + "\(formatDecimal(audioSeconds, 3)) s of audio, \(muxer.dataBytesWritten) bytes of \(kind), "
+            "caf-recorder: \(count: result.framesRead, "frame") in, \(count: muxer.packetsWritten, "packet") out, "
+                + "\(formatDecimal(audioSeconds, 3)) s of audio, \(count: muxer.dataBytesWritten, "byte") of \(kind), "
                 + "\(formatDecimal(audioSeconds / max(wall, 1e-9), 1))x realtime → \(options.output)"
                 + (adtsReader != nil && options.format == .aac
                     ? " (ADTS has no priming or remainder: pakt says 0 for both)" : ""))

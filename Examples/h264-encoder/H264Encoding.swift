@@ -83,8 +83,8 @@ struct H264Encoding {
         let bitRate = seconds > 0 ? Double(output.position * 8) / seconds : 0
         let bytes = output.position  // the file's size: start codes and parameter sets included
         printError(
-            "h264-encoder: \(result.samplesRead) frames in, \(counted.frames) frames out, \(counted.keyframes) keyframes, "
-                + "\(bytes) bytes, \(formatDecimal(bitRate / 1000, 1)) kb/s over \(formatDecimal(seconds, 3)) s, "
+            "h264-encoder: \(count: result.samplesRead, "frame") in, \(count: counted.frames, "frame") out, \(count: counted.keyframes, "keyframe"), "
+                + "\(count: bytes, "byte"), \(formatDecimal(bitRate / 1000, 1)) kb/s over \(formatDecimal(seconds, 3)) s, "
                 + "\(formatDecimal(Double(counted.frames) / max(wall, 1e-9), 1)) fps → \(options.output)")
     }
 

@@ -226,10 +226,10 @@ struct LiveStreamer: ParsableCommand {
 
     /// The summary line: what was sent, dropped and how long it waited.
     static func summary(_ stats: LiveStreamSink.Stats) -> String {
-        var parts = ["sent \(stats.sentVideoFrames) video and \(stats.sentAudioFrames) audio frames, \(stats.sentBytes ?? 0) bytes"]
-        parts.append("dropped \(stats.droppedFrames) video frames (\(stats.droppedGOPs) GOPs)")
+        var parts = ["sent \(stats.sentVideoFrames) video and \(count: stats.sentAudioFrames, "audio frame"), \(count: stats.sentBytes ?? 0, "byte")"]
+        parts.append("dropped \(count: stats.droppedFrames, "video frame") (\(count: stats.droppedGOPs, "GOP"))")
         if stats.reconnects > 0 || stats.droppedWhileReconnecting > 0 {
-            parts.append("\(stats.reconnects) reconnect\(stats.reconnects == 1 ? "" : "s"), \(stats.droppedWhileReconnecting) frames lost while reconnecting")
+            parts.append("\(count: stats.reconnects, "reconnect"), \(count: stats.droppedWhileReconnecting, "frame") lost while reconnecting")
         }
         if let p50 = stats.latencyP50, let p99 = stats.latencyP99 {
             parts.append("latency p50 \(formatDecimal(p50 * 1000, 1)) ms, p99 \(formatDecimal(p99 * 1000, 1)) ms")

@@ -134,8 +134,8 @@ struct Info: Encodable {
             "Packets:            \(packets)",
             "Valid frames:       \(validFrames) (priming \(primingFrames), remainder \(remainderFrames))",
             "Duration:           \(formatDecimal(durationSeconds, 6)) s",
-            "Audio data:         \(dataBytes) bytes at offset \(dataOffset)",
-            "Maximum packet:     \(maximumPacketSize) bytes",
+            "Audio data:         \(count: dataBytes, "byte") at offset \(dataOffset)",
+            "Maximum packet:     \(count: maximumPacketSize, "byte")",
             "Bit rate:           \(bitRate) bits/s",
             "Magic cookie:       \(cookie.isEmpty ? "none" : cookie)",
         ]

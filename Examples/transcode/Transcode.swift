@@ -140,13 +140,13 @@ struct Transcode: ParsableCommand {
         let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
         guard !quiet else { return }
-        let read = progress.branches.map { "\($0.name) \($0.samplesRead) packets" }.joined(separator: ", ")
+        let read = progress.branches.map { "\($0.name) \(count: $0.samplesRead, "packet")" }.joined(separator: ", ")
         let samples = progress.sinks.first?.samplesWritten ?? 0
         // The size of what was written, as the other examples report it: the file's, or what went to
         // standard output (not the packets' bytes: headers, indexes and start codes count too).
         let size = toStandardOutput ? standardOutputBytes.value : (fileSize(output) ?? 0)
-        printError("transcode: \(read) in; \(samples) samples out in \(formatDecimal(wall, 2)) s → "
-            + "\(toStandardOutput ? "standard output" : output) (\(size) bytes)"
+        printError("transcode: \(read) in; \(count: samples, "sample") out in \(formatDecimal(wall, 2)) s → "
+            + "\(toStandardOutput ? "standard output" : output) (\(count: size, "byte"))"
             + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
     }
 

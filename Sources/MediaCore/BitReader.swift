@@ -20,11 +20,11 @@ public struct BitReader: Sendable {
     /// The next `count` bits (0...32) as an unsigned integer.
     public mutating func read(_ count: Int, _ what: @autoclosure () -> String = "bit field") throws(MediaError) -> UInt32 {
         guard count >= 0, count <= 32 else {
-            throw MediaError(.invalidArgument, "cannot read \(count) bits at once")
+            throw MediaError(.invalidArgument, "cannot read \(count: count, "bit") at once")
         }
         guard bitsRemaining >= count else {
             throw MediaError(
-                .truncated, "\(what()) needs \(count) bits but only \(bitsRemaining) remain",
+                .truncated, "\(what()) needs \(count: count, "bit") but only \(bitsRemaining) remain",
                 byteOffset: baseOffset + Int64(bitPosition / 8))
         }
         var value: UInt32 = 0
@@ -46,7 +46,7 @@ public struct BitReader: Sendable {
     public mutating func skip(_ count: Int, _ what: @autoclosure () -> String = "bits") throws(MediaError) {
         guard count >= 0, bitsRemaining >= count else {
             throw MediaError(
-                .truncated, "\(what()) needs \(count) bits but only \(bitsRemaining) remain",
+                .truncated, "\(what()) needs \(count: count, "bit") but only \(bitsRemaining) remain",
                 byteOffset: baseOffset + Int64(bitPosition / 8))
         }
         bitPosition += count

@@ -78,7 +78,7 @@ public struct ChannelLayout: Sendable, Hashable, CustomStringConvertible {
         case .surround71: return "7.1"
         default:
             let hex = String(mask, radix: 16)
-            return isSpecified ? "\(channelCount) channels (0x\(hex))" : "\(channelCount) channels"
+            return isSpecified ? "\(count: channelCount, "channel") (0x\(hex))" : "\(count: channelCount, "channel")"
         }
     }
 }

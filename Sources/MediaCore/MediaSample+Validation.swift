@@ -10,11 +10,11 @@ extension MediaSample {
             throw MediaError(.invalidData, "PCM sample has a negative frame count \(frameCount)")
         }
         guard planes.count == audio.planeCount else {
-            throw MediaError(.invalidData, "\(audio) sample has \(planes.count) planes but its format needs \(audio.planeCount)")
+            throw MediaError(.invalidData, "\(audio) sample has \(count: planes.count, "plane") but its format needs \(audio.planeCount)")
         }
         let needed = frameCount * audio.bytesPerFrame
         for (index, plane) in planes.enumerated() where plane.count < needed {
-            throw MediaError(.invalidData, "PCM plane \(index) holds \(plane.count) bytes but \(frameCount) frames of \(audio) need \(needed)")
+            throw MediaError(.invalidData, "PCM plane \(index) holds \(count: plane.count, "byte") but \(count: frameCount, "frame") of \(audio) need \(needed)")
         }
     }
 }
@@ -35,7 +35,7 @@ extension MediaSample {
         guard planes.count == pixelFormat.planeCount, format.bytesPerRow.count == pixelFormat.planeCount else {
             throw MediaError(
                 .invalidData,
-                "\(pixelFormat) frame has \(planes.count) planes and \(format.bytesPerRow.count) strides but the format needs \(pixelFormat.planeCount)",
+                "\(pixelFormat) frame has \(count: planes.count, "plane") and \(format.bytesPerRow.count) strides but the format needs \(pixelFormat.planeCount)",
                 sampleIndex: index)
         }
         for plane in 0..<pixelFormat.planeCount {
@@ -43,14 +43,14 @@ extension MediaSample {
             let stride = format.bytesPerRow[plane]
             guard stride >= size.bytesPerRow else {
                 throw MediaError(
-                    .invalidData, "plane \(plane) of a \(format) frame has \(stride) bytes per row but needs \(size.bytesPerRow)",
+                    .invalidData, "plane \(plane) of a \(format) frame has \(count: stride, "byte") per row but needs \(size.bytesPerRow)",
                     sampleIndex: index)
             }
             let needed = stride * (size.rows - 1) + size.bytesPerRow
             guard planes[plane].count >= needed else {
                 throw MediaError(
                     .invalidData,
-                    "plane \(plane) of a \(format) frame holds \(planes[plane].count) bytes but \(size.rows) rows of \(stride) bytes need \(needed)",
+                    "plane \(plane) of a \(format) frame holds \(count: planes[plane].count, "byte") but \(size.rows) rows of \(count: stride, "byte") need \(needed)",
                     sampleIndex: index)
             }
         }

@@ -251,6 +251,6 @@ extension MediaSample: Hashable {
 extension MediaSample: CustomStringConvertible {
     /// E.g. `MediaSample(aac 48000 Hz stereo, 371 bytes, pts 1024/48000, 1024 frames, trim 0/0)`.
     public var description: String {
-        "MediaSample(\(format), \(byteCount) bytes, pts \(timing.presentationTime), \(frameCount) frames, trim \(trimAtStart)/\(trimAtEnd))"
+        "MediaSample(\(format), \(count: byteCount, "byte"), pts \(timing.presentationTime), \(count: frameCount, "frame"), trim \(trimAtStart)/\(trimAtEnd))"
     }
 }

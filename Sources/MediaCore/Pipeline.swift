@@ -32,8 +32,12 @@ public struct Pipeline {
     public struct Progress: Sendable, Hashable {
         /// Samples the source has produced.
         public var samplesRead: Int64 = 0
-        /// Audio frames the source has produced.
+        /// Audio frames the source has produced: the sum of ``MediaSample/frameCount`` over its samples
+        /// of an audio format. Video samples are counted in ``videoFramesRead``, not here.
         public var framesRead: Int64 = 0
+        /// Video frames (pictures, compressed or raw) the source has produced: one per sample of a video
+        /// format.
+        public var videoFramesRead: Int64 = 0
         /// The end of the last sample from the source (its presentation time plus duration).
         public var position: MediaTime = .zero
         /// Samples the sink has received.
@@ -159,9 +163,17 @@ extension Pipeline.Progress {
     func counting(_ sample: MediaSample) -> Self {
         var copy = self
         copy.samplesRead += 1
-        copy.framesRead += Int64(sample.frameCount)
+        copy.count(frames: sample)
         let end = sample.timing.presentationTime + sample.timing.duration
         if end.isNumeric { copy.position = end }
         return copy
+    }
+
+    /// Adds `sample`'s frames to ``framesRead`` (audio) or ``videoFramesRead`` (video).
+    mutating func count(frames sample: MediaSample) {
+        switch sample.format {
+        case .video: videoFramesRead += 1
+        case .audio: framesRead += Int64(sample.frameCount)
+        }
     }
 }

@@ -39,7 +39,7 @@ public final class AudioConverter: MediaStage {
             throw MediaError(.invalidArgument, "sample rate \(sampleRate) Hz is outside 1...768000")
         }
         if let channelLayout, !(1...64).contains(channelLayout.channelCount) {
-            throw MediaError(.invalidArgument, "a channel layout of \(channelLayout.channelCount) channels is outside 1...64")
+            throw MediaError(.invalidArgument, "a channel layout of \(count: channelLayout.channelCount, "channel") is outside 1...64")
         }
         targetFormat = format
         targetSampleRate = sampleRate

@@ -37,10 +37,14 @@ extension ContainerDemuxer {
         /// - Throws: ``/MediaCore/MediaError/Code/queueFull`` when another stream's source is not being
         ///   read and its queue is full; libavformat's read errors (every source throws them once its
         ///   queue is empty) and errors converting a packet (``/MediaCore/MediaError/Code/invalidData``,
-        ///   ``/MediaCore/MediaError/Code/unsupportedFormat``), each naming the input. Backed by
-        ///   `av_read_frame`.
+        ///   ``/MediaCore/MediaError/Code/unsupportedFormat``), each naming the input, with the stage
+        ///   `ContainerDemuxer`. Backed by `av_read_frame`.
         public func next() throws(MediaError) -> MediaSample? {
-            try demuxer.nextSample(stream: stream.index)
+            do throws(MediaError) {
+                return try demuxer.nextSample(stream: stream.index)
+            } catch {
+                throw error.inStage("ContainerDemuxer")  // the same failure reaches every stream's source
+            }
         }
     }
 }

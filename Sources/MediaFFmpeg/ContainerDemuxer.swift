@@ -161,9 +161,13 @@ public final class ContainerDemuxer {
             // "file:" so that the path is only ever a file: no "http:", "pipe:" or "concat:" protocol.
             context = try InputFormatContext(url: "file:" + path, io: nil, formatName: nil)
         } catch {
-            throw Self.openError(error, input: "'\(path)'", hint: InputHint(path: path))
+            throw Self.openError(error, input: "'\(path)'", hint: InputHint(path: path)).inStage("ContainerDemuxer")
         }
-        try self.init(context: context, inputName: "'\(path)'")
+        do throws(MediaError) {
+            try self.init(context: context, inputName: "'\(path)'")
+        } catch {
+            throw error.inStage("ContainerDemuxer")
+        }
     }
 
     /// Reads a container held in memory, probing its format unless `formatName` names it (a
@@ -174,15 +178,19 @@ public final class ContainerDemuxer {
     ///   Backed by `avio_alloc_context` with read and seek callbacks over `bytes`.
     public convenience init(bytes: [UInt8], formatName: String? = nil) throws(MediaError) {
         FFmpeg.quietLogging()
-        let name = "in-memory input (\(bytes.count) bytes)"
+        let name = "in-memory input (\(count: bytes.count, "byte"))"
         let context: InputFormatContext
         do throws(MediaError) {
             let io = try MemoryIOContext(bytes: bytes)
             context = try InputFormatContext(url: nil, io: io, formatName: formatName)
         } catch {
-            throw Self.openError(error, input: name, hint: InputHint(bytes: bytes))
+            throw Self.openError(error, input: name, hint: InputHint(bytes: bytes)).inStage("ContainerDemuxer")
         }
-        try self.init(context: context, inputName: name)
+        do throws(MediaError) {
+            try self.init(context: context, inputName: name)
+        } catch {
+            throw error.inStage("ContainerDemuxer")
+        }
     }
 
     private init(context: InputFormatContext, inputName: String) throws(MediaError) {
@@ -203,7 +211,7 @@ public final class ContainerDemuxer {
         var layouts: [ContainerStreamLayout] = []
         for index in 0..<Int(c.nb_streams) {
             guard let stream = c.streams?[index] else {
-                throw MediaError(.invalidData, "libavformat lists \(c.nb_streams) streams in \(inputName) but gives none for index \(index)")
+                throw MediaError(.invalidData, "libavformat lists \(count: c.nb_streams, "stream") in \(inputName) but gives none for index \(index)")
             }
             layouts.append(ContainerStreamLayout(stream, index: index))  // so layouts[i] is stream i
         }
@@ -302,9 +310,9 @@ public final class ContainerDemuxer {
                 guard waiting.queuedCount >= queueLimit.packets || waiting.queuedBytes >= queueLimit.bytes else { continue }
                 throw MediaError(
                     .queueFull,
-                    "stream \(other)'s source of \(inputName) is not being read: \(waiting.queuedCount) packets "
-                        + "(\(waiting.queuedBytes) bytes) wait for it, the limit is \(queueLimit.packets) packets or "
-                        + "\(queueLimit.bytes) bytes; read that source too, or release it")
+                    "stream \(other)'s source of \(inputName) is not being read: \(count: waiting.queuedCount, "packet") "
+                        + "(\(count: waiting.queuedBytes, "byte")) wait for it, the limit is \(count: queueLimit.packets, "packet") or "
+                        + "\(count: queueLimit.bytes, "byte"); read that source too, or release it")
             }
             let code = av_read_frame(context.raw, packet.raw)
             if code == mp_averror_eof() {

@@ -512,7 +512,7 @@ extension ContainerMuxer {
         let pkt = packet.raw
         let size = sample.data.count
         guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
-            throw MediaError(.invalidArgument, "sample of track \(trackIndex) has \(size) bytes, more than a packet can hold", sampleIndex: index)
+            throw MediaError(.invalidArgument, "sample of track \(trackIndex) has \(count: size, "byte"), more than a packet can hold", sampleIndex: index)
         }
         try check(av_new_packet(pkt, Int32(clamping: size)), calling: "av_new_packet", .outOfMemory)
         sample.data.withUnsafeBytes { bytes in

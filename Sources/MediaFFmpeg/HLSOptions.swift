@@ -55,6 +55,15 @@ public struct HLSOptions: Sendable, Hashable {
         self.playlist = playlist
     }
 
+    /// MPEG-TS segments of `targetSegmentDuration` given as a Swift `Duration` (`.seconds(4)`), converted
+    /// by ``/MediaCore/MediaTime/init(_:)``, in a live window of 6 segments, or what is given.
+    @_disfavoredOverload
+    public init(
+        segmentType: SegmentType = .mpegTS, targetSegmentDuration: Duration, playlist: Playlist = .live(windowSize: 6)
+    ) {
+        self.init(segmentType: segmentType, targetSegmentDuration: MediaTime(targetSegmentDuration), playlist: playlist)
+    }
+
     /// The target duration in microseconds (libavformat's duration options), or an error.
     var targetMicroseconds: Int64 {
         get throws(MediaError) {

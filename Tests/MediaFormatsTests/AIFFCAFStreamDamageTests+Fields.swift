@@ -103,7 +103,8 @@ extension AIFFCAFStreamDamageTests {
         func error(_ file: [UInt8]) throws -> MediaError { try #require(try Self.located(file)) }
         // No pakt at all: refused as CAFReader refuses it.
         let closed = Self.caf(Self.aac, data: [1, 2, 3])
-        #expect(try error(closed) == (try #require(throws: MediaError.self) { try CAFReader(bytes: closed) }))
+        // (The reader names itself as the stage; the push parser has none.)
+        #expect(try error(closed).inStage("CAFReader") == (try #require(throws: MediaError.self) { try CAFReader(bytes: closed) }))
         #expect(try error(closed).byteOffset == 8)
         // Data to the end with no pakt before it: its packets cannot be found.
         let open = Self.caf(Self.aac, data: [1, 2, 3], dataSize: -1)
@@ -132,7 +133,7 @@ extension AIFFCAFStreamDamageTests {
         ] {
             let streamError = try #require(try Self.located(file))
             let readerError = try #require(throws: MediaError.self) { try CAFReader(bytes: file) }
-            #expect(streamError == readerError)
+            #expect(streamError.inStage("CAFReader") == readerError)
         }
         let fine = Self.caf(Self.aac, pakt: pakt(packets: 2, valid: 2000, remainder: 48), data: WAVTest.pattern(200))
         #expect(try Self.located(fine) == nil)

@@ -11,6 +11,12 @@ import Testing
         ("Sources/MediaCore/MediaError.swift", ".truncated", "Snippets/Errors.swift", "error"),
         ("Sources/MediaFormats/CAF/CAFMuxer.swift", "CAFMuxer(", "Snippets/EncodeToCAF.swift", "muxer"),
         ("Sources/MediaFormats/WAV/WAVReader-Diagnostic.swift", "diagnostics", "Snippets/Errors.swift", "diagnostics"),
+        ("Sources/MediaCore/MediaSample+PCM.swift", "MediaSample(pcm:", "Snippets/TypedPCM.swift", "make"),
+        ("Sources/MediaCore/MediaSample+PCM.swift", "pcmPlanes:", "Snippets/TypedPCM.swift", "planar"),
+        ("Sources/MediaCore/MediaSample+PCM.swift", "withPCM(", "Snippets/TypedPCM.swift", "peak"),
+        ("Sources/MediaCore/MediaSample+PCM.swift", "pcmFrames(", "Snippets/TypedPCM.swift", "slice"),
+        ("Sources/MediaCore/MediaSample+PCM.swift", "rightChannel", "Snippets/TypedPCM.swift", "values"),
+        ("Sources/MediaCore/MediaSample+PCM.swift", "withMutablePCM(", "Snippets/TypedPCM.swift", "mutate"),
     ]
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

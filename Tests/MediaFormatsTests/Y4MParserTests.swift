@@ -131,7 +131,7 @@ struct Y4MParserState: Equatable {
         var parser = Y4MParser()
         parser.finish()
         parser.push([0x59])
-        #expect(throws: MediaError(.invalidArgument, "Y4MParser was given 1 bytes after finish()")) { try parser.next() }
+        #expect(throws: MediaError(.invalidArgument, "Y4MParser was given 1 byte after finish()")) { try parser.next() }
     }
 }
 

@@ -1,6 +1,6 @@
 /// Adaptive bit rate for a ``LiveStreamSink``: a ``BitRatePolicy`` that watches the sink's queue and
 /// a ``BitRateControl`` that the video encoder reads, what OBS calls "dynamic bitrate". Pass one to
-/// ``LiveStreamSink/init(_:clock:maxQueueDuration:adaptiveBitRate:)``; pass `nil` (the default) to
+/// ``LiveStreamSink/init(_:clock:maxQueueDuration:adaptiveBitRate:)-(_,_,MediaTime,_)``; pass `nil` (the default) to
 /// switch it off.
 ///
 /// ```swift

@@ -32,4 +32,11 @@ public struct Interleaving: Sendable, Hashable {
         self.maxQueuedSamples = max(1, maxQueuedSamples)
         self.maxQueuedDuration = maxQueuedDuration
     }
+
+    /// A bound of `maxQueuedSamples` samples and `maxQueuedDuration` of media given as a Swift `Duration`
+    /// (`.seconds(4)`), converted by ``MediaTime/init(_:)``.
+    @_disfavoredOverload
+    public init(maxQueuedSamples: Int = 1024, maxQueuedDuration: Duration) {
+        self.init(maxQueuedSamples: maxQueuedSamples, maxQueuedDuration: MediaTime(maxQueuedDuration))
+    }
 }

@@ -83,6 +83,30 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
         bitRateDriver = adaptiveBitRate.map { AdaptiveBitRateDriver($0, queueLimit: maxQueueDuration) }
     }
 
+    /// A live queue of at most `maxQueueDuration`, given as a Swift `Duration` (`.milliseconds(500)`,
+    /// converted by ``MediaTime/init(_:)``), in front of `inner`.
+    ///
+    /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not positive.
+    @_disfavoredOverload
+    public convenience init(
+        _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: Duration
+    ) throws(MediaError) {
+        try self.init(inner, clock: clock, maxQueueDuration: MediaTime(maxQueueDuration), adaptiveBitRate: nil)
+    }
+
+    /// A live queue of at most `maxQueueDuration`, given as a Swift `Duration`, in front of `inner`, with an
+    /// `adaptiveBitRate` policy (see ``AdaptiveBitRate``).
+    ///
+    /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not positive.
+    @_disfavoredOverload
+    public convenience init(
+        _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: Duration,
+        adaptiveBitRate: AdaptiveBitRate?
+    ) throws(MediaError) {
+        try self.init(
+            inner, clock: clock, maxQueueDuration: MediaTime(maxQueueDuration), adaptiveBitRate: adaptiveBitRate)
+    }
+
     deinit {
         // Abandoned without finish: the sender drains what is queued, finishes the inner sink and ends.
         queue.finish()

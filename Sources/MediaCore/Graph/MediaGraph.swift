@@ -117,8 +117,11 @@ public struct MediaGraph: Sendable {
             public var name: String
             /// Samples its source produced.
             public var samplesRead: Int64 = 0
-            /// Audio frames its source produced.
+            /// Audio frames its source produced: the sum of ``MediaSample/frameCount`` over its samples of
+            /// an audio format. Video samples are counted in ``videoFramesRead``, not here.
             public var framesRead: Int64 = 0
+            /// Video frames (pictures, compressed or raw) its source produced: one per video sample.
+            public var videoFramesRead: Int64 = 0
             /// The end (presentation time plus duration) of the last sample from its source.
             public var position: MediaTime = .invalid
             /// Samples that left its last stage.

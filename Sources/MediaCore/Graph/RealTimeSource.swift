@@ -39,6 +39,13 @@ public struct RealTimeSource: MediaSource {
         name = base.name
     }
 
+    /// `base`, live on `clock`, its first sample stamped `start` given as a Swift `Duration` after the
+    /// clock's anchor (`.milliseconds(200)`), converted by ``MediaTime/init(_:)``.
+    @_disfavoredOverload
+    public init(_ base: any MediaSource, clock: MediaClock? = nil, start: Duration) {
+        self.init(base, clock: clock, start: MediaTime(start))
+    }
+
     /// The next sample of the wrapped source, stamped on the clock, once its time has come.
     public mutating func next() throws -> MediaSample? {
         guard var sample = try base.next() else { return nil }

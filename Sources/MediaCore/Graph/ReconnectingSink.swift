@@ -166,7 +166,7 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting, Diagnost
                     state = .failed
                     report(.attemptFailed(attempt: attempt, failure, retryIn: nil))
                     throw MediaError(
-                        .io, "\(name) gave up after \(attempt) reconnection attempt\(attempt == 1 ? "" : "s"): \(failure.message)")
+                        .io, "\(name) gave up after \(count: attempt, "reconnection attempt"): \(failure.message)")
                 }
                 let delay = backoff.delay(beforeAttempt: attempt + 1)
                 state = .disconnected(since: since, attempt: attempt + 1, next: clock.now + delay)

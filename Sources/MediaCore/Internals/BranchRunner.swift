@@ -41,7 +41,10 @@ final class BranchRunner {
             return false
         }
         counts.samplesRead += 1
-        counts.framesRead += Int64(sample.frameCount)
+        switch sample.format {
+        case .video: counts.videoFramesRead += 1
+        case .audio: counts.framesRead += Int64(sample.frameCount)
+        }
         let end = sample.timing.presentationTime + sample.timing.duration
         if end.isNumeric { counts.position = end }
         try push(sample, from: 0, deliver: deliver)

@@ -55,7 +55,7 @@ struct Interleaver {
                 guard queuedCount < bound.maxQueuedSamples else {
                     throw MediaError(
                         .stalled,
-                        "track \(silent.map(String.init).joined(separator: ", ")) produced no sample while the others queued \(queuedCount) samples (the interleaving bound is \(bound.maxQueuedSamples) samples before every track has started)",
+                        "track \(silent.map(String.init).joined(separator: ", ")) produced no sample while the others queued \(count: queuedCount, "sample") (the interleaving bound is \(count: bound.maxQueuedSamples, "sample") before every track has started)",
                         stage: sinkName)
                 }
                 return

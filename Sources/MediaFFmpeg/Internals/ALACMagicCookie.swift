@@ -52,7 +52,7 @@ enum ALACMagicCookie {
         let size = cookie[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
         guard size >= minimum, size <= cookie.count - offset else {
             throw MediaError.invalidData(
-                "ALAC magic cookie's '\(type(at: offset, in: cookie) ?? "?")' atom declares \(size) bytes; \(cookie.count - offset) remain and it needs at least \(minimum)",
+                "ALAC magic cookie's '\(type(at: offset, in: cookie) ?? "?")' atom declares \(count: size, "byte"); \(cookie.count - offset) remain and it needs at least \(minimum)",
                 at: Int64(offset))
         }
         return size

@@ -64,7 +64,7 @@ final class AudioDecoderSession {
             throw MediaError(.unavailable, "this FFmpeg build has no \(setup.name) decoder", ffmpegCall: "avcodec_find_decoder")
         }
         guard input.sampleRate > 0, input.channelCount > 0 else {
-            throw MediaError(.invalidData, "\(setup.name) format has \(input.sampleRate) Hz and \(input.channelCount) channels")
+            throw MediaError(.invalidData, "\(setup.name) format has \(input.sampleRate) Hz and \(count: input.channelCount, "channel")")
         }
         self.input = input
         self.setup = setup
@@ -79,7 +79,7 @@ final class AudioDecoderSession {
         if !setup.extradata.isEmpty {
             let cookie = setup.extradata
             guard let extradata = av_mallocz(cookie.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
-                throw MediaError(.outOfMemory, "cannot allocate \(cookie.count) bytes of extradata", ffmpegCall: "av_mallocz")
+                throw MediaError(.outOfMemory, "cannot allocate \(count: cookie.count, "byte") of extradata", ffmpegCall: "av_mallocz")
             }
             // The codec context owns extradata from here on and frees it in avcodec_free_context.
             let bytes = extradata.assumingMemoryBound(to: UInt8.self)
@@ -102,12 +102,12 @@ final class AudioDecoderSession {
         let data = sample.data
         guard !data.isEmpty else { throw MediaError(.invalidData, "empty \(setup.name) packet") }
         guard data.count <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
-            throw MediaError(.invalidData, "\(setup.name) sample of \(data.count) bytes is larger than an FFmpeg packet can be")
+            throw MediaError(.invalidData, "\(setup.name) sample of \(count: data.count, "byte") is larger than an FFmpeg packet can be")
         }
         if setup.packetSize > 0, data.count % setup.packetSize != 0 {
             throw MediaError(
                 .decoderFailure,
-                "\(setup.name) sample of \(data.count) bytes is not a whole number of \(setup.packetSize)-byte packets")
+                "\(setup.name) sample of \(count: data.count, "byte") is not a whole number of \(setup.packetSize)-byte packets")
         }
         try check(av_new_packet(packet.raw, Int32(data.count)), calling: "av_new_packet", .outOfMemory)
         defer { av_packet_unref(packet.raw) }
@@ -167,7 +167,7 @@ final class AudioDecoderSession {
         guard let decodedFormat = PCMFormat(AVSampleFormat(f.format)), channels == input.channelCount else {
             throw MediaError(
                 .decoderFailure,
-                "the \(setup.name) decoder produced \(channels) channels of sample format \(f.format); the stream declares \(input.channelCount)")
+                "the \(setup.name) decoder produced \(count: channels, "channel") of sample format \(f.format); the stream declares \(input.channelCount)")
         }
         if setup.checksSampleRate, Int(f.sample_rate) != input.sampleRate {
             throw MediaError(

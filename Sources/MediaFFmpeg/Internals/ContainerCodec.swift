@@ -40,7 +40,7 @@ struct ContainerCodec {
                 guard let known = Self.audioCodes[Self.string(code)] else { throw refuse("codec \(audio.codec) is not one this muxer knows") }
                 id = known
             }
-            guard audio.sampleRate > 0, audio.channelCount > 0 else { throw refuse("\(audio.sampleRate) Hz, \(audio.channelCount) channels") }
+            guard audio.sampleRate > 0, audio.channelCount > 0 else { throw refuse("\(audio.sampleRate) Hz, \(count: audio.channelCount, "channel")") }
             extradata = audio.magicCookie
         case .video(let video):
             displayName = video.codec.description

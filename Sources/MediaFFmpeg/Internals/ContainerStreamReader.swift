@@ -235,7 +235,7 @@ final class ContainerStreamReader {
         guard header.frameLength == bytes.count else {
             throw MediaError(
                 .unsupportedFormat,
-                "AAC packet of \(bytes.count) bytes holds more than one ADTS frame (the first is \(header.frameLength) bytes)")
+                "AAC packet of \(count: bytes.count, "byte") holds more than one ADTS frame (the first is \(count: header.frameLength, "byte"))")
         }
         if case .audio(var audio) = format, audio.magicCookie != header.audioSpecificConfig || audio.sampleRate != header.sampleRate {
             audio.magicCookie = header.audioSpecificConfig

@@ -41,7 +41,7 @@ extension MovieRewriter {
         if newSize > size {
             let code = posix_fallocate(fd, off_t(size), off_t(newSize - size))
             guard code == 0 else {
-                throw MediaError(.io, "cannot grow \(path) by \(newSize - size) bytes to finish it: \(String(cString: strerror(code)))")
+                throw MediaError(.io, "cannot grow \(path) by \(count: newSize - size, "byte") to finish it: \(String(cString: strerror(code)))")
             }
         }
         if moving {
@@ -54,7 +54,7 @@ extension MovieRewriter {
         }
         if let failure { throw failure }
         if newSize < size, ftruncate(fd, off_t(newSize)) != 0 {
-            throw MediaError(.io, "cannot truncate \(path) to \(newSize) bytes: \(String(cString: strerror(errno)))")
+            throw MediaError(.io, "cannot truncate \(path) to \(count: newSize, "byte"): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -74,7 +74,7 @@ extension MovieRewriter {
                 boxSize = size - offset
             }
             guard boxSize >= headerSize, boxSize <= size - offset else {
-                throw MediaError.invalidData("top-level box of \(boxSize) bytes in \(path) runs past its end", at: offset)
+                throw MediaError.invalidData("top-level box of \(count: boxSize, "byte") in \(path) runs past its end", at: offset)
             }
             top.append(Box(type: fourCC(header, 4), start: Int(offset), payloadStart: Int(offset + headerSize), end: Int(offset + boxSize)))
             offset += boxSize

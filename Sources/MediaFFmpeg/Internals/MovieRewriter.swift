@@ -52,7 +52,7 @@ enum MovieRewriter {
                 size = end - offset
             }
             guard size >= header, size <= end - offset else {
-                throw MediaError.invalidData("MP4 box '\(fourCC(bytes, offset + 4))' of \(size) bytes does not fit in the \(end - offset) bytes left", at: Int64(offset))
+                throw MediaError.invalidData("MP4 box '\(fourCC(bytes, offset + 4))' of \(count: size, "byte") does not fit in the \(count: end - offset, "byte") left", at: Int64(offset))
             }
             result.append(Box(type: fourCC(bytes, offset + 4), start: offset, payloadStart: offset + header, end: offset + size))
             offset += size
@@ -142,7 +142,7 @@ enum MovieRewriter {
                 }
                 let count = Int(readUInt32(bytes, child.payloadStart + 4))
                 guard count <= (child.end - child.payloadStart - 8) / entrySize else {
-                    throw MediaError.invalidData("\(child.type) declares \(count) entries in \(child.end - child.payloadStart) bytes", at: Int64(child.start))
+                    throw MediaError.invalidData("\(child.type) declares \(count: count, "entry", plural: "entries") in \(count: child.end - child.payloadStart, "byte")", at: Int64(child.start))
                 }
                 var body = Array(bytes[child.payloadStart..<child.payloadStart + 8])   // version, flags, entry_count
                 for entry in 0..<count {
@@ -200,7 +200,7 @@ enum MovieRewriter {
     /// the grown box replaces the old one and runs on past the old end.
     static func addTag(_ tag: String, toMovieAtEndOf output: any MediaOutput, movie: [UInt8], at offset: Int64) throws(MediaError) {
         guard offset + Int64(movie.count) == output.position else {
-            throw MediaError(.invalidData, "the trailer wrote \(movie.count) bytes at \(offset) but the output ends at \(output.position)")
+            throw MediaError(.invalidData, "the trailer wrote \(count: movie.count, "byte") at \(offset) but the output ends at \(output.position)")
         }
         let edited = try editedMovie(movie, tag: ("iTunSMPB", tag), shift: { $0 })
         guard edited.count >= movie.count else { throw MediaError(.invalidData, "the edited moov is shorter than the original") }

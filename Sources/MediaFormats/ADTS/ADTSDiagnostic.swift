@@ -43,17 +43,17 @@ public enum ADTSDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case .id3TagSkipped(let offset, let length):
             return "Skipped a \(length)-byte ID3v2 tag at byte offset \(offset)."
         case .resynchronized(let offset, let skipped):
-            return "Skipped \(skipped) bytes at byte offset \(offset) to resynchronise to the next ADTS frame."
+            return "Skipped \(count: skipped, "byte") at byte offset \(offset) to resynchronise to the next ADTS frame."
         case .formatChanged(let index, let offset, let from, let to):
             return "Frame \(index) at byte offset \(offset) changes the format from \(from) to \(to)."
         case .truncatedFrame(let offset, let declared, let available):
-            return "The ADTS frame at byte offset \(offset) declares \(declared) bytes "
+            return "The ADTS frame at byte offset \(offset) declares \(count: declared, "byte") "
                 + "but the input ends after \(available)."
         case .truncatedID3Tag(let offset, let declared, let available):
-            return "The ID3v2 tag at byte offset \(offset) declares \(declared) bytes "
+            return "The ID3v2 tag at byte offset \(offset) declares \(count: declared, "byte") "
                 + "but the input ends after \(available)."
         case .trailingBytesSkipped(let offset, let count):
-            return "Skipped \(count) trailing bytes at byte offset \(offset) that hold no ADTS frame."
+            return "Skipped \(count: count, "trailing byte") at byte offset \(offset) that hold no ADTS frame."
         case .unsupportedFrame(let offset, let length, let blocks):
             return "Skipped the \(length)-byte ADTS frame at byte offset \(offset): "
                 + "it holds \(blocks + 1) raw data blocks with CRCs."

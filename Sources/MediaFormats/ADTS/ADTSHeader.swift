@@ -90,7 +90,7 @@ public struct ADTSHeader: Sendable, Hashable {
             let frameLength = payloadLength > Int.max - 7 ? Int.max : payloadLength + 7
             throw MediaError(
                 .invalidArgument,
-                "ADTS frame of \(frameLength) bytes exceeds the \(Self.maximumFrameLength)-byte aac_frame_length limit")
+                "ADTS frame of \(count: frameLength, "byte") exceeds the \(Self.maximumFrameLength)-byte aac_frame_length limit")
         }
         self.init(
             objectType: config.objectType, samplingFrequencyIndex: index,

@@ -84,7 +84,7 @@ public final class ADTSMuxer: MediaSink {
         guard frameLength <= ADTSHeader.maximumFrameLength else {
             throw MediaError(
                 .invalidArgument,
-                "ADTS frame of \(frameLength) bytes exceeds the \(ADTSHeader.maximumFrameLength)-byte "
+                "ADTS frame of \(count: frameLength, "byte") exceeds the \(ADTSHeader.maximumFrameLength)-byte "
                     + "aac_frame_length limit")
         }
         if format != cachedFormat {

@@ -99,7 +99,7 @@ public final class AIFFMuxer: MediaSink {
         guard layout.headerSize - 8 + end + (end & 1) <= Int64(UInt32.max) else {
             throw MediaError(
                 .unsupportedFormat,
-                "\(name) cannot write past \(dataBytesWritten) bytes of sound data: AIFF's 32-bit sizes stop at 4 GiB")
+                "\(name) cannot write past \(count: dataBytesWritten, "byte") of sound data: AIFF's 32-bit sizes stop at 4 GiB")
         }
         try output.write(stored)
         dataBytesWritten = end
@@ -186,7 +186,7 @@ public final class AIFFMuxer: MediaSink {
         let channels = audio.channelCount
         let bits = stored.storedBytes(perSampleOf: type.bytesPerSample) * 8
         guard channels >= 1, channels <= Int(UInt16.max), audio.sampleRate >= 1 else {
-            throw MediaError(.unsupportedFormat, "AIFF cannot hold \(channels) channels at \(audio.sampleRate) Hz")
+            throw MediaError(.unsupportedFormat, "AIFF cannot hold \(count: channels, "channel") at \(audio.sampleRate) Hz")
         }
         let start = output.position
         var w = ByteWriter(capacity: 96)

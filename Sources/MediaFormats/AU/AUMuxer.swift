@@ -134,7 +134,7 @@ public final class AUMuxer: MediaSink {
         guard let rate = UInt32(exactly: audio.sampleRate), rate >= 1,
             let channels = UInt32(exactly: audio.channelCount), channels >= 1
         else {
-            throw MediaError(.unsupportedFormat, "AU cannot hold \(audio.channelCount) channels at \(audio.sampleRate) Hz")
+            throw MediaError(.unsupportedFormat, "AU cannot hold \(count: audio.channelCount, "channel") at \(audio.sampleRate) Hz")
         }
         let start = output.position
         var w = ByteWriter(capacity: Self.headerSize)

@@ -54,7 +54,8 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         didSet { for diagnostic in diagnostics { diagnostic.mediaDiagnostic(stage: name).log(to: logger) } }
     }
     /// A short name for errors.
-    public var name: String { "AudioFileReader" }
+    public var name: String { Self.stageName }
+    private static let stageName = "AudioFileReader"
 
     private let input: FileInput
     private var parser: AudioFileStreamParser
@@ -86,7 +87,15 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// - Throws: the parser's errors (``/MediaCore/MediaError/Code/unsupportedFormat`` for a file none of
     ///   the formats is, ``/MediaCore/MediaError/Code/truncated`` for one that ends before its audio);
     ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for a PCM layout without a sample format.
-    public init(path: String) throws(MediaError) {
+    public convenience init(path: String) throws(MediaError) {
+        do throws(MediaError) {
+            try self.init(opening: path)
+        } catch {
+            throw error.inStage(Self.stageName)
+        }
+    }
+
+    private init(opening path: String) throws(MediaError) {
         input = try FileInput(path: path)
         // A whole file may be held: a container that puts what the audio needs after it (ffmpeg's ALAC
         // CAFs: `pakt` after `data`) is read front to back with its audio in memory until then.
@@ -133,7 +142,11 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
             ready.removeAll(keepingCapacity: true)
             readyHead = 0
             guard !ended else { return nil }
-            try pump()
+            do throws(MediaError) {
+                try pump()
+            } catch {
+                throw error.inStage(name)
+            }
         }
         defer { readyHead += 1 }
         return ready[readyHead]
@@ -144,6 +157,14 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a negative packet or one past the
     ///   end; ``/MediaCore/MediaError/Code/io`` for standard input.
     public func seek(toPacket packet: Int64) throws(MediaError) {
+        do throws(MediaError) {
+            try move(toPacket: packet)
+        } catch {
+            throw error.inStage(name)
+        }
+    }
+
+    private func move(toPacket packet: Int64) throws(MediaError) {
         guard packet >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet)") }
         ready.removeAll(keepingCapacity: true)  // samples already made are not wanted any more
         readyHead = 0
@@ -169,7 +190,9 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     ///
     /// - Throws: as ``seek(toPacket:)``.
     public func seek(toFrame frame: Int64) throws(MediaError) {
-        guard frame >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to frame \(frame)") }
+        guard frame >= 0 else {
+            throw MediaError(.invalidArgument, "\(name) cannot seek to frame \(frame)", stage: name)
+        }
         let priming = properties.packetTableInfo?.primingFrames ?? 0
         let absolute = frame + priming
         let packet = absolute / Int64(framesPerPacket)

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Something an ``AudioFileStreamParser`` noticed and worked around. Diagnostics do not stop parsing;
 /// they arrive as ``AudioFileStreamEvent/diagnostic(_:)`` events where the parser made its decision,
 /// the same however the input is split. Byte offsets count from the first byte of the file.
@@ -38,13 +40,13 @@ public enum AudioFileStreamDiagnostic: Sendable, Hashable, CustomStringConvertib
         case .tagSkipped(let kind, let offset, let length):
             return "Skipped a \(length)-byte \(kind) tag at byte offset \(offset)."
         case .resynchronized(let offset, let skipped):
-            return "Skipped \(skipped) bytes at byte offset \(offset) to resynchronise to the next packet."
+            return "Skipped \(count: skipped, "byte") at byte offset \(offset) to resynchronise to the next packet."
         case .truncatedPacket(let offset, let declared, let available):
-            return "The packet at byte offset \(offset) needs \(declared) bytes but the data ends after \(available)."
+            return "The packet at byte offset \(offset) needs \(count: declared, "byte") but the data ends after \(available)."
         case .trailingBytesSkipped(let offset, let count):
-            return "Skipped \(count) trailing bytes at byte offset \(offset) that hold no whole packet."
+            return "Skipped \(count: count, "trailing byte") at byte offset \(offset) that hold no whole packet."
         case .dataTruncated(let offset, let declared, let available):
-            return "The audio data at byte offset \(offset) declares \(declared) bytes but the file ends after \(available)."
+            return "The audio data at byte offset \(offset) declares \(count: declared, "byte") but the file ends after \(available)."
         case .note(let text, let offset):
             return "\(text) (byte offset \(offset))."
         }

@@ -158,7 +158,7 @@ public struct CAFPacketTable: Sendable, Hashable {
         // Every integer takes at least one byte: a count the chunk cannot hold is refused before allocating.
         guard perEntry == 0 || packets <= Int64(r.remaining / perEntry) else {
             throw MediaError.invalidData(
-                "CAF 'pakt' declares \(packets) packets but its table of \(r.remaining) bytes holds at most \(r.remaining / perEntry)",
+                "CAF 'pakt' declares \(count: packets, "packet") but its table of \(count: r.remaining, "byte") holds at most \(r.remaining / perEntry)",
                 at: offset)
         }
         var sizes: [Int] = []
@@ -214,7 +214,7 @@ public struct CAFPacketTable: Sendable, Hashable {
             }
         }
         throw MediaError.invalidData(
-            "CAF 'pakt' \(what()) is a variable-length integer that does not end within \(maxVarintBytes) bytes", at: start)
+            "CAF 'pakt' \(what()) is a variable-length integer that does not end within \(count: maxVarintBytes, "byte")", at: start)
     }
 
     /// Appends `value` as a CAF variable-length integer.

@@ -130,7 +130,7 @@ public final class CAFMuxer: MediaSink {
         else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given an AAC packet of \(data.count) bytes in \(sample.planes.count) planes with trims \(sample.trimAtStart)/\(sample.trimAtEnd)")
+                "\(name) was given an AAC packet of \(count: data.count, "byte") in \(count: sample.planes.count, "plane") with trims \(sample.trimAtStart)/\(sample.trimAtEnd)")
         }
         try output.write(data)
         packetSizes.append(data.count)
@@ -147,7 +147,7 @@ public final class CAFMuxer: MediaSink {
         guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given a sample of \(sample.frameCount) frames of \(frameBytes) bytes holding \(data.count) bytes")
+                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")")
         }
         if convertsU8 {
             for i in data.indices { data[i] ^= 0x80 }  // unsigned 8-bit → CAF's signed 8-bit
@@ -161,7 +161,7 @@ public final class CAFMuxer: MediaSink {
     private func writeHeader(for audio: AudioFormat, expected: String, sample: MediaSample) throws(MediaError) {
         let channels = audio.channelCount
         guard channels >= 1, channels <= Int(UInt16.max), audio.sampleRate >= 1 else {
-            throw MediaError(.unsupportedFormat, "CAF cannot hold \(channels) channels at \(audio.sampleRate) Hz")
+            throw MediaError(.unsupportedFormat, "CAF cannot hold \(count: channels, "channel") at \(audio.sampleRate) Hz")
         }
         var cookie: [UInt8]?
         let desc: CAFAudioDescription
@@ -186,7 +186,7 @@ public final class CAFMuxer: MediaSink {
                     "\(name) cannot write AAC to an output that cannot seek: the 'pakt' packet table and the 'data' size are written at the end")
             }
             guard audio.framesPerPacket >= 1, audio.framesPerPacket <= Int(UInt32.max) else {
-                throw MediaError(.unsupportedFormat, "CAF cannot hold AAC with \(audio.framesPerPacket) frames per packet")
+                throw MediaError(.unsupportedFormat, "CAF cannot hold AAC with \(count: audio.framesPerPacket, "frame") per packet")
             }
             desc = CAFAudioDescription(
                 sampleRate: Double(audio.sampleRate),
@@ -279,7 +279,7 @@ public final class CAFMuxer: MediaSink {
         guard !overflow, primingFrames + remainderFrames <= total, primingFrames <= Int64(Int32.max), remainderFrames <= Int64(Int32.max) else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given trims of \(primingFrames) priming and \(remainderFrames) remainder frames for \(total) frames")
+                "\(name) was given trims of \(primingFrames) priming and \(count: remainderFrames, "remainder frame") for \(count: total, "frame")")
         }
         let table = CAFPacketTable(
             numberPackets: packetsWritten,

@@ -30,7 +30,7 @@ extension CAFPacketTable {
             let (need, overflow) = numberPackets.multipliedReportingOverflow(by: Int64(fixedBytes))
             guard !overflow, dataSize.map({ need <= $0 }) ?? true else {
                 throw MediaError.invalidData(
-                    "CAF 'pakt' declares \(numberPackets) packets of \(fixedBytes) bytes but 'data' holds \(dataSize.map(String.init) ?? "an unknown number")",
+                    "CAF 'pakt' declares \(count: numberPackets, "packet") of \(count: fixedBytes, "byte") but 'data' holds \(dataSize.map(String.init) ?? "an unknown number")",
                     at: offset)
             }
             bytes = need
@@ -38,7 +38,7 @@ extension CAFPacketTable {
         let frames = fixedFrames == 0 ? Self.sum(packetFrames) : Self.product(numberPackets, Int64(fixedFrames))
         guard let frames, declaredFrames == frames else {
             throw MediaError.invalidData(
-                "CAF 'pakt' says \(numberValidFrames) valid + \(primingFrames) priming + \(remainderFrames) remainder frames but its \(numberPackets) packets hold \(frames.map(String.init) ?? "more than 2^63-1")",
+                "CAF 'pakt' says \(numberValidFrames) valid + \(primingFrames) priming + \(count: remainderFrames, "remainder frame") but its \(count: numberPackets, "packet") hold \(frames.map(String.init) ?? "more than 2^63-1")",
                 at: offset)
         }
         return (bytes, frames)
@@ -69,7 +69,7 @@ extension CAFPacketTable {
         }
         guard agrees else {
             throw MediaError.invalidData(
-                "CAF 'pakt' counts (\(numberPackets) packets, \(numberValidFrames) valid frames) disagree with 'data' of \(dataPackets.map(String.init) ?? "an unknown number of") packets of \(framesPerPacket) frames",
+                "CAF 'pakt' counts (\(count: numberPackets, "packet"), \(count: numberValidFrames, "valid frame")) disagree with 'data' of \(dataPackets.map(String.init) ?? "an unknown number of") packets of \(count: framesPerPacket, "frame")",
                 at: offset)
         }
         return count

@@ -1,3 +1,4 @@
+public import Logging
 public import MediaCore
 
 /// Reads a Core Audio Format file: linear PCM in samples of ``framesPerSample`` frames, or a packetised
@@ -37,9 +38,13 @@ public import MediaCore
 ///
 /// ``seek(toPacket:)`` and ``seek(toFrame:)`` move within the data; a backward seek reopens the file.
 ///
+/// What the reader works around rather than throws is in ``diagnostics`` and goes to ``logger``: bytes
+/// after the last whole frame or packet of `data` (a file cut short, a writer killed mid-frame) as a
+/// warning, a `data` size of -1 read to the end of the file as a note, chunks skipped as debug.
+///
 /// A pipe (whose length cannot be known up front) is read into memory whole. The reader is a class
 /// because it owns its position in the file; it is not thread-safe.
-public final class CAFReader: MediaSource {
+public final class CAFReader: MediaSource, DiagnosticReporting {
     /// The audio format of every sample.
     public let format: AudioFormat
     /// The `desc` chunk.
@@ -73,25 +78,45 @@ public final class CAFReader: MediaSource {
     private let pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)?
     /// The frames all packets hold, priming and remainder included (for PCM, ``packetCount``).
     public let totalFrames: Int64
+    /// What the reader worked around while parsing, in file order, each with the metadata `stage`, `code`
+    /// (`partialFrameDropped`, `trailingBytesIgnored`, `openDataSize`, `chunkSkipped`), `byteOffset` and,
+    /// for bytes, `count` (see ``/MediaCore/DiagnosticKey``).
+    public private(set) var diagnostics: [MediaDiagnostic] = []
+    /// Where ``diagnostics`` are logged. Setting it logs them (all are found when the reader is made);
+    /// `nil` (the default) logs nothing.
+    public var logger: Logger? {
+        didSet { for diagnostic in diagnostics { diagnostic.log(to: logger) } }
+    }
 
     /// A short name for errors: `CAFReader`.
-    public var name: String { "CAFReader" }
+    public var name: String { Self.stageName }
+    private static let stageName = "CAFReader"
 
     /// Opens and parses the file at `path` (`-` is standard input).
     ///
     /// - Throws: see the type's description; ``/MediaCore/MediaError/Code/invalidArgument`` for `framesPerSample` < 1.
     public convenience init(path: String, framesPerSample: Int = 4096) throws(MediaError) {
-        let probe = try ForwardInput(path: path)
-        if probe.size == nil {
-            try self.init(bytes: try FileInput(path: path).readAll(), framesPerSample: framesPerSample)
-        } else {
-            try self.init(first: probe, open: { () throws(MediaError) -> ForwardInput in try ForwardInput(path: path) }, framesPerSample: framesPerSample)
+        do throws(MediaError) {
+            let probe = try ForwardInput(path: path)
+            if probe.size == nil {
+                try self.init(bytes: try FileInput(path: path).readAll(), framesPerSample: framesPerSample)
+            } else {
+                try self.init(
+                    first: probe, open: { () throws(MediaError) -> ForwardInput in try ForwardInput(path: path) },
+                    framesPerSample: framesPerSample)
+            }
+        } catch {
+            throw error.inStage(Self.stageName)
         }
     }
 
     /// Parses the CAF file in `bytes`.
     public convenience init(bytes: [UInt8], framesPerSample: Int = 4096) throws(MediaError) {
-        try self.init(first: ForwardInput(bytes: bytes), open: { ForwardInput(bytes: bytes) }, framesPerSample: framesPerSample)
+        do throws(MediaError) {
+            try self.init(first: ForwardInput(bytes: bytes), open: { ForwardInput(bytes: bytes) }, framesPerSample: framesPerSample)
+        } catch {
+            throw error.inStage(Self.stageName)
+        }
     }
 
     private init(
@@ -136,7 +161,7 @@ public final class CAFReader: MediaSource {
             guard desc.value.bytesPerPacket == UInt32(frameBytes), desc.value.framesPerPacket == 1 else {
                 throw MediaError(
                     .unsupportedFormat,
-                    "CAF 'desc' linear PCM of \(desc.value.bitsPerChannel) bits × \(channels) channels with \(desc.value.bytesPerPacket) bytes and \(desc.value.framesPerPacket) frames per packet is not packed interleaved PCM",
+                    "CAF 'desc' linear PCM of \(count: desc.value.bitsPerChannel, "bit") × \(count: channels, "channel") with \(count: desc.value.bytesPerPacket, "byte") and \(count: desc.value.framesPerPacket, "frame") per packet is not packed interleaved PCM",
                     byteOffset: descOffset)
             }
             pcm = sampleType
@@ -146,6 +171,7 @@ public final class CAFReader: MediaSource {
             dataSize = frames * Int64(frameBytes)
             packetCount = frames
             totalFrames = frames
+            diagnostics = Self.diagnose(parsed.chunks, data: data, delivered: dataSize, partialFrameOf: frameBytes)
             return
         }
 
@@ -178,12 +204,13 @@ public final class CAFReader: MediaSource {
             }
             guard let frames = CAFPacketTable.product(packetCount, Int64(fixedFrames)) else {
                 throw MediaError.invalidData(
-                    "CAF 'data' of \(packetCount) packets of \(fixedFrames) frames holds more than 2^63-1 frames", at: data.offset)
+                    "CAF 'data' of \(count: packetCount, "packet") of \(count: fixedFrames, "frame") holds more than 2^63-1 frames", at: data.offset)
             }
             totalFrames = frames
             dataSize = packetCount * Int64(fixedBytes)  // ≤ data.size: cannot overflow
         }
 
+        diagnostics = Self.diagnose(parsed.chunks, data: data, delivered: dataSize, partialFrameOf: nil)
         if desc.value.formatID == CAFAudioDescription.mpeg4AAC {
             let asc = try CAFMagicCookie.audioSpecificConfig(unwrapping: magicCookie, at: parsed.cookieOffset)
             format = AudioFormat(codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: fixedFrames, magicCookie: asc)
@@ -219,12 +246,12 @@ public final class CAFReader: MediaSource {
     /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when the file ends before the data the header promised;
     ///   ``/MediaCore/MediaError/Code/stageFinished`` after an error.
     public func next() throws(MediaError) -> MediaSample? {
-        guard !failed else { throw MediaError.stageFinished(name) }
+        guard !failed else { throw MediaError.stageFinished(name).inStage(name) }
         do {
             return try read()
         } catch {
             failed = true
-            throw error
+            throw error.inStage(name)
         }
     }
 
@@ -271,6 +298,14 @@ public final class CAFReader: MediaSource {
     ///   ``/MediaCore/MediaError/Code/truncated`` when the file is shorter than the packet's offset;
     ///   ``/MediaCore/MediaError/Code/stageFinished`` after an error.
     public func seek(toPacket index: Int64) throws(MediaError) {
+        do throws(MediaError) {
+            try move(toPacket: index)
+        } catch {
+            throw error.inStage(name)
+        }
+    }
+
+    private func move(toPacket index: Int64) throws(MediaError) {
         guard !failed else { throw MediaError.stageFinished(name) }
         guard index >= 0, index <= packetCount else {
             throw MediaError(.invalidArgument, "CAFReader cannot seek to packet \(index) of \(packetCount)")
@@ -311,7 +346,7 @@ public final class CAFReader: MediaSource {
     @discardableResult
     public func seek(toFrame frame: Int64) throws(MediaError) -> Int64 {
         guard frame >= 0, frame <= totalFrames else {
-            throw MediaError(.invalidArgument, "CAFReader cannot seek to frame \(frame) of \(totalFrames)")
+            throw MediaError(.invalidArgument, "CAFReader cannot seek to frame \(frame) of \(totalFrames)", stage: name)
         }
         if pcm != nil {
             try seek(toPacket: frame)
@@ -399,14 +434,14 @@ private struct Parsed {
                 guard data == nil else { throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset) }
                 let isOpen = size == -1
                 guard isOpen || size >= 0 else {
-                    throw MediaError.invalidData("CAF 'data' chunk declares a size of \(size) bytes", at: offset)
+                    throw MediaError.invalidData("CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset)
                 }
                 guard remaining >= 4 else {
                     throw MediaError.truncated("CAF 'data' mEditCount", needed: 4, available: Int(remaining), at: offset + 12)
                 }
                 if !isOpen {
                     guard size >= 4 else {
-                        throw MediaError.invalidData("CAF 'data' chunk of \(size) bytes cannot hold its 4-byte mEditCount", at: offset)
+                        throw MediaError.invalidData("CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
                     }
                     guard size <= remaining else {
                         throw MediaError.truncated("CAF 'data' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
@@ -419,7 +454,7 @@ private struct Parsed {
                 continue
             }
             guard size >= 0 else {
-                throw MediaError.invalidData("CAF '\(type)' chunk declares a size of \(size) bytes", at: offset)
+                throw MediaError.invalidData("CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset)
             }
             guard size <= remaining else {
                 throw MediaError.truncated("CAF '\(type)' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
@@ -463,7 +498,7 @@ private struct Parsed {
         var r = ByteReader(body, baseOffset: offset + Int64(CAFFile.chunkHeaderSize))
         let count = try r.readUInt32BE("CAF 'info' mNumEntries")  // mNumEntries
         guard Int(count) <= r.remaining / 2 else {
-            throw MediaError.invalidData("CAF 'info' declares \(count) entries but holds \(r.remaining) bytes", at: offset)
+            throw MediaError.invalidData("CAF 'info' declares \(count: count, "entry", plural: "entries") but holds \(count: r.remaining, "byte")", at: offset)
         }
         var strings: [String] = []
         while strings.count < Int(count) * 2 {

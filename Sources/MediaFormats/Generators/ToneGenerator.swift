@@ -40,6 +40,12 @@ public struct ToneGenerator: MediaSource, Sendable {
         case duration(MediaTime)
         /// For ever: ``next()`` never returns `nil`.
         case unlimited
+
+        /// This long, as a Swift `Duration`: `.duration(.seconds(5))`, `.duration(.milliseconds(250))`.
+        /// The case that takes a ``/MediaCore/MediaTime``, given ``/MediaCore/MediaTime/init(_:)`` of the
+        /// duration (exact to the nanosecond), then rounded to frames as that case says.
+        @_disfavoredOverload
+        public static func duration(_ duration: Duration) -> Length { .duration(MediaTime(duration)) }
     }
 
     /// The signal.
@@ -117,7 +123,7 @@ public struct ToneGenerator: MediaSource, Sendable {
 
         switch length {
         case .frames(let frames):
-            guard frames >= 0 else { throw Self.invalid("length of \(frames) frames is negative") }
+            guard frames >= 0 else { throw Self.invalid("length of \(count: frames, "frame") is negative") }
             totalFrames = frames
         case .duration(let duration):
             let frames = duration.converted(to: Int32(sampleRate), rounding: .toNearestOrAwayFromZero)

@@ -1,3 +1,4 @@
+public import Logging
 public import MediaCore
 
 /// Reads the access units of an H.264 Annex-B elementary stream (`.h264`) from a file or a byte
@@ -17,9 +18,13 @@ public import MediaCore
 /// buffer, NAL units are copied once (into the sample), and the sample handed out last is reused when
 /// the caller has let go of it: in steady state reading allocates nothing.
 ///
+/// What the reader works around goes to ``diagnostics`` and ``logger``: non-zero bytes before the first
+/// start code, skipped, as a warning (`leadingBytesSkipped`); a change of parameter sets mid-stream as a note
+/// (`formatChanged`, with the index of the first sample in the new format).
+///
 /// The reader is a class because it owns its position in the file: copies of a value would share the
 /// file position but not the parser's buffer. It is not thread-safe; hand it to one task at a time.
-public final class AnnexBReader: MediaSource {
+public final class AnnexBReader: MediaSource, DiagnosticReporting {
     private var parser: AnnexBAccessUnitParser
     private let input: ForwardInput
     private let readSize: Int
@@ -69,11 +74,29 @@ public final class AnnexBReader: MediaSource {
     /// Access units returned so far.
     public var accessUnitCount: Int64 { parser.accessUnitCount }
 
+    /// What the reader worked around so far, in order, each with the metadata `stage`, `code`, and
+    /// `byteOffset` and `count` (bytes skipped) or `sampleIndex` (see ``/MediaCore/DiagnosticKey``).
+    public private(set) var diagnostics: [MediaDiagnostic] = []
+    /// Where ``diagnostics`` are logged as they are found. Setting it logs those found so far; `nil` (the
+    /// default) logs nothing.
+    public var logger: Logger? {
+        didSet { for diagnostic in diagnostics { diagnostic.log(to: logger) } }
+    }
+    private var reportedSkippedBytes = 0
+    private var reportedFormatChanges = 0
+
     /// The next access unit, or `nil` at the end of the stream.
     ///
     /// - Throws: the parser's errors, and ``/MediaCore/MediaError/Code/io`` when reading fails; all in
     ///   stage `AnnexBReader`. After an error, every call throws it again.
     public func next() throws(MediaError) -> MediaSample? {
+        defer {
+            if parser.skippedLeadingBytes != reportedSkippedBytes
+                || parser.formatChangeCount != reportedFormatChanges
+            {
+                reportNew()
+            }
+        }
         if let failure { throw failure }
         do throws(MediaError) {
             while true {
@@ -88,6 +111,42 @@ public final class AnnexBReader: MediaSource {
             failure = named
             throw named
         }
+    }
+}
+
+extension AnnexBReader {
+    /// Records (and logs) what the parser skipped or noticed since the last call.
+    private func reportNew() {
+        let skipped = parser.skippedLeadingBytes
+        if skipped != reportedSkippedBytes {
+            record(
+                MediaDiagnostic(
+                    .warning,
+                    "Skipped \(count: skipped - reportedSkippedBytes, "non-zero byte") before the first start code.",
+                    metadata: [
+                        DiagnosticKey.stage: name, DiagnosticKey.code: "leadingBytesSkipped",
+                        DiagnosticKey.byteOffset: "0",
+                        DiagnosticKey.count: String(skipped - reportedSkippedBytes),
+                    ]))
+            reportedSkippedBytes = skipped
+        }
+        let changes = parser.formatChangeCount
+        if changes != reportedFormatChanges {
+            let index = parser.accessUnitCount - 1
+            record(
+                MediaDiagnostic(
+                    .info, "The parameter sets change at sample \(index); it and those after it carry the new format.",
+                    metadata: [
+                        DiagnosticKey.stage: name, DiagnosticKey.code: "formatChanged",
+                        DiagnosticKey.sampleIndex: String(index),
+                    ]))
+            reportedFormatChanges = changes
+        }
+    }
+
+    private func record(_ diagnostic: MediaDiagnostic) {
+        diagnostics.append(diagnostic)
+        diagnostic.log(to: logger)
     }
 }
 

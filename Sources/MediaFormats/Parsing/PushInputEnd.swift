@@ -21,7 +21,7 @@ struct PushInputEnd: Sendable {
     /// Throws ``/MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after `finish()`.
     func check(_ parser: String) throws(MediaError) {
         guard bytesAfterFinish == 0 else {
-            throw MediaError(.invalidArgument, "\(parser) was given \(bytesAfterFinish) bytes after finish()")
+            throw MediaError(.invalidArgument, "\(parser) was given \(count: bytesAfterFinish, "byte") after finish()")
         }
     }
 }

@@ -35,6 +35,12 @@ public struct TestPatternGenerator: MediaSource, Sendable {
         case duration(MediaTime)
         /// For ever: ``next()`` never returns `nil`.
         case unlimited
+
+        /// This long, as a Swift `Duration`: `.duration(.seconds(5))`. The case that takes a
+        /// ``/MediaCore/MediaTime``, given ``/MediaCore/MediaTime/init(_:)`` of the duration (exact to the
+        /// nanosecond).
+        @_disfavoredOverload
+        public static func duration(_ duration: Duration) -> Length { .duration(MediaTime(duration)) }
     }
 
     /// A rectangle of pixels.
@@ -91,11 +97,11 @@ public struct TestPatternGenerator: MediaSource, Sendable {
         }
         guard frameRate.isValid else { throw Self.invalid("frame rate \(frameRate) is not positive") }
         guard (0...width).contains(scrollStep) else {
-            throw Self.invalid("scroll step of \(scrollStep) pixels is outside 0...\(width)")
+            throw Self.invalid("scroll step of \(count: scrollStep, "pixel") is outside 0...\(width)")
         }
         switch length {
         case .frames(let frames):
-            guard frames >= 0 else { throw Self.invalid("length of \(frames) frames is negative") }
+            guard frames >= 0 else { throw Self.invalid("length of \(count: frames, "frame") is negative") }
             totalFrames = frames
         case .duration(let duration):
             guard duration.isNumeric else { throw Self.invalid("duration \(duration) is not a finite time") }

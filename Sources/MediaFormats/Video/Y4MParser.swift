@@ -175,14 +175,14 @@ public struct Y4MParser: PushParser, Sendable {
                     "not a YUV4MPEG2 stream: it starts with \(Y4MStreamHeader.printable(line)), not YUV4MPEG2", at: 0)
             }
             guard line.count < Y4MStreamHeader.maximumLineLength else {
-                throw MediaError.invalidData("\(what) has no newline in its first \(Y4MStreamHeader.maximumLineLength) bytes", at: 0)
+                throw MediaError.invalidData("\(what) has no newline in its first \(count: Y4MStreamHeader.maximumLineLength, "byte")", at: 0)
             }
         }
         guard inputEnd.isFinished else { return nil }
         if line.count < magic.count {
             throw MediaError.truncated("\(what) \"YUV4MPEG2 ...\"", needed: magic.count + 1, available: line.count, at: 0)
         }
-        throw MediaError(.truncated, "\(what) ends after \(line.count) bytes without a newline", byteOffset: 0)
+        throw MediaError(.truncated, "\(what) ends after \(count: line.count, "byte") without a newline", byteOffset: 0)
     }
 
     private mutating func startFrameLine() {
@@ -202,7 +202,7 @@ public struct Y4MParser: PushParser, Sendable {
         guard line.count == fixed else {
             guard inputEnd.isFinished, !line.isEmpty else { return false }
             throw MediaError(
-                .truncated, "Y4M frame \(index) line needs \(fixed) bytes but only \(line.count) remain",
+                .truncated, "Y4M frame \(index) line needs \(count: fixed, "byte") but only \(line.count) remain",
                 byteOffset: structureOffset, sampleIndex: index)
         }
         guard line.starts(with: Y4MStreamHeader.frameMagic), line[5] == 0x0A || line[5] == 0x20 else {
@@ -228,7 +228,7 @@ public struct Y4MParser: PushParser, Sendable {
             }
             guard length < Y4MStreamHeader.maximumLineLength else {
                 throw MediaError(
-                    .invalidData, "Y4M frame \(index) line has no newline in its first \(Y4MStreamHeader.maximumLineLength) bytes",
+                    .invalidData, "Y4M frame \(index) line has no newline in its first \(count: Y4MStreamHeader.maximumLineLength, "byte")",
                     byteOffset: structureOffset, sampleIndex: index)
             }
         }

@@ -129,7 +129,7 @@ extension Y4MStreamHeader {
         private static func dimension(_ text: String, _ key: String) throws(MediaError) -> Int {
             let limit = RawFrameInput.maximumDimension
             guard let value = Int(text), (1...limit).contains(value) else {
-                throw MediaError.invalidData("Y4M \(key) parameter \"\(text)\" is not a size of 1...\(limit) pixels", at: 0)
+                throw MediaError.invalidData("Y4M \(key) parameter \"\(text)\" is not a size of 1...\(count: limit, "pixel")", at: 0)
             }
             return value
         }

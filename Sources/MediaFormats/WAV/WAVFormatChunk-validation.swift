@@ -82,7 +82,7 @@ extension WAVFormatChunk {
         let expected = channelCount * type.bytesPerSample
         guard blockAlign == expected else {
             throw MediaError.invalidData(
-                "WAV block align of \(blockAlign) bytes does not match \(channelCount) channels × \(type.bytesPerSample) bytes = \(expected)",
+                "WAV block align of \(count: blockAlign, "byte") does not match \(count: channelCount, "channel") × \(count: type.bytesPerSample, "byte") = \(expected)",
                 at: chunkOffset + FieldOffset.blockAlign)
         }
         return type

@@ -89,7 +89,7 @@ extension WAVFormatChunk {
     init(parsing body: [UInt8], declaredSize: Int64, chunkOffset: Int64) throws(MediaError) {
         guard declaredSize >= Int64(Self.baseSize) else {
             throw MediaError.invalidData(
-                "WAV 'fmt ' chunk of \(declaredSize) bytes is shorter than the \(Self.baseSize) bytes of WAVEFORMATEX",
+                "WAV 'fmt ' chunk of \(count: declaredSize, "byte") is shorter than the \(count: Self.baseSize, "byte") of WAVEFORMATEX",
                 at: chunkOffset)
         }
         var reader = ByteReader(body, baseOffset: chunkOffset + 8)
@@ -106,7 +106,7 @@ extension WAVFormatChunk {
 
         guard declaredSize >= Int64(Self.extensibleSize) else {
             throw MediaError.invalidData(
-                "WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk of \(declaredSize) bytes is shorter than the \(Self.extensibleSize) bytes it needs",
+                "WAVE_FORMAT_EXTENSIBLE 'fmt ' chunk of \(count: declaredSize, "byte") is shorter than the \(count: Self.extensibleSize, "byte") it needs",
                 at: chunkOffset)
         }
         let extensionSize = try reader.readUInt16LE("cbSize")

@@ -51,7 +51,7 @@ struct WAVHeader {
                 if riffSize != 0xFFFF_FFFF && 8 + riffSize > chunkOffset {
                     throw MediaError(
                         .truncated,
-                        "WAV file ends after \(chunkOffset) bytes, before any 'data' chunk, though its RIFF header declares \(8 + riffSize)",
+                        "WAV file ends after \(count: chunkOffset, "byte"), before any 'data' chunk, though its RIFF header declares \(8 + riffSize)",
                         byteOffset: chunkOffset)
                 }
                 throw MediaError.invalidData(
@@ -76,7 +76,7 @@ struct WAVHeader {
                     let mask = format.chunk.channelMask
                     diagnostics.append(.init(
                         .channelMaskIgnored,
-                        "WAV channel mask 0x\(FourCC.hex(mask, digits: 8)) names \(mask.nonzeroBitCount) speakers but the file has \(format.chunk.channelCount) channels; using the default layout",
+                        "WAV channel mask 0x\(FourCC.hex(mask, digits: 8)) names \(mask.nonzeroBitCount) speakers but the file has \(count: format.chunk.channelCount, "channel"); using the default layout",
                         byteOffset: format.offset + 28))
                 }
                 if format.chunk.isExtensible && format.chunk.validBitsPerSample > format.chunk.bitsPerSample {
@@ -115,7 +115,7 @@ struct WAVHeader {
                 // ds64: riffSize, dataSize, sampleCount (64-bit each), then a table this reader does not need.
                 guard size >= 24 else {
                     throw MediaError.invalidData(
-                        "RF64 'ds64' chunk of \(size) bytes is shorter than its 24 bytes of sizes", at: chunkOffset)
+                        "RF64 'ds64' chunk of \(count: size, "byte") is shorter than its 24 bytes of sizes", at: chunkOffset)
                 }
                 let body = try input.read(upTo: 24)
                 consumed = Int64(body.count)

@@ -85,7 +85,7 @@ public final class WAVMuxer: MediaSink {
         guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given a sample of \(sample.frameCount) frames of \(frameBytes) bytes holding \(data.count) bytes")
+                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")")
         }
         if format == nil {
             let chunk = try Self.formatChunk(for: audio, type: pcm.sampleType)
@@ -171,7 +171,7 @@ public final class WAVMuxer: MediaSink {
         let channels = format.channelCount
         let blockAlign = channels * type.bytesPerSample
         guard channels >= 1, channels <= Int(UInt16.max), blockAlign <= Int(UInt16.max) else {
-            throw MediaError(.unsupportedFormat, "WAV cannot hold \(channels) channels of \(type.bytesPerSample) bytes")
+            throw MediaError(.unsupportedFormat, "WAV cannot hold \(count: channels, "channel") of \(count: type.bytesPerSample, "byte")")
         }
         let (byteRate, overflow) = format.sampleRate.multipliedReportingOverflow(by: blockAlign)
         guard format.sampleRate >= 1, !overflow, byteRate <= Int(UInt32.max) else {

@@ -95,8 +95,12 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     ///   ``/MediaCore/MediaError/Code/io`` if the file cannot be opened or read, and the header errors the type's
     ///   documentation lists.
     public convenience init(path: String, framesPerSample: Int = 4096) throws(MediaError) {
-        try Self.check(framesPerSample: framesPerSample)
-        try self.init(input: ForwardInput(path: path), framesPerSample: framesPerSample)
+        do throws(MediaError) {
+            try Self.check(framesPerSample: framesPerSample)
+            try self.init(input: ForwardInput(path: path), framesPerSample: framesPerSample)
+        } catch {
+            throw error.inStage(Self.stageName)
+        }
     }
 
     /// Reads a WAV file held in memory and parses its header.
@@ -107,9 +111,17 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for `framesPerSample` below 1, and the header errors the
     ///   type's documentation lists.
     public convenience init(bytes: [UInt8], framesPerSample: Int = 4096) throws(MediaError) {
-        try Self.check(framesPerSample: framesPerSample)
-        try self.init(input: ForwardInput(bytes: bytes), framesPerSample: framesPerSample)
+        do throws(MediaError) {
+            try Self.check(framesPerSample: framesPerSample)
+            try self.init(input: ForwardInput(bytes: bytes), framesPerSample: framesPerSample)
+        } catch {
+            throw error.inStage(Self.stageName)
+        }
     }
+
+    /// The name errors and diagnostics carry as their stage: `WAVReader`.
+    public var name: String { Self.stageName }
+    private static let stageName = "WAVReader"
 
     private init(input: ForwardInput, framesPerSample: Int) throws(MediaError) {
         let header = try WAVHeader.read(from: input)
@@ -118,7 +130,7 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
         guard !overflow else {
             throw MediaError(
                 .invalidArgument,
-                "WAVReader frames per sample of \(framesPerSample) times \(blockAlign) bytes per frame overflows")
+                "WAVReader frames per sample of \(framesPerSample) times \(count: blockAlign, "byte") per frame overflows")
         }
         self.input = input
         self.framesPerSample = framesPerSample
@@ -141,7 +153,7 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
             if let available, declared > available {
                 diagnostics.append(Diagnostic(
                     .dataBeyondEndOfFile,
-                    "WAV 'data' chunk declares \(declared) bytes but the file holds \(available) after its header; reading those",
+                    "WAV 'data' chunk declares \(count: declared, "byte") but the file holds \(available) after its header; reading those",
                     byteOffset: header.dataChunkOffset))
                 limit = available
             } else {
@@ -166,8 +178,17 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     /// The next up to ``framesPerSample`` frames, or `nil` after the last.
     ///
     /// Each sample's timing starts at ``framesRead`` at a timescale of the sample rate. After `nil`, further
-    /// calls return `nil`; after an error, they throw ``/MediaCore/MediaError/Code/stageFinished``.
+    /// calls return `nil`; after an error, they throw ``/MediaCore/MediaError/Code/stageFinished``. Every
+    /// error names the stage `WAVReader`.
     public func next() throws(MediaError) -> MediaSample? {
+        do throws(MediaError) {
+            return try read()
+        } catch {
+            throw error.inStage(name)
+        }
+    }
+
+    private func read() throws(MediaError) -> MediaSample? {
         switch state {
         case .reading: break
         case .ended: return nil
@@ -194,7 +215,7 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
                 let got = offset - dataOffset + Int64(bytes.count)
                 diagnostics.append(Diagnostic(
                     .dataBeyondEndOfFile,
-                    "WAV input ended \(got) bytes into the data, \(left - Int64(bytes.count)) bytes short of what the header declares",
+                    "WAV input ended \(count: got, "byte") into the data, \(count: left - Int64(bytes.count), "byte") short of what the header declares",
                     byteOffset: dataChunkOffset))
             }
             let partial = bytes.count % bytesPerFrame
@@ -235,7 +256,7 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     private static func partialFrame(_ partial: Int64, of blockAlign: Int, at offset: Int64) -> Diagnostic {
         Diagnostic(
             .partialFrameDropped,
-            "WAV data ends \(partial) bytes into a \(blockAlign)-byte frame; the partial frame is dropped",
+            "WAV data ends \(count: partial, "byte") into a \(blockAlign)-byte frame; the partial frame is dropped",
             byteOffset: offset)
     }
 }

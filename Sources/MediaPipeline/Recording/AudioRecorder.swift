@@ -140,6 +140,18 @@ public final class AudioRecorder: Sendable {
         try start(limit: Int64((seconds * Double(settings.sampleRate)).rounded()))
     }
 
+    /// Records `duration` of audio, given as a Swift `Duration` (`.seconds(5)`): exactly `duration` × rate
+    /// frames, rounded to the nearest frame (halves away from zero), pauses not counted; then stops.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a duration that is not at least one frame.
+    public func record(for duration: Duration) throws(MediaError) {
+        let frames = MediaTime(duration, timescale: Int32(clamping: settings.sampleRate))
+        guard frames.isNumeric, frames.value > 0 else {
+            throw MediaError(.invalidArgument, "cannot record for \(duration): not at least one frame")
+        }
+        try start(limit: frames.value)
+    }
+
     /// Pauses: the audio fades out over 10 ms and nothing more is written until ``record()``.
     public func pause() {
         state.withLock { s in

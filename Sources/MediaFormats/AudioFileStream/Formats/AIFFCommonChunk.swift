@@ -91,7 +91,7 @@ struct AIFFCommonChunk: Sendable, Hashable {
         _ bits: Int, channels: Int, rate: Double, bigEndian: Bool, at offset: Int64
     ) throws(MediaError) -> AudioStreamBasicDescription {
         guard (1...32).contains(bits) else {
-            throw MediaError.invalidData("AIFF 'COMM' sampleSize of \(bits) bits is not 1 to 32", at: offset + 6)
+            throw MediaError.invalidData("AIFF 'COMM' sampleSize of \(count: bits, "bit") is not 1 to 32", at: offset + 6)
         }
         guard bits % 8 != 0 else {
             return .linearPCM(sampleRate: rate, channels: channels, bits: bits, float: false, bigEndian: bigEndian)

@@ -14,7 +14,7 @@ extension AIFFStreamParser {
             return true
         }
         guard size >= Int64(AIFFCommonChunk.aiffSize) else {
-            throw MediaError.invalidData("AIFF 'COMM' chunk of \(size) bytes cannot hold its 18 bytes of fields", at: offset)
+            throw MediaError.invalidData("AIFF 'COMM' chunk of \(count: size, "byte") cannot hold its 18 bytes of fields", at: offset)
         }
         let wanted = Int(min(size, Int64(isAIFC ? AIFFCommonChunk.aifcSize : AIFFCommonChunk.aiffSize)))
         guard let bytes = input.peek(8 + wanted) else {
@@ -44,7 +44,7 @@ extension AIFFStreamParser {
             throw MediaError.invalidData("AIFF file has a second 'SSND' chunk (the first is at byte offset \(sound.headerOffset))", at: offset)
         }
         guard size == 0 || size >= 8 else {
-            throw MediaError.invalidData("AIFF 'SSND' chunk of \(size) bytes cannot hold its 8-byte offset and blockSize", at: offset)
+            throw MediaError.invalidData("AIFF 'SSND' chunk of \(count: size, "byte") cannot hold its 8-byte offset and blockSize", at: offset)
         }
         guard input.available >= 16 else {
             guard input.isFinished else { return false }
@@ -52,7 +52,7 @@ extension AIFFStreamParser {
         }
         let skipBytes = Int64(input.bigEndian(UInt32.self, at: 8))
         guard size == 0 || skipBytes <= size - 8 else {
-            throw MediaError.invalidData("AIFF 'SSND' offset of \(skipBytes) bytes runs past the chunk's \(size) bytes", at: offset + 8)
+            throw MediaError.invalidData("AIFF 'SSND' offset of \(count: skipBytes, "byte") runs past the chunk's \(count: size, "byte")", at: offset + 8)
         }
         let found = SoundData(
             headerOffset: offset, declaredSize: size, audioStart: offset + 16 + skipBytes,
@@ -75,7 +75,7 @@ extension AIFFStreamParser {
         held = try HeldAudio(size: audioSize, at: found.audioStart, limit: limit) {
             MediaError(
                 .unsupportedFormat,
-                "AIFF 'SSND' chunk at byte offset \(offset) comes before the 'COMM' chunk and holds \(audioSize) bytes of audio (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)); the parser holds at most \(limit) bytes (Batching.maxHeldBytes) until 'COMM' arrives",
+                "AIFF 'SSND' chunk at byte offset \(offset) comes before the 'COMM' chunk and holds \(count: audioSize, "byte") of audio (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)); the parser holds at most \(count: limit, "byte") (Batching.maxHeldBytes) until 'COMM' arrives",
                 byteOffset: offset)
         }
         phase = .holding

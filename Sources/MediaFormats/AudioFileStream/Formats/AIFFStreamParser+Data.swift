@@ -17,11 +17,11 @@ extension AIFFStreamParser {
             let packets = (declared + 63) / 64
             guard comm.chunk.framesMayCountSamples, packets * bytesPerPacket <= audioSize else {
                 throw MediaError.invalidData(
-                    "AIFF 'COMM' numSampleFrames of \(declared) needs \(declared * bytesPerPacket) bytes but the 'SSND' chunk at byte offset \(sound.headerOffset) holds \(audioSize)",
+                    "AIFF 'COMM' numSampleFrames of \(declared) needs \(count: declared * bytesPerPacket, "byte") but the 'SSND' chunk at byte offset \(sound.headerOffset) holds \(audioSize)",
                     at: comm.offset + 10)
             }
             events.append(.diagnostic(.note(
-                "The IMA4 'COMM' numSampleFrames of \(declared) is read as a frame count (\(packets) packets of 64 frames): the 'SSND' chunk cannot hold \(declared) packets",
+                "The IMA4 'COMM' numSampleFrames of \(declared) is read as a frame count (\(count: packets, "packet") of 64 frames): the 'SSND' chunk cannot hold \(count: declared, "packet")",
                 byteOffset: comm.offset + 10)))
             count = packets
             tableInfo = AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: packets * 64 - declared, validFrames: declared)
@@ -50,7 +50,7 @@ extension AIFFStreamParser {
     mutating func finishData(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) {
         isDataDone = true
         guard let sound, let audioSize = sound.audioSize else {
-            phase = .trailing("after the \(packetCount ?? 0) packets 'COMM' declares (the 'SSND' chunk runs to the end of the file)")
+            phase = .trailing("after the \(count: packetCount ?? 0, "packet") 'COMM' declares (the 'SSND' chunk runs to the end of the file)")
             return
         }
         if input.isFinished && input.available == 0 && input.pendingSkip == 0 {

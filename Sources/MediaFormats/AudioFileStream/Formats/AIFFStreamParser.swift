@@ -196,7 +196,7 @@ struct AIFFStreamParser: AudioFileFormatParser {
         if isDataDone {
             phase = .done
             guard input.available > 0 else { return false }
-            events.append(.diagnostic(.note("Skipped \(input.available) bytes after the audio data that hold no chunk header", byteOffset: input.position)))
+            events.append(.diagnostic(.note("Skipped \(count: input.available, "byte") after the audio data that hold no chunk header", byteOffset: input.position)))
             return true
         }
         let missing = comm == nil ? "'COMM'" : "'SSND'"

@@ -54,7 +54,7 @@ struct CAFStreamFormat: Sendable, Hashable {
         }
         guard desc.framesPerPacket == 1 else {
             throw MediaError(
-                .unsupportedFormat, "CAF 'desc' linear PCM with \(desc.framesPerPacket) frames per packet is not supported (only 1)",
+                .unsupportedFormat, "CAF 'desc' linear PCM with \(count: desc.framesPerPacket, "frame") per packet is not supported (only 1)",
                 byteOffset: offset)
         }
         let channels = Int(desc.channelsPerFrame)
@@ -62,7 +62,7 @@ struct CAFStreamFormat: Sendable, Hashable {
         let frameBytes = desc.bytesPerPacket == 0 ? minimum : Int(desc.bytesPerPacket)
         guard frameBytes >= minimum else {
             throw MediaError.invalidData(
-                "CAF 'desc' linear PCM of \(bits) bits × \(channels) channels does not fit in \(frameBytes) bytes per packet", at: offset)
+                "CAF 'desc' linear PCM of \(count: bits, "bit") × \(count: channels, "channel") does not fit in \(count: frameBytes, "byte") per packet", at: offset)
         }
         var flags: AudioStreamBasicDescription.Flags = isFloat ? [.isFloat] : [.isSignedInteger]
         if !isLittleEndian && bits > 8 { flags.insert(.isBigEndian) }

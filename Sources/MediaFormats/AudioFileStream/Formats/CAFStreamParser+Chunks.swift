@@ -26,7 +26,7 @@ extension CAFStreamParser {
         switch type {
         case "desc":
             guard size >= Int64(CAFAudioDescription.size) else {
-                throw MediaError.invalidData("CAF 'desc' chunk of \(size) bytes cannot hold its \(CAFAudioDescription.size)-byte description", at: offset)
+                throw MediaError.invalidData("CAF 'desc' chunk of \(count: size, "byte") cannot hold its \(CAFAudioDescription.size)-byte description", at: offset)
             }
             wanted = Int64(CAFAudioDescription.size)
         case "chan": wanted = min(size, Int64(CAFChannelLayoutChunk.headerSize))
@@ -34,7 +34,7 @@ extension CAFStreamParser {
             let limit = type == "pakt" ? Self.tableLimit : Self.cookieLimit
             guard size <= limit else {
                 throw MediaError(
-                    .unsupportedFormat, "CAF '\(type)' chunk of \(size) bytes is larger than the \(limit) bytes a stream parser reads",
+                    .unsupportedFormat, "CAF '\(type)' chunk of \(count: size, "byte") is larger than the \(count: limit, "byte") a stream parser reads",
                     byteOffset: offset)
             }
             wanted = size

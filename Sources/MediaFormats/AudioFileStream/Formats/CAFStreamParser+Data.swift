@@ -8,9 +8,9 @@ extension CAFStreamParser {
     ) throws(MediaError) -> Bool {
         if audio != nil { throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset) }
         let isOpen = size == -1
-        guard isOpen || size >= 0 else { throw MediaError.invalidData("CAF 'data' chunk declares a size of \(size) bytes", at: offset) }
+        guard isOpen || size >= 0 else { throw MediaError.invalidData("CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset) }
         guard isOpen || size >= 4 else {
-            throw MediaError.invalidData("CAF 'data' chunk of \(size) bytes cannot hold its 4-byte mEditCount", at: offset)
+            throw MediaError.invalidData("CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
         }
         let header = CAFFile.chunkHeaderSize
         guard input.available >= header + 4 else {
@@ -39,7 +39,7 @@ extension CAFStreamParser {
         held = try HeldAudio(size: audioSize, at: found.audioStart, limit: limit) {
             MediaError(
                 .unsupportedFormat,
-                "\(name) 'data' chunk at byte offset \(offset) holds \(audioSize) bytes (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)) of packets whose sizes are in a 'pakt' chunk after it; the parser holds at most \(limit) bytes (Batching.maxHeldBytes) until 'pakt' arrives",
+                "\(name) 'data' chunk at byte offset \(offset) holds \(count: audioSize, "byte") (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)) of packets whose sizes are in a 'pakt' chunk after it; the parser holds at most \(count: limit, "byte") (Batching.maxHeldBytes) until 'pakt' arrives",
                 byteOffset: offset)
         }
         phase = .holding
@@ -66,7 +66,7 @@ extension CAFStreamParser {
         if isDataDone {
             phase = .done
             guard input.available > 0 else { return false }
-            events.append(.diagnostic(.note("Skipped \(input.available) bytes after the audio data that hold no chunk header", byteOffset: input.position)))
+            events.append(.diagnostic(.note("Skipped \(count: input.available, "byte") after the audio data that hold no chunk header", byteOffset: input.position)))
             return true
         }
         if audio != nil, let desc, input.available == 0 {
@@ -101,7 +101,7 @@ extension CAFStreamParser {
                 framesPerPacket: framesPerPacket, dataOffset: audio.audioStart, batching: batching)
             guard batcher.maximumPacketSize <= Self.packetLimit else {
                 throw MediaError(
-                    .unsupportedFormat, "CAF 'pakt' describes a packet of \(batcher.maximumPacketSize) bytes, more than the \(Self.packetLimit) a stream parser holds",
+                    .unsupportedFormat, "CAF 'pakt' describes a packet of \(count: batcher.maximumPacketSize, "byte"), more than the \(Self.packetLimit) a stream parser holds",
                     byteOffset: pakt.offset)
             }
             vbr = batcher
@@ -121,7 +121,7 @@ extension CAFStreamParser {
             }
             if let count = packetCount, CAFPacketTable.product(count, Int64(bytesPerPacket)) == nil {
                 throw MediaError.invalidData(
-                    "CAF 'pakt' declares \(count) packets of \(bytesPerPacket) bytes: more than 2^63-1 bytes", at: pakt?.offset ?? audio.headerOffset)
+                    "CAF 'pakt' declares \(count: count, "packet") of \(count: bytesPerPacket, "byte"): more than 2^63-1 bytes", at: pakt?.offset ?? audio.headerOffset)
             }
             vbr = nil
             cbr = CBRPacketBatcher(

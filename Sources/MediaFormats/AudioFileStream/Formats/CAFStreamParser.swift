@@ -200,8 +200,8 @@ struct CAFStreamParser: AudioFileFormatParser {
         let size = Int64(bitPattern: input.bigEndian(UInt64.self, at: 4))
         if type == "data" { return try dataChunk(&input, &events, offset: offset, size: size) }
         guard size >= 0 else {
-            guard isDataDone else { throw MediaError.invalidData("CAF '\(type)' chunk declares a size of \(size) bytes", at: offset) }
-            phase = .trailing("from the '\(type)' chunk after the audio data, which declares a size of \(size) bytes")
+            guard isDataDone else { throw MediaError.invalidData("CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset) }
+            phase = .trailing("from the '\(type)' chunk after the audio data, which declares a size of \(count: size, "byte")")
             return true
         }
         if audio != nil {

@@ -367,7 +367,7 @@ struct MP3StreamParser: AudioFileFormatParser {
             throw MediaError.truncated("The \(tag.kind) tag", needed: Int(clamping: tag.length), available: Int(clamping: tag.length - missing), at: tag.offset)
         }
         flush(into: &events)
-        events.append(.diagnostic(.note("The \(tag.kind) tag declares \(tag.length) bytes but the file ends after \(tag.length - missing)", byteOffset: tag.offset)))
+        events.append(.diagnostic(.note("The \(tag.kind) tag declares \(count: tag.length, "byte") but the file ends after \(tag.length - missing)", byteOffset: tag.offset)))
         pendingTag = nil
         mode = .done
     }
@@ -378,7 +378,7 @@ struct MP3StreamParser: AudioFileFormatParser {
             return MediaError.truncated("The first \(first.name) frame", needed: first.length, available: Int(clamping: fileEnd - first.offset), at: first.offset)
         }
         return MediaError.invalidData(
-            "no MPEG audio frame followed by \(MP3FrameSync.confirmingHeaders) more of the same stream in \(fileEnd) bytes", at: startOffset ?? 0)
+            "no MPEG audio frame followed by \(MP3FrameSync.confirmingHeaders) more of the same stream in \(count: fileEnd, "byte")", at: startOffset ?? 0)
     }
 
     /// Appends the batch, if it holds packets.

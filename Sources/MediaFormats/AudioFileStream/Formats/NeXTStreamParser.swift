@@ -120,7 +120,7 @@ struct NeXTStreamParser: AudioFileFormatParser {
         guard rate > 0 else { throw MediaError.invalidData("NeXT/Sun header declares a sample rate of 0 Hz", at: 16) }
         guard channels > 0 else { throw MediaError.invalidData("NeXT/Sun header declares 0 channels", at: 20) }
         guard channels <= Self.maximumChannels else {
-            throw MediaError(.unsupportedFormat, "NeXT/Sun files of \(channels) channels are not supported: at most \(Self.maximumChannels) are", byteOffset: 20)
+            throw MediaError(.unsupportedFormat, "NeXT/Sun files of \(count: channels, "channel") are not supported: at most \(Self.maximumChannels) are", byteOffset: 20)
         }
         let format = try Self.format(encoding: encoding, sampleRate: Double(rate), channels: Int(channels))
         input.skip(dataOffset)

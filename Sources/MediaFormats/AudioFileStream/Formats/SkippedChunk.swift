@@ -35,7 +35,7 @@ struct SkippedChunk: Sendable, Hashable {
     /// The diagnostic for a chunk that runs past the end after the audio data (nothing is lost).
     func diagnostic(_ input: ByteWindow) -> AudioFileStreamDiagnostic {
         .note(
-            "The \(container) '\(type)' chunk after the audio data declares \(declaredSize) bytes but the file ends after \(available(input))",
+            "The \(container) '\(type)' chunk after the audio data declares \(count: declaredSize, "byte") but the file ends after \(available(input))",
             byteOffset: headerOffset)
     }
 }

@@ -68,7 +68,7 @@ extension WAVEStreamParser {
     /// Reads RF64's `ds64`: the 64-bit RIFF size, data size and sample count (its table is skipped).
     private mutating func readDataSizes(_ input: inout ByteWindow, size: Int64) throws(MediaError) -> Bool {
         guard size >= 24 else {
-            throw MediaError.invalidData("RF64 'ds64' chunk of \(size) bytes is shorter than its 24 bytes of sizes", at: input.position)
+            throw MediaError.invalidData("RF64 'ds64' chunk of \(count: size, "byte") is shorter than its 24 bytes of sizes", at: input.position)
         }
         guard let body = try takeChunk(&input, type: "ds64", size: size, prefix: 24) else { return false }
         func field(_ at: Int) -> Int64 {
@@ -118,7 +118,7 @@ extension WAVEStreamParser {
                 table = AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: total - frames, validFrames: frames)
             } else {
                 events.append(.diagnostic(.note(
-                    "the 'fact' chunk's \(frames) frames do not fit \(packets) packets of \(framesPerPacket) frames; it was ignored",
+                    "the 'fact' chunk's \(count: frames, "frame") do not fit \(count: packets, "packet") of \(count: framesPerPacket, "frame"); it was ignored",
                     byteOffset: offset)))
             }
         }
@@ -139,7 +139,7 @@ extension WAVEStreamParser {
             stage = .done
             if let cut {
                 events.append(.diagnostic(.note(
-                    "the '\(cut.type)' chunk after the audio declares \(cut.size) bytes but the file ends after \(max(0, fileEnd - cut.offset - 8))",
+                    "the '\(cut.type)' chunk after the audio declares \(count: cut.size, "byte") but the file ends after \(max(0, fileEnd - cut.offset - 8))",
                     byteOffset: cut.offset)))
                 return true
             }
@@ -151,7 +151,7 @@ extension WAVEStreamParser {
         if let cut {
             throw MediaError(
                 .truncated,
-                "WAVE '\(cut.type)' chunk declares \(cut.size) bytes but the file ends after \(max(0, fileEnd - cut.offset - 8)), before any 'data' chunk",
+                "WAVE '\(cut.type)' chunk declares \(count: cut.size, "byte") but the file ends after \(max(0, fileEnd - cut.offset - 8)), before any 'data' chunk",
                 byteOffset: cut.offset)
         }
         if input.available > 0 {
@@ -160,7 +160,7 @@ extension WAVEStreamParser {
         if !isRF64 && riffSize != 0 && riffSize != 0xFFFF_FFFF && 8 + riffSize > fileEnd {
             throw MediaError(
                 .truncated,
-                "WAVE file ends after \(fileEnd) bytes, before any 'data' chunk, though its RIFF header declares \(8 + riffSize)",
+                "WAVE file ends after \(count: fileEnd, "byte"), before any 'data' chunk, though its RIFF header declares \(8 + riffSize)",
                 byteOffset: fileEnd)
         }
         throw MediaError.invalidData("WAVE file ends after its last chunk without a 'data' chunk", at: fileEnd)

@@ -58,7 +58,7 @@ enum RawFrameInput {
     ) -> MediaError {
         MediaError(
             .truncated,
-            "\(what) frame \(index) (\(format.codec) \(format.width)x\(format.height)) needs \(needed) bytes but only \(available) remain",
+            "\(what) frame \(index) (\(format.codec) \(format.width)x\(format.height)) needs \(count: needed, "byte") but only \(available) remain",
             byteOffset: offset, sampleIndex: index)
     }
 

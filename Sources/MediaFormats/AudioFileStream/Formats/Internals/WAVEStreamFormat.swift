@@ -63,12 +63,12 @@ struct WAVEStreamFormat: Sendable {
             try Self.checkRateAndChannels(chunk, chunkOffset: chunkOffset)
             guard chunk.bitsPerSample == 8 || chunk.bitsPerSample == 0 else {
                 throw MediaError(
-                    .unsupportedFormat, "WAVE G.711 with \(chunk.bitsPerSample) bits per sample is not supported: only 8 bits are",
+                    .unsupportedFormat, "WAVE G.711 with \(count: chunk.bitsPerSample, "bit") per sample is not supported: only 8 bits are",
                     byteOffset: chunkOffset + 22)
             }
             guard chunk.blockAlign == chunk.channelCount else {
                 throw MediaError.invalidData(
-                    "WAVE G.711 block align of \(chunk.blockAlign) bytes does not match \(chunk.channelCount) channels × 1 byte",
+                    "WAVE G.711 block align of \(count: chunk.blockAlign, "byte") does not match \(count: chunk.channelCount, "channel") × 1 byte",
                     at: chunkOffset + 20)
             }
             let id = chunk.codecTag == Self.aLawTag ? AudioStreamBasicDescription.aLaw : AudioStreamBasicDescription.uLaw
@@ -87,7 +87,7 @@ struct WAVEStreamFormat: Sendable {
         channelLayout = layout
         if maskIgnored {
             diagnostics.append(.note(
-                "dwChannelMask 0x\(FourCC.hex(chunk.channelMask, digits: 8)) names \(chunk.channelMask.nonzeroBitCount) speakers but the file has \(chunk.channelCount) channels; the default layout is used",
+                "dwChannelMask 0x\(FourCC.hex(chunk.channelMask, digits: 8)) names \(chunk.channelMask.nonzeroBitCount) speakers but the file has \(count: chunk.channelCount, "channel"); the default layout is used",
                 byteOffset: chunkOffset + 28))
         }
     }
@@ -98,13 +98,13 @@ struct WAVEStreamFormat: Sendable {
         try checkRateAndChannels(chunk, chunkOffset: chunkOffset)
         guard chunk.bitsPerSample == 4 else {
             throw MediaError(
-                .unsupportedFormat, "WAVE IMA ADPCM with \(chunk.bitsPerSample) bits per sample is not supported: only 4 bits are",
+                .unsupportedFormat, "WAVE IMA ADPCM with \(count: chunk.bitsPerSample, "bit") per sample is not supported: only 4 bits are",
                 byteOffset: chunkOffset + 22)
         }
         let channels = chunk.channelCount
         guard chunk.blockAlign > 4 * channels, chunk.blockAlign % (4 * channels) == 0 else {
             throw MediaError.invalidData(
-                "WAVE IMA ADPCM block align of \(chunk.blockAlign) bytes is not a multiple of 4 × \(channels) channels larger than the block headers",
+                "WAVE IMA ADPCM block align of \(count: chunk.blockAlign, "byte") is not a multiple of 4 × \(count: channels, "channel") larger than the block headers",
                 at: chunkOffset + 20)
         }
         let capacity = (chunk.blockAlign / channels - 4) * 2 + 1
@@ -117,7 +117,7 @@ struct WAVEStreamFormat: Sendable {
         }
         guard declared <= capacity else {
             throw MediaError.invalidData(
-                "WAVE IMA ADPCM declares \(declared) samples per block but a \(chunk.blockAlign)-byte block of \(channels) channels holds \(capacity)",
+                "WAVE IMA ADPCM declares \(count: declared, "sample") per block but a \(chunk.blockAlign)-byte block of \(count: channels, "channel") holds \(capacity)",
                 at: chunkOffset + 26)
         }
         return AudioStreamBasicDescription(
