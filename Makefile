@@ -66,7 +66,7 @@ endef
 # errors: every symbol link must resolve, every parameter be documented. Links to another module's
 # symbols are written absolute, ``/MediaCore/MediaError``: they resolve against that module's archive.
 DOCS_OUT ?= $(CURDIR)/.build/docs
-DOCS_TARGETS = MediaCore MediaFormats MediaFFmpeg MediaAudio MediaPulse MediaPipeline
+DOCS_TARGETS = MediaCore MediaBitstream MediaFormats MediaFFmpeg MediaAudio MediaPulse MediaPipeline
 
 docs: deps
 	$(SWIFT) package --allow-writing-to-directory $(DOCS_OUT) generate-documentation \
