@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 public import MediaCore
 
 /// Writes encoded audio and video tracks into a container file without re-encoding: `AVAssetWriter`
@@ -467,6 +468,25 @@ extension ContainerMuxer {
         for track in streams { track.timeBase = track.stream.pointee.time_base }
     }
 
+    /// An H.264 sample as ``/MediaBitstream/AVCCParser`` reads it, the walk `AnnexBMuxer` and
+    /// ``H264Decoder`` share: a length prefix past the end is refused (``/MediaCore/MediaError/Code/truncated``
+    /// with its byte offset and the sample's index), zero-length NAL units are dropped (as FFmpeg's
+    /// `h264_mp4toannexb` drops them), and a sample without any is kept as it is, without a copy.
+    private static func checkedAVCC(_ data: [UInt8], trackIndex: Int, sampleIndex: Int64) throws(MediaError) -> [UInt8] {
+        do {
+            var parser = try AVCCParser(data)
+            while try parser.next() != nil {}
+            guard parser.skippedEmptyNALUnits > 0 else { return data }
+            var rewrite = try AVCCParser(data)
+            return try H264Bitstream.avcc(try rewrite.all().map { data[$0.range] })
+        } catch {
+            var failure = error
+            failure.message = "H.264 sample of track \(trackIndex): " + failure.message
+            failure.sampleIndex = sampleIndex
+            throw failure
+        }
+    }
+
     private func writePacket(_ sample: MediaSample, track: Track, trackIndex: Int) throws(MediaError) {
         let index = track.count
         guard Self.sameCodec(sample.format, track.format) else {
@@ -509,13 +529,17 @@ extension ContainerMuxer {
         }
         let ticks = Self.ticks(duration, tb) ?? 0
 
+        var data = sample.data
+        if case .video(let video) = track.format, video.codec == .h264 {
+            data = try Self.checkedAVCC(data, trackIndex: trackIndex, sampleIndex: index)
+        }
         let pkt = packet.raw
-        let size = sample.data.count
+        let size = data.count
         guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
             throw MediaError(.invalidArgument, "sample of track \(trackIndex) has \(size) bytes, more than a packet can hold", sampleIndex: index)
         }
         try check(av_new_packet(pkt, Int32(clamping: size)), calling: "av_new_packet", .outOfMemory)
-        sample.data.withUnsafeBytes { bytes in
+        data.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress, let data = pkt.pointee.data { data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size) }
         }
         pkt.pointee.pts = pts

@@ -1,58 +1,9 @@
+import MediaBitstream
 import MediaCore
 
-// The two small bitstream structures ContainerDemuxer reads itself (MediaFFmpeg cannot import
-// MediaFormats): the avcC record in H.264 extradata, and the ADTS header before AAC frames in MPEG-TS
-// and raw ADTS input. Every length is checked against what remains.
-
-/// The parts of an `AVCDecoderConfigurationRecord` (ISO/IEC 14496-15 5.3.3.1) the demuxer needs.
-struct AVCConfiguration {
-    /// Bytes of each NAL unit length in the samples: 1, 2 or 4 (`lengthSizeMinusOne + 1`).
-    var lengthSize: Int
-    /// The SPS and PPS NAL units.
-    var parameters: H264Parameters
-
-    /// Whether `extradata` is an avcC record (it starts with `configurationVersion` 1) rather than
-    /// Annex-B parameter sets (which start with a start code).
-    static func isRecord(_ extradata: [UInt8]) -> Bool { extradata.first == 1 }
-
-    init(parsing bytes: [UInt8]) throws(MediaError) {
-        var offset = 0
-        func byte() throws(MediaError) -> Int {
-            guard offset < bytes.count else {
-                throw MediaError.truncated("avcC record", needed: offset + 1, available: bytes.count, at: Int64(offset))
-            }
-            defer { offset += 1 }
-            return Int(bytes[offset])
-        }
-        func units(count: Int) throws(MediaError) -> [[UInt8]] {
-            var units: [[UInt8]] = []
-            for _ in 0..<count {
-                let length = try byte() << 8 | byte()  // sequenceParameterSetLength / pictureParameterSetLength
-                guard length <= bytes.count - offset else {
-                    throw MediaError.truncated("avcC parameter set", needed: length, available: bytes.count - offset, at: Int64(offset))
-                }
-                if length > 0 { units.append(Array(bytes[offset..<(offset + length)])) }
-                offset += length
-            }
-            return units
-        }
-        let version = try byte()  // configurationVersion
-        guard version == 1 else { throw MediaError.invalidData("avcC configurationVersion is \(version), not 1", at: 0) }
-        _ = try byte()  // AVCProfileIndication
-        _ = try byte()  // profile_compatibility
-        _ = try byte()  // AVCLevelIndication
-        let lengthSizeMinusOne = try byte() & 0x03  // reserved '111111'b, lengthSizeMinusOne
-        guard lengthSizeMinusOne != 2 else {
-            throw MediaError.invalidData("avcC lengthSizeMinusOne is 2 (3-byte lengths), which ISO/IEC 14496-15 does not allow", at: 4)
-        }
-        let spsCount = try byte() & 0x1F  // reserved '111'b, numOfSequenceParameterSets
-        let sps = try units(count: spsCount)
-        let ppsCount = try byte()  // numOfPictureParameterSets
-        let pps = try units(count: ppsCount)
-        lengthSize = lengthSizeMinusOne + 1
-        parameters = H264Parameters(sequenceParameterSets: sps, pictureParameterSets: pps)
-    }
-}
+// The ADTS header before AAC frames in MPEG-TS and raw ADTS input, which ContainerDemuxer strips (the
+// avcC record and the AudioSpecificConfig come from MediaBitstream). Every length is checked against
+// what remains.
 
 /// The fields of an ADTS header (ISO/IEC 13818-7 6.2.1, 14496-3 1.A.2.2) that describe the AAC frame
 /// behind it.
@@ -72,7 +23,7 @@ struct ADTSFrameHeader {
     }
 
     /// The sampling frequencies by `sampling_frequency_index`.
-    static let sampleRates = [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350]
+    static let sampleRates = AudioSpecificConfig.samplingFrequencies
 
     init(parsing bytes: [UInt8]) throws(MediaError) {
         guard bytes.count >= 7 else { throw MediaError.truncated("ADTS header", needed: 7, available: bytes.count, at: 0) }
@@ -101,7 +52,10 @@ struct ADTSFrameHeader {
 
     /// The 2-byte AudioSpecificConfig this header implies (ISO/IEC 14496-3 1.6.2.1).
     var audioSpecificConfig: [UInt8] {
-        Self.config(objectType: objectType, rateIndex: samplingFrequencyIndex, channelConfiguration: channelConfiguration)
+        AudioSpecificConfig(
+            objectType: objectType, samplingFrequencyIndex: samplingFrequencyIndex, sampleRate: sampleRate,
+            channelConfiguration: channelConfiguration
+        ).bytes
     }
 }
 

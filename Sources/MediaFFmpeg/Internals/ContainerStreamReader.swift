@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 import MediaCore
 
 /// One selected stream of a ``ContainerDemuxer``: turns its packets into samples in their canonical
@@ -128,19 +129,22 @@ final class ContainerStreamReader {
                 frameCount = 1
             }
         case .h264AVCC(let lengthSize):
-            if lengthSize != 4 { bytes = try Self.widenLengths(bytes, from: lengthSize) }
             // In-band parameter sets (GStreamer's h264parse repeats them before IDRs) also go into the
-            // format; the sample keeps every NAL unit the file has, as a remux must.
-            takeParameters(from: try AnnexB.unitsOfAVCC(bytes))
+            // format; the sample keeps every NAL unit the file has, as a remux must. Lengths of another
+            // size become 4 bytes; zero-length NAL units are dropped (AVCCParser's rule, as every stage).
+            var parser = try AVCCParser(bytes, lengthSize: lengthSize)
+            let units = try parser.all().map { bytes[$0.range] }
+            if lengthSize != 4 || parser.skippedEmptyNALUnits > 0 { bytes = try H264Bitstream.avcc(units) }
+            takeParameters(from: units)
             frameCount = 1
         case .h264AnnexB:
             // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
             // them); the parameter sets also go into the format.
-            let units = AnnexB.split(bytes)
+            let units = H264Bitstream.annexBNALUnits(bytes)
             takeParameters(from: units)
-            guard units.contains(where: { !Self.isParameterSet(AnnexB.type(of: $0)) }) else { return nil }
-            if units.contains(where: { AnnexB.type(of: $0) == 5 }) { flags.insert(.keyframe) }  // an IDR slice
-            bytes = AnnexB.avcc(units)
+            guard units.contains(where: { !Self.isParameterSet(H264Bitstream.nalUnitType(of: $0).rawValue) }) else { return nil }
+            if units.contains(where: { H264Bitstream.nalUnitType(of: $0) == .idr }) { flags.insert(.keyframe) }  // an IDR slice
+            bytes = try H264Bitstream.avcc(units)
             frameCount = 1
         }
         sawFirstPacket = true
@@ -164,7 +168,7 @@ final class ContainerStreamReader {
     /// In-band SPS and PPS among `units` that differ from the format's replace them (for this and the
     /// following samples).
     private func takeParameters(from units: [ArraySlice<UInt8>]) {
-        guard let inBand = AnnexBParameters.collect(from: units), case .video(var video) = format, video.h264 != inBand else { return }
+        guard let inBand = H264Bitstream.parameterSets(in: units), case .video(var video) = format, video.h264 != inBand else { return }
         video.h264 = inBand
         format = .video(video)
     }
@@ -252,27 +256,6 @@ final class ContainerStreamReader {
             bytes[i..<(i + width)].reverse()
             i += width
         }
-    }
-
-    /// AVCC with `lengthSize`-byte NAL unit lengths rewritten with 4-byte ones.
-    private static func widenLengths(_ bytes: [UInt8], from lengthSize: Int) throws(MediaError) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + bytes.count / 8)
-        var offset = 0
-        while offset < bytes.count {
-            guard bytes.count - offset >= lengthSize else {
-                throw MediaError.truncated("AVCC NAL unit length", needed: lengthSize, available: bytes.count - offset, at: Int64(offset))
-            }
-            let length = bytes[offset..<(offset + lengthSize)].reduce(0) { $0 << 8 | Int($1) }
-            offset += lengthSize
-            guard length <= bytes.count - offset else {
-                throw MediaError.truncated("AVCC NAL unit", needed: length, available: bytes.count - offset, at: Int64(offset))
-            }
-            out += [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-            out += bytes[offset..<(offset + length)]
-            offset += length
-        }
-        return out
     }
 }
 
