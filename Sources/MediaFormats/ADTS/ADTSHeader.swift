@@ -19,11 +19,11 @@ public struct ADTSHeader: Sendable, Hashable {
     public var protectionAbsent: Bool
     /// `profile_ObjectType`: the MPEG-4 audio object type minus 1 (1 is AAC LC).
     public var profile: Int
-    /// `sampling_frequency_index` into ``AudioSpecificConfig/samplingFrequencies``.
+    /// `sampling_frequency_index` into ``/MediaBitstream/AudioSpecificConfig/samplingFrequencies``.
     public var samplingFrequencyIndex: Int
     /// `private_bit`.
     public var privateBit: Bool
-    /// `channel_configuration`, as in ``AudioSpecificConfig/channelConfiguration``.
+    /// `channel_configuration`, as in ``/MediaBitstream/AudioSpecificConfig/channelConfiguration``.
     public var channelConfiguration: Int
     /// `original_copy`.
     public var originalCopy: Bool
@@ -50,7 +50,7 @@ public struct ADTSHeader: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - objectType: the MPEG-4 audio object type, 1 to 4 (2 is AAC LC); written as `objectType - 1`.
-    ///   - samplingFrequencyIndex: the index of the sample rate in ``AudioSpecificConfig/samplingFrequencies``.
+    ///   - samplingFrequencyIndex: the index of the sample rate in ``/MediaBitstream/AudioSpecificConfig/samplingFrequencies``.
     ///   - channelConfiguration: the channel configuration, 1 to 7.
     ///   - payloadLength: the bytes of the raw data block; the frame length is this plus 7.
     public init(objectType: Int, samplingFrequencyIndex: Int, channelConfiguration: Int, payloadLength: Int) {
