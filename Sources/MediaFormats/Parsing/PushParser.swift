@@ -56,7 +56,7 @@ extension PushParser {
     /// let units = try parser.parseAll(stream)
     /// ```
     ///
-    /// - Throws: the first error ``next()`` throws.
+    /// - Throws: the first error ``PushParser/next()`` throws.
     public mutating func parseAll(_ bytes: some Collection<UInt8>) throws(MediaError) -> [Output] {
         push(bytes)
         finish()
