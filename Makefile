@@ -60,7 +60,7 @@ define run_tests
 		exit 1; }
 endef
 
-# The DocC documentation of the six library modules (articles, and the programs in Snippets/ they
+# The DocC documentation of the seven library modules (articles, and the programs in Snippets/ they
 # show), as one static website in $(DOCS_OUT): serve it with `python3 -m http.server -d $(DOCS_OUT)` and
 # open http://localhost:8000/documentation/mediapipeline/ (see README, "Documentation"). Warnings are
 # errors: every symbol link must resolve, every parameter be documented. Links to another module's
