@@ -474,11 +474,11 @@ extension ContainerMuxer {
     /// `h264_mp4toannexb` drops them), and a sample without any is kept as it is, without a copy.
     private static func checkedAVCC(_ data: [UInt8], trackIndex: Int, sampleIndex: Int64) throws(MediaError) -> [UInt8] {
         do {
-            var parser = try AVCCParser(data)
-            while try parser.next() != nil {}
+            var parser = try AVCCParser()
+            while try parser.next(in: data) != nil {}
             guard parser.skippedEmptyNALUnits > 0 else { return data }
-            var rewrite = try AVCCParser(data)
-            return try H264Bitstream.avcc(try rewrite.all().map { data[$0.range] })
+            var rewrite = try AVCCParser()
+            return try H264Bitstream.avcc(try rewrite.all(in: data).map { data[$0.range] })
         } catch {
             var failure = error
             failure.message = "H.264 sample of track \(trackIndex): " + failure.message

@@ -191,8 +191,8 @@ extension H264Decoder {
             // The AVCC walk every stage shares: zero-length NAL units skipped (and reported), a length
             // past the end refused with its byte offset.
             let data = sample.data
-            var parser = try AVCCParser(data)
-            var units = try parser.all().map { Array(data[$0.range]) }
+            var parser = try AVCCParser()
+            var units = try parser.all(in: data).map { Array(data[$0.range]) }
             emptyNALUnits = parser.emptyNALUnitWarning.map { ($0, parser.firstEmptyNALUnitOffset ?? 0) }
             if let new = format.h264, new != parameters {
                 // New parameter sets: in-band, before this access unit.

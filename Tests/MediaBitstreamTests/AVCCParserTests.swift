@@ -7,8 +7,8 @@ import Testing
 @Suite struct AVCCParserTests {
     /// The ranges `parser` gives for `bytes`, as arrays.
     private func units(_ bytes: [UInt8], lengthSize: Int = 4) throws(MediaError) -> [[UInt8]] {
-        var parser = try AVCCParser(bytes, lengthSize: lengthSize)
-        return try parser.all().map { Array(bytes[$0.range]) }
+        var parser = try AVCCParser(lengthSize: lengthSize)
+        return try parser.all(in: bytes).map { Array(bytes[$0.range]) }
     }
 
     @Test(arguments: [1, 2, 4])
@@ -17,8 +17,8 @@ import Testing
         let second: [UInt8] = [0x68, 0xCE]
         func prefix(_ count: Int) -> [UInt8] { (0..<lengthSize).map { UInt8(truncatingIfNeeded: count >> (8 * (lengthSize - 1 - $0))) } }
         let sample = prefix(first.count) + first + prefix(second.count) + second
-        var parser = try AVCCParser(sample, lengthSize: lengthSize, baseOffset: 100)
-        let found = try parser.all()
+        var parser = try AVCCParser(lengthSize: lengthSize, baseOffset: 100)
+        let found = try parser.all(in: sample)
         #expect(found.map { Array(sample[$0.range]) } == [first, second])
         #expect(found.map(\.prefixOffset) == [100, Int64(100 + lengthSize + first.count)])
         #expect(parser.skippedEmptyNALUnits == 0 && parser.emptyNALUnitWarning == nil)
@@ -26,9 +26,9 @@ import Testing
 
     @Test(arguments: [0, 3, 5, 8])
     func refusesOtherLengthSizes(lengthSize: Int) {
-        #expect(throws: MediaError.self) { _ = try AVCCParser([UInt8](), lengthSize: lengthSize) }
+        #expect(throws: MediaError.self) { _ = try AVCCParser(lengthSize: lengthSize) }
         do {
-            _ = try AVCCParser([UInt8](), lengthSize: lengthSize)
+            _ = try AVCCParser(lengthSize: lengthSize)
         } catch {
             #expect(error.code == .invalidArgument)
         }
@@ -37,9 +37,9 @@ import Testing
     @Test func truncatedLengthPrefixNamesItsOffset() throws {
         // One whole unit, then two bytes of a 4-byte prefix.
         let sample: [UInt8] = [0, 0, 0, 1, 0x09, 0, 0]
-        var parser = try AVCCParser(sample, baseOffset: 1000)
-        #expect(try parser.next()?.range == 4..<5)
-        let error = #expect(throws: MediaError.self) { try parser.next() }
+        var parser = try AVCCParser(baseOffset: 1000)
+        #expect(try parser.next(in: sample)?.range == 4..<5)
+        let error = #expect(throws: MediaError.self) { try parser.next(in: sample) }
         #expect(error?.code == .truncated)
         #expect(error?.byteOffset == 1005)
     }
@@ -49,9 +49,9 @@ import Testing
         // A unit announcing 9 bytes when 3 follow, after a good one-byte unit.
         let sample = [UInt8](repeating: 0, count: lengthSize - 1) + [1, 0x09]
             + [UInt8](repeating: 0, count: lengthSize - 1) + [9, 0x65, 0x88, 0x84]
-        var parser = try AVCCParser(sample, lengthSize: lengthSize)
-        #expect(try parser.next() != nil)
-        let error = #expect(throws: MediaError.self) { try parser.next() }
+        var parser = try AVCCParser(lengthSize: lengthSize)
+        #expect(try parser.next(in: sample) != nil)
+        let error = #expect(throws: MediaError.self) { try parser.next(in: sample) }
         #expect(error?.code == .truncated)
         #expect(error?.byteOffset == Int64(lengthSize + 1))
     }
@@ -62,8 +62,8 @@ import Testing
 
     @Test func zeroLengthUnitsAreSkippedAndCounted() throws {
         let sample: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 0, 0, 0, 0, 1, 0x0C]
-        var parser = try AVCCParser(sample)
-        let found = try parser.all()
+        var parser = try AVCCParser()
+        let found = try parser.all(in: sample)
         #expect(found.map { Array(sample[$0.range]) } == [[0x09, 0xF0], [0x0C]])
         #expect(parser.skippedEmptyNALUnits == 2)
         #expect(parser.firstEmptyNALUnitOffset == 0)
@@ -78,12 +78,12 @@ import Testing
 
     @Test func parsesSlicesAndRawBuffersAtTheirOwnIndices() throws {
         let whole: [UInt8] = [0xAA, 0xBB, 0, 0, 0, 2, 0x09, 0xF0]
-        var slice = try AVCCParser(whole[2...], baseOffset: 2)
-        let unit = try #require(try slice.next())
+        var slice = try AVCCParser(baseOffset: 2)
+        let unit = try #require(try slice.next(in: whole[2...]))
         #expect(unit.range == 6..<8 && unit.prefixOffset == 2)
         try whole.withUnsafeBytes { raw in
-            var parser = try AVCCParser(UnsafeRawBufferPointer(rebasing: raw[2...]))
-            let found = try #require(try parser.next())
+            var parser = try AVCCParser()
+            let found = try #require(try parser.next(in: UnsafeRawBufferPointer(rebasing: raw[2...])))
             #expect(found.range == 4..<6 && found.prefixOffset == 0)
         }
     }

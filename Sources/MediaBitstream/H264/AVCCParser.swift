@@ -4,8 +4,10 @@ public import MediaCore
 /// `lengthSize` big-endian bytes, as in MP4 and in ``/MediaCore/MediaSample``) that every stage of this
 /// library uses: ``H264Bitstream``, `AnnexBMuxer`, `H264Decoder`, `ContainerMuxer` and the demuxer.
 ///
-/// It walks the sample without copying: ``next()`` gives each NAL unit as a range of indices into the
-/// bytes it was given (an array, a slice or an `UnsafeRawBufferPointer`), header byte first.
+/// It walks the sample without copying: ``next(in:)`` gives each NAL unit as a range of indices into the
+/// bytes it is given (an array, a slice or an `UnsafeRawBufferPointer`, the same bytes at every call),
+/// header byte first. The parser is a plain value with no generic parameter and holds no reference to
+/// the bytes, so walking a sample allocates nothing and costs no generic metadata at run time.
 ///
 /// One rule for every caller:
 /// - A length prefix cut short by the end of the sample, or a length that runs past it, is refused with
@@ -16,17 +18,17 @@ public import MediaCore
 ///   runs) skips a zero `nal_size` (`if (!nal_size) continue;`) and refuses only a size past the end,
 ///   and its H.264 decoder drops the empty unit it splits out. A zero length carries no data to lose,
 ///   so refusing the whole access unit for it would discard a decodable picture.
-/// - A `lengthSize` other than 1, 2 or 4 is refused by ``init(_:lengthSize:baseOffset:)`` with
+/// - A `lengthSize` other than 1, 2 or 4 is refused by ``init(lengthSize:baseOffset:)`` with
 ///   ``/MediaCore/MediaError/Code/invalidArgument`` (`lengthSizeMinusOne` 2 is not allowed).
 ///
 /// ```swift
 /// let sample: [UInt8] = [0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 0, 0, 0, 0, 1, 0x0C]
-/// var parser = try AVCCParser(sample)
-/// while let unit = try parser.next() { print(sample[unit.range]) }   // [9, 240], then [12]
+/// var parser = try AVCCParser()
+/// while let unit = try parser.next(in: sample) { print(sample[unit.range]) }   // [9, 240], then [12]
 /// assert(parser.skippedEmptyNALUnits == 1 && parser.firstEmptyNALUnitOffset == 6)
 /// ```
-public struct AVCCParser<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
-    /// One NAL unit of the sample.
+public struct AVCCParser: Sendable {
+    /// One NAL unit of an AVCC sample.
     public struct NALUnit: Sendable, Hashable {
         /// The NAL unit's indices in the parsed bytes, from its header byte; never empty.
         public var range: Range<Int>
@@ -41,13 +43,12 @@ public struct AVCCParser<Bytes: RandomAccessCollection> where Bytes.Element == U
         }
     }
 
-    @usableFromInline let bytes: Bytes
     /// The size of each length prefix: 1, 2 or 4.
     public let lengthSize: Int
     /// The position of the first byte in the input, added to every offset reported.
     public let baseOffset: Int64
-    @usableFromInline var index: Int
-
+    /// How far into the bytes the walk has come.
+    @usableFromInline var position = 0
     @usableFromInline var emptyCount = 0
     @usableFromInline var firstEmptyOffset: Int64?
 
@@ -56,60 +57,63 @@ public struct AVCCParser<Bytes: RandomAccessCollection> where Bytes.Element == U
     /// The input offset of the first zero-length prefix skipped, or `nil` when there was none.
     public var firstEmptyNALUnitOffset: Int64? { firstEmptyOffset }
 
-    /// A parser at the start of `bytes`, an AVCC sample whose first byte is at `baseOffset` in the input.
+    /// A parser at the start of an AVCC sample whose first byte is at `baseOffset` in the input.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `lengthSize` is not 1, 2 or 4.
     @inlinable
-    public init(_ bytes: Bytes, lengthSize: Int = 4, baseOffset: Int64 = 0) throws(MediaError) {
+    public init(lengthSize: Int = 4, baseOffset: Int64 = 0) throws(MediaError) {
         guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
             throw MediaError(.invalidArgument, "AVCC length size must be 1, 2 or 4 bytes, not \(lengthSize)")
         }
-        self.bytes = bytes
         self.lengthSize = lengthSize
         self.baseOffset = baseOffset
-        self.index = bytes.startIndex
     }
 
-    /// The next non-empty NAL unit, or `nil` at the end of the sample.
+    /// The next non-empty NAL unit of `bytes`, or `nil` at their end. Give the same bytes at every call.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/truncated`` when a length prefix, or the NAL unit it
     ///   announces, runs past the end, with the prefix's offset; the parser then stays where it failed.
     @inlinable
-    public mutating func next() throws(MediaError) -> NALUnit? {
-        while index < bytes.endIndex {
-            let prefixOffset = baseOffset + Int64(index - bytes.startIndex)
-            let available = bytes.endIndex - index
+    public mutating func next<Bytes: RandomAccessCollection>(
+        in bytes: Bytes
+    ) throws(MediaError) -> NALUnit? where Bytes.Element == UInt8, Bytes.Index == Int {
+        let base = bytes.startIndex
+        let count = bytes.count
+        while position < count {
+            let prefixOffset = baseOffset + Int64(position)
+            let available = count - position
             guard available >= lengthSize else {
                 throw MediaError.truncated(
                     "AVCC NAL unit length prefix", needed: lengthSize, available: available, at: prefixOffset)
             }
             var length = 0
-            for position in index..<index + lengthSize {
-                length = length << 8 | Int(bytes[position])  // NALUnitLength
+            for index in base + position..<base + position + lengthSize {
+                length = length << 8 | Int(bytes[index])  // NALUnitLength
             }
-            let start = index + lengthSize
-            guard length <= bytes.endIndex - start else {
+            let start = position + lengthSize
+            guard length <= count - start else {
                 throw MediaError.truncated(
-                    "AVCC NAL unit of \(length) bytes", needed: length, available: bytes.endIndex - start,
-                    at: prefixOffset)
+                    "AVCC NAL unit of \(length) bytes", needed: length, available: count - start, at: prefixOffset)
             }
-            index = start + length
+            position = start + length
             if length == 0 {
                 emptyCount += 1
                 if firstEmptyOffset == nil { firstEmptyOffset = prefixOffset }
                 continue
             }
-            return NALUnit(range: start..<start + length, prefixOffset: prefixOffset)
+            return NALUnit(range: base + start..<base + start + length, prefixOffset: prefixOffset)
         }
         return nil
     }
 
-    /// Every non-empty NAL unit of the sample, in order; skipped empty units are counted as by ``next()``.
+    /// Every remaining non-empty NAL unit of `bytes`, in order; empty ones are counted as by ``next(in:)``.
     ///
-    /// - Throws: as ``next()``.
-    public mutating func all() throws(MediaError) -> [NALUnit] {
+    /// - Throws: as ``next(in:)``.
+    public mutating func all<Bytes: RandomAccessCollection>(
+        in bytes: Bytes
+    ) throws(MediaError) -> [NALUnit] where Bytes.Element == UInt8, Bytes.Index == Int {
         var units: [NALUnit] = []
-        while let unit = try next() { units.append(unit) }
+        while let unit = try next(in: bytes) { units.append(unit) }
         return units
     }
 
@@ -121,5 +125,3 @@ public struct AVCCParser<Bytes: RandomAccessCollection> where Bytes.Element == U
         return "skipped \(skippedEmptyNALUnits) zero-length AVCC NAL \(units) (the first at byte \(offset))"
     }
 }
-
-extension AVCCParser: Sendable where Bytes: Sendable {}

@@ -25,9 +25,9 @@ public enum H264Bitstream {
     public static func avccNALUnits(
         _ sample: [UInt8], lengthSize: Int = 4, baseOffset: Int64 = 0
     ) throws(MediaError) -> [ArraySlice<UInt8>] {
-        var parser = try AVCCParser(sample, lengthSize: lengthSize, baseOffset: baseOffset)
+        var parser = try AVCCParser(lengthSize: lengthSize, baseOffset: baseOffset)
         var units: [ArraySlice<UInt8>] = []
-        while let unit = try parser.next() { units.append(sample[unit.range]) }
+        while let unit = try parser.next(in: sample) { units.append(sample[unit.range]) }
         return units
     }
 

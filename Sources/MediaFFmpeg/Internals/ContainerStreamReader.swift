@@ -132,8 +132,8 @@ final class ContainerStreamReader {
             // In-band parameter sets (GStreamer's h264parse repeats them before IDRs) also go into the
             // format; the sample keeps every NAL unit the file has, as a remux must. Lengths of another
             // size become 4 bytes; zero-length NAL units are dropped (AVCCParser's rule, as every stage).
-            var parser = try AVCCParser(bytes, lengthSize: lengthSize)
-            let units = try parser.all().map { bytes[$0.range] }
+            var parser = try AVCCParser(lengthSize: lengthSize)
+            let units = try parser.all(in: bytes).map { bytes[$0.range] }
             if lengthSize != 4 || parser.skippedEmptyNALUnits > 0 { bytes = try H264Bitstream.avcc(units) }
             takeParameters(from: units)
             frameCount = 1
@@ -235,15 +235,27 @@ final class ContainerStreamReader {
     /// The raw access unit behind an ADTS header; the first header also gives the AudioSpecificConfig
     /// (and a later one that differs changes the format).
     private func stripADTS(_ bytes: [UInt8]) throws(MediaError) -> [UInt8] {
-        let header = try ADTSFrameHeader(parsing: bytes)
+        // MediaBitstream's ADTSHeader, the one ADTSParser reads: sync word, layer and rate index checked.
+        let header = try ADTSHeader(parsing: bytes)
+        guard header.frameLength <= bytes.count else {
+            throw MediaError.invalidData(
+                "ADTS aac_frame_length \(header.frameLength) does not fit the \(bytes.count)-byte packet", at: 3)
+        }
+        guard header.rawDataBlocks == 0 else {
+            throw MediaError(
+                .unsupportedFormat,
+                "ADTS frame holds \(header.rawDataBlocks + 1) raw data blocks; only one per frame can become one access unit")
+        }
         guard header.frameLength == bytes.count else {
             throw MediaError(
                 .unsupportedFormat,
                 "AAC packet of \(bytes.count) bytes holds more than one ADTS frame (the first is \(header.frameLength) bytes)")
         }
-        if case .audio(var audio) = format, audio.magicCookie != header.audioSpecificConfig || audio.sampleRate != header.sampleRate {
-            audio.magicCookie = header.audioSpecificConfig
-            audio.sampleRate = header.sampleRate
+        if case .audio(var audio) = format, let config = header.audioSpecificConfig, let rate = header.sampleRate,
+            audio.magicCookie != config.bytes || audio.sampleRate != rate
+        {
+            audio.magicCookie = config.bytes
+            audio.sampleRate = rate
             format = .audio(audio)
         }
         return Array(bytes[header.headerLength..<header.frameLength])

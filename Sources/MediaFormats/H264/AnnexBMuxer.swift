@@ -157,9 +157,9 @@ public final class AnnexBMuxer: MediaSink {
     /// to be written, and the zero-length NAL units skipped.
     private static func survey(_ raw: UnsafeRawBufferPointer, readingSliceTypes: Bool) throws(MediaError) -> Survey {
         var survey = Survey()
-        var parser = try AVCCParser(raw)
+        var parser = try AVCCParser()
         var isFirst = true
-        while let unit = try parser.next() {
+        while let unit = try parser.next(in: raw) {
             let type = raw[unit.range.lowerBound] & 0x1F  // nal_unit_type
             if readingSliceTypes && (type == 1 || type == 2 || type == 5) {  // a slice, or slice data partition A: slice_header() first
                 let nal = UnsafeRawBufferPointer(rebasing: raw[unit.range])
@@ -189,8 +189,8 @@ public final class AnnexBMuxer: MediaSink {
             try writeNAL(Self.accessUnitDelimiters[survey.primaryPictureType], isFirst: &isFirst)
         }
         var pendingParameters = parameters
-        var parser = try AVCCParser(raw)  // the survey has checked every prefix
-        while let unit = try parser.next() {
+        var parser = try AVCCParser()  // the survey has checked every prefix
+        while let unit = try parser.next(in: raw) {
             let type = raw[unit.range.lowerBound] & 0x1F
             if let parameters = pendingParameters, type != 9 {
                 try writeParameterSets(parameters, isFirst: &isFirst)
