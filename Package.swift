@@ -60,9 +60,17 @@ let package = Package(
         // Annex-B framing, the avcC record, SPS, AudioSpecificConfig, FourCC. Only MediaCore below it.
         .target(name: "MediaBitstream", dependencies: ["MediaCore"], swiftSettings: strict),
         // Pure Swift bitstreams and containers: ADTS, WAV, generators.
-        .target(name: "MediaFormats", dependencies: ["MediaCore", "MediaBitstream", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(
+            name: "MediaFormats",
+            dependencies: ["MediaCore", "MediaBitstream", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.
-        .target(name: "MediaFFmpeg", dependencies: ["MediaCore", "MediaBitstream", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(
+            name: "MediaFFmpeg",
+            dependencies: ["MediaCore", "MediaBitstream", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         // Pure-Swift audio processing on PCM samples: level metering, gain and pan, time stretching.
         .target(name: "MediaAudio", dependencies: ["MediaCore"], swiftSettings: strict),
         // Live audio through PulseAudio (or PipeWire's PulseAudio server): connection, capture, playback.
@@ -196,7 +204,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "MediaBitstreamTests", dependencies: ["MediaBitstream", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MediaBitstreamTests", dependencies: ["MediaBitstream", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(
             name: "MediaFormatsTests",

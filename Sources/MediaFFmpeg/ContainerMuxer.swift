@@ -472,7 +472,9 @@ extension ContainerMuxer {
     /// ``H264Decoder`` share: a length prefix past the end is refused (``/MediaCore/MediaError/Code/truncated``
     /// with its byte offset and the sample's index), zero-length NAL units are dropped (as FFmpeg's
     /// `h264_mp4toannexb` drops them), and a sample without any is kept as it is, without a copy.
-    private static func checkedAVCC(_ data: [UInt8], trackIndex: Int, sampleIndex: Int64) throws(MediaError) -> [UInt8] {
+    private static func checkedAVCC(
+        _ data: [UInt8], trackIndex: Int, sampleIndex: Int64
+    ) throws(MediaError) -> [UInt8] {
         do {
             var parser = try AVCCParser()
             while try parser.next(in: data) != nil {}

@@ -15,7 +15,9 @@ import Testing
     func readsEveryLengthSize(lengthSize: Int) throws {
         let first: [UInt8] = [0x67, 0x42, 0x00, 0x1E]
         let second: [UInt8] = [0x68, 0xCE]
-        func prefix(_ count: Int) -> [UInt8] { (0..<lengthSize).map { UInt8(truncatingIfNeeded: count >> (8 * (lengthSize - 1 - $0))) } }
+        func prefix(_ count: Int) -> [UInt8] {
+            (0..<lengthSize).map { UInt8(truncatingIfNeeded: count >> (8 * (lengthSize - 1 - $0))) }
+        }
         let sample = prefix(first.count) + first + prefix(second.count) + second
         var parser = try AVCCParser(lengthSize: lengthSize, baseOffset: 100)
         let found = try parser.all(in: sample)

@@ -5,7 +5,8 @@ import Testing
 /// The AudioSpecificConfig the muxers take from a format, and four-character codes.
 @Suite struct FormatConfigurationTests {
     @Test func anAACFormatGivesItsParsedConfiguration() throws {
-        let format = AudioFormat.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90, 0x56, 0xE5, 0x00])
+        let format = AudioFormat.aac(
+            sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90, 0x56, 0xE5, 0x00])
         let config = try format.audioSpecificConfig()
         #expect(config.objectType == 2 && config.sampleRate == 48_000 && config.channelConfiguration == 2)
         #expect(config.sbrSignal == .absent)

@@ -39,7 +39,8 @@ public enum H264Bitstream {
         var writer = ByteWriter(capacity: units.reduce(0) { $0 + $1.count + 4 })
         for unit in units {
             guard !unit.isEmpty, let length = UInt32(exactly: unit.count) else {
-                throw MediaError(.invalidArgument, "a NAL unit of \(unit.count) bytes cannot be written with a 4-byte length")
+                throw MediaError(
+                    .invalidArgument, "a NAL unit of \(unit.count) bytes cannot be written with a 4-byte length")
             }
             writer.writeUInt32BE(length)  // NALUnitLength
             writer.write(unit)  // NALUnit

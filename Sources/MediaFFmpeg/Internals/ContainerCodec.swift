@@ -36,7 +36,8 @@ struct ContainerCodec {
                 throw refuse("\(audio.codec) is raw PCM; encode it first (AACEncoder)")
             case .aac:
                 guard !audio.magicCookie.isEmpty else { throw refuse("the AAC format has no AudioSpecificConfig (magic cookie)") }
-                // Refused here, with the reason, rather than by libavformat (the same check as ADTSMuxer's and CAFMuxer's).
+                // Refused here, with the reason, rather than by libavformat (ADTSMuxer and CAFMuxer check
+                // the same way).
                 _ = try audio.audioSpecificConfig()
                 id = AV_CODEC_ID_AAC
             case .other(let code):
@@ -74,7 +75,8 @@ struct ContainerCodec {
         let sps = parameters.sequenceParameterSets
         let pps = parameters.pictureParameterSets
         guard !sps.isEmpty, !pps.isEmpty else {
-            throw MediaError(.invalidData, "H.264 format has no usable SPS and PPS (\(sps.count) SPS, \(pps.count) PPS) for an avcC record")
+            throw MediaError(
+                .invalidData, "H.264 format has no usable SPS and PPS (\(sps.count) SPS, \(pps.count) PPS) for an avcC record")
         }
         return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps).bytes
     }

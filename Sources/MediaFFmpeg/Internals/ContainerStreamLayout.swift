@@ -250,14 +250,17 @@ struct ContainerStreamLayout {
             // Extradata is an avcC record when it starts with configurationVersion 1, else Annex-B
             // parameter sets (which start with a start code).
             if extradata.first == 1 {
-                guard let record = try? AVCDecoderConfigurationRecord(parsing: extradata), record.lengthSizeMinusOne != 2
+                guard let record = try? AVCDecoderConfigurationRecord(parsing: extradata),
+                    record.lengthSizeMinusOne != 2
                 else {
-                    // Unreadable, or 3-byte lengths (which ISO/IEC 14496-15 does not allow): no way to split the samples.
+                    // Unreadable, or 3-byte lengths (which ISO/IEC 14496-15 does not allow): no way to split
+                    // the samples.
                     return (nil, .unsupported)
                 }
                 form = .h264AVCC(lengthSize: Int(record.lengthSizeMinusOne) + 1)
                 parameters = H264Parameters(
-                    sequenceParameterSets: record.sequenceParameterSets, pictureParameterSets: record.pictureParameterSets)
+                    sequenceParameterSets: record.sequenceParameterSets,
+                    pictureParameterSets: record.pictureParameterSets)
             } else {
                 parameters = H264Bitstream.parameterSets(in: H264Bitstream.annexBNALUnits(extradata)) ?? parameters
             }

@@ -142,8 +142,9 @@ final class ContainerStreamReader {
             // them); the parameter sets also go into the format.
             let units = H264Bitstream.annexBNALUnits(bytes)
             takeParameters(from: units)
-            guard units.contains(where: { !Self.isParameterSet(H264Bitstream.nalUnitType(of: $0).rawValue) }) else { return nil }
-            if units.contains(where: { H264Bitstream.nalUnitType(of: $0) == .idr }) { flags.insert(.keyframe) }  // an IDR slice
+            let types = units.map { H264Bitstream.nalUnitType(of: $0) }
+            guard types.contains(where: { !Self.isParameterSet($0.rawValue) }) else { return nil }
+            if types.contains(.idr) { flags.insert(.keyframe) }  // an IDR slice
             bytes = try H264Bitstream.avcc(units)
             frameCount = 1
         }
@@ -168,7 +169,8 @@ final class ContainerStreamReader {
     /// In-band SPS and PPS among `units` that differ from the format's replace them (for this and the
     /// following samples).
     private func takeParameters(from units: [ArraySlice<UInt8>]) {
-        guard let inBand = H264Bitstream.parameterSets(in: units), case .video(var video) = format, video.h264 != inBand else { return }
+        guard let inBand = H264Bitstream.parameterSets(in: units), case .video(var video) = format, video.h264 != inBand
+        else { return }
         video.h264 = inBand
         format = .video(video)
     }
@@ -244,7 +246,8 @@ final class ContainerStreamReader {
         guard header.rawDataBlocks == 0 else {
             throw MediaError(
                 .unsupportedFormat,
-                "ADTS frame holds \(header.rawDataBlocks + 1) raw data blocks; only one per frame can become one access unit")
+                "ADTS frame holds \(header.rawDataBlocks + 1) raw data blocks; only one per frame can become one "
+                    + "access unit")
         }
         guard header.frameLength == bytes.count else {
             throw MediaError(

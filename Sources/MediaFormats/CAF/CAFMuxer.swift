@@ -196,7 +196,8 @@ public final class CAFMuxer: MediaSink {
                 framesPerPacket: UInt32(audio.framesPerPacket),
                 channelsPerFrame: UInt32(channels),
                 bitsPerChannel: 0)
-            cookie = CAFMagicCookie.esDescriptor(audioSpecificConfig: Self.basicAudioSpecificConfig(try audio.audioSpecificConfig()))
+            let config = try audio.audioSpecificConfig()
+            cookie = CAFMagicCookie.esDescriptor(audioSpecificConfig: Self.basicAudioSpecificConfig(config))
             isAAC = true
         default:
             throw MediaError.formatMismatch(stage: name, expected: expected, actual: sample.format)
