@@ -28,7 +28,10 @@ public import MediaCore
 ///     that are not fragmented (see below).
 ///   - H.264 (``/MediaCore/VideoCodec/h264``): AVCC samples (4-byte lengths, one access unit each,
 ///     ``/MediaCore/MediaSample/Flags/keyframe`` on IDRs), the SPS/PPS in ``/MediaCore/VideoFormat/h264``;
-///     the muxer builds the `avcC` record. For MPEG-TS, libavformat converts them to Annex-B with the
+///     the muxer builds the `avcC` record (``/MediaBitstream/AVCDecoderConfigurationRecord``, as FFmpeg
+///     writes it). Samples are checked with ``/MediaBitstream/AVCCParser``, as ``H264Decoder`` and
+///     `AnnexBMuxer` check them: a length past the end is ``/MediaCore/MediaError/Code/truncated``, a
+///     zero-length NAL unit is dropped. For MPEG-TS, libavformat converts them to Annex-B with the
 ///     parameter sets before each IDR (its automatic `h264_mp4toannexb`), and AAC gets ADTS headers.
 ///   - Other codecs by four-character code (`hvc1`/`hev1`, `av01`, `vp09`, `vp08`, `Opus`, `ac-3`,
 ///     `ec-3`, `fLaC`, `alac`, `.mp3`), their configuration record passed as is.

@@ -9,7 +9,10 @@ public import MediaCore
 /// - Input: AVCC samples (4-byte length before each NAL unit), one access unit per sample, whose format
 ///   carries the SPS and PPS (``/MediaCore/VideoFormat/h264``), as ``H264Encoder`` and the Annex-B reader give them.
 ///   In-band parameter sets are fine too. When a sample's parameter sets differ from the previous
-///   sample's, the new ones are fed to the decoder before it.
+///   sample's, the new ones are fed to the decoder before it. Samples are read with
+///   ``/MediaBitstream/AVCCParser``, as `AnnexBMuxer` and ``ContainerMuxer`` read them: a length past the
+///   end throws ``/MediaCore/MediaError/Code/truncated`` with its byte offset, a zero-length NAL unit is
+///   skipped and reported to ``logger`` (code `emptyNALUnitsSkipped`).
 /// - Output: one raw frame per picture, in presentation order, tightly packed, in the pixel format the
 ///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams); a
 ///   stream in a format ``/MediaCore/PixelFormat`` has no case for (10-bit, ...) throws
