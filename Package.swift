@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "MediaPipeline", targets: ["MediaPipeline"]),
         .library(name: "MediaCore", targets: ["MediaCore"]),
+        .library(name: "MediaBitstream", targets: ["MediaBitstream"]),
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
         .library(name: "MediaAudio", targets: ["MediaAudio"]),
@@ -55,10 +56,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Pure Swift bitstream facts both MediaFormats and MediaFFmpeg use: H.264 NAL units, AVCC and
+        // Annex-B framing, the avcC record, SPS, AudioSpecificConfig, FourCC. Only MediaCore below it.
+        .target(name: "MediaBitstream", dependencies: ["MediaCore"], swiftSettings: strict),
         // Pure Swift bitstreams and containers: ADTS, WAV, generators.
-        .target(name: "MediaFormats", dependencies: ["MediaCore", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(
+            name: "MediaFormats",
+            dependencies: ["MediaCore", "MediaBitstream", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.
-        .target(name: "MediaFFmpeg", dependencies: ["MediaCore", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(
+            name: "MediaFFmpeg",
+            dependencies: ["MediaCore", "MediaBitstream", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         // Pure-Swift audio processing on PCM samples: level metering, gain and pan, time stretching.
         .target(name: "MediaAudio", dependencies: ["MediaCore"], swiftSettings: strict),
         // Live audio through PulseAudio (or PipeWire's PulseAudio server): connection, capture, playback.
@@ -66,7 +78,7 @@ let package = Package(
         // Umbrella module.
         .target(
             name: "MediaPipeline",
-            dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", "MediaAudio", "MediaPulse"],
+            dependencies: ["MediaCore", "MediaBitstream", "MediaFormats", "MediaFFmpeg", "MediaAudio", "MediaPulse"],
             swiftSettings: strict
         ),
 
@@ -192,6 +204,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .testTarget(
+            name: "MediaBitstreamTests", dependencies: ["MediaBitstream", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(
             name: "MediaFormatsTests",

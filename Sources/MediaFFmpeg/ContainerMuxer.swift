@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 public import MediaCore
 
 /// Writes encoded audio and video tracks into a container file without re-encoding: `AVAssetWriter`
@@ -27,7 +28,10 @@ public import MediaCore
 ///     that are not fragmented (see below).
 ///   - H.264 (``/MediaCore/VideoCodec/h264``): AVCC samples (4-byte lengths, one access unit each,
 ///     ``/MediaCore/MediaSample/Flags/keyframe`` on IDRs), the SPS/PPS in ``/MediaCore/VideoFormat/h264``;
-///     the muxer builds the `avcC` record. For MPEG-TS, libavformat converts them to Annex-B with the
+///     the muxer builds the `avcC` record (``/MediaBitstream/AVCDecoderConfigurationRecord``, as FFmpeg
+///     writes it). Samples are checked with ``/MediaBitstream/AVCCParser``, as ``H264Decoder`` and
+///     `AnnexBMuxer` check them: a length past the end is ``/MediaCore/MediaError/Code/truncated``, a
+///     zero-length NAL unit is dropped. For MPEG-TS, libavformat converts them to Annex-B with the
 ///     parameter sets before each IDR (its automatic `h264_mp4toannexb`), and AAC gets ADTS headers.
 ///   - Other codecs by four-character code (`hvc1`/`hev1`, `av01`, `vp09`, `vp08`, `Opus`, `ac-3`,
 ///     `ec-3`, `fLaC`, `alac`, `.mp3`), their configuration record passed as is.
@@ -467,6 +471,27 @@ extension ContainerMuxer {
         for track in streams { track.timeBase = track.stream.pointee.time_base }
     }
 
+    /// An H.264 sample as ``/MediaBitstream/AVCCParser`` reads it, the walk `AnnexBMuxer` and
+    /// ``H264Decoder`` share: a length prefix past the end is refused (``/MediaCore/MediaError/Code/truncated``
+    /// with its byte offset and the sample's index), zero-length NAL units are dropped (as FFmpeg's
+    /// `h264_mp4toannexb` drops them), and a sample without any is kept as it is, without a copy.
+    private static func checkedAVCC(
+        _ data: [UInt8], trackIndex: Int, sampleIndex: Int64
+    ) throws(MediaError) -> [UInt8] {
+        do {
+            var parser = try AVCCParser()
+            while try parser.next(in: data) != nil {}
+            guard parser.skippedEmptyNALUnits > 0 else { return data }
+            var rewrite = try AVCCParser()
+            return try H264Bitstream.avcc(try rewrite.all(in: data).map { data[$0.range] })
+        } catch {
+            var failure = error
+            failure.message = "H.264 sample of track \(trackIndex): " + failure.message
+            failure.sampleIndex = sampleIndex
+            throw failure
+        }
+    }
+
     private func writePacket(_ sample: MediaSample, track: Track, trackIndex: Int) throws(MediaError) {
         let index = track.count
         guard Self.sameCodec(sample.format, track.format) else {
@@ -509,13 +534,17 @@ extension ContainerMuxer {
         }
         let ticks = Self.ticks(duration, tb) ?? 0
 
+        var data = sample.data
+        if case .video(let video) = track.format, video.codec == .h264 {
+            data = try Self.checkedAVCC(data, trackIndex: trackIndex, sampleIndex: index)
+        }
         let pkt = packet.raw
-        let size = sample.data.count
+        let size = data.count
         guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
             throw MediaError(.invalidArgument, "sample of track \(trackIndex) has \(count: size, "byte"), more than a packet can hold", sampleIndex: index)
         }
         try check(av_new_packet(pkt, Int32(clamping: size)), calling: "av_new_packet", .outOfMemory)
-        sample.data.withUnsafeBytes { bytes in
+        data.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress, let data = pkt.pointee.data { data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size) }
         }
         pkt.pointee.pts = pts

@@ -1,5 +1,6 @@
 internal import CMediaFFmpeg
 public import Logging
+import MediaBitstream
 public import MediaCore
 
 /// Decodes H.264 access units to raw frames: VideoToolbox's `VTDecompressionSession`, or GStreamer's
@@ -8,7 +9,10 @@ public import MediaCore
 /// - Input: AVCC samples (4-byte length before each NAL unit), one access unit per sample, whose format
 ///   carries the SPS and PPS (``/MediaCore/VideoFormat/h264``), as ``H264Encoder`` and the Annex-B reader give them.
 ///   In-band parameter sets are fine too. When a sample's parameter sets differ from the previous
-///   sample's, the new ones are fed to the decoder before it.
+///   sample's, the new ones are fed to the decoder before it. Samples are read with
+///   ``/MediaBitstream/AVCCParser``, as `AnnexBMuxer` and ``ContainerMuxer`` read them: a length past the
+///   end throws ``/MediaCore/MediaError/Code/truncated`` with its byte offset, a zero-length NAL unit is
+///   skipped and reported to ``logger`` (code `emptyNALUnitsSkipped`).
 /// - Output: one raw frame per picture, in presentation order, tightly packed, in the pixel format the
 ///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams); a
 ///   stream in a format ``/MediaCore/PixelFormat`` has no case for (10-bit, ...) throws
@@ -97,6 +101,15 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
             }
         }
         try session.decode(sample, format: input, into: emit)
+        if let (warning, offset) = session.emptyNALUnits {
+            MediaDiagnostic(
+                .warning, "H.264 access unit \(index): \(warning).",
+                metadata: [
+                    DiagnosticKey.stage: name, DiagnosticKey.code: "emptyNALUnitsSkipped",
+                    DiagnosticKey.sampleIndex: String(index), DiagnosticKey.byteOffset: String(offset),
+                ]
+            ).log(to: logger)
+        }
     }
 
     /// Drains the decoder: emits every frame it still holds.
@@ -156,7 +169,7 @@ extension H264Decoder {
             ctx.pointee.thread_count = 0
             if let parameters = format.h264 {
                 // The parameter sets as Annex-B extradata: FFmpeg's h264 decoder reads start codes there.
-                let header = AnnexB.annexB(parameters.sequenceParameterSets + parameters.pictureParameterSets)
+                let header = H264Bitstream.annexB(parameters.sequenceParameterSets + parameters.pictureParameterSets)
                 let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
                 guard let extradata = av_mallocz(header.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
                     throw MediaError(.outOfMemory, "cannot allocate \(header.count) bytes of extradata", ffmpegCall: "av_mallocz")
@@ -174,15 +187,23 @@ extension H264Decoder {
             return converted.isNumeric ? converted.value : mp_nopts_value()
         }
 
+        /// What ``AVCCParser`` said about zero-length NAL units in the last access unit decoded, or `nil`.
+        private(set) var emptyNALUnits: (warning: String, offset: Int64)?
+
         func decode(_ sample: MediaSample, format: VideoFormat, into emit: (MediaSample) throws -> Void) throws {
-            var units = try AnnexB.unitsOfAVCC(sample.data).map { Array($0) }
+            // The AVCC walk every stage shares: zero-length NAL units skipped (and reported), a length
+            // past the end refused with its byte offset.
+            let data = sample.data
+            var parser = try AVCCParser()
+            var units = try parser.all(in: data).map { Array(data[$0.range]) }
+            emptyNALUnits = parser.emptyNALUnitWarning.map { ($0, parser.firstEmptyNALUnitOffset ?? 0) }
             if let new = format.h264, new != parameters {
                 // New parameter sets: in-band, before this access unit.
                 units = new.sequenceParameterSets + new.pictureParameterSets + units
                 parameters = new
             }
             if let rate = format.frameRate { frameRate = rate }
-            let bytes = AnnexB.annexB(units)
+            let bytes = H264Bitstream.annexB(units)
             guard bytes.count < Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
                 throw MediaError(.invalidData, "H.264 access unit of \(bytes.count) bytes is too large for FFmpeg")
             }

@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 public import MediaCore
 
 /// Encodes raw video frames to H.264: VideoToolbox's `VTCompressionSession`, or GStreamer's `x264enc`.
@@ -265,7 +266,7 @@ extension H264Encoder {
             if let extradata = ctx.pointee.extradata, ctx.pointee.extradata_size > 0 {
                 // Encoders that give global headers anyway (Annex-B extradata).
                 let header = Array(UnsafeBufferPointer(start: extradata, count: Int(ctx.pointee.extradata_size)))
-                parameters = Self.parameterSets(in: AnnexB.split(header))
+                parameters = H264Bitstream.parameterSets(in: H264Bitstream.annexBNALUnits(header))
             }
             self.parameters = parameters
             self.rate = rate
@@ -278,14 +279,6 @@ extension H264Encoder {
             codec.raw.pointee.bit_rate = rate.bitRate
             codec.raw.pointee.rc_max_rate = rate.maxRate
             codec.raw.pointee.rc_buffer_size = rate.bufferSize
-        }
-
-        /// The SPS and PPS among `units`, or `nil` when there are not both.
-        static func parameterSets(in units: [ArraySlice<UInt8>]) -> H264Parameters? {
-            let sps = units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) }
-            let pps = units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) }
-            guard !sps.isEmpty, !pps.isEmpty else { return nil }
-            return H264Parameters(sequenceParameterSets: sps, pictureParameterSets: pps)
         }
 
         /// The codec tick of `time`, rounded to nearest.
@@ -339,20 +332,20 @@ extension H264Encoder {
                 let ptsTick = packet.raw.pointee.pts
                 let dtsTick = packet.raw.pointee.dts
                 let key = packet.raw.pointee.flags & AV_PKT_FLAG_KEY != 0
-                let all = AnnexB.split(bytes)
-                if let inBand = Self.parameterSets(in: all) { parameters = inBand }
+                let all = H264Bitstream.annexBNALUnits(bytes)
+                if let inBand = H264Bitstream.parameterSets(in: all) { parameters = inBand }
                 guard let outputFormat else {
                     throw MediaError(
                         .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS", ffmpegCall: "avcodec_receive_packet")
                 }
-                let units = all.filter { ![7, 8].contains(AnnexB.type(of: $0)) }
+                let units = all.filter { ![.sps, .pps].contains(H264Bitstream.nalUnitType(of: $0)) }
                 guard !units.isEmpty else { return }  // parameter sets alone: nothing to emit
                 let original = pending.removeValue(forKey: ptsTick)
                 let pts = original?.presentationTime ?? time(ofTick: ptsTick)
                 let dts = dtsTick == mp_nopts_value() ? pts : time(ofTick: dtsTick)
                 let duration = original?.duration ?? (time(ofTick: 1) - time(ofTick: 0))
                 try emit(MediaSample(
-                    format: .video(outputFormat), data: AnnexB.avcc(units),
+                    format: .video(outputFormat), data: try H264Bitstream.avcc(units),
                     timing: SampleTiming(presentationTime: pts, decodeTime: dts, duration: duration),
                     frameCount: 1, flags: key ? .keyframe : []))
             }

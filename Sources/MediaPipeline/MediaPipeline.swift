@@ -1,4 +1,5 @@
 @_exported public import MediaCore
+@_exported public import MediaBitstream
 @_exported public import MediaFormats
 @_exported public import MediaFFmpeg
 @_exported public import MediaAudio

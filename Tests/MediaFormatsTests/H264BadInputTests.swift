@@ -8,7 +8,7 @@ import Testing
         #expect(throws: MediaError.truncated("AVCC NAL unit of 9 bytes", needed: 9, available: 2, at: 6)) {
             try H264Bitstream.avccToAnnexB(sample)
         }
-        #expect(throws: MediaError.truncated("NAL unit length prefix", needed: 1, available: 0, at: 8)) {
+        #expect(throws: MediaError.truncated("AVCC NAL unit length prefix", needed: 4, available: 2, at: 6)) {
             try H264Bitstream.avccToAnnexB([0, 0, 0, 2, 0x09, 0xF0, 0, 0])
         }
         #expect(throws: MediaError.truncated("AVCC NAL unit of 4294967295 bytes", needed: 4_294_967_295, available: 0, at: 0)) {
@@ -16,8 +16,10 @@ import Testing
         }
     }
 
-    @Test func zeroLengthNALAndBadLengthSizeAreRefused() {
-        #expect(throws: MediaError.invalidData("AVCC NAL unit length prefix is 0", at: 6)) {
+    /// A zero length is skipped (AVCCParser's rule, as FFmpeg's h264_mp4toannexb); a bad length size is refused.
+    @Test func zeroLengthNALIsSkippedAndBadLengthSizeRefused() throws {
+        #expect(try H264Bitstream.avccToAnnexB([0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 0]) == [0, 0, 0, 1, 0x09, 0xF0])
+        #expect(throws: MediaError.truncated("AVCC NAL unit length prefix", needed: 4, available: 1, at: 10)) {
             try H264Bitstream.avccToAnnexB([0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 0, 0x41])
         }
         #expect(throws: MediaError(.invalidArgument, "AVCC length size must be 1, 2 or 4 bytes, not 3")) {

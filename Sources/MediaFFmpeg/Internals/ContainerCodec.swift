@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 import MediaCore
 
 /// How a track's ``/MediaCore/MediaFormat`` becomes an `AVStream`'s codec parameters: the codec id, the
@@ -35,6 +36,9 @@ struct ContainerCodec {
                 throw refuse("\(audio.codec) is raw PCM; encode it first (AACEncoder)")
             case .aac:
                 guard !audio.magicCookie.isEmpty else { throw refuse("the AAC format has no AudioSpecificConfig (magic cookie)") }
+                // Refused here, with the reason, rather than by libavformat (ADTSMuxer and CAFMuxer check
+                // the same way).
+                _ = try audio.audioSpecificConfig()
                 id = AV_CODEC_ID_AAC
             case .other(let code):
                 guard let known = Self.audioCodes[Self.string(code)] else { throw refuse("codec \(audio.codec) is not one this muxer knows") }
@@ -51,7 +55,7 @@ struct ContainerCodec {
             case .h264:
                 guard let parameters = video.h264 else { throw refuse("the H.264 format has no SPS/PPS") }
                 id = AV_CODEC_ID_H264
-                extradata = try AVCConfigurationRecord.bytes(for: parameters)
+                extradata = try Self.avcC(parameters)
             case .other(let code):
                 guard let known = Self.videoCodes[Self.string(code)] else { throw refuse("codec \(video.codec) is not one this muxer knows") }
                 id = known
@@ -61,8 +65,20 @@ struct ContainerCodec {
         }
     }
 
-    private static func string(_ code: UInt32) -> String {
-        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> (24 - 8 * $0)) }, as: UTF8.self)
+    private static func string(_ code: UInt32) -> String { FourCC(rawValue: code).string }
+
+    /// The `avcC` record (ISO/IEC 14496-15 5.3.3.1) for `parameters`, 4-byte NAL unit lengths, as
+    /// ``/MediaBitstream/AVCDecoderConfigurationRecord`` builds it (with the high-profile fields, as FFmpeg's
+    /// `ff_isom_write_avcc`): what MP4, MOV, FLV and Matroska store and libavformat takes as `extradata`.
+    /// Throws ``/MediaCore/MediaError/Code/invalidData`` without an SPS and a PPS, and the record's errors.
+    private static func avcC(_ parameters: H264Parameters) throws(MediaError) -> [UInt8] {
+        let sps = parameters.sequenceParameterSets
+        let pps = parameters.pictureParameterSets
+        guard !sps.isEmpty, !pps.isEmpty else {
+            throw MediaError(
+                .invalidData, "H.264 format has no usable SPS and PPS (\(sps.count) SPS, \(pps.count) PPS) for an avcC record")
+        }
+        return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps).bytes
     }
 
     /// Sets `stream`'s codec parameters and time base: 1/`timescale` when given (the samples' own), else

@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 import MediaCore
 
 /// How a stream's packets become samples in their canonical form (see ``ContainerDemuxer``).
@@ -145,9 +146,11 @@ struct ContainerStreamLayout {
             // libavformat's parser found (profile, rate, channels); the samples carry the one built
             // from their first ADTS header.
             let objectType = p.profile >= 0 ? Int(p.profile) + 1 : 2  // FF_PROFILE_AAC_LOW (1) is object type 2
-            let rateIndex = ADTSFrameHeader.sampleRates.firstIndex(of: rate) ?? 15
             let channelConfiguration = layout.channelCount == 8 ? 7 : min(layout.channelCount, 7)
-            let asc = ADTSFrameHeader.config(objectType: objectType, rateIndex: rateIndex, channelConfiguration: channelConfiguration)
+            let asc = AudioSpecificConfig(
+                objectType: objectType, samplingFrequencyIndex: AudioSpecificConfig.samplingFrequencyIndex(for: rate),
+                sampleRate: rate, channelConfiguration: channelConfiguration
+            ).bytes
             let format = AudioFormat(
                 codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize > 0 ? frameSize : 1024,
                 magicCookie: asc)
@@ -244,13 +247,22 @@ struct ContainerStreamLayout {
         if p.codec_id == AV_CODEC_ID_H264 {
             var form = PacketForm.h264AnnexB
             var parameters = H264Parameters(sequenceParameterSets: [], pictureParameterSets: [])
-            if AVCConfiguration.isRecord(extradata), let record = try? AVCConfiguration(parsing: extradata) {
-                form = .h264AVCC(lengthSize: record.lengthSize)
-                parameters = record.parameters
-            } else if AVCConfiguration.isRecord(extradata) {
-                return (nil, .unsupported)  // an avcC record we cannot read: no way to split the samples
+            // Extradata is an avcC record when it starts with configurationVersion 1, else Annex-B
+            // parameter sets (which start with a start code).
+            if extradata.first == 1 {
+                guard let record = try? AVCDecoderConfigurationRecord(parsing: extradata),
+                    record.lengthSizeMinusOne != 2
+                else {
+                    // Unreadable, or 3-byte lengths (which ISO/IEC 14496-15 does not allow): no way to split
+                    // the samples.
+                    return (nil, .unsupported)
+                }
+                form = .h264AVCC(lengthSize: Int(record.lengthSizeMinusOne) + 1)
+                parameters = H264Parameters(
+                    sequenceParameterSets: record.sequenceParameterSets,
+                    pictureParameterSets: record.pictureParameterSets)
             } else {
-                parameters = AnnexBParameters.collect(from: AnnexB.split(extradata)) ?? parameters
+                parameters = H264Bitstream.parameterSets(in: H264Bitstream.annexBNALUnits(extradata)) ?? parameters
             }
             var format = VideoFormat.h264(width: width, height: height, frameRate: rate, parameters: parameters)
             format.pixelAspectRatio = aspect
@@ -284,34 +296,9 @@ struct ContainerStreamLayout {
     // MARK: - Four-character codes
 
     /// `"abcd"` as a big-endian four-character code (`'abcd'`).
-    static func fourCC(_ text: StaticString) -> UInt32 {
-        text.withUTF8Buffer { $0.prefix(4).reduce(0) { $0 << 8 | UInt32($1) } }
-    }
+    static func fourCC(_ text: StaticString) -> UInt32 { FourCC(text).rawValue }
 
     /// A container's codec tag (FFmpeg's `MKTAG`, first character in the low byte) as a big-endian
     /// four-character code, when it is four printable characters.
-    static func fourCC(tag: UInt32) -> UInt32? {
-        let bytes = [tag & 0xFF, tag >> 8 & 0xFF, tag >> 16 & 0xFF, tag >> 24]
-        guard tag != 0, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
-        return bytes.reduce(0) { $0 << 8 | $1 }
-    }
-}
-
-extension ADTSFrameHeader {
-    /// A 2-byte AudioSpecificConfig (ISO/IEC 14496-3 1.6.2.1).
-    static func config(objectType: Int, rateIndex: Int, channelConfiguration: Int) -> [UInt8] {
-        let bits = (objectType & 0x1F) << 11 | (rateIndex & 0x0F) << 7 | (channelConfiguration & 0x0F) << 3
-        return [UInt8(bits >> 8), UInt8(bits & 0xFF)]
-    }
-}
-
-/// Parameter sets found among Annex-B NAL units.
-enum AnnexBParameters {
-    /// The SPS and PPS among `units`, or `nil` when there is not at least one of each.
-    static func collect(from units: [ArraySlice<UInt8>]) -> H264Parameters? {
-        let sps = units.filter { AnnexB.type(of: $0) == 7 }.map { Array($0) }
-        let pps = units.filter { AnnexB.type(of: $0) == 8 }.map { Array($0) }
-        guard !sps.isEmpty, !pps.isEmpty else { return nil }
-        return H264Parameters(sequenceParameterSets: sps, pictureParameterSets: pps)
-    }
+    static func fourCC(tag: UInt32) -> UInt32? { FourCC(tag: tag)?.rawValue }
 }

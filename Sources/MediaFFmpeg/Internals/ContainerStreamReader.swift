@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 import MediaCore
 
 /// One selected stream of a ``ContainerDemuxer``: turns its packets into samples in their canonical
@@ -128,19 +129,23 @@ final class ContainerStreamReader {
                 frameCount = 1
             }
         case .h264AVCC(let lengthSize):
-            if lengthSize != 4 { bytes = try Self.widenLengths(bytes, from: lengthSize) }
             // In-band parameter sets (GStreamer's h264parse repeats them before IDRs) also go into the
-            // format; the sample keeps every NAL unit the file has, as a remux must.
-            takeParameters(from: try AnnexB.unitsOfAVCC(bytes))
+            // format; the sample keeps every NAL unit the file has, as a remux must. Lengths of another
+            // size become 4 bytes; zero-length NAL units are dropped (AVCCParser's rule, as every stage).
+            var parser = try AVCCParser(lengthSize: lengthSize)
+            let units = try parser.all(in: bytes).map { bytes[$0.range] }
+            if lengthSize != 4 || parser.skippedEmptyNALUnits > 0 { bytes = try H264Bitstream.avcc(units) }
+            takeParameters(from: units)
             frameCount = 1
         case .h264AnnexB:
             // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
             // them); the parameter sets also go into the format.
-            let units = AnnexB.split(bytes)
+            let units = H264Bitstream.annexBNALUnits(bytes)
             takeParameters(from: units)
-            guard units.contains(where: { !Self.isParameterSet(AnnexB.type(of: $0)) }) else { return nil }
-            if units.contains(where: { AnnexB.type(of: $0) == 5 }) { flags.insert(.keyframe) }  // an IDR slice
-            bytes = AnnexB.avcc(units)
+            let types = units.map { H264Bitstream.nalUnitType(of: $0) }
+            guard types.contains(where: { !Self.isParameterSet($0.rawValue) }) else { return nil }
+            if types.contains(.idr) { flags.insert(.keyframe) }  // an IDR slice
+            bytes = try H264Bitstream.avcc(units)
             frameCount = 1
         }
         sawFirstPacket = true
@@ -164,7 +169,8 @@ final class ContainerStreamReader {
     /// In-band SPS and PPS among `units` that differ from the format's replace them (for this and the
     /// following samples).
     private func takeParameters(from units: [ArraySlice<UInt8>]) {
-        guard let inBand = AnnexBParameters.collect(from: units), case .video(var video) = format, video.h264 != inBand else { return }
+        guard let inBand = H264Bitstream.parameterSets(in: units), case .video(var video) = format, video.h264 != inBand
+        else { return }
         video.h264 = inBand
         format = .video(video)
     }
@@ -231,15 +237,28 @@ final class ContainerStreamReader {
     /// The raw access unit behind an ADTS header; the first header also gives the AudioSpecificConfig
     /// (and a later one that differs changes the format).
     private func stripADTS(_ bytes: [UInt8]) throws(MediaError) -> [UInt8] {
-        let header = try ADTSFrameHeader(parsing: bytes)
+        // MediaBitstream's ADTSHeader, the one ADTSParser reads: sync word, layer and rate index checked.
+        let header = try ADTSHeader(parsing: bytes)
+        guard header.frameLength <= bytes.count else {
+            throw MediaError.invalidData(
+                "ADTS aac_frame_length \(header.frameLength) does not fit the \(bytes.count)-byte packet", at: 3)
+        }
+        guard header.rawDataBlocks == 0 else {
+            throw MediaError(
+                .unsupportedFormat,
+                "ADTS frame holds \(header.rawDataBlocks + 1) raw data blocks; only one per frame can become one "
+                    + "access unit")
+        }
         guard header.frameLength == bytes.count else {
             throw MediaError(
                 .unsupportedFormat,
                 "AAC packet of \(count: bytes.count, "byte") holds more than one ADTS frame (the first is \(count: header.frameLength, "byte"))")
         }
-        if case .audio(var audio) = format, audio.magicCookie != header.audioSpecificConfig || audio.sampleRate != header.sampleRate {
-            audio.magicCookie = header.audioSpecificConfig
-            audio.sampleRate = header.sampleRate
+        if case .audio(var audio) = format, let config = header.audioSpecificConfig, let rate = header.sampleRate,
+            audio.magicCookie != config.bytes || audio.sampleRate != rate
+        {
+            audio.magicCookie = config.bytes
+            audio.sampleRate = rate
             format = .audio(audio)
         }
         return Array(bytes[header.headerLength..<header.frameLength])
@@ -252,27 +271,6 @@ final class ContainerStreamReader {
             bytes[i..<(i + width)].reverse()
             i += width
         }
-    }
-
-    /// AVCC with `lengthSize`-byte NAL unit lengths rewritten with 4-byte ones.
-    private static func widenLengths(_ bytes: [UInt8], from lengthSize: Int) throws(MediaError) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + bytes.count / 8)
-        var offset = 0
-        while offset < bytes.count {
-            guard bytes.count - offset >= lengthSize else {
-                throw MediaError.truncated("AVCC NAL unit length", needed: lengthSize, available: bytes.count - offset, at: Int64(offset))
-            }
-            let length = bytes[offset..<(offset + lengthSize)].reduce(0) { $0 << 8 | Int($1) }
-            offset += lengthSize
-            guard length <= bytes.count - offset else {
-                throw MediaError.truncated("AVCC NAL unit", needed: length, available: bytes.count - offset, at: Int64(offset))
-            }
-            out += [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-            out += bytes[offset..<(offset + length)]
-            offset += length
-        }
-        return out
     }
 }
 

@@ -93,7 +93,7 @@ public final class ADTSMuxer: MediaSink {
                     .invalidArgument,
                     "AAC format \(format) has no AudioSpecificConfig magic cookie to derive the ADTS header from")
             }
-            let config = try AudioSpecificConfig(parsing: format.magicCookie)
+            let config = try format.audioSpecificConfig()  // once per format: the header is cached
             header = try ADTSHeader(audioSpecificConfig: config, payloadLength: 0).bytes
             cachedFormat = format
         }

@@ -196,7 +196,8 @@ public final class CAFMuxer: MediaSink {
                 framesPerPacket: UInt32(audio.framesPerPacket),
                 channelsPerFrame: UInt32(channels),
                 bitsPerChannel: 0)
-            cookie = CAFMagicCookie.esDescriptor(audioSpecificConfig: try Self.basicAudioSpecificConfig(audio.magicCookie))
+            let config = try audio.audioSpecificConfig()
+            cookie = CAFMagicCookie.esDescriptor(audioSpecificConfig: Self.basicAudioSpecificConfig(config))
             isAAC = true
         default:
             throw MediaError.formatMismatch(stage: name, expected: expected, actual: sample.format)
@@ -299,15 +300,10 @@ public final class CAFMuxer: MediaSink {
         }
     }
 
-    /// The 2-byte AudioSpecificConfig Apple writes for AAC-LC, from a cookie that may be FFmpeg's 5-byte
-    /// extradata (with the SBR sync extension saying "no SBR"); other configurations are kept whole.
-    static func basicAudioSpecificConfig(_ cookie: [UInt8]) throws(MediaError) -> [UInt8] {
-        let asc: AudioSpecificConfig
-        do {
-            asc = try AudioSpecificConfig(parsing: cookie)
-        } catch {
-            throw MediaError(.invalidData, "CAFMuxer was given an AAC format whose AudioSpecificConfig cannot be read: \(error.message)")
-        }
+    /// The 2-byte AudioSpecificConfig Apple writes for AAC-LC, from the format's parsed configuration,
+    /// which may be FFmpeg's 5-byte extradata (with the SBR sync extension saying "no SBR"); other
+    /// configurations are kept whole.
+    static func basicAudioSpecificConfig(_ asc: AudioSpecificConfig) -> [UInt8] {
         // audioObjectType (5) + samplingFrequencyIndex (4) + channelConfiguration (4) + 3 GASpecificConfig flags.
         let fitsTwoBytes = asc.objectType < 31 && asc.samplingFrequencyIndex != nil && !asc.dependsOnCoreCoder
             && !asc.extensionFlag && asc.sbrSignal?.isPresent != true && [1, 2, 3, 4, 6, 7].contains(asc.objectType)

@@ -1,3 +1,5 @@
+public import Logging
+import MediaBitstream
 public import MediaCore
 
 /// Writes H.264 access units as an Annex-B elementary stream (`.h264`), as FFmpeg's `h264_mp4toannexb`
@@ -26,11 +28,14 @@ public import MediaCore
 /// only, 1 for I and P, 2 for I, P and B, ...; 7 when a slice header cannot be read or there is no
 /// slice), as FFmpeg's `h264_metadata=aud=insert` bitstream filter chooses it.
 ///
+/// The samples are read with ``/MediaBitstream/AVCCParser``, the AVCC parser `H264Decoder` and
+/// `ContainerMuxer` use too, so that all three accept and refuse the same samples: a zero-length NAL unit
+/// is skipped (as FFmpeg's `h264_mp4toannexb` filter skips it) and reported to ``logger``.
+///
 /// The muxer refuses what it cannot write, and writes nothing of that sample: a format that is not H.264
 /// or has no parameter sets (``/MediaCore/MediaError/Code/formatMismatch``), a length prefix that runs
-/// past the end of the sample (``/MediaCore/MediaError/Code/truncated``) or is 0
-/// (``/MediaCore/MediaError/Code/invalidData``) — with the sample index and the prefix's byte offset in
-/// the sample —, an IDR access unit whose format has no SPS or PPS and that carries none in band
+/// past the end of the sample (``/MediaCore/MediaError/Code/truncated``, with the sample index and the
+/// prefix's byte offset in the sample), an IDR access unit whose format has no SPS or PPS and that carries none in band
 /// (``/MediaCore/MediaError/Code/invalidArgument``). After a refusal, ``finish()`` still flushes and
 /// closes the output, whose bytes stay a valid stream.
 ///
@@ -60,6 +65,11 @@ public final class AnnexBMuxer: MediaSink {
     private let output: any MediaOutput
     private let writesAccessUnitDelimiters: Bool
 
+    /// Where skipped zero-length NAL units are reported: a warning (code `emptyNALUnitsSkipped`, with
+    /// `stage`, `sampleIndex` and the `byteOffset` of the first in the sample) per access unit that had
+    /// some. `nil` (the default) logs nothing.
+    public var logger: Logger?
+
     /// Access units written so far.
     public private(set) var accessUnitCount: Int64 = 0
 
@@ -79,6 +89,9 @@ public final class AnnexBMuxer: MediaSink {
         var hasSPS = false
         var hasPPS = false
         var startsWithDelimiter = false
+        /// What the parser says about zero-length NAL units it skipped, or `nil` when there were none.
+        var emptyNALUnitWarning: String?
+        var firstEmptyNALUnitOffset: Int64?
         /// Bit `t` is set when a slice of `slice_type` `t` was seen (all ten when one was unreadable).
         var sliceTypes: UInt16 = 0
 
@@ -113,6 +126,16 @@ public final class AnnexBMuxer: MediaSink {
                             + "\(parameters.pictureParameterSets.count) PPS and it carries none in band")
                 }
                 try writeAccessUnit(raw, survey: survey, parameters: needsParameters ? parameters : nil)
+                if let warning = survey.emptyNALUnitWarning {
+                    MediaDiagnostic(
+                        .warning, "Access unit \(accessUnitCount): \(warning).",
+                        metadata: [
+                            DiagnosticKey.stage: name, DiagnosticKey.code: "emptyNALUnitsSkipped",
+                            DiagnosticKey.sampleIndex: String(accessUnitCount),
+                            DiagnosticKey.byteOffset: String(survey.firstEmptyNALUnitOffset ?? 0),
+                        ]
+                    ).log(to: logger)
+                }
             } catch {
                 failure = error
             }
@@ -129,30 +152,17 @@ public final class AnnexBMuxer: MediaSink {
         try output.close()
     }
 
-    /// Checks every length prefix of the AVCC sample `raw` and notes the NAL unit types that matter, and
-    /// the slice types when a delimiter is to be written.
+    /// Checks every length prefix of the AVCC sample `raw` (with ``/MediaBitstream/AVCCParser``, the rule
+    /// every stage shares) and notes the NAL unit types that matter, the slice types when a delimiter is
+    /// to be written, and the zero-length NAL units skipped.
     private static func survey(_ raw: UnsafeRawBufferPointer, readingSliceTypes: Bool) throws(MediaError) -> Survey {
         var survey = Survey()
-        var offset = 0
+        var parser = try AVCCParser()
         var isFirst = true
-        while offset < raw.count {
-            guard raw.count - offset >= 4 else {
-                throw MediaError.truncated(
-                    "AVCC NAL unit length prefix", needed: 4, available: raw.count - offset, at: Int64(offset))
-            }
-            let length = Int(raw[offset]) << 24 | Int(raw[offset + 1]) << 16 | Int(raw[offset + 2]) << 8
-                | Int(raw[offset + 3])  // NALUnitLength
-            guard length > 0 else {
-                throw MediaError.invalidData("AVCC NAL unit length prefix is 0", at: Int64(offset))
-            }
-            guard length <= raw.count - offset - 4 else {
-                throw MediaError.truncated(
-                    "AVCC NAL unit of \(length) bytes", needed: length, available: raw.count - offset - 4,
-                    at: Int64(offset))
-            }
-            let type = raw[offset + 4] & 0x1F  // nal_unit_type
+        while let unit = try parser.next(in: raw) {
+            let type = raw[unit.range.lowerBound] & 0x1F  // nal_unit_type
             if readingSliceTypes && (type == 1 || type == 2 || type == 5) {  // a slice, or slice data partition A: slice_header() first
-                let nal = UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length])
+                let nal = UnsafeRawBufferPointer(rebasing: raw[unit.range])
                 survey.sliceTypes |= H264SliceHeaderStart.sliceType(of: nal).map { 1 << $0 } ?? 0x3FF
             }
             switch type {
@@ -163,8 +173,9 @@ public final class AnnexBMuxer: MediaSink {
             default: break
             }
             isFirst = false
-            offset += 4 + length
         }
+        survey.emptyNALUnitWarning = parser.emptyNALUnitWarning
+        survey.firstEmptyNALUnitOffset = parser.firstEmptyNALUnitOffset
         return survey
     }
 
@@ -177,19 +188,16 @@ public final class AnnexBMuxer: MediaSink {
         if writesAccessUnitDelimiters && !survey.startsWithDelimiter {
             try writeNAL(Self.accessUnitDelimiters[survey.primaryPictureType], isFirst: &isFirst)
         }
-        var offset = 0
         var pendingParameters = parameters
-        while offset < raw.count {
-            let length = Int(raw[offset]) << 24 | Int(raw[offset + 1]) << 16 | Int(raw[offset + 2]) << 8
-                | Int(raw[offset + 3])
-            let type = raw[offset + 4] & 0x1F
+        var parser = try AVCCParser()  // the survey has checked every prefix
+        while let unit = try parser.next(in: raw) {
+            let type = raw[unit.range.lowerBound] & 0x1F
             if let parameters = pendingParameters, type != 9 {
                 try writeParameterSets(parameters, isFirst: &isFirst)
                 pendingParameters = nil
             }
             try output.write(Self.startCode(type: type, isFirst: &isFirst))
-            try output.write(UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length]))
-            offset += 4 + length
+            try output.write(UnsafeRawBufferPointer(rebasing: raw[unit.range]))
         }
         if let parameters = pendingParameters {
             // An empty sample (or delimiters alone): the parameter sets still go out.

@@ -112,7 +112,7 @@ final class ForwardInput {
 
     /// Fills `destination` from the current position (less only at the end of the input) and returns
     /// how many bytes it holds now. Nothing is allocated and nothing is zero-filled first: this is the
-    /// read for a caller that keeps a buffer of its own (``AnnexBScanner``).
+    /// read for a caller that keeps a buffer of its own (``/MediaBitstream/AnnexBScanner``).
     func read(into destination: UnsafeMutableRawBufferPointer) throws(MediaError) -> Int {
         guard let target = destination.baseAddress, !destination.isEmpty else { return 0 }
         var got = 0

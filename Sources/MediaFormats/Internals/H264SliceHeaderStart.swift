@@ -81,7 +81,7 @@ struct H264SliceHeaderStart {
 }
 
 /// Reads `ue(v)` codes from escaped NAL unit bytes, skipping emulation prevention bytes (a `03` after
-/// two zero bytes) as ``H264RBSP/unescape(_:)`` removes them, without copying. Returns `nil` instead of
+/// two zero bytes) as `H264RBSP.unescape(_:)` removes them, without copying. Returns `nil` instead of
 /// describing what went wrong: the caller then reads the bytes again with the reporting parser.
 private struct UnescapingBitReader {
     private let bytes: UnsafeBufferPointer<UInt8>

@@ -2,7 +2,7 @@ public import MediaCore
 
 /// A parser that is given bytes as they arrive, in pieces of any size, and hands out what it has parsed
 /// one value at a time: the shape of every byte-stream parser in this module (``ADTSParser``,
-/// ``AnnexBScanner``, ``AnnexBAccessUnitParser``, ``Y4MParser``), like Audio File Stream
+/// ``/MediaBitstream/AnnexBScanner``, ``AnnexBAccessUnitParser``, ``Y4MParser``), like Audio File Stream
 /// Services' `AudioFileStream` or NIO's `ByteToMessageDecoder`.
 ///
 /// ```swift
@@ -56,7 +56,7 @@ extension PushParser {
     /// let units = try parser.parseAll(stream)
     /// ```
     ///
-    /// - Throws: the first error ``next()`` throws.
+    /// - Throws: the first error ``PushParser/next()`` throws.
     public mutating func parseAll(_ bytes: some Collection<UInt8>) throws(MediaError) -> [Output] {
         push(bytes)
         finish()

@@ -52,3 +52,29 @@ extension AudioSpecificConfig {
         (1...7).first { channelLayout(forConfiguration: $0) == layout }
     }
 }
+
+extension AudioFormat {
+    /// The AudioSpecificConfig of this AAC format, read from its ``/MediaCore/AudioFormat/magicCookie``:
+    /// the one place where the muxers (`ADTSMuxer`, `CAFMuxer`, `ContainerMuxer`) get the parsed
+    /// configuration, so that they accept and refuse the same cookies with the same errors. (The format
+    /// lives in MediaCore, below this module, so it carries the bytes; a muxer asks once per format.)
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when the format is not AAC or has no magic
+    ///   cookie; ``/MediaCore/MediaError/Code/invalidData`` when the cookie is not a readable
+    ///   AudioSpecificConfig, with the parser's reason and byte offset.
+    public func audioSpecificConfig() throws(MediaError) -> AudioSpecificConfig {
+        guard codec == .aac else {
+            throw MediaError(.invalidArgument, "\(self) is not AAC, so it has no AudioSpecificConfig")
+        }
+        guard !magicCookie.isEmpty else {
+            throw MediaError(.invalidArgument, "AAC format \(self) has no AudioSpecificConfig magic cookie")
+        }
+        do {
+            return try AudioSpecificConfig(parsing: magicCookie)
+        } catch {
+            throw MediaError(
+                .invalidData, "AAC format \(self) has a magic cookie that is not a readable AudioSpecificConfig: "
+                    + error.message, byteOffset: error.byteOffset)
+        }
+    }
+}

@@ -12,39 +12,51 @@ public enum H264Bitstream {
     /// The 4-byte start code `00 00 00 01` that ``avccToAnnexB(_:lengthSize:)`` puts before every NAL unit.
     public static let startCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
 
-    /// The NAL units of an AVCC sample, in order, each as a slice of `sample`.
+    /// The NAL units of an AVCC sample, in order, each as a slice of `sample`: ``AVCCParser``'s walk,
+    /// with its rule that a zero-length NAL unit is skipped.
     ///
     /// - Parameters:
     ///   - sample: the AVCC sample: NAL units, each after a big-endian length.
     ///   - lengthSize: the size of each length prefix: 1, 2 or 4 (`lengthSizeMinusOne + 1` of the avcC).
     ///   - baseOffset: the position of `sample` in the input, for errors.
-    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for another `lengthSize`; ``/MediaCore/MediaError/Code/truncated``
-    ///   when a length prefix or the NAL unit it announces runs past the end, with the prefix's offset;
-    ///   ``/MediaCore/MediaError/Code/invalidData`` for a zero length.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for another `lengthSize`;
+    ///   ``/MediaCore/MediaError/Code/truncated`` when a length prefix or the NAL unit it announces runs
+    ///   past the end, with the prefix's offset.
     public static func avccNALUnits(
         _ sample: [UInt8], lengthSize: Int = 4, baseOffset: Int64 = 0
     ) throws(MediaError) -> [ArraySlice<UInt8>] {
-        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
-            throw MediaError(.invalidArgument, "AVCC length size must be 1, 2 or 4 bytes, not \(lengthSize)")
-        }
+        var parser = try AVCCParser(lengthSize: lengthSize, baseOffset: baseOffset)
         var units: [ArraySlice<UInt8>] = []
-        var reader = ByteReader(sample, baseOffset: baseOffset)
-        while !reader.isAtEnd {
-            let prefixOffset = reader.absoluteOffset
-            var length = 0
-            for _ in 0..<lengthSize {
-                length = length << 8 | Int(try reader.readUInt8("NAL unit length prefix"))  // NALUnitLength
-            }
-            guard length > 0 else {
-                throw MediaError.invalidData("AVCC NAL unit length prefix is 0", at: prefixOffset)
-            }
-            guard length <= reader.remaining else {
-                throw MediaError.truncated(
-                    "AVCC NAL unit of \(length) bytes", needed: length, available: reader.remaining, at: prefixOffset)
-            }
-            units.append(try reader.readBytes(length, "NAL unit"))  // NALUnit
-        }
+        while let unit = try parser.next(in: sample) { units.append(sample[unit.range]) }
         return units
+    }
+
+    /// NAL units as one AVCC sample: each behind its length in 4 big-endian bytes.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for an empty NAL unit or one longer than
+    ///   a 32-bit length can say.
+    public static func avcc<C: Collection>(_ units: [C]) throws(MediaError) -> [UInt8] where C.Element == UInt8 {
+        var writer = ByteWriter(capacity: units.reduce(0) { $0 + $1.count + 4 })
+        for unit in units {
+            guard !unit.isEmpty, let length = UInt32(exactly: unit.count) else {
+                throw MediaError(
+                    .invalidArgument, "a NAL unit of \(unit.count) bytes cannot be written with a 4-byte length")
+            }
+            writer.writeUInt32BE(length)  // NALUnitLength
+            writer.write(unit)  // NALUnit
+        }
+        return writer.bytes
+    }
+
+    /// NAL units as Annex B: each behind the 4-byte start code `00 00 00 01`.
+    public static func annexB<C: Collection>(_ units: [C]) -> [UInt8] where C.Element == UInt8 {
+        var output: [UInt8] = []
+        output.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
+        for unit in units {
+            output.append(contentsOf: startCode)
+            output.append(contentsOf: unit)
+        }
+        return output
     }
 
     /// An AVCC sample (length-prefixed NAL units) as Annex B: each length prefix replaced by the 4-byte
@@ -52,14 +64,7 @@ public enum H264Bitstream {
     ///
     /// - Throws: as ``avccNALUnits(_:lengthSize:baseOffset:)``.
     public static func avccToAnnexB(_ sample: [UInt8], lengthSize: Int = 4) throws(MediaError) -> [UInt8] {
-        let units = try avccNALUnits(sample, lengthSize: lengthSize)
-        var output: [UInt8] = []
-        output.reserveCapacity(sample.count + units.count * max(0, 4 - lengthSize))
-        for unit in units {
-            output.append(contentsOf: startCode)
-            output.append(contentsOf: unit)
-        }
-        return output
+        annexB(try avccNALUnits(sample, lengthSize: lengthSize))
     }
 
     /// An Annex-B byte stream (or one access unit of it) as AVCC: every NAL unit that

@@ -20,7 +20,7 @@ public import MediaCore
 /// scanner.finish()
 /// while let nal = try scanner.next() { print(nal.header.nalUnitType, nal.offset) }
 /// ```
-public struct AnnexBScanner: PushParser, Sendable {
+public struct AnnexBScanner: Sendable {
     /// One NAL unit found in the stream.
     public struct NALUnit: Sendable, Hashable {
         /// The NAL unit's bytes, from its header byte to the next start code with trailing zero bytes
@@ -42,7 +42,7 @@ public struct AnnexBScanner: PushParser, Sendable {
     /// The bytes not yet compacted away, in `buffer[..<end]`; ``nextNALUnitRange()`` hands out ranges
     /// of it. The array itself only grows (with zeros, when a chunk does not fit), so that reading a
     /// chunk into it neither allocates nor zero-fills in steady state.
-    private(set) var buffer: [UInt8] = []
+    package private(set) var buffer: [UInt8] = []
     /// How many bytes of `buffer` hold the stream; the rest is room for the next chunk.
     private var end = 0
     /// Stream offset of `buffer[0]`.
@@ -70,18 +70,21 @@ public struct AnnexBScanner: PushParser, Sendable {
         end += chunk.count
     }
 
-    /// Reads up to `count` bytes from `input` straight into the buffer, and returns how many (0 at the
-    /// end of the input). Once the buffer has grown to its working size this allocates nothing.
-    mutating func append(from input: ForwardInput, upTo count: Int) throws(MediaError) -> Int {
+    /// Reads up to `count` bytes straight into the buffer with `read`, which fills the buffer it is given
+    /// and returns how many bytes it wrote (0 at the end of the input); `remaining`, when known, caps
+    /// `count` so that a small input gets a small buffer. Once the buffer has grown to its working size
+    /// this allocates nothing. (MediaFormats' readers call it with their file input.)
+    package mutating func append(
+        upTo count: Int, remaining: Int64?, read: (UnsafeMutableRawBufferPointer) throws(MediaError) -> Int
+    ) throws(MediaError) -> Int {
         compact()
-        // Never make room for more than the input holds, so that a small file gets a small buffer.
-        let wanted = input.remaining.map { Int(clamping: min(Int64(count), $0)) } ?? count
+        let wanted = remaining.map { Int(clamping: min(Int64(count), $0)) } ?? count
         guard wanted > 0 else { return 0 }
         makeRoom(for: wanted)
         let start = end
         let result = buffer.withUnsafeMutableBytes { raw -> Result<Int, MediaError> in
             do throws(MediaError) {
-                return .success(try input.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[start..<start + wanted])))
+                return .success(try read(UnsafeMutableRawBufferPointer(rebasing: raw[start..<start + wanted])))
             } catch {
                 return .failure(error)
             }
@@ -126,7 +129,7 @@ public struct AnnexBScanner: PushParser, Sendable {
     /// The next complete NAL unit as a non-empty range of ``buffer`` and its offset in the stream,
     /// without copying it: the range stays valid until the next ``push(_:)`` or append. Same errors
     /// as ``next()``.
-    mutating func nextNALUnitRange() throws(MediaError) -> (range: Range<Int>, offset: Int64)? {
+    package mutating func nextNALUnitRange() throws(MediaError) -> (range: Range<Int>, offset: Int64)? {
         try inputEnd.check("AnnexBScanner")
         while true {
             if let end = findStartCode() {

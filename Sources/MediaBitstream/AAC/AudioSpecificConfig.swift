@@ -103,7 +103,7 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A configuration from fields already known to be in range (an ADTS header's).
-    init(objectType: Int, samplingFrequencyIndex: Int?, sampleRate: Int, channelConfiguration: Int) {
+    package init(objectType: Int, samplingFrequencyIndex: Int?, sampleRate: Int, channelConfiguration: Int) {
         self.objectType = objectType
         self.samplingFrequencyIndex = samplingFrequencyIndex
         self.sampleRate = sampleRate
@@ -209,7 +209,7 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A short name for an object type, e.g. `AAC LC`.
-    static func objectTypeName(_ objectType: Int) -> String {
+    package static func objectTypeName(_ objectType: Int) -> String {
         switch objectType {
         case 1: return "AAC Main"
         case 2: return "AAC LC"

@@ -1,5 +1,5 @@
 import MediaCore
-import MediaFormats
+import MediaBitstream
 import Testing
 
 @Suite struct H264NALHeaderTests {

@@ -43,7 +43,9 @@ public enum H264RBSP {
 
     /// The RBSP and, for each removed byte, the RBSP index it stood before (to map RBSP positions back
     /// to positions in the NAL unit).
-    static func unescape<C: Collection>(_ bytes: C) -> (rbsp: [UInt8], removed: [Int]) where C.Element == UInt8 {
+    package static func unescape<C: Collection>(
+        _ bytes: C
+    ) -> (rbsp: [UInt8], removed: [Int]) where C.Element == UInt8 {
         var rbsp: [UInt8] = []
         rbsp.reserveCapacity(bytes.count)
         var removed: [Int] = []
@@ -61,7 +63,7 @@ public enum H264RBSP {
     }
 
     /// The position in the escaped NAL unit of the byte at `rbspIndex` in the RBSP.
-    static func escapedOffset(ofRBSPIndex rbspIndex: Int, removed: [Int]) -> Int {
+    package static func escapedOffset(ofRBSPIndex rbspIndex: Int, removed: [Int]) -> Int {
         var offset = rbspIndex
         for index in removed {
             guard index <= rbspIndex else { break }

@@ -185,13 +185,13 @@ public struct ADTSHeader: Sendable, Hashable {
     // MARK: - Decoding
 
     /// Why 7 bytes are not a valid ADTS header.
-    enum Problem: Error, CustomStringConvertible {
+    package enum Problem: Error, CustomStringConvertible {
         case syncWord(UInt64)
         case layer(Int)
         case samplingFrequencyIndex(Int)
         case frameLength(Int, headerLength: Int)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .syncWord(let sync):
                 return "ADTS syncword 0x\(String(sync, radix: 16, uppercase: true)) is not 0xFFF"
@@ -207,7 +207,7 @@ public struct ADTSHeader: Sendable, Hashable {
 
     /// Decodes the 56 bits of the fixed and variable header (the first 7 bytes, big-endian, in the low
     /// bits of `fixed`) and checks them. Allocates nothing: the parser calls it at every candidate position.
-    static func decode(fixed: UInt64) -> Result<ADTSHeader, Problem> {
+    package static func decode(fixed: UInt64) -> Result<ADTSHeader, Problem> {
         var f = FieldReader(bits: fixed, width: 56)
         let syncword = f.take(12)                                         // syncword
         let id = f.take(1)                                                // ID
@@ -253,7 +253,7 @@ public struct ADTSHeader: Sendable, Hashable {
     }
 
     /// Checks that ADTS can carry a stream with configuration `config` (everything but the sample rate).
-    static func checkCarriable(_ config: AudioSpecificConfig) throws(MediaError) {
+    package static func checkCarriable(_ config: AudioSpecificConfig) throws(MediaError) {
         guard (1...4).contains(config.objectType) else {
             throw MediaError(
                 .unsupportedFormat,
@@ -269,7 +269,7 @@ public struct ADTSHeader: Sendable, Hashable {
 
     /// Replaces the `aac_frame_length` field (bits 30 to 42) of header bytes already written, so that a
     /// muxer can reuse one header buffer for a stream's packets. `frameLength` is at most 8191.
-    static func patchFrameLength(_ frameLength: Int, in header: inout [UInt8]) {
+    package static func patchFrameLength(_ frameLength: Int, in header: inout [UInt8]) {
         guard header.count >= 7 else { return }
         let length = UInt8(truncatingIfNeeded: frameLength >> 11) & 0x03
         header[3] = header[3] & 0xFC | length
