@@ -1,6 +1,7 @@
 // The one warning line aac-encoder and caf-recorder print after a run whose reader worked around
 // damage: how many times it resynchronised and how many bytes it skipped, or what a WAV file needed,
 // as the ffmpeg CLI ends a run on a damaged input with a count.
+import MediaCore
 public import MediaFormats
 
 /// `<example>: warning: …` with the counts of what a reader skipped or worked around, or `nil` when it
