@@ -7,7 +7,7 @@ let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("MemberImportVisibility")
 ]
 
 let package = Package(
@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
         .library(name: "MediaAudio", targets: ["MediaAudio"]),
-        .library(name: "MediaPulse", targets: ["MediaPulse"]),
+        .library(name: "MediaPulse", targets: ["MediaPulse"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -28,7 +28,7 @@ let package = Package(
         // nothing of it is linked into the library.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // Diagnostics (resynchronisation, concealment, reconnects) go to a `Logger` the user passes in.
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0")
     ],
     targets: [
         // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.
@@ -52,7 +52,7 @@ let package = Package(
             name: "MediaCore",
             dependencies: [
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -68,7 +68,9 @@ let package = Package(
         // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.
         .target(
             name: "MediaFFmpeg",
-            dependencies: ["MediaCore", "MediaBitstream", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MediaCore", "MediaBitstream", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: strict
         ),
         // Pure-Swift audio processing on PCM samples: level metering, gain and pan, time stretching.
@@ -87,7 +89,7 @@ let package = Package(
             name: "ExampleSupport",
             dependencies: [
                 "MediaCore", "MediaFormats", "MediaFFmpeg", .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Examples/Support",
             swiftSettings: strict
@@ -104,7 +106,9 @@ let package = Package(
 
         .executableTarget(
             name: "aac-encoder",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/aac-encoder",
             exclude: ["README.md"],
             swiftSettings: strict
@@ -112,77 +116,99 @@ let package = Package(
 
         .executableTarget(
             name: "caf-recorder",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/caf-recorder",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "caf-info",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/caf-info",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "h264-encoder",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/h264-encoder",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "av-encoder",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/av-encoder",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "audio-convert",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/audio-convert",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "media-info",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/media-info",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "audio-player",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/audio-player",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "live-streamer",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/live-streamer",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "audio-recorder",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/audio-recorder",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "transcode",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/transcode",
             exclude: ["README.md"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "audio-devices",
-            dependencies: ["MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
             path: "Examples/audio-devices",
             exclude: ["README.md"],
             swiftSettings: strict
@@ -206,7 +232,10 @@ let package = Package(
 
         .testTarget(
             name: "MediaBitstreamTests", dependencies: ["MediaBitstream", "MediaTestSupport"], swiftSettings: strict),
-        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "MediaTestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(
+            name: "MediaCoreTests",
+            dependencies: ["MediaCore", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .testTarget(
             name: "MediaFormatsTests",
             dependencies: ["MediaFormats", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
@@ -214,12 +243,14 @@ let package = Package(
             swiftSettings: strict
         ),
         // The recorder and player on a real daemon need the umbrella too (files, decoders, stages).
-        .testTarget(name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaPipeline", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaPipeline", "MediaTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFFmpegTests",
             dependencies: ["MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
-        ),
+        )
     ]
 )

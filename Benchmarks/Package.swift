@@ -10,7 +10,7 @@ let package = Package(
         // The library, by path; named, as the folder it is cloned into may have any name.
         .package(name: "MediaPipeline", path: ".."),
         // The malloc interposer counts allocations without jemalloc.
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"])
     ],
     targets: [
         .executableTarget(
@@ -20,7 +20,7 @@ let package = Package(
                 // The three modules measured; not the umbrella, so that MediaPulse is not built.
                 .product(name: "MediaCore", package: "MediaPipeline"),
                 .product(name: "MediaFormats", package: "MediaPipeline"),
-                .product(name: "MediaFFmpeg", package: "MediaPipeline"),
+                .product(name: "MediaFFmpeg", package: "MediaPipeline")
             ],
             path: "Benchmarks/MediaAllocations",
             swiftSettings: [.swiftLanguageMode(.v6)],

@@ -8,14 +8,14 @@ struct PolarityInverter: MediaStage {
         guard let audio = sample.format.audio, audio.pcm == .f32 else {
             throw MediaError.formatMismatch(stage: name, expected: "interleaved f32 PCM", actual: sample.format)
         }
-        var output = sample   // shares the bytes until written: copy-on-write
+        var output = sample  // shares the bytes until written: copy-on-write
         output.withUnsafeMutableBytes { bytes in
             for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<Float>.size) {
                 let value = bytes.loadUnaligned(fromByteOffset: offset, as: Float.self)
                 bytes.storeBytes(of: -value, toByteOffset: offset, as: Float.self)
             }
         }
-        try emit(output)   // one in, one out; a stage may also emit none (it needs more) or several
+        try emit(output)  // one in, one out; a stage may also emit none (it needs more) or several
     }
 
     mutating func finish(into emit: (MediaSample) throws -> Void) throws {
@@ -37,6 +37,7 @@ var wrong = Pipeline(
     stages: [PolarityInverter()],
     sink: CollectingSink())
 do { try wrong.run() } catch let error as MediaError {
-    print(error)   // "PolarityInverter takes interleaved f32 PCM but was given s16 48000 Hz stereo (sample 0) in stage PolarityInverter."
+    // "PolarityInverter takes interleaved f32 PCM but was given s16 48000 Hz stereo (sample 0) in stage PolarityInverter."
+    print(error)
 }
 // snippet.end

@@ -22,7 +22,7 @@ do {
     var pipeline = Pipeline(source: try CAFReader(bytes: cutCAF), stages: [AudioDecoder()], sink: CollectingSink())
     try pipeline.run()
 } catch let error as MediaError where error.code == .truncated {
-    print(error)   // "CAF 'data' chunk needs 16392 bytes but only 3929 remain at byte offset 103."
+    print(error)  // "CAF 'data' chunk needs 16392 bytes but only 3929 remain at byte offset 103."
 }
 // snippet.end
 
@@ -30,8 +30,9 @@ do {
 let reader = try WAVReader(bytes: cutWAV)
 var frames = 0
 while let sample = try reader.next() { frames += sample.frameCount }
-print(frames)   // 1000: every whole frame the file holds
+print(frames)  // 1000: every whole frame the file holds
 for diagnostic in reader.diagnostics where diagnostic.code == .dataBeyondEndOfFile {
-    print(diagnostic)   // "WAV 'data' chunk declares 192000 bytes but the file holds 4000 after its header; reading those at byte offset 36."
+    // "WAV 'data' chunk declares 192000 bytes but the file holds 4000 after its header; reading those at byte offset 36."
+    print(diagnostic)
 }
 // snippet.end

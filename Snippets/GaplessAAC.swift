@@ -25,6 +25,6 @@ if let pakt = reader.packetTable {
 var decode = Pipeline(source: reader, stages: [AudioDecoder()], sink: CollectingSink())
 try decode.run()
 let pcm = (decode.finishedSink as? CollectingSink)?.samples ?? []
-print(pcm.reduce(0) { $0 + $1.frameCount })   // 100000
+print(pcm.reduce(0) { $0 + $1.frameCount })  // 100000
 // snippet.end
 print("\(written.samplesWritten) packets written")

@@ -8,7 +8,7 @@
 import MediaCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Passes each sample on unchanged: GStreamer's `identity`.
@@ -65,7 +65,8 @@ do {
         try pipeline.run()
     case "threaded", "graph":
         var graph = MediaGraph()
-        let branch = graph.addBranch(source: RepeatingSource(count: samples), stages: Array(repeating: Identity(), count: stageCount))
+        let branch = graph.addBranch(
+            source: RepeatingSource(count: samples), stages: Array(repeating: Identity(), count: stageCount))
         graph.addSink(CountingSink(), input: branch)
         let progress = driver == "graph" ? try graph.run() : try graph.runThreaded()
         guard progress.sinks[0].samplesWritten == Int64(samples) else {

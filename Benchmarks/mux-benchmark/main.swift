@@ -11,7 +11,7 @@
 // Prints one line to standard error: mode, packets, bytes, seconds. A plain loop, no Foundation, and
 // only the pure-Swift modules (no FFmpeg libraries to load at start-up).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MediaCore
 import MediaFormats

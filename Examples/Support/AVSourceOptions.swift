@@ -22,7 +22,9 @@ public struct AVSourceOptions: ParsableArguments {
     public var video: String?
 
     /// `--tone`: a generated sine as the audio.
-    @Option(help: ArgumentHelp("Generate a sine tone of HZ hertz as the audio (48 kHz stereo, amplitude 0.5).", valueName: "HZ"))
+    @Option(
+        help: ArgumentHelp(
+            "Generate a sine tone of HZ hertz as the audio (48 kHz stereo, amplitude 0.5).", valueName: "HZ"))
     public var tone: Double?
 
     /// `--audio`: a .wav file as the audio.
@@ -57,26 +59,31 @@ public struct AVSourceOptions: ParsableArguments {
     ) throws -> sending (source: any MediaSource, needsConversion: Bool, rate: FrameRate)? {
         if let video {
             let reader = try Y4MReader(path: video)
-            let needsConversion = reader.format.pixelFormat.map { ![.yuv420p, .yuv422p, .yuv444p, .nv12].contains($0) } ?? false
+            let needsConversion =
+                reader.format.pixelFormat.map { ![.yuv420p, .yuv422p, .yuv444p, .nv12].contains($0) } ?? false
             let rate = reader.format.frameRate.flatMap { $0.isValid ? $0 : nil } ?? FrameRate(Int32(fps))
             return (limit.map { TimeLimit(reader, limit: $0) } ?? reader, needsConversion, rate)
         }
         guard pattern else { return nil }
         let rate = FrameRate(Int32(fps))
-        let generator = try TestPatternGenerator(width: size.width, height: size.height, frameRate: rate, length: patternLength)
+        let generator = try TestPatternGenerator(
+            width: size.width, height: size.height, frameRate: rate, length: patternLength)
         return (generator, false, rate)
     }
 
     /// The audio source (`nil` without `--tone` or `--audio`): the tone (48 kHz stereo 32-bit float,
     /// `toneLength` long, in samples of `framesPerSample` frames) or the .wav cut at `limit`.
-    public func audioSource(toneLength: ToneGenerator.Length, limit: MediaTime?, framesPerSample: Int = 1024) throws -> sending (any MediaSource)? {
+    public func audioSource(toneLength: ToneGenerator.Length, limit: MediaTime?, framesPerSample: Int = 1024) throws
+        -> sending (any MediaSource)?
+    {
         if let audio {
             let reader = try WAVReader(path: audio)
             return limit.map { TimeLimit(reader, limit: $0) } ?? reader
         }
         guard let tone else { return nil }
         return try ToneGenerator(
-            .sine(frequency: tone, amplitude: 0.5), sampleRate: 48_000, channels: 2, sampleType: .f32, length: toneLength,
+            .sine(frequency: tone, amplitude: 0.5), sampleRate: 48_000, channels: 2, sampleType: .f32,
+            length: toneLength,
             framesPerSample: framesPerSample)
     }
 }

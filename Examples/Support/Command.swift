@@ -5,7 +5,7 @@
 public import ArgumentParser
 import MediaCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ParsableCommand {
@@ -61,7 +61,8 @@ public struct VideoSize: ExpressibleByArgument, Sendable, Hashable {
     /// Parses `WIDTHxHEIGHT`.
     public init?(argument: String) {
         let parts = argument.split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 16_384, h <= 16_384 else {
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 16_384, h <= 16_384
+        else {
             return nil
         }
         (width, height) = (w, h)

@@ -27,7 +27,9 @@ public struct EncoderOptions: ParsableArguments {
     public func validate() throws {
         if let bitrate, bitrate <= 0 { throw ValidationError("--bitrate must be positive") }
         if let keyint, keyint <= 0 { throw ValidationError("--keyint must be positive") }
-        if !(1_000...2_000_000).contains(audioBitrate) { throw ValidationError("--audio-bitrate must be 1000 to 2000000") }
+        if !(1_000...2_000_000).contains(audioBitrate) {
+            throw ValidationError("--audio-bitrate must be 1000 to 2000000")
+        }
     }
 
     /// The H.264 settings these flags give (`realTime` tunes for zero latency).

@@ -28,13 +28,18 @@ public struct ExampleLogHandler: LogHandler {
 
     /// Prints the record as one line on standard error.
     public func log(event: LogEvent) {
-        printError(Self.line(example: example, event.level, "\(event.message)", metadata.merging(event.metadata ?? [:]) { $1 }))
+        printError(
+            Self.line(example: example, event.level, "\(event.message)", metadata.merging(event.metadata ?? [:]) { $1 })
+        )
     }
 
     /// `<example>: <level>: <message> (<key>=<value>, …)`, the metadata sorted by key.
-    public static func line(example: String, _ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata) -> String {
+    public static func line(example: String, _ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata)
+        -> String
+    {
         let pairs = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return "\(example): \(level.rawValue): \(message)" + (pairs.isEmpty ? "" : " (\(pairs.joined(separator: ", ")))")
+        return "\(example): \(level.rawValue): \(message)"
+            + (pairs.isEmpty ? "" : " (\(pairs.joined(separator: ", ")))")
     }
 
     /// The logger an example hands the library: warnings and errors by default, debug and up with

@@ -2,7 +2,7 @@
 // Foundation, and the top-level error handling. (Their command lines are on swift-argument-parser:
 // Command.swift.)
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 public import MediaCore
 

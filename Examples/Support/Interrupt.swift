@@ -1,6 +1,6 @@
 // Ctrl-C (SIGINT) in an example: finish the files, then exit 130, as the ffmpeg CLI does with `q`.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 public import MediaCore
 

@@ -3,7 +3,7 @@
 // else is on the command line, the way `--version` does.
 public import ArgumentParser
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MediaFFmpeg
 
@@ -12,7 +12,11 @@ import MediaFFmpeg
 /// required arguments need not be given.
 public struct LicenceOption: ParsableArguments {
     /// Print the licence report and exit.
-    @Flag(name: .customLong("licence"), help: "Print which FFmpeg libraries and codecs this binary uses, their licences and what that means for distributing it (with --json: as JSON), and exit.")
+    @Flag(
+        name: .customLong("licence"),
+        help:
+            "Print which FFmpeg libraries and codecs this binary uses, their licences and what that means for distributing it (with --json: as JSON), and exit."
+    )
     public var licence = false
 
     /// The flag, unset.

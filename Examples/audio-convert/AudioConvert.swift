@@ -6,7 +6,8 @@ import MediaPipeline
 struct AudioConvert: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio-convert",
-        abstract: "Convert an audio file, like afconvert: any WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file → PCM or AAC.",
+        abstract:
+            "Convert an audio file, like afconvert: any WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file → PCM or AAC.",
         discussion: """
             The input is read by AudioFileReader (any of the seven containers), decoded where it is not PCM \
             (AudioDecoder: MP3, AAC, ALAC, IMA4, IMA ADPCM, A-law, µ-law), converted only as asked, and written \
@@ -32,7 +33,9 @@ struct AudioConvert: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to read.", valueName: "IN"))
     var input: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (its extension picks the container).", valueName: "OUT"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The file to write (its extension picks the container).", valueName: "OUT"))
     var output: String
 
     @Option(help: "lpcm or aac (default: aac for .aac and .m4a, else lpcm).")
@@ -62,19 +65,25 @@ struct AudioConvert: ParsableCommand {
 
     func validate() throws {
         guard let container = AudioConvertOutput(path: output) else {
-            throw ValidationError("cannot tell the container of '\(output)' from its extension; use .wav .aif .aiff .caf .au .aac or .m4a")
+            throw ValidationError(
+                "cannot tell the container of '\(output)' from its extension; use .wav .aif .aiff .caf .au .aac or .m4a"
+            )
         }
         let data = format ?? container.defaultFormat
         guard container.takes(data) else { throw ValidationError("\(container.name) cannot hold \(data.rawValue)") }
         if let bits, ![16, 24, 32].contains(bits) { throw ValidationError("--bits must be 16, 24 or 32, not \(bits)") }
         if float, let bits, bits != 32 { throw ValidationError("--float writes 32-bit samples; drop --bits \(bits)") }
         if let rate, !(1...768_000).contains(rate) { throw ValidationError("--rate \(rate) is not a sample rate") }
-        if let channels, !(1...8).contains(channels) { throw ValidationError("--channels must be 1 to 8, not \(channels)") }
+        if let channels, !(1...8).contains(channels) {
+            throw ValidationError("--channels must be 1 to 8, not \(channels)")
+        }
         if data == .aac, bits != nil || float { throw ValidationError("--bits and --float apply to lpcm output only") }
     }
 
     func run() throws {
-        guard let container = AudioConvertOutput(path: output) else { throw ValidationError("cannot tell the container of '\(output)'") }
+        guard let container = AudioConvertOutput(path: output) else {
+            throw ValidationError("cannot tell the container of '\(output)'")
+        }
         let data = format ?? container.defaultFormat
         let reader = try AudioFileReader(path: input)
         let source = reader.format
@@ -83,23 +92,33 @@ struct AudioConvert: ParsableCommand {
         var stages: [any MediaStage] = []
         switch data {
         case .lpcm:
-            let type = float ? PCMSampleType.f32 : bits.map { $0 == 16 ? .s16 : $0 == 24 ? .s24 : .s32 } ?? source.pcm?.sampleType ?? .s16
+            let type =
+                float
+                ? PCMSampleType.f32
+                : bits.map { $0 == 16 ? .s16 : $0 == 24 ? .s24 : .s32 } ?? source.pcm?.sampleType ?? .s16
             stages.append(AudioDecoder(outputFormat: PCMFormat(type)))
             if rate.map({ $0 != source.sampleRate }) == true || channels.map({ $0 != source.channelCount }) == true {
-                stages.append(try AudioConverter(format: PCMFormat(type), sampleRate: rate, channelLayout: channels.map { .default(channelCount: $0) }))
+                stages.append(
+                    try AudioConverter(
+                        format: PCMFormat(type), sampleRate: rate,
+                        channelLayout: channels.map { .default(channelCount: $0) }))
             }
         case .aac:
             if source.codec != .aac || rate != nil || channels != nil {
                 stages.append(AudioDecoder(outputFormat: .f32Planar))
                 if rate != nil || channels != nil {
-                    stages.append(try AudioConverter(format: .f32Planar, sampleRate: rate, channelLayout: channels.map { .default(channelCount: $0) }))
+                    stages.append(
+                        try AudioConverter(
+                            format: .f32Planar, sampleRate: rate,
+                            channelLayout: channels.map { .default(channelCount: $0) }))
                 }
                 stages.append(try AACEncoder(bitRate: bitrate))
             }
         }
 
         // The reader's, decoders' and muxers' diagnostics, one line each on standard error, as ffmpeg prints warnings.
-        var graph = MediaGraph(logger: ExampleLogHandler.logger(for: "audio-convert", verbose: logging.verbose, quiet: quiet))
+        var graph = MediaGraph(
+            logger: ExampleLogHandler.logger(for: "audio-convert", verbose: logging.verbose, quiet: quiet))
         let branch = graph.addBranch(input, source: reader, stages: stages)
         try container.addSink(path: output, to: &graph, input: branch)
         let reporter = ProgressReporter(name: "audio-convert", verb: "converted", enabled: !quiet && output != "-")
@@ -107,8 +126,10 @@ struct AudioConvert: ParsableCommand {
         let wall = reporter.finish()
         guard !quiet else { return }
         let written = progress.sinks.first.map { "\(count: $0.samplesWritten, "sample")" } ?? ""
-        printError("audio-convert: \(fileType) \(source) → \(data.rawValue), \(written) "
-            + "in \(formatDecimal(wall, 2)) s → \(output)" + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
+        printError(
+            "audio-convert: \(fileType) \(source) → \(data.rawValue), \(written) "
+                + "in \(formatDecimal(wall, 2)) s → \(output)"
+                + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
     }
 }
 

@@ -30,7 +30,9 @@ struct AudioDevicesCommand: ParsableCommand {
     @Flag(help: "Print one line per device event until Ctrl-C, instead of the list.")
     var watch = false
 
-    @Option(help: ArgumentHelp("The server to talk to, in libpulse's syntax (unix:/path/native, tcp:host:4713).", valueName: "SERVER"))
+    @Option(
+        help: ArgumentHelp(
+            "The server to talk to, in libpulse's syntax (unix:/path/native, tcp:host:4713).", valueName: "SERVER"))
     var server: String?
 
     @Option(help: "Seconds to wait for the server to answer.")
@@ -45,7 +47,9 @@ struct AudioDevicesCommand: ParsableCommand {
     @OptionGroup var licence: LicenceOption
 
     func validate() throws {
-        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be more than 0 and at most 600 seconds") }
+        guard timeout > 0, timeout <= 600 else {
+            throw ValidationError("--timeout must be more than 0 and at most 600 seconds")
+        }
     }
 
     func run() throws {
@@ -56,7 +60,10 @@ struct AudioDevicesCommand: ParsableCommand {
             let pulse = try PulseConnection(server: server, clientName: "audio-devices", timeout: limit)
             if logging.verbose && !quiet { printError("audio-devices: listing the devices of \(pulse.server)") }
             let (inputs, outputs) = try pulse.devices(timeout: limit)
-            printLine(json ? DeviceJSON.list(inputs: inputs, outputs: outputs) : DeviceText.list(inputs: inputs, outputs: outputs))
+            printLine(
+                json
+                    ? DeviceJSON.list(inputs: inputs, outputs: outputs)
+                    : DeviceText.list(inputs: inputs, outputs: outputs))
         }
     }
 

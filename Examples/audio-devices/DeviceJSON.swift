@@ -60,7 +60,8 @@ enum DeviceJSON {
         case .added(let device): encode(Event(event: "added", kind: device.kind.rawValue, device: Device(device)))
         case .changed(let device): encode(Event(event: "changed", kind: device.kind.rawValue, device: Device(device)))
         case .removed(let device): encode(Event(event: "removed", kind: device.kind.rawValue, device: Device(device)))
-        case .defaultChanged(let kind, let name): encode(Event(event: "defaultChanged", kind: kind.rawValue, name: name))
+        case .defaultChanged(let kind, let name):
+            encode(Event(event: "defaultChanged", kind: kind.rawValue, name: name))
         case .connectionLost(let error): encode(Event(event: "connectionLost", error: error.description))
         }
     }

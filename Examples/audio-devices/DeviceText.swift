@@ -1,6 +1,6 @@
 import MediaPipeline
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes `text` and a newline to standard output at once (unbuffered: `--watch` lines reach a pipe
@@ -27,7 +27,8 @@ enum DeviceText {
         let name = device.name + String(repeating: " ", count: max(0, width - device.name.count))
         let channels = pad("\(device.channelCount)", 2)
         let rate = pad("\(device.sampleRate)", 6)
-        return "\(device.isDefault ? "*" : " ") \(name)  \(channels) ch  \(rate) Hz  \(device.description)\(device.isMonitor ? " (monitor)" : "")"
+        return
+            "\(device.isDefault ? "*" : " ") \(name)  \(channels) ch  \(rate) Hz  \(device.description)\(device.isMonitor ? " (monitor)" : "")"
     }
 
     /// One line: `added output extra: Null Output, 2 ch, 48000 Hz`, `removed input extra.monitor`,

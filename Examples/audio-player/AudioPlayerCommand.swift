@@ -42,7 +42,9 @@ struct AudioPlayerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Start this many seconds into the file (default 0).", valueName: "S"))
     var start: Double = 0
 
-    @Option(help: ArgumentHelp("Write what would be played to a WAV file instead of a device, as fast as possible.", valueName: "OUT.wav"))
+    @Option(
+        help: ArgumentHelp(
+            "Write what would be played to a WAV file instead of a device, as fast as possible.", valueName: "OUT.wav"))
     var render: String?
 
     @Flag(help: "No position line or level bar.")
@@ -96,7 +98,9 @@ struct AudioPlayerCommand: ParsableCommand {
             if !quiet {
                 player.updateMeters()
                 let level = LevelLine.draw(player.peakPower(forChannel: 0), player.averagePower(forChannel: 0))
-                printErrorInPlace(String(format: "%7.2f / %.2f s  ", player.currentTime, player.duration) + level + (player.isPlaying ? "" : "  paused"))
+                printErrorInPlace(
+                    String(format: "%7.2f / %.2f s  ", player.currentTime, player.duration) + level
+                        + (player.isPlaying ? "" : "  paused"))
             }
             usleep(50_000)
         }

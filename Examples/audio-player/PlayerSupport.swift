@@ -24,7 +24,8 @@ enum LevelLine {
     static func draw(_ peak: Float, _ average: Float, width: Int = 30) -> String {
         func cells(_ db: Float) -> Int { max(0, min(width, Int(((db + 60) / 60 * Float(width)).rounded()))) }
         let a = cells(average), p = max(a, cells(peak))
-        return "[" + String(repeating: "#", count: a) + String(repeating: "=", count: p - a) + String(repeating: " ", count: width - p) + "]"
+        return "[" + String(repeating: "#", count: a) + String(repeating: "=", count: p - a)
+            + String(repeating: " ", count: width - p) + "]"
     }
 }
 
@@ -56,8 +57,8 @@ final class KeyReader {
         guard count > 0 else { return nil }
         switch Array(bytes[0..<count]) {
         case [0x20]: return .togglePause
-        case [0x1B, 0x5B, 0x43]: return .seek(5)    // →
-        case [0x1B, 0x5B, 0x44]: return .seek(-5)   // ←
+        case [0x1B, 0x5B, 0x43]: return .seek(5)  // →
+        case [0x1B, 0x5B, 0x44]: return .seek(-5)  // ←
         case [0x71], [0x51]: return .quit
         default: return nil
         }

@@ -51,16 +51,24 @@ struct AudioRecorderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds (default: until Ctrl-C).", valueName: "SECONDS"))
     var duration: Double?
 
-    @Option(help: ArgumentHelp("Record a generated sine at HZ Hz (amplitude 0.5) in real time instead of a device.", valueName: "HZ"))
+    @Option(
+        help: ArgumentHelp(
+            "Record a generated sine at HZ Hz (amplitude 0.5) in real time instead of a device.", valueName: "HZ"))
     var tone: Double?
 
     @Flag(help: "Draw a live level bar on the terminal.")
     var meter = false
 
-    @Flag(name: .customLong("meter-json"), help: "Print one JSON object per 100 ms with `peak` and `average` arrays in dBFS.")
+    @Flag(
+        name: .customLong("meter-json"),
+        help: "Print one JSON object per 100 ms with `peak` and `average` arrays in dBFS.")
     var meterJSON = false
 
-    @Flag(name: .customLong("latency-json"), help: "At the end, print the capture latency measured every 100 ms as JSON on standard error: {\"p50Ms\":…,\"p99Ms\":…,\"maxMs\":…,\"samples\":N}.")
+    @Flag(
+        name: .customLong("latency-json"),
+        help:
+            "At the end, print the capture latency measured every 100 ms as JSON on standard error: {\"p50Ms\":…,\"p99Ms\":…,\"maxMs\":…,\"samples\":N}."
+    )
     var latencyJSON = false
 
     /// `--verbose`: also say what is recorded from where, before recording.
@@ -73,7 +81,8 @@ struct AudioRecorderCommand: ParsableCommand {
 
     func validate() throws {
         guard let container = AudioRecordingContainer(path: output) else {
-            throw ValidationError("cannot tell the container of '\(output)' from its extension; use .caf .m4a .aac .wav .aif or .aiff")
+            throw ValidationError(
+                "cannot tell the container of '\(output)' from its extension; use .caf .m4a .aac .wav .aif or .aiff")
         }
         if let format, !container.holds(format == .aac ? .aac : .linearPCM) {
             throw ValidationError("a .\(container.rawValue) file cannot hold \(format.rawValue)")
@@ -86,7 +95,8 @@ struct AudioRecorderCommand: ParsableCommand {
         let container = AudioRecordingContainer(path: output)
         let dataFormat: AudioRecorderSettings.Format =
             format.map { $0 == .aac ? .aac : .linearPCM } ?? (container?.holds(.aac) == true ? .aac : .linearPCM)
-        let settings = AudioRecorderSettings(format: dataFormat, sampleRate: rate, channels: channels, bitRate: bitrate, bitDepth: bits)
+        let settings = AudioRecorderSettings(
+            format: dataFormat, sampleRate: rate, channels: channels, bitRate: bitrate, bitDepth: bits)
         let recorder = try AudioRecorder(path: output, settings: settings, input: try input(settings))
         if logging.verbose && !quiet {
             let from = tone.map { "a \(formatDecimal($0, 1)) Hz tone" } ?? device ?? "the default input"
@@ -118,8 +128,13 @@ struct AudioRecorderCommand: ParsableCommand {
         if meter { printError("") }
         if latencyJSON {
             let sorted = latencies.sorted()
-            func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] }
-            printError(String(format: "{\"p50Ms\":%.2f,\"p99Ms\":%.2f,\"maxMs\":%.2f,\"samples\":%d}", percentile(0.5), percentile(0.99), sorted.last ?? 0, sorted.count))
+            func percentile(_ p: Double) -> Double {
+                sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+            }
+            printError(
+                String(
+                    format: "{\"p50Ms\":%.2f,\"p99Ms\":%.2f,\"maxMs\":%.2f,\"samples\":%d}", percentile(0.5),
+                    percentile(0.99), sorted.last ?? 0, sorted.count))
         }
         if let error = outcome.error { throw error }
         if outcome.lostInput > 0 && !quiet {
@@ -133,7 +148,8 @@ struct AudioRecorderCommand: ParsableCommand {
         let average = (0..<channels).map { Double(recorder.averagePower(forChannel: $0)) }
         if meterJSON {
             let list = { (values: [Double]) in values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
-            let line = "{\"time\":\(String(format: "%.3f", recorder.currentTime)),\"peak\":[\(list(peak))],\"average\":[\(list(average))]}\n"
+            let line =
+                "{\"time\":\(String(format: "%.3f", recorder.currentTime)),\"peak\":[\(list(peak))],\"average\":[\(list(average))]}\n"
             FileHandle.standardOutput.write(Data(line.utf8))  // unbuffered: one line every 100 ms, also into a pipe
         }
         if meter {
@@ -146,8 +162,10 @@ struct AudioRecorderCommand: ParsableCommand {
         if let tone {
             let rate = settings.sampleRate, channels = settings.channels
             return .source {
-                RealTimeSource(try ToneGenerator(.sine(frequency: tone, amplitude: 0.5), sampleRate: rate, channels: channels,
-                                                 sampleType: .f32, length: .unlimited, framesPerSample: rate / 100))
+                RealTimeSource(
+                    try ToneGenerator(
+                        .sine(frequency: tone, amplitude: 0.5), sampleRate: rate, channels: channels,
+                        sampleType: .f32, length: .unlimited, framesPerSample: rate / 100))
             }
         }
         return .device(device)

@@ -31,7 +31,9 @@ struct AVEncoder: ParsableCommand {
 
     @OptionGroup var encoding: EncoderOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("A file to write; give several to write them all from one encode.", valueName: "out.mp4"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("A file to write; give several to write them all from one encode.", valueName: "out.mp4"))
     var output: [String] = []
 
     @Option(help: "Force the container of every --output (mp4, mov, m4a, mpegts, flv, matroska, webm).")
@@ -48,7 +50,9 @@ struct AVEncoder: ParsableCommand {
 
     @OptionGroup var logging: VerboseOption
 
-    @Option(help: "How to run the graph: threaded (a thread per branch and output), sync (one thread), async (Swift tasks).")
+    @Option(
+        help: "How to run the graph: threaded (a thread per branch and output), sync (one thread), async (Swift tasks)."
+    )
     var driver: Driver = .threaded
 
     enum Driver: String, ExpressibleByArgument, CaseIterable {
@@ -62,14 +66,21 @@ struct AVEncoder: ParsableCommand {
         guard sources.hasVideo || sources.hasAudioFileOrTone else {
             throw ValidationError("give video (--pattern or --video) or audio (--tone or --audio), or both")
         }
-        if (sources.pattern || sources.tone != nil) && duration == nil { throw ValidationError("--pattern and --tone need --duration SECONDS") }
-        if let duration, !(duration > 0 && duration <= 86_400) { throw ValidationError("--duration must be between 0 and 86400 seconds") }
+        if (sources.pattern || sources.tone != nil) && duration == nil {
+            throw ValidationError("--pattern and --tone need --duration SECONDS")
+        }
+        if let duration, !(duration > 0 && duration <= 86_400) {
+            throw ValidationError("--duration must be between 0 and 86400 seconds")
+        }
         if let format, ContainerFormat(name: format) == nil {
-            throw ValidationError("--format '\(format)' is not one of \(ContainerFormat.all.map(\.name).joined(separator: ", "))")
+            throw ValidationError(
+                "--format '\(format)' is not one of \(ContainerFormat.all.map(\.name).joined(separator: ", "))")
         }
         for path in output where format == nil {
             guard OutputKind(path: path) != nil else {
-                throw ValidationError("cannot tell the container of '\(path)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264")
+                throw ValidationError(
+                    "cannot tell the container of '\(path)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264"
+                )
             }
         }
     }
@@ -78,7 +89,8 @@ struct AVEncoder: ParsableCommand {
         let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
         let clock = MediaClock()  // one clock: with --realtime, video and audio start together
         // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error.
-        var graph = MediaGraph(logger: ExampleLogHandler.logger(for: "av-encoder", verbose: logging.verbose, quiet: quiet))
+        var graph = MediaGraph(
+            logger: ExampleLogHandler.logger(for: "av-encoder", verbose: logging.verbose, quiet: quiet))
         var videoBranch: MediaGraph.BranchID?
         var audioBranch: MediaGraph.BranchID?
 
@@ -90,23 +102,31 @@ struct AVEncoder: ParsableCommand {
         }
         if var source = try sources.audioSource(toneLength: .duration(limit ?? .seconds(10)), limit: limit) {
             if realtime { source = RealTimeSource(source, clock: clock) }
-            audioBranch = graph.addBranch("audio", source: source, stages: [try AACEncoder(bitRate: encoding.audioBitrate)])
+            audioBranch = graph.addBranch(
+                "audio", source: source, stages: [try AACEncoder(bitRate: encoding.audioBitrate)])
         }
 
         for path in output {
             let kind = format.flatMap(ContainerFormat.init(name:)).map(OutputKind.container) ?? OutputKind(path: path)
             switch kind {
             case .adts?:
-                guard let audioBranch else { throw ValidationError("\(path): an .aac output needs audio (--tone or --audio)") }
+                guard let audioBranch else {
+                    throw ValidationError("\(path): an .aac output needs audio (--tone or --audio)")
+                }
                 graph.addSink(ADTSMuxer(output: try FileOutput(path: path)), input: audioBranch)
             case .annexB?:
-                guard let videoBranch else { throw ValidationError("\(path): an .h264 output needs video (--pattern or --video)") }
+                guard let videoBranch else {
+                    throw ValidationError("\(path): an .h264 output needs video (--pattern or --video)")
+                }
                 graph.addSink(AnnexBMuxer(output: try FileOutput(path: path)), input: videoBranch)
             case .container(let container)?:
                 var options = ContainerMuxer.Options()
                 options.fragmented = fragmented
-                let tracks = container == .m4a ? [audioBranch].compactMap { $0 } : [videoBranch, audioBranch].compactMap { $0 }
-                guard !tracks.isEmpty else { throw ValidationError("\(path): an .m4a output needs audio (--tone or --audio)") }
+                let tracks =
+                    container == .m4a ? [audioBranch].compactMap { $0 } : [videoBranch, audioBranch].compactMap { $0 }
+                guard !tracks.isEmpty else {
+                    throw ValidationError("\(path): an .m4a output needs audio (--tone or --audio)")
+                }
                 graph.addSink(try ContainerMuxer(path: path, format: container, options: options), tracks: tracks)
             case nil:
                 throw ValidationError("cannot tell the container of '\(path)'")
@@ -131,12 +151,17 @@ struct AVEncoder: ParsableCommand {
         guard !quiet else { return }
         var parts: [String] = []
         for branch in progress.branches {
-            parts.append("\(branch.name) \(count: branch.samplesRead, "sample") in, \(formatDecimal(branch.position.seconds ?? 0, 3)) s")
+            parts.append(
+                "\(branch.name) \(count: branch.samplesRead, "sample") in, \(formatDecimal(branch.position.seconds ?? 0, 3)) s"
+            )
         }
         // Each file's size (headers and index included), not its packets' bytes.
-        let files = zip(output, progress.sinks).map { path, sink in "\(path) (\(count: sink.samplesWritten, "packet"), \(count: fileSize(path) ?? 0, "byte"))" }
-        printError("av-encoder: \(parts.joined(separator: "; ")); \(formatDecimal(wall, 2)) s → \(files.joined(separator: ", "))"
-            + (Interrupt.wasRequested ? " (interrupted: the files end there)" : ""))
+        let files = zip(output, progress.sinks).map { path, sink in
+            "\(path) (\(count: sink.samplesWritten, "packet"), \(count: fileSize(path) ?? 0, "byte"))"
+        }
+        printError(
+            "av-encoder: \(parts.joined(separator: "; ")); \(formatDecimal(wall, 2)) s → \(files.joined(separator: ", "))"
+                + (Interrupt.wasRequested ? " (interrupted: the files end there)" : ""))
     }
 }
 

@@ -16,7 +16,8 @@ enum Destination {
     ) throws -> any MultiTrackSink {
         if isHLS(to) { return try ContainerMuxer(hlsPlaylist: to, hls: hls) }
         return ReconnectingSink(
-            name: to, backoff: ReconnectingSink.Backoff(maxAttempts: reconnect), keyframeRequest: keyframes, onEvent: onEvent
+            name: to, backoff: ReconnectingSink.Backoff(maxAttempts: reconnect), keyframeRequest: keyframes,
+            onEvent: onEvent
         ) {
             try ContainerMuxer(url: to, protocolOptions: protocolOptions)
         }
@@ -30,16 +31,22 @@ struct EventPrinter: Sendable {
     /// One line for `event`.
     @Sendable func print(_ event: ReconnectingSink.Event) {
         guard enabled else { return }
-        let seconds = { (duration: Duration) in formatDecimal(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18, 1) }
+        let seconds = { (duration: Duration) in
+            formatDecimal(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18, 1)
+        }
         switch event {
         case .disconnected(let error, let retryIn):
             printError("live-streamer: connection lost (\(error.message)); reconnecting in \(seconds(retryIn)) s")
         case .attemptFailed(let attempt, let error, let retryIn?):
-            printError("live-streamer: reconnection attempt \(attempt) failed (\(error.message)); next in \(seconds(retryIn)) s")
+            printError(
+                "live-streamer: reconnection attempt \(attempt) failed (\(error.message)); next in \(seconds(retryIn)) s"
+            )
         case .attemptFailed(let attempt, let error, nil):
             printError("live-streamer: reconnection attempt \(attempt) failed (\(error.message)); giving up")
         case .reconnected(let attempt, let downtime):
-            printError("live-streamer: reconnected on attempt \(attempt) after \(seconds(downtime)) s; resuming at the next keyframe")
+            printError(
+                "live-streamer: reconnected on attempt \(attempt) after \(seconds(downtime)) s; resuming at the next keyframe"
+            )
         case .resumed(let time):
             printError("live-streamer: resumed at \(formatDecimal(time.seconds ?? 0, 3)) s")
         }

@@ -30,58 +30,96 @@ struct LiveStreamer: ParsableCommand {
             """,
         version: "0.2.0")
 
-    @Option(help: ArgumentHelp("Where to stream: rtmp://, rtmps://, srt://, udp://, tcp:// URL, or an HLS playlist path ending in .m3u8.", valueName: "URL"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to stream: rtmp://, rtmps://, srt://, udp://, tcp:// URL, or an HLS playlist path ending in .m3u8.",
+            valueName: "URL"))
     var to: String
 
-    @Option(help: ArgumentHelp("Also write the encode to this file (.mp4 .mov .ts .flv .mkv; the container from the extension).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Also write the encode to this file (.mp4 .mov .ts .flv .mkv; the container from the extension).",
+            valueName: "FILE"))
     var record: String?
 
     @OptionGroup var sources: AVSourceOptions
 
-    @Option(help: ArgumentHelp("Capture audio from a PulseAudio input: its name, or the default with no name.", valueName: "DEVICE"))
+    @Option(
+        help: ArgumentHelp(
+            "Capture audio from a PulseAudio input: its name, or the default with no name.", valueName: "DEVICE"))
     var capture: String?
 
-    @Option(help: ArgumentHelp("The H.264 average bit rate in bits per second (the adaptive bit rate's ceiling).", valueName: "BPS"))
+    @Option(
+        help: ArgumentHelp(
+            "The H.264 average bit rate in bits per second (the adaptive bit rate's ceiling).", valueName: "BPS"))
     var bitrate = 2_500_000
 
-    @Flag(name: .customLong("no-adaptive-bitrate"), help: "Keep the H.264 bit rate at --bitrate (default: lowered while the queue is deep, raised again when it drains).")
+    @Flag(
+        name: .customLong("no-adaptive-bitrate"),
+        help:
+            "Keep the H.264 bit rate at --bitrate (default: lowered while the queue is deep, raised again when it drains)."
+    )
     var noAdaptiveBitrate = false
 
-    @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("The AAC bit rate in bits per second.", valueName: "BPS"))
+    @Option(
+        name: .customLong("audio-bitrate"), help: ArgumentHelp("The AAC bit rate in bits per second.", valueName: "BPS")
+    )
     var audioBitrate = 128_000
 
-    @Option(help: ArgumentHelp("The most frames between keyframes (default: 2 seconds of frames, or --hls-time's when shorter).", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "The most frames between keyframes (default: 2 seconds of frames, or --hls-time's when shorter).",
+            valueName: "N"))
     var keyint: Int?
 
     @Option(help: "The x264 preset (ultrafast ... veryslow).")
     var preset = "veryfast"
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (default: until Ctrl-C, or the end of the files).", valueName: "S"))
+    @Option(
+        help: ArgumentHelp(
+            "Stop after this many seconds (default: until Ctrl-C, or the end of the files).", valueName: "S"))
     var duration: Double?
 
-    @Option(name: .customLong("max-latency"), help: ArgumentHelp("The most media the queue in front of the network may hold, in seconds.", valueName: "S"))
+    @Option(
+        name: .customLong("max-latency"),
+        help: ArgumentHelp("The most media the queue in front of the network may hold, in seconds.", valueName: "S"))
     var maxLatency = 2.0
 
-    @Option(help: ArgumentHelp("Reconnection attempts per outage, with backoff (0: stop at the first network error).", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "Reconnection attempts per outage, with backoff (0: stop at the first network error).", valueName: "N"))
     var reconnect = 5
 
-    @Option(name: .customLong("hls-segment-type"), help: "HLS segments: ts (MPEG-TS) or fmp4 (fragmented MP4 with an init segment).")
+    @Option(
+        name: .customLong("hls-segment-type"),
+        help: "HLS segments: ts (MPEG-TS) or fmp4 (fragmented MP4 with an init segment).")
     var hlsSegmentType: HLSSegmentType = .ts
 
-    @Option(name: .customLong("hls-time"), help: "HLS target segment duration in seconds (segments are cut at keyframes).")
+    @Option(
+        name: .customLong("hls-time"), help: "HLS target segment duration in seconds (segments are cut at keyframes).")
     var hlsTime = 2.0
 
-    @Option(name: .customLong("hls-list-size"), help: "Segments in the live HLS playlist, older ones deleted; 0 writes a VOD playlist listing every segment.")
+    @Option(
+        name: .customLong("hls-list-size"),
+        help: "Segments in the live HLS playlist, older ones deleted; 0 writes a VOD playlist listing every segment.")
     var hlsListSize = 6
 
     enum HLSSegmentType: String, ExpressibleByArgument, CaseIterable {
         case ts, fmp4
     }
 
-    @Option(name: .customLong("protocol-option"), help: ArgumentHelp("An option for libavformat's protocol, as ffmpeg's -KEY VALUE (send_buffer_size=65536, rw_timeout=5000000, latency=200000…); repeatable.", valueName: "KEY=VALUE"))
+    @Option(
+        name: .customLong("protocol-option"),
+        help: ArgumentHelp(
+            "An option for libavformat's protocol, as ffmpeg's -KEY VALUE (send_buffer_size=65536, rw_timeout=5000000, latency=200000…); repeatable.",
+            valueName: "KEY=VALUE"))
     var protocolOptions: [String] = []
 
-    @Flag(name: .customLong("stats-json"), help: "Print one JSON object per second on standard output: sentBytes, sentFrames, droppedFrames, reconnects, queueSeconds, and more.")
+    @Flag(
+        name: .customLong("stats-json"),
+        help:
+            "Print one JSON object per second on standard output: sentBytes, sentFrames, droppedFrames, reconnects, queueSeconds, and more."
+    )
     var statsJSON = false
 
     @Flag(name: .shortAndLong, help: "Print no connection events and no summary.")
@@ -100,14 +138,24 @@ struct LiveStreamer: ParsableCommand {
         guard sources.hasVideo || sources.hasAudioFileOrTone || capture != nil else {
             throw ValidationError("give video (--pattern or --video) or audio (--tone, --audio or --capture), or both")
         }
-        if sources.hasAudioFileOrTone && capture != nil { throw ValidationError("give one of --tone, --audio and --capture") }
-        if let duration, !(duration > 0 && duration <= 86_400) { throw ValidationError("--duration must be between 0 and 86400 seconds") }
+        if sources.hasAudioFileOrTone && capture != nil {
+            throw ValidationError("give one of --tone, --audio and --capture")
+        }
+        if let duration, !(duration > 0 && duration <= 86_400) {
+            throw ValidationError("--duration must be between 0 and 86400 seconds")
+        }
         if !(10_000...200_000_000).contains(bitrate) { throw ValidationError("--bitrate must be 10000 to 200000000") }
-        if !(8_000...2_000_000).contains(audioBitrate) { throw ValidationError("--audio-bitrate must be 8000 to 2000000") }
+        if !(8_000...2_000_000).contains(audioBitrate) {
+            throw ValidationError("--audio-bitrate must be 8000 to 2000000")
+        }
         if let keyint, !(1...10_000).contains(keyint) { throw ValidationError("--keyint must be 1 to 10000") }
-        if !(maxLatency > 0 && maxLatency <= 600) { throw ValidationError("--max-latency must be between 0 and 600 seconds") }
+        if !(maxLatency > 0 && maxLatency <= 600) {
+            throw ValidationError("--max-latency must be between 0 and 600 seconds")
+        }
         if !(0...1_000).contains(reconnect) { throw ValidationError("--reconnect must be 0 to 1000") }
-        if !(hlsTime >= 0.1 && hlsTime <= 3600) { throw ValidationError("--hls-time must be between 0.1 and 3600 seconds") }
+        if !(hlsTime >= 0.1 && hlsTime <= 3600) {
+            throw ValidationError("--hls-time must be between 0.1 and 3600 seconds")
+        }
         if !(0...100_000).contains(hlsListSize) { throw ValidationError("--hls-list-size must be 0 to 100000") }
         for option in protocolOptions where !option.contains("=") || option.hasPrefix("=") {
             throw ValidationError("--protocol-option '\(option)' is not KEY=VALUE")
@@ -115,8 +163,12 @@ struct LiveStreamer: ParsableCommand {
         if !Destination.isHLS(to) {
             do { _ = try StreamingURL(to) } catch { throw ValidationError(error.message) }
         }
-        if let record, ContainerFormat(fileExtension: String(record.split(separator: ".").last ?? "")) == nil || !record.contains(".") {
-            throw ValidationError("cannot tell the container of --record '\(record)' from its extension (.mp4 .mov .ts .flv .mkv)")
+        if let record,
+            ContainerFormat(fileExtension: String(record.split(separator: ".").last ?? "")) == nil
+                || !record.contains(".")
+        {
+            throw ValidationError(
+                "cannot tell the container of --record '\(record)' from its extension (.mp4 .mov .ts .flv .mkv)")
         }
     }
 
@@ -144,14 +196,18 @@ struct LiveStreamer: ParsableCommand {
         let diagnostics = ExampleLogHandler.logger(for: "live-streamer", verbose: true, quiet: false)
         var graph = MediaGraph(logger: logging.verbose && !quiet ? diagnostics : nil)
         var tracks: [MediaGraph.BranchID] = []
-        if let branch = try videoBranch(&graph, clock: clock, limit: limit, control: control, keyframes: keyframes) { tracks.append(branch) }
+        if let branch = try videoBranch(&graph, clock: clock, limit: limit, control: control, keyframes: keyframes) {
+            tracks.append(branch)
+        }
         if let branch = try audioBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }
 
         let events = EventPrinter(enabled: !quiet)
         let output = try Destination.sink(
-            to, reconnect: reconnect, protocolOptions: protocolOptionPairs, hls: hlsOptions, keyframes: keyframes, onEvent: events.print)
+            to, reconnect: reconnect, protocolOptions: protocolOptionPairs, hls: hlsOptions, keyframes: keyframes,
+            onEvent: events.print)
         let live = try LiveStreamSink(
-            output, clock: clock, maxQueueDuration: MediaTime(value: Int64((maxLatency * 1000).rounded()), timescale: 1000),
+            output, clock: clock,
+            maxQueueDuration: MediaTime(value: Int64((maxLatency * 1000).rounded()), timescale: 1000),
             adaptiveBitRate: control.map { AdaptiveBitRate(control: $0) })
         let stats = live.statsSource
         graph.addSink(live, tracks: tracks)
@@ -186,9 +242,12 @@ struct LiveStreamer: ParsableCommand {
     }
 
     private func videoBranch(
-        _ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?, control: BitRateControl?, keyframes: KeyframeRequest
+        _ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?, control: BitRateControl?,
+        keyframes: KeyframeRequest
     ) throws -> MediaGraph.BranchID? {
-        guard let input = try sources.videoSource(patternLength: limit.map { .duration($0) } ?? .unlimited, limit: limit) else {
+        guard
+            let input = try sources.videoSource(patternLength: limit.map { .duration($0) } ?? .unlimited, limit: limit)
+        else {
             return nil
         }
         let rate = input.rate
@@ -210,13 +269,18 @@ struct LiveStreamer: ParsableCommand {
         return graph.addBranch("video", source: RealTimeSource(input.source, clock: clock), stages: stages)
     }
 
-    private func audioBranch(_ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?) throws -> MediaGraph.BranchID? {
+    private func audioBranch(_ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?) throws -> MediaGraph
+        .BranchID?
+    {
         var source: any MediaSource
-        if let file = try sources.audioSource(toneLength: limit.map { .duration($0) } ?? .unlimited, limit: limit, framesPerSample: 480) {
+        if let file = try sources.audioSource(
+            toneLength: limit.map { .duration($0) } ?? .unlimited, limit: limit, framesPerSample: 480)
+        {
             source = RealTimeSource(file, clock: clock)  // 10-ms tone samples: a microphone's pace
         } else if let capture {
             let device = capture == Self.defaultDevice ? nil : capture
-            source = try AudioCaptureSource(device: device, sampleType: .f32, sampleRate: 48_000, channels: 2, clock: clock)
+            source = try AudioCaptureSource(
+                device: device, sampleType: .f32, sampleRate: 48_000, channels: 2, clock: clock)
             if let limit { source = TimeLimit(source, limit: limit) }
         } else {
             return nil
@@ -226,10 +290,14 @@ struct LiveStreamer: ParsableCommand {
 
     /// The summary line: what was sent, dropped and how long it waited.
     static func summary(_ stats: LiveStreamSink.Stats) -> String {
-        var parts = ["sent \(stats.sentVideoFrames) video and \(count: stats.sentAudioFrames, "audio frame"), \(count: stats.sentBytes ?? 0, "byte")"]
+        var parts = [
+            "sent \(stats.sentVideoFrames) video and \(count: stats.sentAudioFrames, "audio frame"), \(count: stats.sentBytes ?? 0, "byte")"
+        ]
         parts.append("dropped \(count: stats.droppedFrames, "video frame") (\(count: stats.droppedGOPs, "GOP"))")
         if stats.reconnects > 0 || stats.droppedWhileReconnecting > 0 {
-            parts.append("\(count: stats.reconnects, "reconnect"), \(count: stats.droppedWhileReconnecting, "frame") lost while reconnecting")
+            parts.append(
+                "\(count: stats.reconnects, "reconnect"), \(count: stats.droppedWhileReconnecting, "frame") lost while reconnecting"
+            )
         }
         if let p50 = stats.latencyP50, let p99 = stats.latencyP99 {
             parts.append("latency p50 \(formatDecimal(p50 * 1000, 1)) ms, p99 \(formatDecimal(p99 * 1000, 1)) ms")

@@ -55,7 +55,7 @@ final class StatsPrinter: Sendable {
             ("droppedWhileReconnecting", "\(stats.droppedWhileReconnecting)"),
             ("maxQueueSeconds", number(stats.maxQueueSeconds, 3)),
             ("latencyP50Ms", number(stats.latencyP50.map { $0 * 1000 }, 1)),
-            ("latencyP99Ms", number(stats.latencyP99.map { $0 * 1000 }, 1)),
+            ("latencyP99Ms", number(stats.latencyP99.map { $0 * 1000 }, 1))
         ]
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }

@@ -88,8 +88,11 @@ struct Info: Encodable {
 
     init(file: String, summary: AudioFileSummary) {
         let properties = summary.properties
-        let asbd = properties.dataFormat ?? AudioStreamBasicDescription(
-            sampleRate: 0, formatID: 0, bytesPerPacket: 0, framesPerPacket: 0, bytesPerFrame: 0, channelsPerFrame: 0, bitsPerChannel: 0)
+        let asbd =
+            properties.dataFormat
+            ?? AudioStreamBasicDescription(
+                sampleRate: 0, formatID: 0, bytesPerPacket: 0, framesPerPacket: 0, bytesPerFrame: 0,
+                channelsPerFrame: 0, bitsPerChannel: 0)
         self.file = file
         fileType = properties.fileType?.rawValue ?? "?"
         formatID = asbd.formatIDString
@@ -125,10 +128,11 @@ struct Info: Encodable {
             "File type:          \(fileType)",
             "Data format:        \(channels) ch, \(formatDecimal(sampleRate, sampleRate.rounded() == sampleRate ? 0 : 3)) Hz, '\(formatID)' (0x\(String(formatFlags, radix: 16, uppercase: true))) "
                 + "\(bitsPerChannel) bits/channel, \(bytesPerPacket) bytes/packet, \(framesPerPacket) frames/packet, \(bytesPerFrame) bytes/frame",
-            "Channel layout:     \(channelLayout)",
+            "Channel layout:     \(channelLayout)"
         ]
         if let float, let bigEndian {
-            lines.append("Sample type:        \(float ? "float" : "integer"), \(bigEndian ? "big-endian" : "little-endian")")
+            lines.append(
+                "Sample type:        \(float ? "float" : "integer"), \(bigEndian ? "big-endian" : "little-endian")")
         }
         lines += [
             "Packets:            \(packets)",
@@ -137,7 +141,7 @@ struct Info: Encodable {
             "Audio data:         \(count: dataBytes, "byte") at offset \(dataOffset)",
             "Maximum packet:     \(count: maximumPacketSize, "byte")",
             "Bit rate:           \(bitRate) bits/s",
-            "Magic cookie:       \(cookie.isEmpty ? "none" : cookie)",
+            "Magic cookie:       \(cookie.isEmpty ? "none" : cookie)"
         ]
         lines += diagnostics.map { "Note:               \($0)" }
         return lines.joined(separator: "\n")

@@ -30,7 +30,9 @@ struct Transcode: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("A file to read; repeat for several.", valueName: "FILE"))
     var input: [String] = []
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write; - for standard output (with --format).", valueName: "FILE"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The file to write; - for standard output (with --format).", valueName: "FILE"))
     var output: String
 
     @Flag(help: "Copy the packets without re-encoding (a remux).")
@@ -39,7 +41,10 @@ struct Transcode: ParsableCommand {
     @Option(help: "Force the output format (mp4, mov, m4a, mpegts, flv, matroska, webm, aac, h264, caf, wav, y4m).")
     var format: String?
 
-    @Flag(help: "Write MP4/MOV/M4A fragmented (moof per keyframe): readable while it grows, and writable to standard output.")
+    @Flag(
+        help:
+            "Write MP4/MOV/M4A fragmented (moof per keyframe): readable while it grows, and writable to standard output."
+    )
     var fragmented = false
 
     @OptionGroup var encoding: EncoderOptions
@@ -71,9 +76,12 @@ struct Transcode: ParsableCommand {
                     "--output - (standard output) needs --format: one of mpegts, flv, matroska, webm, aac, h264, wav, y4m, caf, "
                         + "or mp4/mov/m4a with --fragmented")
             }
-            throw ValidationError("cannot tell the format of '\(output)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264 .caf .wav .y4m")
+            throw ValidationError(
+                "cannot tell the format of '\(output)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264 .caf .wav .y4m"
+            )
         }
-        if toStandardOutput, case .container(let container) = kind, [.mp4, .mov, .m4a].contains(container), !fragmented {
+        if toStandardOutput, case .container(let container) = kind, [.mp4, .mov, .m4a].contains(container), !fragmented
+        {
             throw ValidationError(
                 "--output - (standard output) cannot take \(container) unless --fragmented: its index is written at the end, "
                     + "into a file that can seek back")
@@ -86,12 +94,16 @@ struct Transcode: ParsableCommand {
         var streams: [(path: String, stream: ContainerDemuxer.Stream)] = []
         for path in input {
             let demuxer = try ContainerDemuxer(path: path)
-            for stream in demuxer.streams where (stream.isAudio && kind.takesAudio) || (stream.isVideo && kind.takesVideo) {
+            for stream in demuxer.streams
+            where (stream.isAudio && kind.takesAudio) || (stream.isVideo && kind.takesVideo) {
                 streams.append((path, stream))
             }
         }
         guard !streams.isEmpty else {
-            throw MediaError(.unsupportedFormat, "\(input.joined(separator: ", ")) holds no \(kind.takesVideo ? (kind.takesAudio ? "audio or video" : "video") : "audio") stream for \(output)")
+            throw MediaError(
+                .unsupportedFormat,
+                "\(input.joined(separator: ", ")) holds no \(kind.takesVideo ? (kind.takesAudio ? "audio or video" : "video") : "audio") stream for \(output)"
+            )
         }
         if !kind.isContainer {
             // A bare stream, CAF, WAV or Y4M file holds one stream: the first that fits.
@@ -100,11 +112,13 @@ struct Transcode: ParsableCommand {
         if toStandardOutput, kind == .caf, case .audio(let audio)? = streams[0].stream.format, audio.pcm == nil {
             // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
             throw ValidationError(
-                "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file")
+                "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file"
+            )
         }
 
         // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error.
-        var graph = MediaGraph(logger: ExampleLogHandler.logger(for: "transcode", verbose: logging.verbose, quiet: quiet))
+        var graph = MediaGraph(
+            logger: ExampleLogHandler.logger(for: "transcode", verbose: logging.verbose, quiet: quiet))
         var branches: [MediaGraph.BranchID] = []
         for (path, stream) in streams {
             let source = try ContainerDemuxer.streamSource(path: path, stream: stream.index)
@@ -116,11 +130,14 @@ struct Transcode: ParsableCommand {
         // Standard output has no file to measure: its bytes are counted on the way.
         let standardOutputBytes = ByteCount()
         func fileOutput() throws -> sending any MediaOutput {
-            toStandardOutput ? CountedOutput(try FileOutput.standardOutput(), count: standardOutputBytes) : try FileOutput(path: output)
+            toStandardOutput
+                ? CountedOutput(try FileOutput.standardOutput(), count: standardOutputBytes)
+                : try FileOutput(path: output)
         }
         switch kind {
         case .container(let container):
-            let muxer = toStandardOutput
+            let muxer =
+                toStandardOutput
                 ? try ContainerMuxer(output: fileOutput(), format: container, options: options)
                 : try ContainerMuxer(path: output, format: container, options: options)
             graph.addSink(muxer, tracks: branches)
@@ -136,7 +153,8 @@ struct Transcode: ParsableCommand {
             graph.addSink(Y4MMuxer(output: try fileOutput()), input: branches[0])
         }
 
-        let reporter = ProgressReporter(name: "transcode", verb: copy ? "copied" : "transcoded", enabled: !quiet && !toStandardOutput)
+        let reporter = ProgressReporter(
+            name: "transcode", verb: copy ? "copied" : "transcoded", enabled: !quiet && !toStandardOutput)
         let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
         guard !quiet else { return }
@@ -145,15 +163,20 @@ struct Transcode: ParsableCommand {
         // The size of what was written, as the other examples report it: the file's, or what went to
         // standard output (not the packets' bytes: headers, indexes and start codes count too).
         let size = toStandardOutput ? standardOutputBytes.value : (fileSize(output) ?? 0)
-        printError("transcode: \(read) in; \(count: samples, "sample") out in \(formatDecimal(wall, 2)) s → "
-            + "\(toStandardOutput ? "standard output" : output) (\(count: size, "byte"))"
-            + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
+        printError(
+            "transcode: \(read) in; \(count: samples, "sample") out in \(formatDecimal(wall, 2)) s → "
+                + "\(toStandardOutput ? "standard output" : output) (\(count: size, "byte"))"
+                + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
     }
 
     /// The stages that bring `stream` to what `kind` takes.
-    func stages(for stream: ContainerDemuxer.Stream, path: String, into kind: TranscodeOutput) throws -> sending [any MediaStage] {
+    func stages(for stream: ContainerDemuxer.Stream, path: String, into kind: TranscodeOutput) throws
+        -> sending [any MediaStage]
+    {
         guard let format = stream.format else {
-            throw MediaError(.unsupportedFormat, "stream \(stream.index) of \(path) (\(stream.codecName)) is not audio or video MediaPipeline can take")
+            throw MediaError(
+                .unsupportedFormat,
+                "stream \(stream.index) of \(path) (\(stream.codecName)) is not audio or video MediaPipeline can take")
         }
         switch (kind, format) {
         case (.wav, .audio(let audio)):
@@ -189,7 +212,10 @@ struct Transcode: ParsableCommand {
     }
 
     func cannotDecode(_ stream: ContainerDemuxer.Stream, _ path: String) -> MediaError {
-        MediaError(.unsupportedFormat, "MediaPipeline has no decoder for \(stream.codecName) (stream \(stream.index) of \(path)); --copy remuxes it untouched where the container takes it")
+        MediaError(
+            .unsupportedFormat,
+            "MediaPipeline has no decoder for \(stream.codecName) (stream \(stream.index) of \(path)); --copy remuxes it untouched where the container takes it"
+        )
     }
 }
 

@@ -40,7 +40,9 @@ extension LevelMeter {
                 throw MediaError(.invalidArgument, "a meter block of \(block) is outside 1 ms...1 s")
             }
             guard averagingWindow >= block, averagingWindow <= .seconds(60) else {
-                throw MediaError(.invalidArgument, "an averaging window of \(averagingWindow) is outside the block (\(block))...60 s")
+                throw MediaError(
+                    .invalidArgument, "an averaging window of \(averagingWindow) is outside the block (\(block))...60 s"
+                )
             }
             guard peakHold >= .zero, peakHold <= .seconds(3600) else {
                 throw MediaError(.invalidArgument, "a peak hold of \(peakHold) is outside 0...3600 s")

@@ -31,18 +31,26 @@ public struct LevelMeterStage: MediaStage, Sendable {
             throw MediaError.formatMismatch(stage: name, expected: "linear PCM audio", actual: sample.format)
         }
         guard audio.channelCount > 0, audio.sampleRate > 0 else {
-            throw MediaError(.invalidData, "\(audio) has \(count: audio.channelCount, "channel") at \(audio.sampleRate) Hz; the meter needs at least 1 channel at a positive rate")
+            throw MediaError(
+                .invalidData,
+                "\(audio) has \(count: audio.channelCount, "channel") at \(audio.sampleRate) Hz; the meter needs at least 1 channel at a positive rate"
+            )
         }
         guard audio.channelCount <= Self.maximumChannelCount, audio.sampleRate <= Self.maximumSampleRate else {
-            throw MediaError(.unsupportedFormat, "\(audio) has \(count: audio.channelCount, "channel") at \(audio.sampleRate) Hz; the meter takes at most \(count: Self.maximumChannelCount, "channel") at \(Self.maximumSampleRate) Hz")
+            throw MediaError(
+                .unsupportedFormat,
+                "\(audio) has \(count: audio.channelCount, "channel") at \(audio.sampleRate) Hz; the meter takes at most \(count: Self.maximumChannelCount, "channel") at \(Self.maximumSampleRate) Hz"
+            )
         }
         // Checked before validatePCMLayout, which multiplies the two.
         guard sample.frameCount <= Int.max / audio.bytesPerFrame else {
-            throw MediaError(.invalidData, "a PCM sample of \(count: sample.frameCount, "frame") of \(audio) is larger than memory")
+            throw MediaError(
+                .invalidData, "a PCM sample of \(count: sample.frameCount, "frame") of \(audio) is larger than memory")
         }
         try sample.validatePCMLayout()
         if analyzer?.channelCount != audio.channelCount || analyzer?.sampleRate != audio.sampleRate {
-            analyzer = MeterAnalyzer(configuration: meter.configuration, channelCount: audio.channelCount, sampleRate: audio.sampleRate)
+            analyzer = MeterAnalyzer(
+                configuration: meter.configuration, channelCount: audio.channelCount, sampleRate: audio.sampleRate)
             meter.reset(channelCount: audio.channelCount)
         }
         let start = min(max(0, sample.trimAtStart), sample.frameCount)

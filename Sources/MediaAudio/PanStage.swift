@@ -43,7 +43,9 @@ public struct PanStage: MediaStage {
 
     /// A pan stage following `pan` (whose value applies from the first frame), with changes ramped over
     /// `rampDuration` (at least one frame), doing `mono` with mono input.
-    public init(pan: AudioParameter = .pan(0), rampDuration: Duration = .milliseconds(20), mono: MonoHandling = .unchanged) {
+    public init(
+        pan: AudioParameter = .pan(0), rampDuration: Duration = .milliseconds(20), mono: MonoHandling = .unchanged
+    ) {
         self.pan = pan
         self.rampDuration = rampDuration
         self.mono = mono

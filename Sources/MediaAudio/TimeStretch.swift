@@ -124,7 +124,9 @@ public final class TimeStretch: MediaStage {
         let channels = input.channelCount
         sample.withUnsafeBytes(plane: 0) { first in
             if input.pcm?.isInterleaved ?? true {
-                engine.append(frames: sample.frameCount) { frame, channel in first.float32(at: frame * channels + channel) }
+                engine.append(frames: sample.frameCount) { frame, channel in
+                    first.float32(at: frame * channels + channel)
+                }
             } else {
                 let planes = sample.planes
                 engine.append(frames: sample.frameCount) { frame, channel in
@@ -149,7 +151,8 @@ public final class TimeStretch: MediaStage {
     private func engine(for input: AudioFormat, sample: MediaSample) throws(MediaError) -> WSOLAEngine {
         if let engine, let format {
             guard input == format else {
-                throw MediaError.formatMismatch(stage: name, expected: "\(format) (the first sample's format)", actual: sample.format)
+                throw MediaError.formatMismatch(
+                    stage: name, expected: "\(format) (the first sample's format)", actual: sample.format)
             }
             return engine
         }
@@ -161,7 +164,8 @@ public final class TimeStretch: MediaStage {
         return made
     }
 
-    private func emitStaged(_ engine: WSOLAEngine, format: AudioFormat, into emit: (MediaSample) throws -> Void) throws {
+    private func emitStaged(_ engine: WSOLAEngine, format: AudioFormat, into emit: (MediaSample) throws -> Void) throws
+    {
         let frames = engine.stagedFrames
         guard frames > 0 else { return }
         let channels = format.channelCount
@@ -190,7 +194,8 @@ public final class TimeStretch: MediaStage {
     private func outputTiming(frames: Int, format: AudioFormat) -> SampleTiming {
         let scale = Int32(clamping: format.sampleRate)
         let pts = startTime.converted(to: scale) + MediaTime(value: emittedFrames, timescale: scale)
-        return SampleTiming(presentationTime: pts, decodeTime: pts, duration: MediaTime(value: Int64(frames), timescale: scale))
+        return SampleTiming(
+            presentationTime: pts, decodeTime: pts, duration: MediaTime(value: Int64(frames), timescale: scale))
     }
 
     private static func clamped(_ value: Double) -> Double { value.isNaN ? 1 : min(max(value, 0.5), 2) }

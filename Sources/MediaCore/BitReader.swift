@@ -18,7 +18,9 @@ public struct BitReader: Sendable {
     public var bitsRemaining: Int { bytes.count * 8 - bitPosition }
 
     /// The next `count` bits (0...32) as an unsigned integer.
-    public mutating func read(_ count: Int, _ what: @autoclosure () -> String = "bit field") throws(MediaError) -> UInt32 {
+    public mutating func read(_ count: Int, _ what: @autoclosure () -> String = "bit field") throws(MediaError)
+        -> UInt32
+    {
         guard count >= 0, count <= 32 else {
             throw MediaError(.invalidArgument, "cannot read \(count: count, "bit") at once")
         }

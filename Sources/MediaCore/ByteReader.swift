@@ -67,7 +67,9 @@ public struct ByteReader: Sendable {
     }
 
     /// `count` bytes.
-    public mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws(MediaError) -> ArraySlice<UInt8> {
+    public mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws(MediaError)
+        -> ArraySlice<UInt8>
+    {
         try require(count, what)
         defer { offset += count }
         return bytes[offset..<offset + count]

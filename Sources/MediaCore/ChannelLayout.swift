@@ -47,9 +47,11 @@ public struct ChannelLayout: Sendable, Hashable, CustomStringConvertible {
     public static let stereo = ChannelLayout(mask: frontLeft | frontRight)
     /// 5.1 with back surrounds (0x3F): FFmpeg's "5.1" and `av_channel_layout_default` for 6 channels,
     /// and WAV's usual 6-channel mask.
-    public static let surround51 = ChannelLayout(mask: frontLeft | frontRight | frontCenter | lowFrequency | backLeft | backRight)
+    public static let surround51 = ChannelLayout(
+        mask: frontLeft | frontRight | frontCenter | lowFrequency | backLeft | backRight)
     /// 5.1 with side surrounds (0x60F): FFmpeg's "5.1(side)".
-    public static let surround51Side = ChannelLayout(mask: frontLeft | frontRight | frontCenter | lowFrequency | sideLeft | sideRight)
+    public static let surround51Side = ChannelLayout(
+        mask: frontLeft | frontRight | frontCenter | lowFrequency | sideLeft | sideRight)
     /// 7.1 (0x63F): FFmpeg's "7.1", front, centre, LFE, back and side pairs.
     public static let surround71 = ChannelLayout(mask: 0x63F)
 

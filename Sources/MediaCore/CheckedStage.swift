@@ -55,9 +55,11 @@ public final class CheckedStage: MediaStage {
     /// - Throws: ``MediaError/Code/stageFinished`` after ``finish(into:)`` or after a throw; the stage's
     ///   errors, stamped; `emit`'s errors, as they are.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        try process(sample, forwardingTo: { output in
-            do { try emit(output) } catch { throw DownstreamError(error: error) }
-        })
+        try process(
+            sample,
+            forwardingTo: { output in
+                do { try emit(output) } catch { throw DownstreamError(error: error) }
+            })
     }
 
     /// Ends the stream: the stage emits what it holds back. Once.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An output to a file or to standard output, buffered in 64 KiB blocks.
@@ -47,7 +47,7 @@ public final class FileOutput: MediaOutput {
     /// pipe then stays as it was.
     private static func enlargePipe(_ fd: Int32) {
         #if os(Linux)
-        _ = fcntl(fd, 1031 /* F_SETPIPE_SZ */, Int32(1 << 20))
+            _ = fcntl(fd, 1031 /* F_SETPIPE_SZ */, Int32(1 << 20))
         #endif
     }
 
@@ -78,13 +78,19 @@ public final class FileOutput: MediaOutput {
     /// Replaces bytes at `offset` (flushing first). Throws on standard output and pipes.
     public func overwrite(_ bytes: [UInt8], at offset: Int64) throws(MediaError) {
         guard isSeekable else {
-            throw MediaError(.unsupportedFormat, "cannot seek back to offset \(offset) in \(path): it is not a regular file")
+            throw MediaError(
+                .unsupportedFormat, "cannot seek back to offset \(offset) in \(path): it is not a regular file")
         }
         try flush()
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
-            guard n > 0 else { throw MediaError(.io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: offset) }
+            let n = bytes.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
+            guard n > 0 else {
+                throw MediaError(
+                    .io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: offset)
+            }
             done += n
         }
     }
@@ -118,7 +124,8 @@ public final class FileOutput: MediaOutput {
             let n = Glibc.write(fd, base + done, raw.count - done)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                throw MediaError(.io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: flushedBytes)
+                throw MediaError(
+                    .io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: flushedBytes)
             }
             done += n
             flushedBytes += Int64(n)
@@ -193,7 +200,9 @@ public final class FileInput {
     /// - Throws: ``MediaError/Code/io`` for standard input, a pipe, or a failing `lseek`.
     public func seek(to offset: Int64) throws(MediaError) {
         guard size != nil, offset >= 0 else {
-            throw MediaError(.io, "cannot seek \(path) to \(offset): \(size == nil ? "it is not a regular file" : "a negative offset")")
+            throw MediaError(
+                .io,
+                "cannot seek \(path) to \(offset): \(size == nil ? "it is not a regular file" : "a negative offset")")
         }
         guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
             throw MediaError(.io, "cannot seek \(path) to \(offset): \(String(cString: strerror(errno)))")

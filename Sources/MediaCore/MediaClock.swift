@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A clock that live sources stamp their samples on: `CMClock`, host time.

@@ -91,7 +91,8 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The input ended: `needed` bytes were required at `offset` but only `available` remain.
     public static func truncated(_ what: String, needed: Int, available: Int, at offset: Int64) -> MediaError {
-        MediaError(.truncated, "\(what) needs \(count: needed, "byte") but only \(available) remain", byteOffset: offset)
+        MediaError(
+            .truncated, "\(what) needs \(count: needed, "byte") but only \(available) remain", byteOffset: offset)
     }
 
     /// The input is invalid at `offset`.

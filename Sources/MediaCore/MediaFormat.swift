@@ -61,7 +61,10 @@ public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
     public var magicCookie: [UInt8]
 
     /// A format with every field given.
-    public init(codec: AudioCodec, sampleRate: Int, channelLayout: ChannelLayout, framesPerPacket: Int, magicCookie: [UInt8] = []) {
+    public init(
+        codec: AudioCodec, sampleRate: Int, channelLayout: ChannelLayout, framesPerPacket: Int,
+        magicCookie: [UInt8] = []
+    ) {
         self.codec = codec
         self.sampleRate = sampleRate
         self.channelLayout = channelLayout
@@ -81,7 +84,9 @@ public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
 
     /// AAC with the given AudioSpecificConfig bytes as magic cookie, 1024 frames per packet.
     public static func aac(sampleRate: Int, channelLayout: ChannelLayout, audioSpecificConfig: [UInt8]) -> AudioFormat {
-        AudioFormat(codec: .aac, sampleRate: sampleRate, channelLayout: channelLayout, framesPerPacket: 1024, magicCookie: audioSpecificConfig)
+        AudioFormat(
+            codec: .aac, sampleRate: sampleRate, channelLayout: channelLayout, framesPerPacket: 1024,
+            magicCookie: audioSpecificConfig)
     }
 
     /// The number of channels.

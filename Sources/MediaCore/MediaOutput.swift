@@ -51,7 +51,10 @@ public final class MemoryOutput: MediaOutput {
     /// Replaces bytes at `offset`.
     public func overwrite(_ data: [UInt8], at offset: Int64) throws(MediaError) {
         guard offset >= 0, offset + Int64(data.count) <= Int64(bytes.count) else {
-            throw MediaError(.invalidArgument, "overwrite of \(count: data.count, "byte") past the end of \(count: bytes.count, "byte")", byteOffset: offset)
+            throw MediaError(
+                .invalidArgument,
+                "overwrite of \(count: data.count, "byte") past the end of \(count: bytes.count, "byte")",
+                byteOffset: offset)
         }
         bytes.replaceSubrange(Int(offset)..<Int(offset) + data.count, with: data)
     }

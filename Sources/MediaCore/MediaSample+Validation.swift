@@ -10,11 +10,16 @@ extension MediaSample {
             throw MediaError(.invalidData, "PCM sample has a negative frame count \(frameCount)")
         }
         guard planes.count == audio.planeCount else {
-            throw MediaError(.invalidData, "\(audio) sample has \(count: planes.count, "plane") but its format needs \(audio.planeCount)")
+            throw MediaError(
+                .invalidData,
+                "\(audio) sample has \(count: planes.count, "plane") but its format needs \(audio.planeCount)")
         }
         let needed = frameCount * audio.bytesPerFrame
         for (index, plane) in planes.enumerated() where plane.count < needed {
-            throw MediaError(.invalidData, "PCM plane \(index) holds \(count: plane.count, "byte") but \(count: frameCount, "frame") of \(audio) need \(needed)")
+            throw MediaError(
+                .invalidData,
+                "PCM plane \(index) holds \(count: plane.count, "byte") but \(count: frameCount, "frame") of \(audio) need \(needed)"
+            )
         }
     }
 }
@@ -30,7 +35,8 @@ extension MediaSample {
     public func validateVideoLayout(_ format: VideoFormat, index: Int64) throws(MediaError) {
         guard let pixelFormat = format.pixelFormat else { return }
         guard format.width > 0, format.height > 0 else {
-            throw MediaError(.invalidData, "raw video frame has a size of \(format.width)x\(format.height)", sampleIndex: index)
+            throw MediaError(
+                .invalidData, "raw video frame has a size of \(format.width)x\(format.height)", sampleIndex: index)
         }
         guard planes.count == pixelFormat.planeCount, format.bytesPerRow.count == pixelFormat.planeCount else {
             throw MediaError(
@@ -43,7 +49,8 @@ extension MediaSample {
             let stride = format.bytesPerRow[plane]
             guard stride >= size.bytesPerRow else {
                 throw MediaError(
-                    .invalidData, "plane \(plane) of a \(format) frame has \(count: stride, "byte") per row but needs \(size.bytesPerRow)",
+                    .invalidData,
+                    "plane \(plane) of a \(format) frame has \(count: stride, "byte") per row but needs \(size.bytesPerRow)",
                     sampleIndex: index)
             }
             let needed = stride * (size.rows - 1) + size.bytesPerRow

@@ -119,7 +119,9 @@ public struct MediaSample: Sendable {
 
     /// Calls `body` with the bytes of plane `index` (an empty buffer if there is no such plane).
     public func withUnsafeBytes<R>(plane index: Int = 0, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        guard storage.planes.indices.contains(index) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        guard storage.planes.indices.contains(index) else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
         return try storage.planes[index].withUnsafeBytes(body)
     }
 

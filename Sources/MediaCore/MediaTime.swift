@@ -90,7 +90,8 @@ public struct MediaTime: Sendable {
     }
 
     /// `numerator / denominator` rounded by `rule`; `denominator` is positive.
-    static func divide(_ numerator: Int128, by denominator: Int128, rounding rule: FloatingPointRoundingRule) -> Int128 {
+    static func divide(_ numerator: Int128, by denominator: Int128, rounding rule: FloatingPointRoundingRule) -> Int128
+    {
         let quotient = numerator / denominator  // truncates toward zero
         let remainder = numerator % denominator  // same sign as the numerator
         if remainder == 0 { return quotient }

@@ -9,7 +9,9 @@ extension Pipeline {
     /// rethrown with the failing stage's name and sample index. When the source fails, the stages first drain what they
     /// hold into the sink, as in ``run(progress:)``.
     @discardableResult
-    public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
+    public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil)
+        throws -> Progress
+    {
         try engine.runConcurrently(queueDepth: queueDepth, progress: report)
     }
 }
@@ -34,14 +36,20 @@ private final class SinkCounts: Sendable {
     private let counts = Locked<(samples: Int64, bytes: Int64)>((0, 0))
 
     /// Counts one written sample of `bytes` bytes.
-    func add(bytes: Int) { counts.withLock { $0.samples += 1; $0.bytes += Int64(bytes) } }
+    func add(bytes: Int) {
+        counts.withLock {
+            $0.samples += 1; $0.bytes += Int64(bytes)
+        }
+    }
 
     /// Samples and bytes written so far.
     var current: (samples: Int64, bytes: Int64) { counts.withLock { $0 } }
 }
 
 extension Engine {
-    func runConcurrently(queueDepth: Int, progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
+    func runConcurrently(queueDepth: Int, progress report: ((Pipeline.Progress) throws -> Void)?) throws
+        -> Pipeline.Progress
+    {
         guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
         hasRun = true
         let queues = (0...stages.count).map { _ in BoundedQueue<PipelineItem>(capacity: queueDepth) }
@@ -52,7 +60,8 @@ extension Engine {
 
         do {
             for (index, stage) in stages.enumerated() {
-                threads.append(try StageThread { runStage(stage, from: queues[index], to: queues[index + 1], state: state) })
+                threads.append(
+                    try StageThread { runStage(stage, from: queues[index], to: queues[index + 1], state: state) })
             }
             let sinkInput = queues[stages.count]
             threads.append(try StageThread { [sink] in runSink(sink, from: sinkInput, counts: counts, state: state) })
@@ -97,7 +106,10 @@ extension Engine {
 /// One stage's thread: process until the end of the stream, then finish and pass the end on. After an
 /// error anywhere it keeps taking (and dropping) samples, so that the threads before it never block.
 /// The ``CheckedStage`` keeps the stage's order and stamps its errors.
-private func runStage(_ stage: CheckedStage, from input: BoundedQueue<PipelineItem>, to output: BoundedQueue<PipelineItem>, state: RunState) {
+private func runStage(
+    _ stage: CheckedStage, from input: BoundedQueue<PipelineItem>, to output: BoundedQueue<PipelineItem>,
+    state: RunState
+) {
     // Never throws, so it needs no DownstreamError.
     let emit: (MediaSample) throws -> Void = { output.put(.sample($0)) }
     while true {

@@ -26,6 +26,7 @@ public struct SampleTiming: Sendable, Hashable {
     public static func audio(startFrame: Int64, frameCount: Int, sampleRate: Int) -> SampleTiming {
         let scale = Int32(clamping: sampleRate)
         let pts = MediaTime(value: startFrame, timescale: scale)
-        return SampleTiming(presentationTime: pts, decodeTime: pts, duration: MediaTime(value: Int64(frameCount), timescale: scale))
+        return SampleTiming(
+            presentationTime: pts, decodeTime: pts, duration: MediaTime(value: Int64(frameCount), timescale: scale))
     }
 }

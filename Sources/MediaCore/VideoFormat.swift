@@ -94,7 +94,9 @@ public struct VideoFormat: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Raw frames of `pixelFormat`, tightly packed.
-    public static func raw(_ pixelFormat: PixelFormat, width: Int, height: Int, frameRate: FrameRate? = nil) -> VideoFormat {
+    public static func raw(_ pixelFormat: PixelFormat, width: Int, height: Int, frameRate: FrameRate? = nil)
+        -> VideoFormat
+    {
         VideoFormat(codec: .raw(pixelFormat), width: width, height: height, frameRate: frameRate)
     }
 

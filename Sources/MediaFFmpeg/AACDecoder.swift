@@ -36,7 +36,8 @@ public final class AACDecoder: MediaStage {
         if session == nil { session = try AudioDecoderSession(input: input, setup: .aac(input), output: outputFormat) }
         guard let session else { return }
         guard input == session.input else {
-            throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first packet's format)", actual: sample.format)
+            throw MediaError.formatMismatch(
+                stage: name, expected: "\(session.input) (the first packet's format)", actual: sample.format)
         }
         try session.decode(sample, into: emit)
     }

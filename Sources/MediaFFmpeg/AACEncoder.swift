@@ -59,7 +59,8 @@ public final class AACEncoder: MediaStage {
         }
         guard let session else { return }
         guard input == session.input else {
-            throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first sample's format)", actual: sample.format)
+            throw MediaError.formatMismatch(
+                stage: name, expected: "\(session.input) (the first sample's format)", actual: sample.format)
         }
         try session.push(sample)
         while session.fifo.count >= Self.framesPerPacket {
@@ -97,18 +98,26 @@ extension AACEncoder {
 
         init(input: AudioFormat, bitRate: Int, start: MediaTime) throws(MediaError) {
             guard let encoder = avcodec_find_encoder_by_name("aac") else {
-                throw MediaError(.unavailable, "this FFmpeg build has no native AAC encoder", ffmpegCall: "avcodec_find_encoder_by_name")
+                throw MediaError(
+                    .unavailable, "this FFmpeg build has no native AAC encoder",
+                    ffmpegCall: "avcodec_find_encoder_by_name")
             }
             guard (1...8).contains(input.channelCount), input.channelCount != 7 else {
-                throw MediaError(.unsupportedFormat, "the AAC encoder takes 1 to 6 or 8 channels, not \(input.channelCount)")
+                throw MediaError(
+                    .unsupportedFormat, "the AAC encoder takes 1 to 6 or 8 channels, not \(input.channelCount)")
             }
             let rates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
             guard rates.contains(input.sampleRate) else {
-                throw MediaError(.unsupportedFormat, "the AAC encoder does not support \(input.sampleRate) Hz; it takes \(rates.map(String.init).joined(separator: ", ")) Hz")
+                throw MediaError(
+                    .unsupportedFormat,
+                    "the AAC encoder does not support \(input.sampleRate) Hz; it takes \(rates.map(String.init).joined(separator: ", ")) Hz"
+                )
             }
             self.input = input
             self.timescale = Int32(input.sampleRate)
-            self.start = start.isNumeric ? start.converted(to: Int32(input.sampleRate)) : MediaTime(value: 0, timescale: Int32(input.sampleRate))
+            self.start =
+                start.isNumeric
+                ? start.converted(to: Int32(input.sampleRate)) : MediaTime(value: 0, timescale: Int32(input.sampleRate))
             codec = try CodecContext(codec: encoder)
             frame = try Frame()
             packet = try Packet()
@@ -127,18 +136,24 @@ extension AACEncoder {
             if let extradata = ctx.pointee.extradata, ctx.pointee.extradata_size > 0 {
                 cookie = Array(UnsafeBufferPointer(start: extradata, count: Int(ctx.pointee.extradata_size)))
             } else {
-                throw MediaError(.encoderFailure, "the AAC encoder gave no AudioSpecificConfig", ffmpegCall: "avcodec_open2")
+                throw MediaError(
+                    .encoderFailure, "the AAC encoder gave no AudioSpecificConfig", ffmpegCall: "avcodec_open2")
             }
-            outputFormat = .aac(sampleRate: input.sampleRate, channelLayout: input.channelLayout, audioSpecificConfig: cookie)
+            outputFormat = .aac(
+                sampleRate: input.sampleRate, channelLayout: input.channelLayout, audioSpecificConfig: cookie)
 
             let planar = AudioFormat.pcm(.f32Planar, sampleRate: input.sampleRate, channelLayout: input.channelLayout)
             converter = input == planar ? nil : try Resampler(from: input, to: planar)
-            fifo = try AudioFifo(sampleFormat: AV_SAMPLE_FMT_FLTP, channels: input.channelCount, capacity: 4 * AACEncoder.framesPerPacket)
+            fifo = try AudioFifo(
+                sampleFormat: AV_SAMPLE_FMT_FLTP, channels: input.channelCount, capacity: 4 * AACEncoder.framesPerPacket
+            )
 
             frame.raw.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
             frame.raw.pointee.sample_rate = Int32(input.sampleRate)
             frame.raw.pointee.nb_samples = Int32(AACEncoder.framesPerPacket)
-            try check(av_channel_layout_copy(&frame.raw.pointee.ch_layout, &ctx.pointee.ch_layout), calling: "av_channel_layout_copy")
+            try check(
+                av_channel_layout_copy(&frame.raw.pointee.ch_layout, &ctx.pointee.ch_layout),
+                calling: "av_channel_layout_copy")
             try check(av_frame_get_buffer(frame.raw, 0), calling: "av_frame_get_buffer", .outOfMemory)
         }
 
@@ -147,13 +162,17 @@ extension AACEncoder {
             try sample.validatePCMLayout()
             framesIn += Int64(sample.frameCount)
             if let converter {
-                try converter.convertInPlace(planes: converter.ffmpegPlanes(of: sample), frameCount: sample.frameCount) {
+                try converter.convertInPlace(planes: converter.ffmpegPlanes(of: sample), frameCount: sample.frameCount)
+                {
                     (planes, frames) throws(MediaError) in
                     try write(UnsafeMutableRawPointer(planes), frames: frames)
                 }
             } else {
                 let written = withPlanePointers(sample.planes) { pointers in
-                    av_audio_fifo_write(fifo.raw, UnsafeMutableRawPointer(pointers).assumingMemoryBound(to: UnsafeMutableRawPointer?.self), Int32(sample.frameCount))
+                    av_audio_fifo_write(
+                        fifo.raw,
+                        UnsafeMutableRawPointer(pointers).assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
+                        Int32(sample.frameCount))
                 }
                 try check(written, calling: "av_audio_fifo_write", .outOfMemory)
             }
@@ -170,7 +189,8 @@ extension AACEncoder {
         func encode(frames: Int, into emit: (MediaSample) throws -> Void) throws {
             try check(av_frame_make_writable(frame.raw), calling: "av_frame_make_writable", .outOfMemory)
             frame.raw.pointee.nb_samples = Int32(frames)
-            let data = UnsafeMutableRawPointer(frame.raw.pointee.extended_data).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+            let data = UnsafeMutableRawPointer(frame.raw.pointee.extended_data).assumingMemoryBound(
+                to: UnsafeMutableRawPointer?.self)
             let read = av_audio_fifo_read(fifo.raw, data, Int32(frames))
             try check(read, calling: "av_audio_fifo_read")
             frame.raw.pointee.pts = framesSent
@@ -201,7 +221,8 @@ extension AACEncoder {
             let validEnd = Int64(priming) + framesIn
             let trimEnd = Int(min(max(first + size - validEnd, 0), size - Int64(trimStart)))
             let pts = start + MediaTime(value: first - Int64(priming), timescale: timescale)
-            let timing = SampleTiming(presentationTime: pts, decodeTime: pts, duration: MediaTime(value: size, timescale: timescale))
+            let timing = SampleTiming(
+                presentationTime: pts, decodeTime: pts, duration: MediaTime(value: size, timescale: timescale))
             return MediaSample(
                 format: .audio(outputFormat), data: bytes, timing: timing, frameCount: Int(size),
                 flags: .keyframe, trimAtStart: trimStart, trimAtEnd: trimEnd)

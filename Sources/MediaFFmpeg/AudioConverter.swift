@@ -34,12 +34,16 @@ public final class AudioConverter: MediaStage {
     private var framesIn: Int64 = 0
 
     /// A converter to the given sample layout, rate and channel layout (each `nil` keeps the input's).
-    public init(format: PCMFormat? = nil, sampleRate: Int? = nil, channelLayout: ChannelLayout? = nil) throws(MediaError) {
+    public init(format: PCMFormat? = nil, sampleRate: Int? = nil, channelLayout: ChannelLayout? = nil)
+        throws(MediaError)
+    {
         if let sampleRate, !(1...768_000).contains(sampleRate) {
             throw MediaError(.invalidArgument, "sample rate \(sampleRate) Hz is outside 1...768000")
         }
         if let channelLayout, !(1...64).contains(channelLayout.channelCount) {
-            throw MediaError(.invalidArgument, "a channel layout of \(count: channelLayout.channelCount, "channel") is outside 1...64")
+            throw MediaError(
+                .invalidArgument,
+                "a channel layout of \(count: channelLayout.channelCount, "channel") is outside 1...64")
         }
         targetFormat = format
         targetSampleRate = sampleRate
@@ -71,7 +75,9 @@ public final class AudioConverter: MediaStage {
         }
         let expected = resampler?.input ?? passThroughFormat
         guard input == expected else {
-            throw MediaError.formatMismatch(stage: name, expected: "\(expected.map(String.init(describing:)) ?? "?") (the first sample's format)", actual: sample.format)
+            throw MediaError.formatMismatch(
+                stage: name, expected: "\(expected.map(String.init(describing:)) ?? "?") (the first sample's format)",
+                actual: sample.format)
         }
         try sample.validatePCMLayout()
         framesIn += Int64(sample.frameCount)
@@ -94,7 +100,8 @@ public final class AudioConverter: MediaStage {
         var tail = try resampler.drain()
         // libswresample's drained length depends on its filter phase (a frame more or less, or nothing
         // at all for a tiny input). Trim or pad the tail with silence to the exact count.
-        let expected = Self.expectedOutputFrames(input: framesIn, from: resampler.input.sampleRate, to: resampler.output.sampleRate)
+        let expected = Self.expectedOutputFrames(
+            input: framesIn, from: resampler.input.sampleRate, to: resampler.output.sampleRate)
         let missing = expected - (framesOut + Int64(tail.frames))
         let format = resampler.output
         if missing < 0 {
@@ -118,7 +125,9 @@ public final class AudioConverter: MediaStage {
         return scaled.isNumeric ? scaled.value : 0
     }
 
-    private func emitConverted(_ converted: (planes: [[UInt8]], frames: Int), format: AudioFormat, into emit: (MediaSample) throws -> Void) throws {
+    private func emitConverted(
+        _ converted: (planes: [[UInt8]], frames: Int), format: AudioFormat, into emit: (MediaSample) throws -> Void
+    ) throws {
         guard converted.frames > 0 else { return }
         let out = MediaSample(
             format: .audio(format), planes: converted.planes,
@@ -130,7 +139,8 @@ public final class AudioConverter: MediaStage {
     private func timing(frames: Int, rate: Int) -> SampleTiming {
         let scale = Int32(clamping: rate)
         let start = startTime.converted(to: scale) + MediaTime(value: framesOut, timescale: scale)
-        return SampleTiming(presentationTime: start, decodeTime: start, duration: MediaTime(value: Int64(frames), timescale: scale))
+        return SampleTiming(
+            presentationTime: start, decodeTime: start, duration: MediaTime(value: Int64(frames), timescale: scale))
     }
 }
 

@@ -79,7 +79,8 @@ public final class AudioDecoder: MediaStage {
         if state == nil { state = try makeState(for: input, format: sample.format) }
         guard let state else { return }
         guard input == state.input else {
-            throw MediaError.formatMismatch(stage: name, expected: "\(state.input) (the first packet's format)", actual: sample.format)
+            throw MediaError.formatMismatch(
+                stage: name, expected: "\(state.input) (the first packet's format)", actual: sample.format)
         }
         switch state {
         case .decoding(let session): try session.decode(sample, into: emit)

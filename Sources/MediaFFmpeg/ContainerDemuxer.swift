@@ -207,11 +207,16 @@ public final class ContainerDemuxer {
         }
         let c = ctx.pointee
         formatName = c.iformat.flatMap { $0.pointee.name.map { String(cString: $0) } } ?? "unknown"
-        duration = c.duration == mp_nopts_value() || c.duration < 0 ? .invalid : MediaTime(value: c.duration, timescale: 1_000_000)
+        duration =
+            c.duration == mp_nopts_value() || c.duration < 0
+            ? .invalid : MediaTime(value: c.duration, timescale: 1_000_000)
         var layouts: [ContainerStreamLayout] = []
         for index in 0..<Int(c.nb_streams) {
             guard let stream = c.streams?[index] else {
-                throw MediaError(.invalidData, "libavformat lists \(count: c.nb_streams, "stream") in \(inputName) but gives none for index \(index)")
+                throw MediaError(
+                    .invalidData,
+                    "libavformat lists \(count: c.nb_streams, "stream") in \(inputName) but gives none for index \(index)"
+                )
             }
             layouts.append(ContainerStreamLayout(stream, index: index))  // so layouts[i] is stream i
         }
@@ -236,10 +241,13 @@ public final class ContainerDemuxer {
         guard let format = layout.stream.format, layout.form != .unsupported else {
             throw MediaError(
                 .unsupportedFormat,
-                "stream \(index) of \(inputName) is \(layout.stream.codecName), which ContainerDemuxer does not hand out as samples")
+                "stream \(index) of \(inputName) is \(layout.stream.codecName), which ContainerDemuxer does not hand out as samples"
+            )
         }
         guard readers[index] == nil else {
-            throw MediaError(.invalidArgument, "stream \(index) of \(inputName) already has a source; release it before making another")
+            throw MediaError(
+                .invalidArgument,
+                "stream \(index) of \(inputName) already has a source; release it before making another")
         }
         readers[index] = ContainerStreamReader(layout: layout, format: format)
         return StreamSource(demuxer: self, stream: layout.stream)
@@ -286,7 +294,9 @@ public final class ContainerDemuxer {
             throw MediaError(.invalidArgument, "cannot seek \(inputName) to \(time): out of range")
         }
         do throws(MediaError) {
-            try check(av_seek_frame(context.raw, Int32(target), timestamp, AVSEEK_FLAG_BACKWARD), calling: "av_seek_frame", .io)
+            try check(
+                av_seek_frame(context.raw, Int32(target), timestamp, AVSEEK_FLAG_BACKWARD), calling: "av_seek_frame",
+                .io)
         } catch {
             throw MediaError(
                 error.code, "cannot seek \(inputName) to \(time): \(error.message)", ffmpegCall: error.ffmpegCall,
@@ -307,7 +317,9 @@ public final class ContainerDemuxer {
             if let failure { throw failure }
             if endOfInput { return nil }
             for (other, waiting) in readers where other != index {
-                guard waiting.queuedCount >= queueLimit.packets || waiting.queuedBytes >= queueLimit.bytes else { continue }
+                guard waiting.queuedCount >= queueLimit.packets || waiting.queuedBytes >= queueLimit.bytes else {
+                    continue
+                }
                 throw MediaError(
                     .queueFull,
                     "stream \(other)'s source of \(inputName) is not being read: \(count: waiting.queuedCount, "packet") "
@@ -337,7 +349,8 @@ public final class ContainerDemuxer {
                 target.enqueue(sample)
             } catch {
                 let located = MediaError(
-                    error.code, "stream \(streamIndex) of \(inputName): \(error.message)", byteOffset: packet.raw.pointee.pos >= 0 ? packet.raw.pointee.pos : nil)
+                    error.code, "stream \(streamIndex) of \(inputName): \(error.message)",
+                    byteOffset: packet.raw.pointee.pos >= 0 ? packet.raw.pointee.pos : nil)
                 if streamIndex == index { throw located }
                 target.enqueue(located)
             }
@@ -379,7 +392,8 @@ public final class ContainerDemuxer {
                 byteOffset: position, ffmpegCall: "av_read_frame", ffmpegCode: code)
         }
         return MediaError(
-            code == mp_averror_invaliddata() ? .invalidData : .io, "cannot read a packet of \(inputName): \(FFmpeg.describe(code))",
+            code == mp_averror_invaliddata() ? .invalidData : .io,
+            "cannot read a packet of \(inputName): \(FFmpeg.describe(code))",
             byteOffset: position, ffmpegCall: "av_read_frame", ffmpegCode: code)
     }
 
@@ -426,7 +440,8 @@ public final class ContainerDemuxer {
             var offset = 0
             while boxes.count < 64, bytes.count - offset >= 8 {
                 let header = Array(bytes[offset..<min(bytes.count, offset + 16)])
-                guard let (type, size) = Self.box(header, at: Int64(offset)), size >= 8, size <= Int64(Int.max - offset) else { break }
+                guard let (type, size) = Self.box(header, at: Int64(offset)), size >= 8, size <= Int64(Int.max - offset)
+                else { break }
                 boxes.append(type)
                 offset += Int(size)
             }
@@ -437,7 +452,8 @@ public final class ContainerDemuxer {
         private static func box(_ header: [UInt8], at offset: Int64) -> (String, Int64)? {
             guard header.count >= 8 else { return nil }
             let size32 = header[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            let type = String(decoding: header[4..<8].map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+            let type = String(
+                decoding: header[4..<8].map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
             if size32 == 1 {
                 guard header.count >= 16 else { return nil }
                 let size64 = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -451,7 +467,8 @@ public final class ContainerDemuxer {
             if !exists { return "the file does not exist" }
             if byteCount == 0 { return "it is empty" }
             if let boxes = topLevelBoxes, !boxes.contains("moov") {
-                return "it is an MP4/QuickTime file without a moov box (its index; cut short before it?), top-level boxes \(boxes.joined(separator: ", "))"
+                return
+                    "it is an MP4/QuickTime file without a moov box (its index; cut short before it?), top-level boxes \(boxes.joined(separator: ", "))"
             }
             return nil
         }
@@ -460,16 +477,23 @@ public final class ContainerDemuxer {
     /// `error` from opening, rewritten to name the input and say why.
     private static func openError(_ error: MediaError, input: String, hint: InputHint) -> MediaError {
         guard error.ffmpegCall == "avformat_open_input" else {
-            return MediaError(error.code, "cannot open \(input): \(error.message)", ffmpegCall: error.ffmpegCall, ffmpegCode: error.ffmpegCode)
+            return MediaError(
+                error.code, "cannot open \(input): \(error.message)", ffmpegCall: error.ffmpegCall,
+                ffmpegCode: error.ffmpegCode)
         }
         var code = error.code
-        if !hint.exists || error.ffmpegCode.map({ $0 == mp_averror(ENOENT) || $0 == mp_averror(EACCES) || $0 == mp_averror(EISDIR) }) == true {
+        if !hint.exists
+            || error.ffmpegCode.map({ $0 == mp_averror(ENOENT) || $0 == mp_averror(EACCES) || $0 == mp_averror(EISDIR) }
+            ) == true
+        {
             code = .io
         } else if hint.byteCount == 0 {
             code = .truncated
         }
         let because = hint.reason.map { "\($0) (\(error.message))" } ?? error.message
-        return MediaError(code, "cannot open \(input) as a container: \(because)", ffmpegCall: error.ffmpegCall, ffmpegCode: error.ffmpegCode)
+        return MediaError(
+            code, "cannot open \(input) as a container: \(because)", ffmpegCall: error.ffmpegCall,
+            ffmpegCode: error.ffmpegCode)
     }
 }
 

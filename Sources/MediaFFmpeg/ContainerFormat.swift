@@ -33,7 +33,8 @@ public struct ContainerFormat: Sendable, Hashable, CustomStringConvertible {
     /// MPEG-2 transport stream (`.ts`, `.mts`, `.m2ts`), for broadcast and HLS. Backed by libavformat's
     /// `mpegts` muxer: 188-byte packets, or the 192-byte packets of Blu-ray's BDAV (M2TS) when the path
     /// ends in `.m2ts` (libavformat decides that by the file name).
-    public static let mpegTS = ContainerFormat(name: "mpegts", muxerName: "mpegts", fileExtensions: ["ts", "mts", "m2ts"])
+    public static let mpegTS = ContainerFormat(
+        name: "mpegts", muxerName: "mpegts", fileExtensions: ["ts", "mts", "m2ts"])
     /// Flash Video (`.flv`), what RTMP carries. Backed by libavformat's `flv` muxer.
     public static let flv = ContainerFormat(name: "flv", muxerName: "flv", fileExtensions: ["flv"])
     /// Matroska (`.mkv`). Backed by libavformat's `matroska` muxer.

@@ -140,7 +140,8 @@ public final class ContainerMuxer: MultiTrackSink {
         guard let chosen = format ?? ContainerFormat(path: path) else {
             throw MediaError(
                 .invalidArgument,
-                "cannot tell the container of \(path) from its extension; give a format (extensions: mp4 m4v mov m4a ts mts m2ts flv mkv webm m3u8)")
+                "cannot tell the container of \(path) from its extension; give a format (extensions: mp4 m4v mov m4a ts mts m2ts flv mkv webm m3u8)"
+            )
         }
         FFmpeg.quietLogging()
         self.format = chosen
@@ -206,12 +207,14 @@ public final class ContainerMuxer: MultiTrackSink {
     ///   SRT handshake or RTMP publish refused); ``/MediaCore/MediaError/Code/unsupportedFormat`` for
     ///   ``ContainerFormat/hls`` (HLS goes to a folder: ``init(hlsPlaylist:hls:)``).
     public init(
-        url: String, format: ContainerFormat? = nil, options: Options = Options(), protocolOptions: [String: String] = [:]
+        url: String, format: ContainerFormat? = nil, options: Options = Options(),
+        protocolOptions: [String: String] = [:]
     ) throws(MediaError) {
         let destination = try StreamingURL(url)
         let chosen = format ?? destination.defaultFormat
         if chosen == .hls {
-            throw MediaError(.unsupportedFormat, "HLS is written to a folder (init(hlsPlaylist:)), not streamed to \(url)")
+            throw MediaError(
+                .unsupportedFormat, "HLS is written to a folder (init(hlsPlaylist:)), not streamed to \(url)")
         }
         if chosen.isISOBaseMedia, !options.fragmented {
             throw MediaError(.unsupportedFormat, "\(chosen) cannot be streamed to \(url) without Options.fragmented")
@@ -239,7 +242,8 @@ public final class ContainerMuxer: MultiTrackSink {
     ///   non-seekable output, and for ``ContainerFormat/hls``.
     public init(output: any MediaOutput, format: ContainerFormat, options: Options = Options()) throws(MediaError) {
         if format == .hls {
-            throw MediaError(.unsupportedFormat, "HLS writes a playlist and segment files to a folder; use init(hlsPlaylist:)")
+            throw MediaError(
+                .unsupportedFormat, "HLS writes a playlist and segment files to a folder; use init(hlsPlaylist:)")
         }
         if format.isISOBaseMedia, !options.fragmented, !output.isSeekable {
             throw MediaError(
@@ -305,7 +309,8 @@ public final class ContainerMuxer: MultiTrackSink {
         guard headerWritten, tracks.indices.contains(index), let track = tracks[index] else {
             throw MediaError(
                 .invalidArgument,
-                "\(name) has no track \(index) (tracks given to begin: \(tracks.count), empty ones have none; header written: \(headerWritten))")
+                "\(name) has no track \(index) (tracks given to begin: \(tracks.count), empty ones have none; header written: \(headerWritten))"
+            )
         }
         try writePacket(sample, track: track, trackIndex: index)
         samplesWritten += 1
@@ -332,7 +337,9 @@ public final class ContainerMuxer: MultiTrackSink {
                     custom.bridge.captureStart = movieEnd
                 }
                 let code = av_write_trailer(context.raw)
-                if code < 0, case .hls(let hls) = destination { throw hls.error("cannot end", code: code, call: "av_write_trailer") }
+                if code < 0, case .hls(let hls) = destination {
+                    throw hls.error("cannot end", code: code, call: "av_write_trailer")
+                }
                 try check(code, calling: "av_write_trailer", .io)
             } catch {
                 var error = error
@@ -363,14 +370,17 @@ public final class ContainerMuxer: MultiTrackSink {
                 try custom.flush()
                 if failure == nil, rewritesMovie, let movieEnd, let tag = gaplessTag {
                     try MovieRewriter.addTag(
-                        tag, toMovieAtEndOf: custom.bridge.output, movie: custom.bridge.captured, at: custom.bridge.base + movieEnd)
+                        tag, toMovieAtEndOf: custom.bridge.output, movie: custom.bridge.captured,
+                        at: custom.bridge.base + movieEnd)
                 }
             } catch { failure = failure ?? error }
             do throws(MediaError) { try custom.bridge.output.close() } catch { failure = failure ?? error }
             finalSize = custom.bridge.size
         case .hls(let hls):
             // Files the muxer could not close (its own trailer call does not return their errors).
-            if failure == nil, let failed = hls.failure { failure = hls.error("cannot write", code: failed.code, call: "avio_closep") }
+            if failure == nil, let failed = hls.failure {
+                failure = hls.error("cannot write", code: failed.code, call: "avio_closep")
+            }
             finalSize = hls.bytesWritten
         }
         if let failure { throw failure }
@@ -414,10 +424,12 @@ extension ContainerMuxer {
             // in avformat_write_header.
             guard avformat_query_codec(ctx.pointee.oformat, mapping.id, FF_COMPLIANCE_NORMAL) != 0 else {
                 throw MediaError(
-                    .unsupportedFormat, "track \(index) (\(format)): \(self.format) cannot carry \(mapping.displayName)")
+                    .unsupportedFormat, "track \(index) (\(format)): \(self.format) cannot carry \(mapping.displayName)"
+                )
             }
             guard let stream = avformat_new_stream(ctx, nil) else {
-                throw MediaError(.outOfMemory, "cannot add a stream for track \(index)", ffmpegCall: "avformat_new_stream")
+                throw MediaError(
+                    .outOfMemory, "cannot add a stream for track \(index)", ffmpegCall: "avformat_new_stream")
             }
             try mapping.configure(stream, timescale: timescales.indices.contains(index) ? timescales[index] : nil)
             opened.append(Track(format: format, stream: stream))
@@ -445,15 +457,20 @@ extension ContainerMuxer {
             }
             if options.fragmented, !streams.contains(where: { $0.format.video != nil }) {
                 // frag_keyframe cuts at video keyframes only: audio-only fragments last one second.
-                try check(av_opt_set_int(ctx.pointee.priv_data, "frag_duration", 1_000_000, 0), calling: "av_opt_set_int")
+                try check(
+                    av_opt_set_int(ctx.pointee.priv_data, "frag_duration", 1_000_000, 0), calling: "av_opt_set_int")
             }
             if !flags.isEmpty {
-                try check(av_opt_set(ctx.pointee.priv_data, "movflags", "+" + flags.joined(separator: "+"), 0), calling: "av_opt_set")
+                try check(
+                    av_opt_set(ctx.pointee.priv_data, "movflags", "+" + flags.joined(separator: "+"), 0),
+                    calling: "av_opt_set")
             }
             if audioOnly, !options.fragmented, let rate = streams.first?.format.audio?.sampleRate,
-               streams.allSatisfy({ $0.format.audio?.sampleRate == rate }) {
+                streams.allSatisfy({ $0.format.audio?.sampleRate == rate })
+            {
                 // The edit list's duration in samples, exactly.
-                try check(av_opt_set_int(ctx.pointee.priv_data, "movie_timescale", Int64(rate), 0), calling: "av_opt_set_int")
+                try check(
+                    av_opt_set_int(ctx.pointee.priv_data, "movie_timescale", Int64(rate), 0), calling: "av_opt_set_int")
             }
         }
         if case .hls(let hls) = destination { try hls.configure(ctx) }
@@ -496,13 +513,16 @@ extension ContainerMuxer {
         let index = track.count
         guard Self.sameCodec(sample.format, track.format) else {
             throw MediaError(
-                .formatMismatch, "\(name) track \(trackIndex) is \(track.format) but was given \(sample.format)", sampleIndex: index)
+                .formatMismatch, "\(name) track \(trackIndex) is \(track.format) but was given \(sample.format)",
+                sampleIndex: index)
         }
         let timing = sample.timing
         let tb = track.timeBase
-        guard let pts = Self.ticks(timing.presentationTime, tb), let dts = Self.ticks(timing.effectiveDecodeTime, tb) else {
+        guard let pts = Self.ticks(timing.presentationTime, tb), let dts = Self.ticks(timing.effectiveDecodeTime, tb)
+        else {
             throw MediaError(
-                .invalidData, "sample of track \(trackIndex) has no usable time (pts \(timing.presentationTime), dts \(timing.decodeTime))",
+                .invalidData,
+                "sample of track \(trackIndex) has no usable time (pts \(timing.presentationTime), dts \(timing.decodeTime))",
                 sampleIndex: index)
         }
         if let last = track.lastDTS {
@@ -516,7 +536,8 @@ extension ContainerMuxer {
         }
         guard pts >= dts else {
             throw MediaError(
-                .invalidData, "presentation time \(timing.presentationTime) of track \(trackIndex) is before its decode time \(timing.effectiveDecodeTime)",
+                .invalidData,
+                "presentation time \(timing.presentationTime) of track \(trackIndex) is before its decode time \(timing.effectiveDecodeTime)",
                 sampleIndex: index)
         }
         var duration = timing.duration
@@ -541,11 +562,16 @@ extension ContainerMuxer {
         let pkt = packet.raw
         let size = data.count
         guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
-            throw MediaError(.invalidArgument, "sample of track \(trackIndex) has \(count: size, "byte"), more than a packet can hold", sampleIndex: index)
+            throw MediaError(
+                .invalidArgument,
+                "sample of track \(trackIndex) has \(count: size, "byte"), more than a packet can hold",
+                sampleIndex: index)
         }
         try check(av_new_packet(pkt, Int32(clamping: size)), calling: "av_new_packet", .outOfMemory)
         data.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress, let data = pkt.pointee.data { data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size) }
+            if let base = bytes.baseAddress, let data = pkt.pointee.data {
+                data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size)
+            }
         }
         pkt.pointee.pts = pts
         pkt.pointee.dts = dts
@@ -560,7 +586,8 @@ extension ContainerMuxer {
                 throw failure
             }
             if case .hls(let hls) = destination {
-                var error = hls.error("cannot write sample of track \(trackIndex) to", code: code, call: "av_interleaved_write_frame")
+                var error = hls.error(
+                    "cannot write sample of track \(trackIndex) to", code: code, call: "av_interleaved_write_frame")
                 error.sampleIndex = index
                 throw error
             }
@@ -599,8 +626,10 @@ extension ContainerMuxer {
 
     /// The iTunSMPB value for the one AAC track, or `nil` when it had no priming and no padding.
     private var gaplessTag: String? {
-        guard let track = tracks.compactMap({ $0 }).first(where: \.isAAC), track.priming > 0 || track.remainder > 0 else { return nil }
-        return MovieRewriter.iTunSMPB(priming: track.priming, remainder: track.remainder, validFrames: track.validFrames)
+        guard let track = tracks.compactMap({ $0 }).first(where: \.isAAC), track.priming > 0 || track.remainder > 0
+        else { return nil }
+        return MovieRewriter.iTunSMPB(
+            priming: track.priming, remainder: track.remainder, validFrames: track.validFrames)
     }
 }
 extension ContainerMuxer: SentByteCounting {}

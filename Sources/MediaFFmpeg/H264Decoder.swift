@@ -92,10 +92,11 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
             if session.damagedFrameCount > damagedBefore {
                 let count = session.damagedFrameCount - damagedBefore
                 MediaDiagnostic(
-                    .warning, "H.264 access unit \(index) decoded to \(count) \(count == 1 ? "frame" : "frames") with errors concealed.",
+                    .warning,
+                    "H.264 access unit \(index) decoded to \(count) \(count == 1 ? "frame" : "frames") with errors concealed.",
                     metadata: [
                         DiagnosticKey.stage: name, DiagnosticKey.code: "framesConcealed",
-                        DiagnosticKey.sampleIndex: String(index), DiagnosticKey.count: String(count),
+                        DiagnosticKey.sampleIndex: String(index), DiagnosticKey.count: String(count)
                     ]
                 ).log(to: logger)
             }
@@ -106,7 +107,7 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
                 .warning, "H.264 access unit \(index): \(warning).",
                 metadata: [
                     DiagnosticKey.stage: name, DiagnosticKey.code: "emptyNALUnitsSkipped",
-                    DiagnosticKey.sampleIndex: String(index), DiagnosticKey.byteOffset: String(offset),
+                    DiagnosticKey.sampleIndex: String(index), DiagnosticKey.byteOffset: String(offset)
                 ]
             ).log(to: logger)
         }
@@ -119,8 +120,11 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
         let missing = missingFrameCount
         if missing > 0 {
             MediaDiagnostic(
-                .warning, "\(missing) of \(accessUnitCount) H.264 access \(missing == 1 ? "unit" : "units") gave no frame.",
-                metadata: [DiagnosticKey.stage: name, DiagnosticKey.code: "framesMissing", DiagnosticKey.count: String(missing)]
+                .warning,
+                "\(missing) of \(accessUnitCount) H.264 access \(missing == 1 ? "unit" : "units") gave no frame.",
+                metadata: [
+                    DiagnosticKey.stage: name, DiagnosticKey.code: "framesMissing", DiagnosticKey.count: String(missing)
+                ]
             ).log(to: logger)
         }
     }
@@ -153,7 +157,8 @@ extension H264Decoder {
 
         init(first format: VideoFormat, timing: SampleTiming) throws(MediaError) {
             guard let decoder = avcodec_find_decoder(AV_CODEC_ID_H264) else {
-                throw MediaError(.unavailable, "this FFmpeg build has no H.264 decoder", ffmpegCall: "avcodec_find_decoder")
+                throw MediaError(
+                    .unavailable, "this FFmpeg build has no H.264 decoder", ffmpegCall: "avcodec_find_decoder")
             }
             let pts = timing.presentationTime
             let dts = timing.decodeTime
@@ -172,7 +177,8 @@ extension H264Decoder {
                 let header = H264Bitstream.annexB(parameters.sequenceParameterSets + parameters.pictureParameterSets)
                 let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
                 guard let extradata = av_mallocz(header.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
-                    throw MediaError(.outOfMemory, "cannot allocate \(header.count) bytes of extradata", ffmpegCall: "av_mallocz")
+                    throw MediaError(
+                        .outOfMemory, "cannot allocate \(header.count) bytes of extradata", ffmpegCall: "av_mallocz")
                 }
                 extradata.update(from: header, count: header.count)
                 ctx.pointee.extradata = extradata  // freed by avcodec_free_context
@@ -251,7 +257,8 @@ extension H264Decoder {
                 }
             }
             if clock == .decode, isNext(raw.pkt_dts) { tick = raw.pkt_dts }
-            let rateDuration = frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) } ?? .invalid
+            let rateDuration =
+                frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) } ?? .invalid
             var duration = tick == none ? nil : durations.removeValue(forKey: tick)
             if tick == none, let last = lastTick {
                 // No time of its own (drained at the end): after the previous frame.
@@ -273,24 +280,28 @@ extension H264Decoder {
                 guard let pixels = PixelFormat(AVPixelFormat(rawValue: raw.format)) else {
                     throw MediaError(
                         .unsupportedFormat,
-                        "the H.264 stream decodes to \(PixelFormat.name(of: AVPixelFormat(rawValue: raw.format))), which PixelFormat does not represent")
+                        "the H.264 stream decodes to \(PixelFormat.name(of: AVPixelFormat(rawValue: raw.format))), which PixelFormat does not represent"
+                    )
                 }
                 let width = Int(raw.width)
                 let height = Int(raw.height)
                 let (ptsTick, duration) = frameTime(raw)
-                let pts = ptsTick == mp_nopts_value() ? MediaTime.invalid : MediaTime(value: ptsTick, timescale: timescale)
+                let pts =
+                    ptsTick == mp_nopts_value() ? MediaTime.invalid : MediaTime(value: ptsTick, timescale: timescale)
                 var format = VideoFormat.raw(pixels, width: width, height: height, frameRate: frameRate)
                 if raw.sample_aspect_ratio.num > 0 && raw.sample_aspect_ratio.den > 0 {
-                    format.pixelAspectRatio = PixelAspectRatio(Int(raw.sample_aspect_ratio.num), Int(raw.sample_aspect_ratio.den))
+                    format.pixelAspectRatio = PixelAspectRatio(
+                        Int(raw.sample_aspect_ratio.num), Int(raw.sample_aspect_ratio.den))
                 }
                 // AVChromaLocation counts from 1 (0 is unspecified); H.264's chroma_sample_loc_type from 0.
                 format.chromaLocation = ChromaLocation(rawValue: Int(raw.chroma_location.rawValue) - 1)
                 frameCount += 1
                 if raw.decode_error_flags != 0 || raw.flags & AV_FRAME_FLAG_CORRUPT != 0 { damagedFrameCount += 1 }
-                try emit(MediaSample(
-                    format: .video(format), planes: frame.packedPlanes(pixels, width: width, height: height),
-                    timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration),
-                    frameCount: 1, flags: raw.key_frame != 0 ? .keyframe : []))
+                try emit(
+                    MediaSample(
+                        format: .video(format), planes: frame.packedPlanes(pixels, width: width, height: height),
+                        timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration),
+                        frameCount: 1, flags: raw.key_frame != 0 ? .keyframe : []))
             }
         }
     }

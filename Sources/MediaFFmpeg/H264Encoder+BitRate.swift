@@ -30,12 +30,14 @@ extension H264Encoder {
     ///   while running, so the change would be ignored).
     public func setAverageBitRate(_ bitRate: Int) throws(MediaError) {
         guard BitRateControl.validRange.contains(bitRate) else {
-            throw MediaError(.invalidArgument, "H264Encoder average bit rate \(bitRate) is outside \(BitRateControl.validRange)")
+            throw MediaError(
+                .invalidArgument, "H264Encoder average bit rate \(bitRate) is outside \(BitRateControl.validRange)")
         }
         guard ratePlan != nil else {
             throw MediaError(
                 .invalidArgument,
-                "H264Encoder can change its bit rate only with averageBitRate and either dataRateLimit or a BitRateControl (x264 changes its rate only under a VBV it started with)")
+                "H264Encoder can change its bit rate only with averageBitRate and either dataRateLimit or a BitRateControl (x264 changes its rate only under a VBV it started with)"
+            )
         }
         if let control = bitRateControl {
             try control.setBitRate(bitRate)

@@ -89,7 +89,7 @@ public final class H264Encoder: MediaStage {
             ("dataRateLimit.bufferSize", settings.dataRateLimit?.bufferSize, 1...2_000_000_000),
             ("maxKeyFrameInterval", settings.maxKeyFrameInterval, 1...100_000),
             ("maxBFrames", settings.maxBFrames, 0...16),
-            ("threads", settings.threads, 0...64),
+            ("threads", settings.threads, 0...64)
         ]
         for (name, value, range) in counts {
             if let value, !range.contains(value) {
@@ -100,7 +100,8 @@ public final class H264Encoder: MediaStage {
             throw MediaError(.invalidArgument, "H264Encoder expectedFrameRate \(rate) is not a positive rate")
         }
         if let duration = settings.maxKeyFrameIntervalDuration, !(duration.isNumeric && duration > .zero) {
-            throw MediaError(.invalidArgument, "H264Encoder maxKeyFrameIntervalDuration \(duration) is not a positive time")
+            throw MediaError(
+                .invalidArgument, "H264Encoder maxKeyFrameIntervalDuration \(duration) is not a positive time")
         }
         if bitRateControl != nil, settings.averageBitRate == nil {
             throw MediaError(
@@ -134,7 +135,8 @@ public final class H264Encoder: MediaStage {
         }
         guard let session else { return }
         guard input.packed == session.input.packed else {
-            throw MediaError.formatMismatch(stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
+            throw MediaError.formatMismatch(
+                stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
         }
         if let rate = ratePlan?.change() { session.setRate(rate) }
         let forceKeyframe = keyframeRequest?.take() ?? false
@@ -179,7 +181,9 @@ extension H264Encoder {
 
         init(input: VideoFormat, settings: Settings, encoderName: String, first: SampleTiming) throws(MediaError) {
             guard let encoder = avcodec_find_encoder_by_name(encoderName) else {
-                throw MediaError(.unavailable, "this FFmpeg build has no H.264 encoder named \(encoderName)", ffmpegCall: "avcodec_find_encoder_by_name")
+                throw MediaError(
+                    .unavailable, "this FFmpeg build has no H.264 encoder named \(encoderName)",
+                    ffmpegCall: "avcodec_find_encoder_by_name")
             }
             guard let pixels = input.pixelFormat else {
                 throw MediaError(.invalidArgument, "H264Encoder input \(input) is not raw video")
@@ -228,10 +232,14 @@ extension H264Encoder {
             var gop = settings.maxKeyFrameInterval
             if let duration = settings.maxKeyFrameIntervalDuration {
                 guard let rate, rate.isValid else {
-                    throw MediaError(.invalidArgument, "H264Encoder maxKeyFrameIntervalDuration needs a frame rate (set expectedFrameRate)")
+                    throw MediaError(
+                        .invalidArgument,
+                        "H264Encoder maxKeyFrameIntervalDuration needs a frame rate (set expectedFrameRate)")
                 }
                 // frames = seconds × numerator / denominator, rounded to nearest, at least 1
-                let frames = (Int128(duration.value) * Int128(rate.numerator) * 2 + Int128(duration.timescale) * Int128(rate.denominator))
+                let frames =
+                    (Int128(duration.value) * Int128(rate.numerator) * 2 + Int128(duration.timescale)
+                        * Int128(rate.denominator))
                     / (2 * Int128(duration.timescale) * Int128(rate.denominator))
                 let fromDuration = max(1, Int(clamping: frames))
                 gop = min(gop ?? fromDuration, fromDuration)
@@ -296,7 +304,8 @@ extension H264Encoder {
         }
 
         func encode(
-            _ sample: MediaSample, format: VideoFormat, index: Int64, forceKeyframe: Bool, into emit: (MediaSample) throws -> Void
+            _ sample: MediaSample, format: VideoFormat, index: Int64, forceKeyframe: Bool,
+            into emit: (MediaSample) throws -> Void
         ) throws {
             let pts = sample.timing.presentationTime
             guard pts.isNumeric else {
@@ -336,7 +345,8 @@ extension H264Encoder {
                 if let inBand = H264Bitstream.parameterSets(in: all) { parameters = inBand }
                 guard let outputFormat else {
                     throw MediaError(
-                        .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS", ffmpegCall: "avcodec_receive_packet")
+                        .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS",
+                        ffmpegCall: "avcodec_receive_packet")
                 }
                 let units = all.filter { ![.sps, .pps].contains(H264Bitstream.nalUnitType(of: $0)) }
                 guard !units.isEmpty else { return }  // parameter sets alone: nothing to emit
@@ -344,10 +354,11 @@ extension H264Encoder {
                 let pts = original?.presentationTime ?? time(ofTick: ptsTick)
                 let dts = dtsTick == mp_nopts_value() ? pts : time(ofTick: dtsTick)
                 let duration = original?.duration ?? (time(ofTick: 1) - time(ofTick: 0))
-                try emit(MediaSample(
-                    format: .video(outputFormat), data: try H264Bitstream.avcc(units),
-                    timing: SampleTiming(presentationTime: pts, decodeTime: dts, duration: duration),
-                    frameCount: 1, flags: key ? .keyframe : []))
+                try emit(
+                    MediaSample(
+                        format: .video(outputFormat), data: try H264Bitstream.avcc(units),
+                        timing: SampleTiming(presentationTime: pts, decodeTime: dts, duration: duration),
+                        frameCount: 1, flags: key ? .keyframe : []))
             }
         }
     }

@@ -49,7 +49,10 @@ public struct HLSOptions: Sendable, Hashable {
     public var playlist: Playlist
 
     /// MPEG-TS segments of 2 s in a live window of 6 segments, or what is given.
-    public init(segmentType: SegmentType = .mpegTS, targetSegmentDuration: MediaTime = .seconds(2), playlist: Playlist = .live(windowSize: 6)) {
+    public init(
+        segmentType: SegmentType = .mpegTS, targetSegmentDuration: MediaTime = .seconds(2),
+        playlist: Playlist = .live(windowSize: 6)
+    ) {
         self.segmentType = segmentType
         self.targetSegmentDuration = targetSegmentDuration
         self.playlist = playlist
@@ -69,7 +72,9 @@ public struct HLSOptions: Sendable, Hashable {
         get throws(MediaError) {
             let time = targetSegmentDuration
             // Rounded to the nearest microsecond: value × 10⁶ / timescale, in 128 bits.
-            let scaled = time.isNumeric && time.timescale > 0 ? (Int128(time.value) * 2_000_000 + Int128(time.timescale)) / (2 * Int128(time.timescale)) : 0
+            let scaled =
+                time.isNumeric && time.timescale > 0
+                ? (Int128(time.value) * 2_000_000 + Int128(time.timescale)) / (2 * Int128(time.timescale)) : 0
             guard scaled > 0, let value = Int64(exactly: scaled) else {
                 throw MediaError(.invalidArgument, "HLS target segment duration \(time) is not a positive time")
             }

@@ -42,7 +42,8 @@ public struct StreamingURL: Sendable, Hashable, CustomStringConvertible {
         guard Self.schemes.contains(scheme) else {
             throw MediaError(
                 .invalidArgument,
-                "cannot stream to \(url): unknown scheme \(scheme) (streams go to \(Self.schemes.map { $0 + "://" }.joined(separator: ", ")))")
+                "cannot stream to \(url): unknown scheme \(scheme) (streams go to \(Self.schemes.map { $0 + "://" }.joined(separator: ", ")))"
+            )
         }
         self.url = url
         self.scheme = scheme
@@ -55,7 +56,8 @@ public struct StreamingURL: Sendable, Hashable, CustomStringConvertible {
     private static func scheme(of string: String) -> Substring? {
         let characters = Array(string.utf8)
         guard let colon = characters.firstIndex(of: UInt8(ascii: ":")), colon > 0, characters.count > colon + 2,
-              characters[colon + 1] == UInt8(ascii: "/"), characters[colon + 2] == UInt8(ascii: "/") else { return nil }
+            characters[colon + 1] == UInt8(ascii: "/"), characters[colon + 2] == UInt8(ascii: "/")
+        else { return nil }
         let scheme = string.utf8.prefix(colon)
         let allowed = scheme.allSatisfy { byte in
             (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)

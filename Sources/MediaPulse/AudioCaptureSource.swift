@@ -90,14 +90,16 @@ public final class AudioCaptureSource: MediaSource, Sendable {
         name = "AudioCaptureSource(\(device ?? "default"))"
         var spec = try PulseSampleSpec.spec(sampleType, sampleRate: sampleRate, channels: channels)
         let stream = try PulseStream(
-            connection: pulse, name: "MediaPipeline capture", spec: spec, map: PulseSampleSpec.waveMap(channels: spec.channels), what: what)
+            connection: pulse, name: "MediaPipeline capture", spec: spec,
+            map: PulseSampleSpec.waveMap(channels: spec.channels), what: what)
         self.stream = stream
         // The ring is sized from what was asked: the server converts to this spec, and a granted
         // fragment larger than asked simply spans several slots.
         let frameBytes = Int(pa_frame_size(&spec))
         let fragmentFrames = max(16, Int(Int64(sampleRate) * latency.nanoseconds / 1_000_000_000))
         let bufferFrames = Int(Int64(sampleRate) * max(bufferDuration, latency).nanoseconds / 1_000_000_000)
-        let ring = CaptureRing(slotCount: bufferFrames / fragmentFrames + 1, slotFrames: fragmentFrames, frameBytes: frameBytes)
+        let ring = CaptureRing(
+            slotCount: bufferFrames / fragmentFrames + 1, slotFrames: fragmentFrames, frameBytes: frameBytes)
         let producer = CaptureProducer(ring: ring, wakeup: stream.wakeup, clock: clock, sampleRate: sampleRate)
         self.producer = producer
         var attributes = pa_buffer_attr(
@@ -110,7 +112,9 @@ public final class AudioCaptureSource: MediaSource, Sendable {
         do {
             try pulse.withLock { context throws(MediaError) in
                 producer.install(on: stream.raw)
-                try check(pa_stream_connect_record(stream.raw, device, &attributes, flags), calling: "pa_stream_connect_record", in: context, what)
+                try check(
+                    pa_stream_connect_record(stream.raw, device, &attributes, flags),
+                    calling: "pa_stream_connect_record", in: context, what)
             }
             try stream.waitUntilReady(timeout: timeout)
             granted = try pulse.withLock { _ throws(MediaError) in try stream.granted(requested: spec) }
@@ -120,7 +124,8 @@ public final class AudioCaptureSource: MediaSource, Sendable {
         }
         format = granted.format
         deviceName = granted.device
-        bufferLatency = MediaTime(value: Int64(granted.fragmentBytes / max(1, frameBytes)), timescale: Int32(clamping: sampleRate))
+        bufferLatency = MediaTime(
+            value: Int64(granted.fragmentBytes / max(1, frameBytes)), timescale: Int32(clamping: sampleRate))
     }
 
     deinit {
@@ -164,16 +169,19 @@ public final class AudioCaptureSource: MediaSource, Sendable {
             holeFrames: producer.ring.holeFrames.load(ordering: .relaxed),
             discontinuities: discontinuities.load(ordering: .relaxed),
             latency: latest != CaptureProducer.unmeasured ? MediaTime(value: latest, timescale: 1_000_000) : .invalid,
-            maximumLatency: maximum != CaptureProducer.unmeasured ? MediaTime(value: maximum, timescale: 1_000_000) : .invalid)
+            maximumLatency: maximum != CaptureProducer.unmeasured
+                ? MediaTime(value: maximum, timescale: 1_000_000) : .invalid)
     }
 
     private func sample(_ slot: CaptureRing.Slot, _ bytes: [UInt8]) -> MediaSample {
         var flags: MediaSample.Flags = [.keyframe]
-        let timing = SampleTiming.audio(startFrame: slot.startFrame, frameCount: slot.frames, sampleRate: format.sampleRate)
+        let timing = SampleTiming.audio(
+            startFrame: slot.startFrame, frameCount: slot.frames, sampleRate: format.sampleRate)
         if slot.lostFrames > 0 || slot.holeFrames > 0 {
             flags.insert(.discontinuity)
             discontinuities.add(1, ordering: .relaxed)
-            onDiscontinuity?(Discontinuity(time: timing.presentationTime, lostFrames: slot.lostFrames, holeFrames: slot.holeFrames))
+            onDiscontinuity?(
+                Discontinuity(time: timing.presentationTime, lostFrames: slot.lostFrames, holeFrames: slot.holeFrames))
         }
         framesDelivered.add(Int64(slot.frames), ordering: .relaxed)
         return MediaSample(format: .audio(format), data: bytes, timing: timing, frameCount: slot.frames, flags: flags)

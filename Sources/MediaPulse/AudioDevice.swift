@@ -58,7 +58,8 @@ public struct AudioDevice: Sendable, Hashable {
 
     /// A device with every property given.
     public init(
-        name: String, description: String, kind: Kind, channelCount: Int, sampleRate: Int, sampleType: PCMSampleType? = nil,
+        name: String, description: String, kind: Kind, channelCount: Int, sampleRate: Int,
+        sampleType: PCMSampleType? = nil,
         channelLayout: ChannelLayout? = nil, isDefault: Bool = false, isMonitor: Bool = false, index: UInt32
     ) {
         self.name = name

@@ -48,7 +48,9 @@ public final class AudioDeviceMonitor: Sendable {
     /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when the server cannot be reached;
     ///   ``/MediaCore/MediaError/Code/io`` or ``/MediaCore/MediaError/Code/deviceLost`` when it does not answer in time or
     ///   goes away meanwhile.
-    public init(server: String? = nil, clientName: String = "MediaPipeline device monitor", timeout: Duration = .seconds(5)) throws(MediaError) {
+    public init(
+        server: String? = nil, clientName: String = "MediaPipeline device monitor", timeout: Duration = .seconds(5)
+    ) throws(MediaError) {
         let deadline = monotonicNanoseconds() + timeout.nanoseconds
         connection = try PulseConnection(server: server, clientName: clientName, timeout: timeout)
         let (stream, continuation) = AsyncStream.makeStream(of: AudioDeviceEvent.self, bufferingPolicy: .unbounded)
@@ -89,7 +91,10 @@ public final class AudioDeviceMonitor: Sendable {
             let left = deadline - monotonicNanoseconds()
             guard left > 0 else {
                 stop()
-                throw MediaError(.io, "PulseAudio: listing the devices of server \(connection.server) failed: no answer within \(timeout)")
+                throw MediaError(
+                    .io,
+                    "PulseAudio: listing the devices of server \(connection.server) failed: no answer within \(timeout)"
+                )
             }
             watch.settled.wait(nanoseconds: left)
         }

@@ -14,7 +14,9 @@ extension AudioPlaybackSink {
         if stopped.load(ordering: .acquiring) { return }
         if isPaused { try resume() }
         let drainTime = Duration.nanoseconds(max(0, bufferLatency.converted(to: 1_000_000_000, rounding: .up).value))
-        try control("draining", calling: "pa_stream_drain", timeout: drainTime + operationTimeout) { pa_stream_drain($0, nil, nil) }
+        try control("draining", calling: "pa_stream_drain", timeout: drainTime + operationTimeout) {
+            pa_stream_drain($0, nil, nil)
+        }
     }
 
     /// Pauses playback where it is (corks the stream): ``playedTime`` stands still, a write into the
@@ -68,11 +70,14 @@ extension AudioPlaybackSink {
     /// Runs one stream operation and waits for it; a failure of the stream itself (the device gone)
     /// takes precedence over the operation's own error.
     private func control(
-        _ what: String, calling function: StaticString, timeout: Duration? = nil, _ start: (OpaquePointer) -> OpaquePointer?
+        _ what: String, calling function: StaticString, timeout: Duration? = nil,
+        _ start: (OpaquePointer) -> OpaquePointer?
     ) throws(MediaError) {
         if let failure = stream.failure { throw failure }
         do {
-            try connection.perform("\(what) while \(stream.what)", calling: function, timeout: timeout ?? operationTimeout) { _ in
+            try connection.perform(
+                "\(what) while \(stream.what)", calling: function, timeout: timeout ?? operationTimeout
+            ) { _ in
                 start(stream.raw)
             }
         } catch {

@@ -77,12 +77,14 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
         name = "AudioPlaybackSink(\(device ?? "default"))"
         var spec = try PulseSampleSpec.spec(sampleType, sampleRate: sampleRate, channels: channels)
         let stream = try PulseStream(
-            connection: pulse, name: "MediaPipeline playback", spec: spec, map: PulseSampleSpec.waveMap(channels: spec.channels), what: what)
+            connection: pulse, name: "MediaPipeline playback", spec: spec,
+            map: PulseSampleSpec.waveMap(channels: spec.channels), what: what)
         self.stream = stream
         let events = PlaybackEvents(wakeup: stream.wakeup)
         self.events = events
         var attributes = pa_buffer_attr(
-            maxlength: mpa_buffer_attr_default(), tlength: UInt32(clamping: pa_usec_to_bytes(UInt64(max(1, latency.nanoseconds / 1_000)), &spec)),
+            maxlength: mpa_buffer_attr_default(),
+            tlength: UInt32(clamping: pa_usec_to_bytes(UInt64(max(1, latency.nanoseconds / 1_000)), &spec)),
             prebuf: mpa_buffer_attr_default(), minreq: mpa_buffer_attr_default(), fragsize: mpa_buffer_attr_default())
         let flags = pa_stream_flags_t(
             rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
@@ -92,7 +94,8 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
             try pulse.withLock { context throws(MediaError) in
                 events.install(on: stream.raw)
                 try check(
-                    pa_stream_connect_playback(stream.raw, device, &attributes, flags, nil, nil), calling: "pa_stream_connect_playback",
+                    pa_stream_connect_playback(stream.raw, device, &attributes, flags, nil, nil),
+                    calling: "pa_stream_connect_playback",
                     in: context, what)
             }
             try stream.waitUntilReady(timeout: timeout)
@@ -103,7 +106,8 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
         }
         format = granted.format
         deviceName = granted.device
-        bufferLatency = MediaTime(value: Int64(granted.targetBytes / max(1, format.bytesPerFrame)), timescale: Int32(clamping: sampleRate))
+        bufferLatency = MediaTime(
+            value: Int64(granted.targetBytes / max(1, format.bytesPerFrame)), timescale: Int32(clamping: sampleRate))
     }
 
     deinit {
@@ -117,7 +121,8 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
     ///   ``/MediaCore/MediaError/Code/stageFinished`` after ``finish()``. Returns without writing (the rest)
     ///   once ``stop()`` has been called.
     public func write(_ sample: MediaSample) throws {
-        guard case .audio(let input) = sample.format, input.codec == format.codec, input.sampleRate == format.sampleRate,
+        guard case .audio(let input) = sample.format, input.codec == format.codec,
+            input.sampleRate == format.sampleRate,
             input.channelCount == format.channelCount, sample.planeCount == 1
         else {
             throw MediaError.formatMismatch(stage: name, expected: "\(format) interleaved", actual: sample.format)
@@ -135,12 +140,15 @@ public final class AudioPlaybackSink: MediaSink, Sendable {
                     if let failure = stream.failure { throw failure }
                     let writable = pa_stream_writable_size(stream.raw)
                     guard writable != -1 else {  // (size_t) -1: the stream is not ready
-                        throw MediaError.pulse(pa_context_errno(context), calling: "pa_stream_writable_size", stream.what, connection.failureCode(context))
+                        throw MediaError.pulse(
+                            pa_context_errno(context), calling: "pa_stream_writable_size", stream.what,
+                            connection.failureCode(context))
                     }
                     let count = min(writable, total - offset) / frameBytes * frameBytes
                     guard count > 0 else { return 0 }
                     try check(
-                        pa_stream_write(stream.raw, base + offset, count, nil, 0, PA_SEEK_RELATIVE), calling: "pa_stream_write",
+                        pa_stream_write(stream.raw, base + offset, count, nil, 0, PA_SEEK_RELATIVE),
+                        calling: "pa_stream_write",
                         in: context, stream.what, connection.failureCode(context))
                     return count
                 }

@@ -29,7 +29,9 @@ extension PulseConnection {
     /// is marked default, even while the default changes).
     ///
     /// - Throws: as ``inputs(timeout:)``; `timeout` bounds the three requests together.
-    public func devices(timeout: Duration = .seconds(5)) throws(MediaError) -> (inputs: [AudioDevice], outputs: [AudioDevice]) {
+    public func devices(timeout: Duration = .seconds(5)) throws(MediaError) -> (
+        inputs: [AudioDevice], outputs: [AudioDevice]
+    ) {
         let deadline = monotonicNanoseconds() + timeout.nanoseconds
         let info = try serverInfo(timeout: timeout)
         let inputs = try list(.input, defaultName: info.defaultSource, deadline: deadline, timeout: timeout)
@@ -40,13 +42,17 @@ extension PulseConnection {
     /// The device of `kind` named `name`, or `nil` when the server has none by that name.
     ///
     /// - Throws: as ``inputs(timeout:)``.
-    public func device(named name: String, kind: AudioDevice.Kind, timeout: Duration = .seconds(5)) throws(MediaError) -> AudioDevice? {
+    public func device(named name: String, kind: AudioDevice.Kind, timeout: Duration = .seconds(5)) throws(MediaError)
+        -> AudioDevice?
+    {
         let all = kind == .input ? try inputs(timeout: timeout) : try outputs(timeout: timeout)
         return all.first { $0.name == name }
     }
 
     /// Lists the devices of `kind`, marking `defaultName`, waiting until `deadline` at most.
-    private func list(_ kind: AudioDevice.Kind, defaultName: String, deadline: Int64, timeout: Duration) throws(MediaError) -> [AudioDevice] {
+    private func list(_ kind: AudioDevice.Kind, defaultName: String, deadline: Int64, timeout: Duration)
+        throws(MediaError) -> [AudioDevice]
+    {
         let answer = DeviceListAnswer(defaultName: defaultName)
         let left = Duration.nanoseconds(max(0, deadline - monotonicNanoseconds()))
         let call: StaticString = kind == .input ? "pa_context_get_source_info_list" : "pa_context_get_sink_info_list"

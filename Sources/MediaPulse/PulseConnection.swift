@@ -48,7 +48,9 @@ public final class PulseConnection: @unchecked Sendable {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when the server cannot be reached or refuses, or
     ///   does not answer in time; ``/MediaCore/MediaError/Code/outOfMemory`` when libpulse cannot allocate.
-    public init(server: String? = nil, clientName: String = "MediaPipeline", timeout: Duration = .seconds(5)) throws(MediaError) {
+    public init(server: String? = nil, clientName: String = "MediaPipeline", timeout: Duration = .seconds(5))
+        throws(MediaError)
+    {
         let described = server ?? "(default)"
         guard let loop = pa_threaded_mainloop_new() else {
             throw MediaError(.outOfMemory, "PulseAudio: cannot allocate a threaded mainloop (pa_threaded_mainloop_new)")
@@ -62,15 +64,19 @@ public final class PulseConnection: @unchecked Sendable {
         self.clientName = clientName
         requestedServer = server
         // From here on, a throw runs deinit, which frees both.
-        pa_context_set_state_callback(made, { _, userdata in
-            guard let userdata else { return }
-            Unmanaged<Wakeup>.fromOpaque(userdata).takeUnretainedValue().post()
-        }, Unmanaged.passUnretained(stateChanged).toOpaque())
+        pa_context_set_state_callback(
+            made,
+            { _, userdata in
+                guard let userdata else { return }
+                Unmanaged<Wakeup>.fromOpaque(userdata).takeUnretainedValue().post()
+            }, Unmanaged.passUnretained(stateChanged).toOpaque())
         // Before the thread starts, nothing else can touch the context: no lock needed yet.
         try check(
             pa_context_connect(made, server, PA_CONTEXT_NOAUTOSPAWN, nil), calling: "pa_context_connect", in: made,
             "connecting to server \(described)", .unavailable)
-        try check(pa_threaded_mainloop_start(loop), calling: "pa_threaded_mainloop_start", in: made, "starting the mainloop thread")
+        try check(
+            pa_threaded_mainloop_start(loop), calling: "pa_threaded_mainloop_start", in: made,
+            "starting the mainloop thread")
         try waitUntilReady(described: described, timeout: timeout)
     }
 
@@ -86,7 +92,9 @@ public final class PulseConnection: @unchecked Sendable {
 
     /// The server connected to, as libpulse names it (`unix:/run/user/1000/pulse/native`).
     public var server: String {
-        withLock { context in pa_context_get_server(context).map { String(cString: $0) } ?? requestedServer ?? "(default)" }
+        withLock { context in
+            pa_context_get_server(context).map { String(cString: $0) } ?? requestedServer ?? "(default)"
+        }
     }
 
     /// Whether the connection is up (it goes down when the server exits or drops this client).
@@ -100,11 +108,15 @@ public final class PulseConnection: @unchecked Sendable {
             case PA_CONTEXT_READY:
                 return
             case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-                throw MediaError.pulse(error, calling: "pa_context_connect", "connecting to server \(described)", .unavailable)
+                throw MediaError.pulse(
+                    error, calling: "pa_context_connect", "connecting to server \(described)", .unavailable)
             default:
                 let left = deadline - monotonicNanoseconds()
                 guard left > 0 else {
-                    throw MediaError(.unavailable, "PulseAudio: connecting to server \(described) failed: no answer within \(timeout) (pa_context_connect)")
+                    throw MediaError(
+                        .unavailable,
+                        "PulseAudio: connecting to server \(described) failed: no answer within \(timeout) (pa_context_connect)"
+                    )
                 }
                 stateChanged.wait(nanoseconds: left)
             }

@@ -25,21 +25,26 @@ extension PulseConnection {
     ///   ``/MediaCore/MediaError/Code/io`` when the server does not answer. Backed by `pa_context_get_server_info`.
     public func serverInfo(timeout: Duration = .seconds(5)) throws(MediaError) -> PulseServerInfo {
         let answer = ServerInfoAnswer()
-        try perform("asking server \(server) for its information", calling: "pa_context_get_server_info", timeout: timeout) { context in
-            pa_context_get_server_info(context, { _, info, userdata in
-                guard let userdata, let info else { return }
-                let answer = Unmanaged<ServerInfoAnswer>.fromOpaque(userdata).takeUnretainedValue()
-                answer.info = PulseServerInfo(
-                    serverName: info.pointee.server_name.map { String(cString: $0) } ?? "",
-                    serverVersion: info.pointee.server_version.map { String(cString: $0) } ?? "",
-                    defaultSink: info.pointee.default_sink_name.map { String(cString: $0) } ?? "",
-                    defaultSource: info.pointee.default_source_name.map { String(cString: $0) } ?? "",
-                    sampleRate: Int(info.pointee.sample_spec.rate),
-                    channelCount: Int(info.pointee.sample_spec.channels))
-            }, Unmanaged.passUnretained(answer).toOpaque())
+        try perform(
+            "asking server \(server) for its information", calling: "pa_context_get_server_info", timeout: timeout
+        ) { context in
+            pa_context_get_server_info(
+                context,
+                { _, info, userdata in
+                    guard let userdata, let info else { return }
+                    let answer = Unmanaged<ServerInfoAnswer>.fromOpaque(userdata).takeUnretainedValue()
+                    answer.info = PulseServerInfo(
+                        serverName: info.pointee.server_name.map { String(cString: $0) } ?? "",
+                        serverVersion: info.pointee.server_version.map { String(cString: $0) } ?? "",
+                        defaultSink: info.pointee.default_sink_name.map { String(cString: $0) } ?? "",
+                        defaultSource: info.pointee.default_source_name.map { String(cString: $0) } ?? "",
+                        sampleRate: Int(info.pointee.sample_spec.rate),
+                        channelCount: Int(info.pointee.sample_spec.channels))
+                }, Unmanaged.passUnretained(answer).toOpaque())
         }
         guard let info = withLock({ _ in answer.info }) else {
-            throw MediaError(.io, "PulseAudio: server \(server) answered pa_context_get_server_info without information")
+            throw MediaError(
+                .io, "PulseAudio: server \(server) answered pa_context_get_server_info without information")
         }
         return info
     }

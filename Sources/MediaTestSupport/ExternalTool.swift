@@ -50,7 +50,8 @@ public enum ExternalTool {
         let outData = readToEnd(out.fileHandleForReading.fileDescriptor)
         group.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData.value, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData.value, as: UTF8.self))
     }
 
     /// Everything readable from `fd` until end of file. A `read(2)` loop that retries on `EINTR`:
@@ -75,7 +76,10 @@ public enum ExternalTool {
     public static func check(_ tool: String, _ arguments: [String], stdin: Data? = nil) throws -> Result {
         let result = try run(tool, arguments, stdin: stdin)
         guard result.status == 0 else {
-            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr.suffix(2000))")
+            throw Failure(
+                description:
+                    "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr.suffix(2000))"
+            )
         }
         return result
     }
@@ -106,7 +110,9 @@ public enum ExternalTool {
 
     /// Decodes `path` with ffmpeg (`-xerror`) to raw samples of `format` (`f32le`, `s16le`, ...),
     /// optionally forcing channel count and rate.
-    public static func decode(_ path: String, format: String = "f32le", channels: Int? = nil, sampleRate: Int? = nil, extra: [String] = []) throws -> Data {
+    public static func decode(
+        _ path: String, format: String = "f32le", channels: Int? = nil, sampleRate: Int? = nil, extra: [String] = []
+    ) throws -> Data {
         var args = ["-v", "error", "-xerror"] + extra + ["-i", path]
         if let channels { args += ["-ac", String(channels)] }
         if let sampleRate { args += ["-ar", String(sampleRate)] }
@@ -155,7 +161,9 @@ public final class TemporaryDirectory {
 public enum RawAudio {
     /// The frequency of a steady tone in one channel of interleaved `samples`, from its zero
     /// crossings: a judge of pitch that needs no FFT (exact to a crossing per window: ±1 Hz over 0.5 s).
-    public static func zeroCrossingFrequency(_ samples: [Float], channels: Int = 1, channel: Int = 0, sampleRate: Int) -> Double {
+    public static func zeroCrossingFrequency(_ samples: [Float], channels: Int = 1, channel: Int = 0, sampleRate: Int)
+        -> Double
+    {
         var crossings = 0, frames = 0
         var previous: Float?
         for i in stride(from: channel, to: samples.count, by: channels) {
@@ -169,20 +177,26 @@ public enum RawAudio {
     /// Interprets `data` as little-endian 32-bit floats.
     public static func floats(_ data: Data) -> [Float] {
         data.withUnsafeBytes { raw in
-            (0..<raw.count / 4).map { Float(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self).littleEndian) }
+            (0..<raw.count / 4).map {
+                Float(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self).littleEndian)
+            }
         }
     }
 
     /// Interprets `data` as little-endian 16-bit integers.
     public static func int16s(_ data: Data) -> [Int16] {
         data.withUnsafeBytes { raw in
-            (0..<raw.count / 2).map { Int16(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self).littleEndian) }
+            (0..<raw.count / 2).map {
+                Int16(bitPattern: raw.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self).littleEndian)
+            }
         }
     }
 
     /// The frequency (Hz) of the strongest bin of a real DFT of `samples` (mono), evaluated between
     /// `low` and `high` Hz in 1 Hz steps with the Goertzel algorithm, and that peak's RMS level.
-    public static func spectralPeak(_ samples: [Float], sampleRate: Int, low: Int = 20, high: Int = 20_000) -> (frequency: Int, amplitude: Double) {
+    public static func spectralPeak(_ samples: [Float], sampleRate: Int, low: Int = 20, high: Int = 20_000) -> (
+        frequency: Int, amplitude: Double
+    ) {
         let n = samples.count
         var best = (frequency: 0, amplitude: 0.0)
         let step = max(1, (high - low) / 2000)
@@ -217,14 +231,17 @@ public enum TestPaths {
         var url = URL(fileURLWithPath: "\(file)")
         while url.path != "/" {
             url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url.path
+            }
         }
         return FileManager.default.currentDirectoryPath
     }
 
     /// The directory holding the test bundle, where SwiftPM also puts the example executables.
     public static var buildProductsDirectory: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().path
     }
 

@@ -8,11 +8,15 @@ extension PulseDaemon {
         let child = try spawn(tool, arguments)
         guard child.wait(timeout: timeout) else {
             child.kill()
-            throw ExternalTool.Failure(description: "\(tool) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+            throw ExternalTool.Failure(
+                description: "\(tool) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
         let result = child.result
         guard result.status == 0 else {
-            throw ExternalTool.Failure(description: "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr.suffix(2000))")
+            throw ExternalTool.Failure(
+                description:
+                    "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr.suffix(2000))"
+            )
         }
         return result
     }
@@ -20,7 +24,8 @@ extension PulseDaemon {
     /// Starts a PulseAudio tool (or any program, by name or path) against this daemon in the background.
     public func spawn(_ tool: String, _ arguments: [String]) throws -> ChildProcess {
         let name = tool.split(separator: "/").last.map(String.init) ?? tool
-        return try ChildProcess(tool, arguments, environment: environment, outputBase: folder + "/\(name)-\(UUID().uuidString.prefix(8))")
+        return try ChildProcess(
+            tool, arguments, environment: environment, outputBase: folder + "/\(name)-\(UUID().uuidString.prefix(8))")
     }
 
     /// How many record streams (source outputs) are connected now, from `pactl list short

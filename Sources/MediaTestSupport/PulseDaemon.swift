@@ -35,7 +35,8 @@ public final class PulseDaemon: @unchecked Sendable {
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         folder = base.appendingPathComponent(String(UUID().uuidString.prefix(8))).path
         for sub in ["", "/home", "/run", "/config"] {
-            try FileManager.default.createDirectory(atPath: folder + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         let socket = folder + "/run/native"
         server = "unix:" + socket
@@ -47,13 +48,15 @@ public final class PulseDaemon: @unchecked Sendable {
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         self.environment = environment
 
-        process = try ChildProcess("pulseaudio", [
-            "-n", "--daemonize=no", "--exit-idle-time=-1", "--system=false", "--disallow-exit",
-            "--use-pid-file=no", "--disable-shm=no", "--log-target=stderr", "--log-level=error",
-            "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
-            "--load=module-null-sink sink_name=test rate=48000 channels=2",
-            "--load=module-always-sink",
-        ], environment: environment, outputBase: folder + "/daemon")
+        process = try ChildProcess(
+            "pulseaudio",
+            [
+                "-n", "--daemonize=no", "--exit-idle-time=-1", "--system=false", "--disallow-exit",
+                "--use-pid-file=no", "--disable-shm=no", "--log-target=stderr", "--log-level=error",
+                "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
+                "--load=module-null-sink sink_name=test rate=48000 channels=2",
+                "--load=module-always-sink"
+            ], environment: environment, outputBase: folder + "/daemon")
         let deadline = Date(timeIntervalSinceNow: timeout)
         while !Self.accepts(socket) {
             if let status = process.exitStatus {
@@ -91,7 +94,9 @@ public final class PulseDaemon: @unchecked Sendable {
             for (i, byte) in bytes.enumerated() { raw[i] = byte }
         }
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
     }
 }

@@ -32,7 +32,8 @@ extension PushParserVerifier {
                 var pieces: [Range<Int>] = []
                 var start = 0
                 while start < count {
-                    let size = generator.next() % 16 == 0 ? 0 : 1 + Int(generator.next() % (1 << (generator.next() % 17)))
+                    let size =
+                        generator.next() % 16 == 0 ? 0 : 1 + Int(generator.next() % (1 << (generator.next() % 17)))
                     let end = min(count, start + size)
                     pieces.append(start..<end)
                     start = end

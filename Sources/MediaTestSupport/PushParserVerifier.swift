@@ -112,7 +112,11 @@ public enum PushParserVerifier {
                     errorCount += 1
                     if errorPolicy == .stopAtFirstError { return false }
                     guard errorCount <= bytes.count + 1 else {
-                        throw Mismatch(split: split, message: "\(errorCount) errors from \(bytes.count) bytes: the parser throws without making progress (last: \(error))")
+                        throw Mismatch(
+                            split: split,
+                            message:
+                                "\(errorCount) errors from \(bytes.count) bytes: the parser throws without making progress (last: \(error))"
+                        )
                     }
                 }
             }
@@ -128,7 +132,8 @@ public enum PushParserVerifier {
         switch again {
         case .success(nil): return events
         case .success(let output?):
-            throw Mismatch(split: split, message: "next() gave \(describe(output)) after it had returned nil at the end")
+            throw Mismatch(
+                split: split, message: "next() gave \(describe(output)) after it had returned nil at the end")
         case .failure(let error):
             throw Mismatch(split: split, message: "next() threw \(error) after it had returned nil at the end")
         }
@@ -145,7 +150,8 @@ public enum PushParserVerifier {
                 message: "event \(index) is \(got), but whole it is \(expected)")
         }
         guard outcome.events.count == reference.events.count else {
-            let extra = outcome.events.count > reference.events.count
+            let extra =
+                outcome.events.count > reference.events.count
                 ? "an extra \(outcome.events[reference.events.count])"
                 : "no \(reference.events[outcome.events.count])"
             throw Mismatch(

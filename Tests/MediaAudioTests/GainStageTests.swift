@@ -10,13 +10,18 @@ import Testing
     @Test func halfVolumeIsMinusSixDecibelsBySox() throws {
         let dir = try TemporaryDirectory()
         var stage = GainStage(volume: .volume(0.5))
-        let out = PlaybackSignals.values(try PlaybackSignals.run(&stage, PlaybackSignals.samples(stereoSine, channels: 2)))
+        let out = PlaybackSignals.values(
+            try PlaybackSignals.run(&stage, PlaybackSignals.samples(stereoSine, channels: 2)))
         #expect(out.count == stereoSine.count)
         let input = try PlaybackJudges.soxStats(stereoSine, channels: 2, in: dir)
         let output = try PlaybackJudges.soxStats(out, channels: 2, in: dir)
         for row in ["Pk lev dB", "RMS lev dB"] {
             let before = try #require(input[row]), after = try #require(output[row])
-            for column in 0..<3 { #expect(abs(after[column] - before[column] - (-6.02)) <= 0.05, "\(row) column \(column): \(before) → \(after)") }
+            for column in 0..<3 {
+                #expect(
+                    abs(after[column] - before[column] - (-6.02)) <= 0.05,
+                    "\(row) column \(column): \(before) → \(after)")
+            }
         }
     }
 
@@ -36,15 +41,16 @@ import Testing
         var stage = GainStage(volume: volume)
         #expect(stage.rampFrames(sampleRate: 48_000) == 960)
         let dc = [Float](repeating: 1, count: 9_600 * 2)
-        let out = PlaybackSignals.values(try PlaybackSignals.run(&stage, PlaybackSignals.samples(dc, channels: 2, sizes: [480])) { i in
-            if i == 5 { volume.value = 0 }
-        })
+        let out = PlaybackSignals.values(
+            try PlaybackSignals.run(&stage, PlaybackSignals.samples(dc, channels: 2, sizes: [480])) { i in
+                if i == 5 { volume.value = 0 }
+            })
         let left = PlaybackSignals.channel(0, of: out, channels: 2)
         let jumps = zip(left, left.dropFirst()).map { abs($1 - $0) }
         #expect((jumps.max() ?? 1) <= 1.0 / 960 + 1e-6)
-        #expect(left[2_399] == 1)                                  // last frame before the change
-        #expect(abs(left[2_400] - (1 - 1.0 / 960)) < 1e-6)         // first frame of the ramp
-        #expect(left[2_400 + 959] == 0 && left[2_400 + 958] > 0)    // reached after exactly 960 frames
+        #expect(left[2_399] == 1)  // last frame before the change
+        #expect(abs(left[2_400] - (1 - 1.0 / 960)) < 1e-6)  // first frame of the ramp
+        #expect(left[2_400 + 959] == 0 && left[2_400 + 958] > 0)  // reached after exactly 960 frames
         #expect(left.suffix(1_000).allSatisfy { $0 == 0 })
         #expect(stage.currentGain == 0)
     }
@@ -53,9 +59,10 @@ import Testing
     @Test func stepOnASineStaysWithinTheRampSlope() throws {
         let volume = AudioParameter.volume(1)
         var stage = GainStage(volume: volume, rampDuration: .milliseconds(10))
-        let out = PlaybackSignals.values(try PlaybackSignals.run(&stage, PlaybackSignals.samples(stereoSine, channels: 2, sizes: [256])) { i in
-            if i == 50 { volume.value = 0.25 }
-        })
+        let out = PlaybackSignals.values(
+            try PlaybackSignals.run(&stage, PlaybackSignals.samples(stereoSine, channels: 2, sizes: [256])) { i in
+                if i == 50 { volume.value = 0.25 }
+            })
         let slope = zip(stereoSine, stereoSine.dropFirst(2)).map { abs($1 - $0) }.max() ?? 0
         let worst = zip(out, out.dropFirst(2)).map { abs($1 - $0) }.max() ?? 1
         #expect(worst <= slope + 0.75 * 0.5 / 480 + 1e-6)
@@ -80,7 +87,7 @@ import Testing
             stop.value = 1
             for _ in 0..<200 where stopped.value == 0 { usleep(10_000) }  // at most 2 s
         }
-        for _ in 0..<200 where volume.value == 1 { usleep(10_000) }      // the thread has started
+        for _ in 0..<200 where volume.value == 1 { usleep(10_000) }  // the thread has started
         var stage = GainStage(volume: volume)
         var out: [Float] = []
         for sample in PlaybackSignals.samples([Float](repeating: 1, count: 48_000 * 2), channels: 2, sizes: [64]) {
@@ -100,9 +107,11 @@ import Testing
         let volume = AudioParameter.volume(0.8)
         var a = GainStage(volume: volume), b = GainStage(volume: volume)
         let change: (Int) -> Void = { i in if i == 3 { volume.value = 0.3 } }
-        let interleaved = try PlaybackSignals.run(&a, PlaybackSignals.samples(stereoSine, channels: 2, sizes: [700]), beforeEach: change)
+        let interleaved = try PlaybackSignals.run(
+            &a, PlaybackSignals.samples(stereoSine, channels: 2, sizes: [700]), beforeEach: change)
         volume.value = 0.8
-        let planar = try PlaybackSignals.run(&b, PlaybackSignals.samples(stereoSine, channels: 2, sizes: [700], planar: true), beforeEach: change)
+        let planar = try PlaybackSignals.run(
+            &b, PlaybackSignals.samples(stereoSine, channels: 2, sizes: [700], planar: true), beforeEach: change)
         #expect(PlaybackSignals.values(planar) == PlaybackSignals.values(interleaved))
         #expect(planar.first?.planeCount == 2)
     }

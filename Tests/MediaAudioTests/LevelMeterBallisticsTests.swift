@@ -17,7 +17,8 @@ import Testing
         let burstDB = 20 * log10(0.5)
         for block in 0..<205 {
             let value = block < 5 ? 0.5 : 0
-            let sample = TestSignal.sample([Array(repeating: value, count: 480)], format: .f32, startFrame: Int64(block * 480))
+            let sample = TestSignal.sample(
+                [Array(repeating: value, count: 480)], format: .f32, startFrame: Int64(block * 480))
             try stage.process(sample) { _ in }
             meter.updateMeters()
 
@@ -28,7 +29,8 @@ import Testing
 
             let loudBlocks = min(block, 4) - max(0, block - 9) + 1  // burst blocks inside the last 10
             let windowBlocks = min(block + 1, 10)
-            let expectedAverage = loudBlocks > 0 ? burstDB + 10 * log10(Double(loudBlocks) / Double(windowBlocks)) : -160
+            let expectedAverage =
+                loudBlocks > 0 ? burstDB + 10 * log10(Double(loudBlocks) / Double(windowBlocks)) : -160
             #expect(abs(Double(meter.averagePower(forChannel: 0)) - expectedAverage) < 0.001, "block \(block)")
         }
         #expect(abs(Double(meter.peakPower(forChannel: 0)) - (burstDB - 0.2 * 180)) < 0.001)  // −42.02 after 2 s
@@ -38,13 +40,16 @@ import Testing
     /// and held again; a decay rate of 0 holds the largest peak for ever.
     @Test func newPeaksAreTakenOnlyAboveTheFallingReading() throws {
         /// A helper, not a test: the peak reading after each 10 ms block of `values`.
-        func levels(_ values: [(value: Double, blocks: Int)], _ configuration: LevelMeter.Configuration) throws -> [Float] {
+        func levels(_ values: [(value: Double, blocks: Int)], _ configuration: LevelMeter.Configuration) throws
+            -> [Float]
+        {
             let meter = try LevelMeter(configuration: configuration)
             let stage = CheckedStage(meter.stage)
             var readings: [Float] = []
             for (value, blocks) in values {
                 for _ in 0..<blocks {
-                    try stage.process(TestSignal.sample([Array(repeating: value, count: 480)], format: PCMFormat(.f64))) { _ in }
+                    try stage.process(TestSignal.sample([Array(repeating: value, count: 480)], format: PCMFormat(.f64)))
+                    { _ in }
                     meter.updateMeters()
                     readings.append(meter.peakPower(forChannel: 0))
                 }
@@ -89,7 +94,9 @@ import Testing
         #expect(abs(Double(meter.peakPower(forChannel: 0)) - (20 * log10(0.5) - 1.5 * 20 / 1.7)) < 0.01)
 
         for type in PCMSampleType.allCases {
-            let quiet = try TestSignal.metered([TestSignal.sample([Array(repeating: 0, count: 960)], format: PCMFormat(type))])
+            let quiet = try TestSignal.metered([
+                TestSignal.sample([Array(repeating: 0, count: 960)], format: PCMFormat(type))
+            ])
             #expect(quiet.peakPower(forChannel: 0) == -160, "\(type)")
             #expect(quiet.averagePower(forChannel: 0) == -160, "\(type)")
         }

@@ -10,7 +10,8 @@ import Testing
     /// and the readings after the run are the sine's (−20.0 / −23.0 dB).
     @Test func pollingWhileAThreadedGraphRuns() throws {
         let wave = TestSignal.sine(amplitude: 0.1, frequency: 1_000, sampleRate: 48_000, frames: 28_800)
-        let input = TestSignal.samples([wave, wave], format: .s16, splits: Array(stride(from: 960, to: 28_800, by: 960)))
+        let input = TestSignal.samples(
+            [wave, wave], format: .s16, splits: Array(stride(from: 960, to: 28_800, by: 960)))
         let meter = try LevelMeter()
         let collector = SampleCollector()
         var graph = MediaGraph()

@@ -22,10 +22,16 @@ import Testing
         Case(type: .s16, sampleRate: 48_000, channels: 1, effects: ["sine", "1000", "vol", "-1dB"]),
         Case(type: .f32, sampleRate: 44_100, channels: 1, effects: ["square", "100", "vol", "0.5"]),
         Case(type: .u8, sampleRate: 22_050, channels: 1, effects: ["sine", "300", "vol", "-6dB"]),
-        Case(type: .s16, sampleRate: 48_000, channels: 2, effects: ["whitenoise", "pinknoise", "remix", "1v0.3", "2v0.6"]),
+        Case(
+            type: .s16, sampleRate: 48_000, channels: 2, effects: ["whitenoise", "pinknoise", "remix", "1v0.3", "2v0.6"]
+        ),
         Case(type: .s24, sampleRate: 48_000, channels: 2, effects: ["sine", "1000", "square", "50", "vol", "-20dB"]),
-        Case(type: .s32, sampleRate: 96_000, channels: 2, effects: ["sine", "440", "pinknoise", "remix", "1v0.01", "2v0.3"]),
-        Case(type: .f32, sampleRate: 48_000, channels: 2, effects: ["pinknoise", "whitenoise", "remix", "1v0.05", "2v0.8"]),
+        Case(
+            type: .s32, sampleRate: 96_000, channels: 2,
+            effects: ["sine", "440", "pinknoise", "remix", "1v0.01", "2v0.3"]),
+        Case(
+            type: .f32, sampleRate: 48_000, channels: 2,
+            effects: ["pinknoise", "whitenoise", "remix", "1v0.05", "2v0.8"])
     ]
 
     /// sox's options for raw PCM of `type`.
@@ -52,7 +58,8 @@ import Testing
     func readingsMatchSoxStats(_ test: Case) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("audio.raw")
-        let format = ["-r", String(test.sampleRate), "-c", String(test.channels)] + Self.soxEncoding(test.type) + ["-t", "raw"]
+        let format =
+            ["-r", String(test.sampleRate), "-c", String(test.channels)] + Self.soxEncoding(test.type) + ["-t", "raw"]
         try ExternalTool.check("timeout", ["30", "sox", "-R", "-n"] + format + [path, "synth", "1"] + test.effects)
         let stats = try ExternalTool.check("timeout", ["30", "sox"] + format + [path, "-n", "stats"]).stderr
         let soxPeaks = try Self.statsValues(stats, label: "Pk lev dB", channels: test.channels)
@@ -68,19 +75,26 @@ import Testing
         while frame * bytesPerFrame < bytes.count {
             let count = min(4_096, bytes.count / bytesPerFrame - frame)
             let data = Array(bytes[(frame * bytesPerFrame)..<((frame + count) * bytesPerFrame)])
-            samples.append(MediaSample(
-                format: .audio(audio), data: data,
-                timing: .audio(startFrame: Int64(frame), frameCount: count, sampleRate: test.sampleRate), frameCount: count))
+            samples.append(
+                MediaSample(
+                    format: .audio(audio), data: data,
+                    timing: .audio(startFrame: Int64(frame), frameCount: count, sampleRate: test.sampleRate),
+                    frameCount: count))
             frame += count
         }
-        let wholeSecond = LevelMeter.Configuration(averagingWindow: .seconds(1), peakHold: .seconds(3600), peakDecayRate: 0)
+        let wholeSecond = LevelMeter.Configuration(
+            averagingWindow: .seconds(1), peakHold: .seconds(3600), peakDecayRate: 0)
         let meter = try TestSignal.metered(samples, configuration: wholeSecond, finish: true)
         #expect(meter.channelCount == test.channels)
         for channel in 0..<min(test.channels, soxPeaks.count, soxRMS.count) {
             let peak = Double(meter.peakPower(forChannel: channel))
             let average = Double(meter.averagePower(forChannel: channel))
-            #expect(abs(peak - soxPeaks[channel]) <= 0.006, "\(test) channel \(channel): peak \(peak), sox \(soxPeaks[channel])")
-            #expect(abs(average - soxRMS[channel]) <= 0.006, "\(test) channel \(channel): RMS \(average), sox \(soxRMS[channel])")
+            #expect(
+                abs(peak - soxPeaks[channel]) <= 0.006,
+                "\(test) channel \(channel): peak \(peak), sox \(soxPeaks[channel])")
+            #expect(
+                abs(average - soxRMS[channel]) <= 0.006,
+                "\(test) channel \(channel): RMS \(average), sox \(soxRMS[channel])")
         }
     }
 }

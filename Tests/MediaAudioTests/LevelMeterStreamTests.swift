@@ -12,7 +12,7 @@ import Testing
         let frames = 62_400
         let channels = [
             TestSignal.noise(amplitude: 0.7, frames: frames, seed: 1),
-            TestSignal.noise(amplitude: 0.05, frames: frames, seed: 2),
+            TestSignal.noise(amplitude: 0.05, frames: frames, seed: 2)
         ]
         var generator = SystemRandomNumberGenerator()
         var randomSplits: [Int] = []
@@ -67,21 +67,31 @@ import Testing
         let aac = MediaSample(
             format: .audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90])),
             data: [1, 2, 3], timing: .audio(startFrame: 0, frameCount: 1_024, sampleRate: 48_000), frameCount: 1_024)
-        #expect { var fresh = meter.stage; try fresh.process(aac) { _ in } } throws: { ($0 as? MediaError)?.code == .formatMismatch }
+        #expect {
+            var fresh = meter.stage; try fresh.process(aac) { _ in }
+        } throws: { ($0 as? MediaError)?.code == .formatMismatch }
         var short = input
         short.frameCount = 2_000
-        #expect { var fresh = meter.stage; try fresh.process(short) { _ in } } throws: { ($0 as? MediaError)?.code == .invalidData }
+        #expect {
+            var fresh = meter.stage; try fresh.process(short) { _ in }
+        } throws: { ($0 as? MediaError)?.code == .invalidData }
         var huge = input
         huge.frameCount = Int.max / 2
-        #expect { var fresh = meter.stage; try fresh.process(huge) { _ in } } throws: { ($0 as? MediaError)?.code == .invalidData }
+        #expect {
+            var fresh = meter.stage; try fresh.process(huge) { _ in }
+        } throws: { ($0 as? MediaError)?.code == .invalidData }
         for (channels, code) in [(0, MediaError.Code.invalidData), (2_000, .unsupportedFormat)] {
             let odd = MediaSample(
                 format: .audio(.pcm(.s16, sampleRate: 48_000, channelLayout: .unspecified(channels))), data: [],
                 timing: .audio(startFrame: 0, frameCount: 0, sampleRate: 48_000), frameCount: 0)
-            #expect { var fresh = meter.stage; try fresh.process(odd) { _ in } } throws: { ($0 as? MediaError)?.code == code }
+            #expect {
+                var fresh = meter.stage; try fresh.process(odd) { _ in }
+            } throws: { ($0 as? MediaError)?.code == code }
         }
         #expect(throws: MediaError.self) { try LevelMeter(configuration: .init(averagingWindow: .milliseconds(5))) }
-        #expect { try LevelMeter(configuration: .init(peakDecayRate: -1)) } throws: { ($0 as? MediaError)?.code == .invalidArgument }
+        #expect { try LevelMeter(configuration: .init(peakDecayRate: -1)) } throws: {
+            ($0 as? MediaError)?.code == .invalidArgument
+        }
     }
 
     /// A new channel count mid-stream resets the meter: nothing of the loud stereo part is held in
@@ -104,7 +114,8 @@ import Testing
 
     /// Frames trimmed at the start or end are not metered; `finish` closes the last short block.
     @Test func trimmedFramesAreSkippedAndFinishClosesTheLastBlock() throws {
-        var sample = TestSignal.sample([Array(repeating: 1.0, count: 100) + Array(repeating: 0.25, count: 300)], format: PCMFormat(.s32))
+        var sample = TestSignal.sample(
+            [Array(repeating: 1.0, count: 100) + Array(repeating: 0.25, count: 300)], format: PCMFormat(.s32))
         sample.trimAtStart = 100
         let meter = try TestSignal.metered([sample])
         #expect(meter.channelCount == 1)

@@ -51,9 +51,12 @@ import Testing
     @Test func changeIsRamped() throws {
         let pan = AudioParameter.pan(-1)
         var stage = PanStage(pan: pan, mono: .constantPowerStereo)
-        let out = PlaybackSignals.values(try PlaybackSignals.run(&stage, PlaybackSignals.samples([Float](repeating: 1, count: 4_800), channels: 1, sizes: [500])) { i in
-            if i == 2 { pan.value = 1 }
-        })
+        let out = PlaybackSignals.values(
+            try PlaybackSignals.run(
+                &stage, PlaybackSignals.samples([Float](repeating: 1, count: 4_800), channels: 1, sizes: [500])
+            ) { i in
+                if i == 2 { pan.value = 1 }
+            })
         for channel in 0..<2 {
             let side = PlaybackSignals.channel(channel, of: out, channels: 2)
             #expect((zip(side, side.dropFirst()).map { abs($1 - $0) }.max() ?? 1) <= Float.pi / 4 * 2 / 960 + 1e-6)

@@ -5,7 +5,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct PanStageTests {
     /// Left 440 Hz, right 660 Hz: a stereo signal whose sides differ.
     let stereo: [Float] = {
-        let left = PlaybackSignals.tones([440], seconds: 1), right = PlaybackSignals.tones([660], seconds: 1, amplitude: 0.4)
+        let left = PlaybackSignals.tones([440], seconds: 1),
+            right = PlaybackSignals.tones([660], seconds: 1, amplitude: 0.4)
         return zip(left, right).flatMap { [$0, $1] }
     }()
 
@@ -51,9 +52,10 @@ import Testing
         let pan = AudioParameter.pan(0)
         var stage = PanStage(pan: pan)
         let dc = [Float](repeating: 0.9, count: 4_800 * 2)
-        let out = PlaybackSignals.values(try PlaybackSignals.run(&stage, PlaybackSignals.samples(dc, channels: 2, sizes: [512])) { i in
-            if i == 2 { pan.value = -1 }
-        })
+        let out = PlaybackSignals.values(
+            try PlaybackSignals.run(&stage, PlaybackSignals.samples(dc, channels: 2, sizes: [512])) { i in
+                if i == 2 { pan.value = -1 }
+            })
         let right = PlaybackSignals.channel(1, of: out, channels: 2)
         #expect((zip(right, right.dropFirst()).map { abs($1 - $0) }.max() ?? 1) <= 0.9 / 960 + 1e-6)
         #expect(right[1_023] == 0.9 && right[1_024 + 959] == 0)
@@ -65,7 +67,8 @@ import Testing
     @Test func otherChannelCountsPassUnchanged() throws {
         for channels in [1, 6] {
             var stage = PanStage(pan: .pan(-1))
-            let inputs = PlaybackSignals.samples(PlaybackSignals.tones([440], seconds: 0.1, channels: channels), channels: channels)
+            let inputs = PlaybackSignals.samples(
+                PlaybackSignals.tones([440], seconds: 0.1, channels: channels), channels: channels)
             #expect(try PlaybackSignals.run(&stage, inputs) == inputs)
         }
     }

@@ -24,7 +24,9 @@ enum PlaybackJudges {
     /// The frequency of the strongest component between `low` and `high` Hz by `sox -n stat -freq`
     /// (4096-point spectra, 11.7 Hz bins at 48 kHz), summed over the file and refined by fitting a
     /// parabola to the log power of the peak bin and its neighbours.
-    static func soxPeakFrequency(_ values: [Float], low: Double, high: Double, in dir: TemporaryDirectory) throws -> Double {
+    static func soxPeakFrequency(_ values: [Float], low: Double, high: Double, in dir: TemporaryDirectory) throws
+        -> Double
+    {
         let path = dir.file("freq-\(UUID().uuidString).raw")
         try RawFloats.write(values, to: path)
         let result = try ExternalTool.check("sox", soxRaw(1) + [path, "-n", "stat", "-freq"])
@@ -35,7 +37,8 @@ enum PlaybackJudges {
             power[f, default: 0] += p
         }
         let bins = power.keys.sorted()
-        return interpolatedPeak(bins.map { power[$0] ?? 0 }, binWidth: bins.count > 1 ? bins[1] - bins[0] : 1, low: low, high: high)
+        return interpolatedPeak(
+            bins.map { power[$0] ?? 0 }, binWidth: bins.count > 1 ? bins[1] - bins[0] : 1, low: low, high: high)
     }
 
     /// `values` (mono or interleaved) through `ffmpeg -af atempo=<rate>`.
@@ -43,10 +46,13 @@ enum PlaybackJudges {
         let input = dir.file("atempo-in.raw")
         let output = dir.file("atempo-out.raw")
         try RawFloats.write(values, to: input)
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-y", "-f", "f32le", "-ar", String(PlaybackSignals.rate), "-ac", String(channels), "-i", input,
-            "-af", "atempo=\(rate)", "-f", "f32le", output,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "f32le", "-ar", String(PlaybackSignals.rate), "-ac", String(channels), "-i",
+                input,
+                "-af", "atempo=\(rate)", "-f", "f32le", output
+            ])
         return try RawFloats.read(output)
     }
 

@@ -38,7 +38,7 @@ enum PlaybackSignals {
             let pulse = voiced && n % (rate / 120) == 0 ? 1.0 : 0.0
             let a = 1.6 * cos(2 * .pi * 700 / Double(rate)) * y1 - 0.64 * y2 + pulse  // formant 1, r = 0.8
             y2 = y1; y1 = a
-            let b = 1.8 * cos(2 * .pi * 1_200 / Double(rate)) * z1 - 0.81 * z2 + a      // formant 2, r = 0.9
+            let b = 1.8 * cos(2 * .pi * 1_200 / Double(rate)) * z1 - 0.81 * z2 + a  // formant 2, r = 0.9
             z2 = z1; z1 = b
             out[n] = Float(b)
         }
@@ -52,7 +52,9 @@ enum PlaybackSignals {
         let format = AudioFormat.pcm(planar ? .f32Planar : .f32, sampleRate: rate, channels: channels)
         let timing = SampleTiming.audio(startFrame: Int64(start), frameCount: frames, sampleRate: rate)
         let base = values.startIndex
-        func bytes(_ floats: [Float]) -> [UInt8] { floats.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) } }
+        func bytes(_ floats: [Float]) -> [UInt8] {
+            floats.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }
+        }
         if planar {
             let planes = (0..<channels).map { c in bytes((0..<frames).map { values[base + $0 * channels + c] }) }
             return MediaSample(format: .audio(format), planes: planes, timing: timing, frameCount: frames)
@@ -61,14 +63,18 @@ enum PlaybackSignals {
     }
 
     /// `values` cut into samples of `sizes` frames (cycled), for a stage.
-    static func samples(_ values: [Float], channels: Int, sizes: [Int] = [1024], planar: Bool = false) -> [MediaSample] {
+    static func samples(_ values: [Float], channels: Int, sizes: [Int] = [1024], planar: Bool = false) -> [MediaSample]
+    {
         var out: [MediaSample] = []
         var frame = 0
         let total = values.count / channels
         var i = 0
         while frame < total {
             let n = min(sizes[i % sizes.count], total - frame)
-            out.append(sample(values[frame * channels..<(frame + n) * channels], channels: channels, start: frame, planar: planar))
+            out.append(
+                sample(
+                    values[frame * channels..<(frame + n) * channels], channels: channels, start: frame, planar: planar)
+            )
             frame += n
             i += 1
         }
@@ -77,7 +83,9 @@ enum PlaybackSignals {
 
     /// Runs `stage` over `inputs` then finishes it; `beforeEach(i)` runs before input `i` (to change a
     /// parameter). Returns every output sample.
-    static func run(_ stage: inout some MediaStage, _ inputs: [MediaSample], beforeEach: (Int) -> Void = { _ in }) throws -> [MediaSample] {
+    static func run(_ stage: inout some MediaStage, _ inputs: [MediaSample], beforeEach: (Int) -> Void = { _ in })
+        throws -> [MediaSample]
+    {
         var out: [MediaSample] = []
         for (i, input) in inputs.enumerated() {
             beforeEach(i)
@@ -113,7 +121,9 @@ enum PlaybackSignals {
 enum RawFloats {
     static func decode(_ bytes: [UInt8]) -> [Float] {
         stride(from: 0, to: bytes.count - 3, by: 4).map {
-            Float(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(bytes[$0 + 3]) << 24)
+            Float(
+                bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16 | UInt32(
+                    bytes[$0 + 3]) << 24)
         }
     }
 

@@ -27,8 +27,11 @@ enum TestSignal {
         switch type {
         case .u8: bytes.append(UInt8(integer(128, -128, 127) + 128))
         case .s16: appendLittleEndian(UInt64(bitPattern: integer(32_768, -32_768, 32_767)), count: 2, to: &bytes)
-        case .s24: appendLittleEndian(UInt64(bitPattern: integer(8_388_608, -8_388_608, 8_388_607)), count: 3, to: &bytes)
-        case .s32: appendLittleEndian(UInt64(bitPattern: integer(2_147_483_648, -2_147_483_648, 2_147_483_647)), count: 4, to: &bytes)
+        case .s24:
+            appendLittleEndian(UInt64(bitPattern: integer(8_388_608, -8_388_608, 8_388_607)), count: 3, to: &bytes)
+        case .s32:
+            appendLittleEndian(
+                UInt64(bitPattern: integer(2_147_483_648, -2_147_483_648, 2_147_483_647)), count: 4, to: &bytes)
         case .f32: appendLittleEndian(UInt64(Float(value).bitPattern), count: 4, to: &bytes)
         case .f64: appendLittleEndian(value.bitPattern, count: 8, to: &bytes)
         }
@@ -39,7 +42,9 @@ enum TestSignal {
     }
 
     /// One PCM sample of `channels` (each the same length) in `format`, starting at `startFrame`.
-    static func sample(_ channels: [[Double]], format: PCMFormat, sampleRate: Int = 48_000, startFrame: Int64 = 0) -> MediaSample {
+    static func sample(_ channels: [[Double]], format: PCMFormat, sampleRate: Int = 48_000, startFrame: Int64 = 0)
+        -> MediaSample
+    {
         let frames = channels.first?.count ?? 0
         let audio = AudioFormat.pcm(format, sampleRate: sampleRate, channels: channels.count)
         let timing = SampleTiming.audio(startFrame: startFrame, frameCount: frames, sampleRate: sampleRate)
@@ -59,11 +64,15 @@ enum TestSignal {
     }
 
     /// `channels` cut at `splits` (frame indices, ascending) into consecutive samples.
-    static func samples(_ channels: [[Double]], format: PCMFormat, sampleRate: Int = 48_000, splits: [Int]) -> [MediaSample] {
+    static func samples(_ channels: [[Double]], format: PCMFormat, sampleRate: Int = 48_000, splits: [Int])
+        -> [MediaSample]
+    {
         let frames = channels.first?.count ?? 0
         let bounds = [0] + splits.filter { $0 > 0 && $0 < frames } + [frames]
         return zip(bounds, bounds.dropFirst()).map { start, end in
-            sample(channels.map { Array($0[start..<end]) }, format: format, sampleRate: sampleRate, startFrame: Int64(start))
+            sample(
+                channels.map { Array($0[start..<end]) }, format: format, sampleRate: sampleRate,
+                startFrame: Int64(start))
         }
     }
 

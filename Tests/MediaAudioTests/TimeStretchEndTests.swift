@@ -8,9 +8,10 @@ import Testing
     @Test(arguments: [(0.5, 200), (2.0, 50), (1.25, 80)])
     func inputShorterThanAWindow(rate: Double, expected: Int) throws {
         var stage = TimeStretch(rate: .rate(rate))
-        let out = try PlaybackSignals.run(&stage, PlaybackSignals.samples(PlaybackSignals.tones([440], seconds: 100.0 / 48_000), channels: 1))
+        let out = try PlaybackSignals.run(
+            &stage, PlaybackSignals.samples(PlaybackSignals.tones([440], seconds: 100.0 / 48_000), channels: 1))
         #expect(PlaybackSignals.values(out).count == expected)
-        #expect(stage.sourceFrame(forOutputFrame: Int64(expected)) == Double(100))   // the end maps to the end
+        #expect(stage.sourceFrame(forOutputFrame: Int64(expected)) == Double(100))  // the end maps to the end
         #expect(stage.sourceFrame(forOutputFrame: Int64(expected) + 1) == nil)
         #expect(out.first?.timing.presentationTime == .zero)
         var empty = TimeStretch(rate: .rate(rate))
@@ -28,11 +29,13 @@ import Testing
         let stage = TimeStretch(rate: rate)
         var driven = stage
         let sizes = Array(repeating: 4_000, count: 10) + [300]
-        let inputs = PlaybackSignals.samples(PlaybackSignals.tones([440], seconds: 40_300.0 / 48_000), channels: 1, sizes: sizes)
+        let inputs = PlaybackSignals.samples(
+            PlaybackSignals.tones([440], seconds: 40_300.0 / 48_000), channels: 1, sizes: sizes)
         let out = try PlaybackSignals.run(&driven, inputs) { i in if i == 10 { rate.value = 1 } }
         let values = PlaybackSignals.values(out)
         let extra = values.count - (20_000 + 300)
-        let bound = TimeStretch.lookaheadFrames(sampleRate: 48_000) / 2 + TimeStretch.hopFrames(sampleRate: 48_000)
+        let bound =
+            TimeStretch.lookaheadFrames(sampleRate: 48_000) / 2 + TimeStretch.hopFrames(sampleRate: 48_000)
             + TimeStretch.searchRadiusFrames(sampleRate: 48_000)
         #expect(extra >= 0 && extra <= bound, "\(values.count) frames")
         #expect(stage.sourceFrame(forOutputFrame: Int64(values.count)) == Double(40_300))

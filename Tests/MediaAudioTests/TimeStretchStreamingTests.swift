@@ -40,12 +40,14 @@ import Testing
         let rate = AudioParameter.rate(1)
         let stretcher = TimeStretch(rate: rate)
         var stage = stretcher
-        let schedule: [Int: Double] = [20: 2, 40: 0.5, 60: 1, 90: 1.25]   // buffer index → rate
+        let schedule: [Int: Double] = [20: 2, 40: 0.5, 60: 1, 90: 1.25]  // buffer index → rate
         let inputs = PlaybackSignals.samples(sine, channels: 1, sizes: [1_000])
         let out = try PlaybackSignals.run(&stage, inputs) { i in if let r = schedule[i] { rate.value = r } }
         #expect(Self.contiguous(out))
         let values = PlaybackSignals.values(out)
-        let stretches: [(frames: Double, rate: Double)] = [(20_000, 1), (20_000, 2), (20_000, 0.5), (30_000, 1), (30_000, 1.25)]
+        let stretches: [(frames: Double, rate: Double)] = [
+            (20_000, 1), (20_000, 2), (20_000, 0.5), (30_000, 1), (30_000, 1.25)
+        ]
         let expected = stretches.reduce(0.0) { $0 + $1.frames / $1.rate }
         #expect(abs(Double(values.count) - expected) <= 4 * 1_200, "\(values.count) frames, expected \(expected)")
         #expect(values.allSatisfy { $0.isFinite })
@@ -75,7 +77,8 @@ import Testing
         #expect(Self.contiguous(out, from: MediaTime(value: 10, timescale: 1)))
         #expect(stage.outputFramesEmitted == 24_000 && stage.inputFramesReceived == 48_000)
         #expect(stage.sourceFrame(forOutputFrame: 12_000) == 24_000)
-        #expect(stage.sourceTime(forOutputTime: MediaTime(value: 21, timescale: 2)) == MediaTime(value: 11, timescale: 1))
+        #expect(
+            stage.sourceTime(forOutputTime: MediaTime(value: 21, timescale: 2)) == MediaTime(value: 11, timescale: 1))
     }
 
     /// After a stretch and a return to rate 1, the mapping rejoins the input (within the search radius)
@@ -87,8 +90,8 @@ import Testing
         let inputs = PlaybackSignals.samples(PlaybackSignals.tones([440], seconds: 1), channels: 1, sizes: [4_800])
         _ = try PlaybackSignals.run(&driven, inputs) { i in rate.value = (2...4).contains(i) ? 0.5 : 1 }
         let halfSpeed: Double = 9_600 + 4_800 / 2
-        #expect(stage.sourceFrame(forOutputFrame: 9_600) == Double(9_600))           // before the change
-        #expect(stage.sourceFrame(forOutputFrame: 9_600 + 4_800) == halfSpeed)       // half speed
+        #expect(stage.sourceFrame(forOutputFrame: 9_600) == Double(9_600))  // before the change
+        #expect(stage.sourceFrame(forOutputFrame: 9_600 + 4_800) == halfSpeed)  // half speed
         let last = stage.outputFramesEmitted
         let end = try #require(stage.sourceFrame(forOutputFrame: last))
         #expect(abs(end - 48_000) <= Double(TimeStretch.searchRadiusFrames(sampleRate: 48_000)))
@@ -101,7 +104,8 @@ import Testing
         let stage = TimeStretch(rate: .rate(1.5))
         var addresses: [Int] = []
         for sample in PlaybackSignals.samples(PlaybackSignals.tones([440], seconds: 1), channels: 1, sizes: [2_048]) {
-            try stage.process(sample) { out in addresses.append(out.withUnsafeBytes { Int(bitPattern: $0.baseAddress) }) }
+            try stage.process(sample) { out in addresses.append(out.withUnsafeBytes { Int(bitPattern: $0.baseAddress) })
+            }
         }
         #expect(addresses.count > 10)
         #expect(Set(addresses.suffix(15)).count == 1)  // after the first few, which grow the buffer

@@ -3,10 +3,13 @@ import MediaTestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct TimeStretchTests {
-    static func stretch(_ values: [Float], channels: Int = 1, rate: Double, sizes: [Int] = [1024], planar: Bool = false) throws -> (TimeStretch, [MediaSample]) {
+    static func stretch(_ values: [Float], channels: Int = 1, rate: Double, sizes: [Int] = [1024], planar: Bool = false)
+        throws -> (TimeStretch, [MediaSample])
+    {
         let stage = TimeStretch(rate: .rate(rate))
         var driven = stage
-        let out = try PlaybackSignals.run(&driven, PlaybackSignals.samples(values, channels: channels, sizes: sizes, planar: planar))
+        let out = try PlaybackSignals.run(
+            &driven, PlaybackSignals.samples(values, channels: channels, sizes: sizes, planar: planar))
         return (stage, out)
     }
 
@@ -33,13 +36,16 @@ import Testing
             let measured = PlaybackJudges.peakFrequency(values, low: f * 0.9, high: f * 1.1)
             #expect(abs(measured - f) / f < 0.01, "\(f) Hz came out at \(measured) Hz")
         }
-        let level = { (signal: [Float], f: Double) in RawAudio.spectralPeak(signal, sampleRate: 48_000, low: Int(f), high: Int(f)).amplitude }
+        let level = { (signal: [Float], f: Double) in
+            RawAudio.spectralPeak(signal, sampleRate: 48_000, low: Int(f), high: Int(f)).amplitude
+        }
         for f in [440.0, 1_000.0] { #expect(level(values, f) > level(tones, f) * 0.7) }
     }
 
     /// Rate 1 is a pass-through: the same samples, bit for bit and storage for storage.
     @Test func unityRateIsAPassThrough() throws {
-        let inputs = PlaybackSignals.samples(PlaybackSignals.tones([440], seconds: 0.5, channels: 2), channels: 2, sizes: [333])
+        let inputs = PlaybackSignals.samples(
+            PlaybackSignals.tones([440], seconds: 0.5, channels: 2), channels: 2, sizes: [333])
         var stage = TimeStretch()
         let outputs = try PlaybackSignals.run(&stage, inputs)
         #expect(outputs == inputs)
@@ -61,14 +67,18 @@ import Testing
     /// Stereo with a different tone on each side: each side keeps its own frequency (both are cut at
     /// the same place), and planar input gives the same output as interleaved, in planar form.
     @Test func stereoSidesKeepTheirToneAndPlanarMatches() throws {
-        let stereo = zip(PlaybackSignals.tones([440], seconds: 1), PlaybackSignals.tones([660], seconds: 1)).flatMap { [$0, $1] }
+        let stereo = zip(PlaybackSignals.tones([440], seconds: 1), PlaybackSignals.tones([660], seconds: 1)).flatMap {
+            [$0, $1]
+        }
         let interleaved = try Self.stretch(stereo, channels: 2, rate: 1.5).1
         let planar = try Self.stretch(stereo, channels: 2, rate: 1.5, planar: true).1
         let values = PlaybackSignals.values(interleaved)
         #expect(PlaybackSignals.values(planar) == values)
         #expect(planar.first?.planeCount == 2)
-        let left = PlaybackJudges.peakFrequency(PlaybackSignals.channel(0, of: values, channels: 2), low: 100, high: 2_000)
-        let right = PlaybackJudges.peakFrequency(PlaybackSignals.channel(1, of: values, channels: 2), low: 100, high: 2_000)
+        let left = PlaybackJudges.peakFrequency(
+            PlaybackSignals.channel(0, of: values, channels: 2), low: 100, high: 2_000)
+        let right = PlaybackJudges.peakFrequency(
+            PlaybackSignals.channel(1, of: values, channels: 2), low: 100, high: 2_000)
         #expect(abs(left - 440) < 4.4 && abs(right - 660) < 6.6, "left \(left) Hz, right \(right) Hz")
     }
 

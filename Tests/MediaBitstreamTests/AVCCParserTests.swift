@@ -49,7 +49,8 @@ import Testing
     @Test(arguments: [1, 2, 4])
     func lengthPastTheEndNamesItsPrefix(lengthSize: Int) throws {
         // A unit announcing 9 bytes when 3 follow, after a good one-byte unit.
-        let sample = [UInt8](repeating: 0, count: lengthSize - 1) + [1, 0x09]
+        let sample =
+            [UInt8](repeating: 0, count: lengthSize - 1) + [1, 0x09]
             + [UInt8](repeating: 0, count: lengthSize - 1) + [9, 0x65, 0x88, 0x84]
         var parser = try AVCCParser(lengthSize: lengthSize)
         #expect(try parser.next(in: sample) != nil)

@@ -60,7 +60,9 @@ import Testing
     @Test func escapedOutputNeverHoldsAStartCodePrefix() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<500 {
-            let payload = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...3, using: &generator) }
+            let payload = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
+                UInt8.random(in: 0...3, using: &generator)
+            }
             let escaped = H264RBSP.insertEmulationPrevention(payload)
             for i in 0..<max(0, escaped.count - 2) {
                 #expect(!(escaped[i] == 0 && escaped[i + 1] == 0 && escaped[i + 2] <= 2))
@@ -89,7 +91,8 @@ import Testing
                 // 0x03 follows one zero only.
                 let size = escaped.count
                 if payload.last == 0 && escaped.last == 3 && size >= 2 && escaped[size - 2] == 0
-                    && (size == 2 || escaped[size - 3] != 0) {
+                    && (size == 2 || escaped[size - 3] != 0)
+                {
                     continue
                 }
                 checked += 1
@@ -147,7 +150,7 @@ import Testing
     }
 
     @Test func runningOutOfBitsIsTruncated() {
-        var r = BitReader([0x00, 0x01], baseOffset: 7)   // 15 zeros then a one: needs 15 more bits
+        var r = BitReader([0x00, 0x01], baseOffset: 7)  // 15 zeros then a one: needs 15 more bits
         #expect(throws: MediaError.self) { try r.readUE() }
         var s = BitReader([0x00, 0x01], baseOffset: 7)
         do throws(MediaError) {

@@ -68,7 +68,9 @@ private final class RecordingSink: MediaSink, MultiTrackSink {
         #expect((try #require(throws: MediaError.self) { try sink.begin(tracks: []) }).code == .invalidArgument)
         try sink.write(oneByteSample(0), track: 0)
         try sink.finish()
-        #expect((try #require(throws: MediaError.self) { try sink.write(oneByteSample(1), track: 0) }).code == .stageFinished)
+        #expect(
+            (try #require(throws: MediaError.self) { try sink.write(oneByteSample(1), track: 0) }).code
+                == .stageFinished)
         #expect((try #require(throws: MediaError.self) { try sink.finish() }).code == .stageFinished)
         #expect(recorder.calls == ["begin", "write", "finish"])
     }

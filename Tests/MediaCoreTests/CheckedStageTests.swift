@@ -72,7 +72,9 @@ private final class CountingStage: MediaStage {
         #expect(error.sampleIndex == 2)
         #expect(checked.state == .failed)
         // Nothing after a throw: neither process nor finish reaches the stage.
-        #expect((try #require(throws: MediaError.self) { try checked.process(oneByteSample(3)) { _ in } }).code == .stageFinished)
+        #expect(
+            (try #require(throws: MediaError.self) { try checked.process(oneByteSample(3)) { _ in } }).code
+                == .stageFinished)
         #expect((try #require(throws: MediaError.self) { try checked.finish { _ in } }).code == .stageFinished)
         #expect(stage.processCalls == 3)
         #expect(stage.finishCalls == 0)
@@ -136,7 +138,9 @@ private final class CountingStage: MediaStage {
 
     @Test func aPipelineStampsTheSampleIndexOfTheFailingStage() throws {
         let failing = CountingStage("Exploder", failAt: 5)
-        var pipeline = Pipeline(source: ArraySource((0..<9).map { oneByteSample(UInt8($0)) }), stages: [CountingStage("Before"), failing], sink: CollectingSink())
+        var pipeline = Pipeline(
+            source: ArraySource((0..<9).map { oneByteSample(UInt8($0)) }), stages: [CountingStage("Before"), failing],
+            sink: CollectingSink())
         let error = try #require(throws: MediaError.self) { try pipeline.run() }
         #expect(error.stage == "Exploder")
         #expect(error.sampleIndex == 5)
@@ -147,7 +151,8 @@ private final class CountingStage: MediaStage {
     /// A stage given to a driver already guarded is not guarded twice: its state is the driver's.
     @Test func aCheckedStageGivenToAPipelineIsNotWrappedAgain() throws {
         let checked = CheckedStage(CountingStage("Counted"))
-        var pipeline = Pipeline(source: ArraySource([oneByteSample(1), oneByteSample(2)]), stages: [checked], sink: CollectingSink())
+        var pipeline = Pipeline(
+            source: ArraySource([oneByteSample(1), oneByteSample(2)]), stages: [checked], sink: CollectingSink())
         try pipeline.run()
         #expect(checked.sampleCount == 2)
         #expect(checked.state == .finished)

@@ -42,7 +42,8 @@ private struct Counter: MediaSource {
         if index == failAt { throw MediaError(.truncated, "source ran dry", sampleIndex: Int64(index)) }
         defer { index += 1 }
         return MediaSample(
-            format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8000, channels: 1)), data: [UInt8(truncatingIfNeeded: index)],
+            format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8000, channels: 1)),
+            data: [UInt8(truncatingIfNeeded: index)],
             timing: .audio(startFrame: Int64(index), frameCount: 1, sampleRate: 8000), frameCount: 1)
     }
 }
@@ -51,10 +52,14 @@ private struct Counter: MediaSource {
     @Test(arguments: [1, 2, 8, 64])
     func givesTheSameOutputAsTheSynchronousRun(queueDepth: Int) throws {
         let serial = Record()
-        var a = Pipeline(source: Counter(count: 1000), stages: [Increment(), Increment(), Increment()], sink: RecordingSink(record: serial))
+        var a = Pipeline(
+            source: Counter(count: 1000), stages: [Increment(), Increment(), Increment()],
+            sink: RecordingSink(record: serial))
         let expected = try a.run()
         let concurrent = Record()
-        var b = Pipeline(source: Counter(count: 1000), stages: [Increment(), Increment(), Increment()], sink: RecordingSink(record: concurrent))
+        var b = Pipeline(
+            source: Counter(count: 1000), stages: [Increment(), Increment(), Increment()],
+            sink: RecordingSink(record: concurrent))
         var reports = 0
         let result = try b.runConcurrently(queueDepth: queueDepth) { _ in reports += 1 }
         #expect(concurrent.bytes == serial.bytes)
@@ -69,7 +74,9 @@ private struct Counter: MediaSource {
         let record = Record()
         // The second stage fails on its 11th sample while the source still has thousands to give:
         // with queues of depth 1 this deadlocks unless the other threads keep draining.
-        var pipeline = Pipeline(source: Counter(count: 5000), stages: [Increment(), Increment(failOn: 11)], sink: RecordingSink(record: record))
+        var pipeline = Pipeline(
+            source: Counter(count: 5000), stages: [Increment(), Increment(failOn: 11)],
+            sink: RecordingSink(record: record))
         do {
             try pipeline.runConcurrently(queueDepth: 1)
             Issue.record("the run did not fail")
@@ -83,14 +90,16 @@ private struct Counter: MediaSource {
 
     @Test func sinkAndSourceErrorsAreRethrownNamed() throws {
         let record = Record()
-        var failingSink = Pipeline(source: Counter(count: 300), stages: [Increment()], sink: RecordingSink(record: record, failOn: 100))
+        var failingSink = Pipeline(
+            source: Counter(count: 300), stages: [Increment()], sink: RecordingSink(record: record, failOn: 100))
         #expect { try failingSink.runConcurrently(queueDepth: 2) } throws: {
             ($0 as? MediaError)?.stage == "RecordingSink" && ($0 as? MediaError)?.code == .io
         }
         #expect(record.finished == 1)
 
         let other = Record()
-        var failingSource = Pipeline(source: Counter(count: 300, failAt: 50), stages: [Increment()], sink: RecordingSink(record: other))
+        var failingSource = Pipeline(
+            source: Counter(count: 300, failAt: 50), stages: [Increment()], sink: RecordingSink(record: other))
         #expect { try failingSource.runConcurrently() } throws: {
             ($0 as? MediaError)?.stage == "Counter" && ($0 as? MediaError)?.sampleIndex == 50
         }
@@ -101,7 +110,8 @@ private struct Counter: MediaSource {
     @Test func progressCallbackCancels() throws {
         struct Stop: Error {}
         let record = Record()
-        var pipeline = Pipeline(source: Counter(count: 10_000), stages: [Increment()], sink: RecordingSink(record: record))
+        var pipeline = Pipeline(
+            source: Counter(count: 10_000), stages: [Increment()], sink: RecordingSink(record: record))
         #expect(throws: Stop.self) { try pipeline.runConcurrently { if $0.samplesRead == 20 { throw Stop() } } }
         #expect(record.finished == 1)
         #expect(record.bytes.count <= 20)

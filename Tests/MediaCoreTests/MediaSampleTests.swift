@@ -5,7 +5,9 @@ import Testing
     let format = MediaFormat.audio(.pcm(.s16, sampleRate: 48_000, channels: 2))
 
     func sample() -> MediaSample {
-        MediaSample(format: format, data: [1, 2, 3, 4], timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 48_000), frameCount: 1)
+        MediaSample(
+            format: format, data: [1, 2, 3, 4], timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 48_000),
+            frameCount: 1)
     }
 
     @Test func copiesAreIndependent() {
@@ -39,7 +41,8 @@ import Testing
     }
 
     @Test func validFramesSubtractTrims() {
-        var s = MediaSample(format: format, data: [], timing: .invalid, frameCount: 1024, trimAtStart: 1000, trimAtEnd: 20)
+        var s = MediaSample(
+            format: format, data: [], timing: .invalid, frameCount: 1024, trimAtStart: 1000, trimAtEnd: 20)
         #expect(s.validFrameCount == 4)
         s.trimAtEnd = 100
         #expect(s.validFrameCount == 0)
@@ -48,10 +51,12 @@ import Testing
     @Test func pcmLayoutValidation() throws {
         let ok = MediaSample(format: format, data: [UInt8](repeating: 0, count: 40), timing: .invalid, frameCount: 10)
         try ok.validatePCMLayout()
-        let short = MediaSample(format: format, data: [UInt8](repeating: 0, count: 39), timing: .invalid, frameCount: 10)
+        let short = MediaSample(
+            format: format, data: [UInt8](repeating: 0, count: 39), timing: .invalid, frameCount: 10)
         #expect { try short.validatePCMLayout() } throws: { ($0 as? MediaError)?.code == .invalidData }
         let planar = MediaFormat.audio(.pcm(.f32Planar, sampleRate: 48_000, channels: 2))
-        let onePlane = MediaSample(format: planar, planes: [[UInt8](repeating: 0, count: 40)], timing: .invalid, frameCount: 10)
+        let onePlane = MediaSample(
+            format: planar, planes: [[UInt8](repeating: 0, count: 40)], timing: .invalid, frameCount: 10)
         #expect { try onePlane.validatePCMLayout() } throws: { ($0 as? MediaError)?.code == .invalidData }
     }
 }

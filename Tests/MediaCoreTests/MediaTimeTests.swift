@@ -14,7 +14,9 @@ import Testing
         // lcm(44100, 48000) = 7_056_000
         #expect(sum.timescale == 7_056_000)
         #expect(sum.value == 1024 * 160 + 147)
-        #expect(MediaTime(value: 3, timescale: 10) - MediaTime(value: 1, timescale: 5) == MediaTime(value: 1, timescale: 10))
+        #expect(
+            MediaTime(value: 3, timescale: 10) - MediaTime(value: 1, timescale: 5) == MediaTime(value: 1, timescale: 10)
+        )
         #expect(MediaTime(value: 1024, timescale: 48_000) * 3 == MediaTime(value: 3072, timescale: 48_000))
     }
 
@@ -33,7 +35,7 @@ import Testing
         (.down, 2, -3),
         (.up, 3, -2),
         (.toNearestOrAwayFromZero, 3, -3),
-        (.toNearestOrEven, 2, -2),
+        (.toNearestOrEven, 2, -2)
     ])
     func conversionRoundsAsAsked(rule: FloatingPointRoundingRule, positive: Int64, negative: Int64) {
         // 5/2 at timescale 2 → timescale 1 is exactly 2.5 ticks: the rule decides.

@@ -8,7 +8,9 @@ private struct Repeater: MediaStage {
     var finishCalls = 0
 
     mutating func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        if sample.data.first == failOn { throw MediaError(.invalidData, "bad byte", sampleIndex: Int64(sample.data[0])) }
+        if sample.data.first == failOn {
+            throw MediaError(.invalidData, "bad byte", sampleIndex: Int64(sample.data[0]))
+        }
         if let held { try emit(held); try emit(held) }
         held = sample
     }
@@ -40,13 +42,16 @@ private struct FailingSource: MediaSource {
 @Suite struct PipelineTests {
     func samples(_ bytes: [UInt8]) -> [MediaSample] {
         bytes.enumerated().map { i, b in
-            MediaSample(format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8000, channels: 1)), data: [b], timing: .audio(startFrame: Int64(i), frameCount: 1, sampleRate: 8000), frameCount: 1)
+            MediaSample(
+                format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8000, channels: 1)), data: [b],
+                timing: .audio(startFrame: Int64(i), frameCount: 1, sampleRate: 8000), frameCount: 1)
         }
     }
 
     @Test func runsToTheEndAndDrainsStages() throws {
         let record = Record()
-        var pipeline = Pipeline(source: ArraySource(samples([1, 2, 3])), stages: [Repeater()], sink: RecordingSink(record: record))
+        var pipeline = Pipeline(
+            source: ArraySource(samples([1, 2, 3])), stages: [Repeater()], sink: RecordingSink(record: record))
         var reports: [Int64] = []
         let result = try pipeline.run { reports.append($0.samplesRead) }
         #expect(record.samples == [1, 1, 2, 2, 3, 3])
@@ -59,7 +64,9 @@ private struct FailingSource: MediaSource {
 
     @Test func errorFinishesTheSinkAndNamesTheStage() throws {
         let record = Record()
-        var pipeline = Pipeline(source: ArraySource(samples([1, 2, 7, 4])), stages: [Repeater(failOn: 7)], sink: RecordingSink(record: record))
+        var pipeline = Pipeline(
+            source: ArraySource(samples([1, 2, 7, 4])), stages: [Repeater(failOn: 7)],
+            sink: RecordingSink(record: record))
         do {
             try pipeline.run()
             Issue.record("the run did not fail")
@@ -77,7 +84,8 @@ private struct FailingSource: MediaSource {
     @Test func sourceErrorDrainsTheStagesBeforeRethrowing() throws {
         let record = Record()
         var pipeline = Pipeline(
-            source: FailingSource(samples: samples([1, 2, 3])), stages: [Repeater()], sink: RecordingSink(record: record))
+            source: FailingSource(samples: samples([1, 2, 3])), stages: [Repeater()],
+            sink: RecordingSink(record: record))
         do {
             try pipeline.run()
             Issue.record("the run did not fail")
@@ -94,7 +102,8 @@ private struct FailingSource: MediaSource {
     @Test func sourceErrorDrainsTheStagesInAConcurrentRun() throws {
         let record = Record()
         var pipeline = Pipeline(
-            source: FailingSource(samples: samples([1, 2, 3])), stages: [Repeater()], sink: RecordingSink(record: record))
+            source: FailingSource(samples: samples([1, 2, 3])), stages: [Repeater()],
+            sink: RecordingSink(record: record))
         #expect { try pipeline.runConcurrently() } throws: { ($0 as? MediaError)?.code == .truncated }
         #expect(record.samples == [1, 1, 2, 2, 3, 3])
         #expect(record.finished == 1)

@@ -5,14 +5,20 @@ import Testing
 @Suite struct SampleRecyclerTests {
     let format = MediaFormat.audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90]))
 
-    func timing(_ index: Int64) -> SampleTiming { .audio(startFrame: index * 1024, frameCount: 1024, sampleRate: 48_000) }
+    func timing(_ index: Int64) -> SampleTiming {
+        .audio(startFrame: index * 1024, frameCount: 1024, sampleRate: 48_000)
+    }
 
     @Test func reusesStorageAndBufferOnceTheConsumerLetsGo() {
         var recycler = SampleRecycler()
-        var first: MediaSample? = recycler.make(format: format, timing: timing(0), frameCount: 1024) { $0 += [1, 2, 3, 4, 5, 6] }
+        var first: MediaSample? = recycler.make(format: format, timing: timing(0), frameCount: 1024) {
+            $0 += [1, 2, 3, 4, 5, 6]
+        }
         let firstIdentity = first?.storageIdentity
         first = nil  // the consumer is done with it
-        let second = recycler.make(format: format, timing: timing(1), frameCount: 1024, trimAtEnd: 24) { $0 += [9, 8, 7] }
+        let second = recycler.make(format: format, timing: timing(1), frameCount: 1024, trimAtEnd: 24) {
+            $0 += [9, 8, 7]
+        }
         #expect(second.storageIdentity == firstIdentity)
         #expect(second.data == [9, 8, 7])
         #expect(second.timing == timing(1))
@@ -22,9 +28,13 @@ import Testing
 
     @Test func aSampleStillHeldIsNeverChanged() {
         var recycler = SampleRecycler()
-        let kept = recycler.make(format: format, timing: timing(0), frameCount: 1024, flags: [.keyframe]) { $0 += [1, 2, 3] }
+        let kept = recycler.make(format: format, timing: timing(0), frameCount: 1024, flags: [.keyframe]) {
+            $0 += [1, 2, 3]
+        }
         let keptBytes = kept.data  // a consumer may also keep just the bytes
-        let next = recycler.make(format: format, timing: timing(1), frameCount: 512, flags: [.discontinuity]) { $0 += [4] }
+        let next = recycler.make(format: format, timing: timing(1), frameCount: 512, flags: [.discontinuity]) {
+            $0 += [4]
+        }
         #expect(!next.sharesStorage(with: kept))
         #expect(kept.data == [1, 2, 3])
         #expect(keptBytes == [1, 2, 3])
@@ -49,7 +59,9 @@ import Testing
         struct Stop: Error {}
         var recycler = SampleRecycler()
         #expect(throws: Stop.self) {
-            _ = try recycler.make(format: format, timing: timing(0), frameCount: 1024) { (_: inout [UInt8]) throws(Stop) in throw Stop() }
+            _ = try recycler.make(format: format, timing: timing(0), frameCount: 1024) {
+                (_: inout [UInt8]) throws(Stop) in throw Stop()
+            }
         }
         let sample = recycler.make(format: format, timing: timing(1), frameCount: 1024) { $0 += [5] }
         #expect(sample.data == [5])
@@ -58,7 +70,8 @@ import Testing
     @Test func planesAreReusedOneByOne() {
         var recycler = SampleRecycler()
         let video = MediaFormat.video(.raw(.yuv420p, width: 4, height: 2))
-        var first: MediaSample? = recycler.make(format: video, timing: timing(0), frameCount: 1, planeCount: 3) { plane, bytes in
+        var first: MediaSample? = recycler.make(format: video, timing: timing(0), frameCount: 1, planeCount: 3) {
+            plane, bytes in
             bytes += Array(repeating: UInt8(plane), count: plane == 0 ? 8 : 2)
         }
         let identity = first?.storageIdentity

@@ -64,6 +64,8 @@ import Testing
     }
 
     @Test func refusesPCM() throws {
-        #expect { try PCM.run(AACDecoder(), PCM.sine(frames: 10)) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
+        #expect { try PCM.run(AACDecoder(), PCM.sine(frames: 10)) } throws: {
+            ($0 as? MediaError)?.code == .formatMismatch
+        }
     }
 }

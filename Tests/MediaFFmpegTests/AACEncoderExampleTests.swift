@@ -59,13 +59,16 @@ import Testing
     func fileIsByteIdenticalToTheFFmpegCLI(codec: String, channels: Int, rate: Int, bitRate: Int) throws {
         let dir = try TemporaryDirectory()
         let wav = dir.file("in.wav")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i",
-            "aevalsrc=0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|0.3*sin(2*PI*660*t)+0.05*(random(1)-0.5):s=\(rate):d=3.3",
-            "-ac", "\(channels)", "-c:a", "pcm_\(codec)le", wav,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i",
+                "aevalsrc=0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|0.3*sin(2*PI*660*t)+0.05*(random(1)-0.5):s=\(rate):d=3.3",
+                "-ac", "\(channels)", "-c:a", "pcm_\(codec)le", wav
+            ])
         let cli = dir.file("cli.aac")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", wav, "-c:a", "aac", "-b:a", "\(bitRate)", "-f", "adts", cli])
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-i", wav, "-c:a", "aac", "-b:a", "\(bitRate)", "-f", "adts", cli])
         let ours = dir.file("ours.aac")
         let run = try runExample(["--input", wav, "--bitrate", "\(bitRate)", "--output", ours, "--quiet"])
         #expect(run.status == 0, "\(run.lines)")
@@ -76,13 +79,17 @@ import Testing
 
         // The same with every stage on its own thread (Pipeline.runConcurrently).
         let threaded = dir.file("threaded.aac")
-        let threadedRun = try runExample(["--input", wav, "--bitrate", "\(bitRate)", "--output", threaded, "--quiet", "--threads"])
+        let threadedRun = try runExample([
+            "--input", wav, "--bitrate", "\(bitRate)", "--output", threaded, "--quiet", "--threads"
+        ])
         #expect(threadedRun.status == 0, "\(threadedRun.lines)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: threaded)) == b)
 
         // The same through the library API into memory.
         let memory = MemoryOutput()
-        var pipeline = Pipeline(source: try WAVReader(path: wav, framesPerSample: 333), stages: [try AACEncoder(bitRate: bitRate)], sink: ADTSMuxer(output: memory))
+        var pipeline = Pipeline(
+            source: try WAVReader(path: wav, framesPerSample: 333), stages: [try AACEncoder(bitRate: bitRate)],
+            sink: ADTSMuxer(output: memory))
         try pipeline.run()
         #expect(Data(memory.bytes) == b)
     }
@@ -92,19 +99,26 @@ import Testing
     @Test(arguments: [
         ["ffmpeg", "pcm_u8", "1"], ["ffmpeg", "pcm_s16le", "2"], ["ffmpeg", "pcm_s24le", "2"],
         ["ffmpeg", "pcm_s32le", "2"], ["ffmpeg", "pcm_f32le", "2"], ["ffmpeg", "pcm_f64le", "1"],
-        ["ffmpeg", "pcm_s16le", "6"], ["sox", "16", "2"], ["sox", "24", "1"], ["sox", "32", "2"],
+        ["ffmpeg", "pcm_s16le", "6"], ["sox", "16", "2"], ["sox", "24", "1"], ["sox", "32", "2"]
     ])
     func everyWAVFormatEncodes(arguments: [String]) throws {
         let dir = try TemporaryDirectory()
         let wav = dir.file("in.wav")
         let frames = 30_000
         if arguments[0] == "ffmpeg" {
-            try ExternalTool.check("ffmpeg", [
-                "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-af", "atrim=end_sample=\(frames)",
-                "-ac", arguments[2], "-c:a", arguments[1], wav,
-            ])
+            try ExternalTool.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-af", "atrim=end_sample=\(frames)",
+                    "-ac", arguments[2], "-c:a", arguments[1], wav
+                ])
         } else {
-            try ExternalTool.check("sox", ["-n", "-b", arguments[1], "-c", arguments[2], "-r", "48000", wav, "synth", "\(frames)s", "sine", "440", "vol", "0.5"])
+            try ExternalTool.check(
+                "sox",
+                [
+                    "-n", "-b", arguments[1], "-c", arguments[2], "-r", "48000", wav, "synth", "\(frames)s", "sine",
+                    "440", "vol", "0.5"
+                ])
         }
         let out = dir.file("out.aac")
         let run = try runExample(["--input", wav, "--output", out, "--quiet"])
@@ -119,7 +133,12 @@ import Testing
     @Test func resamplesWhenAsked() throws {
         let dir = try TemporaryDirectory()
         let wav = dir.file("in44.wav")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=1000:r=44100", "-af", "atrim=end_sample=44100", "-ac", "2", wav])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=f=1000:r=44100", "-af", "atrim=end_sample=44100", "-ac", "2",
+                wav
+            ])
         let out = dir.file("out48.aac")
         let run = try runExample(["--input", wav, "--output", out, "--sample-rate", "48000", "--channels", "1"])
         #expect(run.status == 0, "\(run.lines)")
@@ -136,7 +155,8 @@ import Testing
     @Test func badInputExitsNonZeroWithOneLine() throws {
         let dir = try TemporaryDirectory()
         let good = dir.file("good.wav")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", good])
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", good])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
 
         var zeroChannels = bytes
@@ -149,7 +169,7 @@ import Testing
             ("missing.wav", nil, []),
             ("good.wav", nil, ["--bitrate", "0"]),
             ("good.wav", nil, ["--sample-rate", "44056"]),
-            ("good.wav", nil, ["--frobnicate"]),
+            ("good.wav", nil, ["--frobnicate"])
         ]
         for (name, content, extra) in cases {
             let path = dir.file(name)
@@ -166,7 +186,8 @@ import Testing
     @Test func truncatedWAVEncodesTheFramesPresent() throws {
         let dir = try TemporaryDirectory()
         let good = dir.file("good.wav")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", good])
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", good])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
         // ffmpeg's header has a LIST chunk: find where the samples start.
         let dataTag = try #require(bytes.firstRange(of: Data("data".utf8)))
@@ -177,7 +198,8 @@ import Testing
         let run = try runExample(["--input", cut, "--output", out])
         #expect(run.status == 0)
         #expect(run.lines.contains { $0.contains("10000 frames in, 11 packets out") }, "\(run.lines)")
-        #expect(run.lines.contains { $0.hasPrefix("aac-encoder: warning:") && $0.contains("byte offset") }, "\(run.lines)")
+        #expect(
+            run.lines.contains { $0.hasPrefix("aac-encoder: warning:") && $0.contains("byte offset") }, "\(run.lines)")
         try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
     }
 }

@@ -86,7 +86,9 @@ import Testing
         #expect { try encoder.finish { _ in } } throws: {
             ($0 as? MediaError)?.code == .stageFinished && ($0 as? MediaError)?.stage == "AACEncoder"
         }
-        #expect { try encoder.process(PCM.sine(frames: 10)[0]) { _ in } } throws: { ($0 as? MediaError)?.code == .stageFinished }
+        #expect { try encoder.process(PCM.sine(frames: 10)[0]) { _ in } } throws: {
+            ($0 as? MediaError)?.code == .stageFinished
+        }
     }
 
     @Test func formatChangeMidStreamIsAMismatch() throws {

@@ -20,8 +20,14 @@ import Testing
     @Test func ourDecodeMatchesFFmpegs() throws {
         let dir = try TemporaryDirectory()
         let aac = dir.file("in.aac")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=523:r=44100:d=2", "-ac", "2", "-c:a", "aac", "-b:a", "96k", aac])
-        var pipeline = Pipeline(source: try ADTSReader(path: aac), stages: [AACDecoder(outputFormat: .f32)], sink: CollectingSink())
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=f=523:r=44100:d=2", "-ac", "2", "-c:a", "aac", "-b:a", "96k",
+                aac
+            ])
+        var pipeline = Pipeline(
+            source: try ADTSReader(path: aac), stages: [AACDecoder(outputFormat: .f32)], sink: CollectingSink())
         try pipeline.run()
         let sink = try #require(pipeline.finishedSink as? CollectingSink)
         let ours = sink.samples.flatMap { $0.data }

@@ -32,7 +32,9 @@ import Testing
         var boxes: [String] = []
         var offset = 0
         while offset + 8 <= bytes.count {
-            var size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            var size =
+                Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
             let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
             if size == 1, offset + 16 <= bytes.count {
                 size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
@@ -60,7 +62,7 @@ import Testing
         let ts = dir.file("av.ts")
         let result = try Self.run([
             "--pattern", "--size", "320x240", "--fps", "30", "--tone", "440", "--duration", "10",
-            "--preset", "veryfast", "--output", mp4, "--output", ts, "--quiet",
+            "--preset", "veryfast", "--output", mp4, "--output", ts, "--quiet"
         ])
         #expect(result.status == 0, "\(result.stderr)")
 
@@ -83,14 +85,16 @@ import Testing
         let discovered = try ExternalTool.run("gst-discoverer-1.0", [mp4])
         #expect(discovered.status == 0, "\(discovered.stderr)")
         #expect(discovered.output.contains("video #") && discovered.output.contains("H.264"), "\(discovered.output)")
-        #expect(discovered.output.contains("audio #") && discovered.output.contains("MPEG-4 AAC"), "\(discovered.output)")
+        #expect(
+            discovered.output.contains("audio #") && discovered.output.contains("MPEG-4 AAC"), "\(discovered.output)")
 
         // The second output of the same encode: the same number of packets per stream.
         let tsStreams = try Self.streams(ts)
         #expect(tsStreams.count == 2)
         #expect(Self.number(tsStreams.first { $0["codec_type"] as? String == "video" }?["nb_read_packets"]) == 300)
-        #expect(Self.number(tsStreams.first { $0["codec_type"] as? String == "audio" }?["nb_read_packets"])
-            == Self.number(audio["nb_read_packets"]))
+        #expect(
+            Self.number(tsStreams.first { $0["codec_type"] as? String == "audio" }?["nb_read_packets"])
+                == Self.number(audio["nb_read_packets"]))
         try Self.expectStrictDecode(ts)
     }
 
@@ -99,7 +103,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("av.\(ext)")
         let result = try Self.run([
-            "--pattern", "--size", "160x120", "--tone", "1000", "--duration", "2", "--preset", "ultrafast", "--output", path, "-q",
+            "--pattern", "--size", "160x120", "--tone", "1000", "--duration", "2", "--preset", "ultrafast", "--output",
+            path, "-q"
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let streams = try Self.streams(path)
@@ -123,12 +128,16 @@ import Testing
         let path = dir.file("hour.ts")
         let result = try Self.run([
             "--pattern", "--size", "64x64", "--fps", "10", "--tone", "440", "--duration", "3600",
-            "--preset", "ultrafast", "--audio-bitrate", "32000", "--output", path, "-q",
+            "--preset", "ultrafast", "--audio-bitrate", "32000", "--output", path, "-q"
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let packets = try ExternalTool.check("ffprobe", [
-            "-v", "error", "-show_entries", "packet=stream_index,codec_type,pts_time,dts_time,duration_time", "-of", "csv=p=0", path,
-        ]).output.split(separator: "\n")
+        let packets = try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-show_entries", "packet=stream_index,codec_type,pts_time,dts_time,duration_time", "-of",
+                "csv=p=0", path
+            ]
+        ).output.split(separator: "\n")
         var lastDTS: [String: Double] = [:]
         var lastEnd: [String: Double] = [:]
         var backwards = 0
@@ -156,7 +165,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: Self.encoder)
         process.arguments = [
             "--pattern", "--size", "320x240", "--tone", "440", "--duration", "60", "--realtime", "--fragmented",
-            "--keyint", "30", "--preset", "ultrafast", "--output", path, "-q",
+            "--keyint", "30", "--preset", "ultrafast", "--output", path, "-q"
         ]
         try process.run()
         Thread.sleep(forTimeInterval: 3)

@@ -8,10 +8,12 @@ import Testing
     static let convert = TestPaths.executable("audio-convert")
 
     static func make(_ path: String, _ arguments: [String], seconds: Double = 2) throws {
-        try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i",
-            "aevalsrc=0.4*sin(2*PI*440*t)|0.3*sin(2*PI*660*t):s=44100:d=\(seconds)",
-        ] + arguments + [path])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                "aevalsrc=0.4*sin(2*PI*440*t)|0.3*sin(2*PI*660*t):s=44100:d=\(seconds)"
+            ] + arguments + [path])
     }
 
     static func raw(_ path: String, _ format: String = "s16le") throws -> Data {
@@ -28,7 +30,9 @@ import Testing
         let result = try ExternalTool.run(Self.convert, ["--input", mp3, "--output", wav])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("audio-convert: MP3"))
-        let probe = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", wav]).output
+        let probe = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", wav]
+        ).output
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s16le,44100,2")
         #expect(try Self.raw(wav) == (try Self.raw(mp3)))
     }
@@ -40,15 +44,23 @@ import Testing
         try Self.make(aif, ["-c:a", "pcm_s24be", "-f", "aiff"])
         let wav = dir.file("out.wav")
         #expect(try ExternalTool.run(Self.convert, ["-q", "--input", aif, "--output", wav]).status == 0)
-        let codec = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", wav]).output
+        let codec = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", wav]
+        ).output
         #expect(codec.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s24le")
         #expect(try Self.raw(wav, "s24le") == (try Self.raw(aif, "s24le")))
         // And back to AIFF: the bytes ffmpeg -f aiff writes for the same PCM.
         let back = dir.file("back.aif")
         let theirs = dir.file("theirs.aif")
         #expect(try ExternalTool.run(Self.convert, ["-q", "--input", wav, "--output", back]).status == 0)
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", wav, "-c:a", "pcm_s24be", "-fflags", "+bitexact", "-map_metadata", "-1", "-f", "aiff", theirs])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: back)) == (try Data(contentsOf: URL(fileURLWithPath: theirs))))
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", wav, "-c:a", "pcm_s24be", "-fflags", "+bitexact", "-map_metadata", "-1", "-f",
+                "aiff", theirs
+            ])
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: back)) == (try Data(contentsOf: URL(fileURLWithPath: theirs))))
     }
 
     @Test func rateChannelsAndSampleTypeAreConvertedWhenAsked() throws {
@@ -56,9 +68,12 @@ import Testing
         let wav = dir.file("in.wav")
         try Self.make(wav, ["-c:a", "pcm_s16le"])
         let au = dir.file("out.au")
-        let result = try ExternalTool.run(Self.convert, ["-q", "--input", wav, "--output", au, "--rate", "22050", "--channels", "1", "--float"])
+        let result = try ExternalTool.run(
+            Self.convert, ["-q", "--input", wav, "--output", au, "--rate", "22050", "--channels", "1", "--float"])
         #expect(result.status == 0, "\(result.stderr)")
-        let probe = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", au]).output
+        let probe = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels", "-of", "csv=p=0", au]
+        ).output
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_f32be,22050,1")
         let frames = try Self.raw(au, "f32le").count / 4
         #expect(abs(frames - 44_100) <= 64, "\(frames) frames")
@@ -73,18 +88,26 @@ import Testing
         let m4a = dir.file("out.m4a")
         let result = try ExternalTool.run(Self.convert, ["-q", "--input", wav, "--output", m4a, "--bitrate", "96000"])
         #expect(result.status == 0, "\(result.stderr)")
-        let codec = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", m4a]).output
+        let codec = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", m4a]
+        ).output
         #expect(codec.trimmingCharacters(in: .whitespacesAndNewlines) == "aac")
-        let tag = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "format_tags=iTunSMPB", "-of", "csv=p=0", m4a]).output
+        let tag = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "format_tags=iTunSMPB", "-of", "csv=p=0", m4a]
+        ).output
         #expect(tag.contains(String(66_150, radix: 16, uppercase: true)), "\(tag)")  // 1.5 s × 44100 valid frames
     }
 
     @Test func usageErrorsAreOneLineWithStatus64() throws {
-        for arguments in [["--input", "a.wav", "--output", "b.xyz"], ["--input", "a.wav", "--output", "b.wav", "--bits", "20"],
-                          ["--input", "a.wav", "--output", "b.wav", "--format", "aac"], ["--output", "b.wav"]] {
+        for arguments in [
+            ["--input", "a.wav", "--output", "b.xyz"], ["--input", "a.wav", "--output", "b.wav", "--bits", "20"],
+            ["--input", "a.wav", "--output", "b.wav", "--format", "aac"], ["--output", "b.wav"]
+        ] {
             let result = try ExternalTool.run(Self.convert, arguments)
             #expect(result.status == 64, "\(arguments)")
-            #expect(result.stderr.hasPrefix("audio-convert: ") && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("audio-convert: ") && result.stderr.split(separator: "\n").count == 1,
+                "\(result.stderr)")
         }
         let missing = try ExternalTool.run(Self.convert, ["--input", "/nonexistent.wav", "--output", "/tmp/x.wav"])
         #expect(missing.status == 1)

@@ -27,10 +27,14 @@ import Testing
         #expect(loud.status == 0, "\(loud.stderr)")
         let warnings = loud.stderr.split(separator: "\n").filter { $0.hasPrefix("audio-convert: warning: ") }
         #expect(warnings.count == 1, "\(loud.stderr)")
-        #expect(warnings.first?.hasSuffix("(byteOffset=44, code=dataTruncated, count=1600, stage=AudioFileReader)") == true, "\(loud.stderr)")
+        #expect(
+            warnings.first?.hasSuffix("(byteOffset=44, code=dataTruncated, count=1600, stage=AudioFileReader)") == true,
+            "\(loud.stderr)")
         #expect(warnings.first?.contains("declares 1600 bytes but the file ends after 800") == true, "\(loud.stderr)")
         // The output holds the 400 frames that are there (ffprobe, not our reader, counts them).
-        let samples = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", dir.file("out.wav")]).output
+        let samples = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", dir.file("out.wav")]
+        ).output
         #expect(samples.trimmingCharacters(in: .whitespacesAndNewlines) == "400")
 
         let quiet = try ExternalTool.run(Self.convert, ["--quiet", "--input", cut, "--output", dir.file("quiet.wav")])

@@ -24,7 +24,9 @@ import Testing
 
     /// The resampled tone keeps its frequency (zero crossings) and level.
     @Test func resampledToneKeepsItsPitch() throws {
-        let out = try PCM.run(try AudioConverter(format: .f32, sampleRate: 48_000), PCM.sine(frames: 44_100, frequency: 1000, sampleRate: 44_100, type: .f32))
+        let out = try PCM.run(
+            try AudioConverter(format: .f32, sampleRate: 48_000),
+            PCM.sine(frames: 44_100, frequency: 1000, sampleRate: 44_100, type: .f32))
         let left = PCM.firstChannel(out)
         var crossings = 0
         for i in 1..<left.count where (left[i - 1] < 0) != (left[i] < 0) { crossings += 1 }
@@ -36,23 +38,33 @@ import Testing
         let input = PCM.sine(frames: 1000, type: .s16)
         let out = try PCM.run(try AudioConverter(format: .f32), input)
         let floats = PCM.firstChannel(out)
-        let ints = input[0].data.withUnsafeBytes { raw in (0..<1000).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int16.self) } }
+        let ints = input[0].data.withUnsafeBytes { raw in
+            (0..<1000).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int16.self) }
+        }
         #expect(floats.count == 1000)
         #expect(zip(floats, ints).allSatisfy { $0 == Float($1) / 32768 })
     }
 
     @Test func s24RoundTripsThroughFloatExactly() throws {
         var bytes: [UInt8] = []
-        for i in 0..<300 { let v = Int32(i * 27_961 - 4_000_000); bytes += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v >> 16)] }
+        for i in 0..<300 {
+            let v = Int32(i * 27_961 - 4_000_000);
+            bytes += [
+                UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v >> 16)
+            ]
+        }
         let format = AudioFormat.pcm(PCMFormat(.s24), sampleRate: 48_000, channels: 1)
-        let input = MediaSample(format: .audio(format), data: bytes, timing: .audio(startFrame: 0, frameCount: 300, sampleRate: 48_000), frameCount: 300)
+        let input = MediaSample(
+            format: .audio(format), data: bytes, timing: .audio(startFrame: 0, frameCount: 300, sampleRate: 48_000),
+            frameCount: 300)
         let float = try PCM.run(try AudioConverter(format: PCMFormat(.f64)), [input])
         let back = try PCM.run(try AudioConverter(format: PCMFormat(.s24)), float)
         #expect(back.map(\.data) == [bytes])
     }
 
     @Test func monoToStereoAndDownmix() throws {
-        let mono = try PCM.run(try AudioConverter(format: .f32, channelLayout: .stereo), PCM.sine(frames: 2000, channels: 1))
+        let mono = try PCM.run(
+            try AudioConverter(format: .f32, channelLayout: .stereo), PCM.sine(frames: 2000, channels: 1))
         #expect(mono.first?.format.audio?.channelCount == 2)
         #expect(mono.reduce(0) { $0 + $1.frameCount } == 2000)
         let surround = PCM.sine(frames: 3000, channels: 6).map { sample -> MediaSample in
@@ -78,7 +90,9 @@ import Testing
         let packet = MediaSample(
             format: .audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90])),
             data: [1], timing: .invalid, frameCount: 1024)
-        #expect { try PCM.run(try AudioConverter(sampleRate: 44_100), [packet]) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
+        #expect { try PCM.run(try AudioConverter(sampleRate: 44_100), [packet]) } throws: {
+            ($0 as? MediaError)?.code == .formatMismatch
+        }
     }
 
     /// The converter used to keep converting after it had thrown; the guard every driver (and a
@@ -100,7 +114,9 @@ import Testing
         let late = try #require(throws: MediaError.self) { try converter.process(good) { _ in emitted += 1 } }
         #expect(late.code == .stageFinished)
         #expect(late.stage == "AudioConverter")
-        #expect((try #require(throws: MediaError.self) { try converter.finish { _ in emitted += 1 } }).code == .stageFinished)
+        #expect(
+            (try #require(throws: MediaError.self) { try converter.finish { _ in emitted += 1 } }).code
+                == .stageFinished)
         #expect(counter.processCalls == 2)
         #expect(counter.finishCalls == 0)
         #expect(emitted == before)

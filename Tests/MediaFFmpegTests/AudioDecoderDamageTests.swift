@@ -19,12 +19,24 @@ import Testing
     }
 
     static let damages: [Damage] = [
-        Damage(file: "a.mp3", encoder: ["-c:a", "libmp3lame"], channels: 2, damage: { Array(repeating: 0, count: $0.count) }, what: "zeros (no MPEG header)"),
-        Damage(file: "a.mp2", encoder: ["-c:a", "mp2"], channels: 1, damage: { Array(repeating: 0, count: $0.count) }, what: "zeros (no MPEG header)"),
-        Damage(file: "a.m4a", encoder: ["-c:a", "alac"], channels: 2, damage: { [0x80] + $0.dropFirst() }, what: "a data stream element, which ALAC has not"),
-        Damage(file: "a.aifc", encoder: ["-c:a", "adpcm_ima_qt"], channels: 2, damage: { Array($0.dropLast()) }, what: "a byte short of a packet"),
-        Damage(file: "a.wav", encoder: ["-c:a", "adpcm_ima_wav"], channels: 2, damage: { Array($0.prefix(3)) }, what: "3 bytes, less than a block header"),
-        Damage(file: "u.caf", encoder: ["-c:a", "pcm_mulaw"], channels: 2, damage: { Array($0.dropLast()) }, what: "half a frame"),
+        Damage(
+            file: "a.mp3", encoder: ["-c:a", "libmp3lame"], channels: 2,
+            damage: { Array(repeating: 0, count: $0.count) }, what: "zeros (no MPEG header)"),
+        Damage(
+            file: "a.mp2", encoder: ["-c:a", "mp2"], channels: 1, damage: { Array(repeating: 0, count: $0.count) },
+            what: "zeros (no MPEG header)"),
+        Damage(
+            file: "a.m4a", encoder: ["-c:a", "alac"], channels: 2, damage: { [0x80] + $0.dropFirst() },
+            what: "a data stream element, which ALAC has not"),
+        Damage(
+            file: "a.aifc", encoder: ["-c:a", "adpcm_ima_qt"], channels: 2, damage: { Array($0.dropLast()) },
+            what: "a byte short of a packet"),
+        Damage(
+            file: "a.wav", encoder: ["-c:a", "adpcm_ima_wav"], channels: 2, damage: { Array($0.prefix(3)) },
+            what: "3 bytes, less than a block header"),
+        Damage(
+            file: "u.caf", encoder: ["-c:a", "pcm_mulaw"], channels: 2, damage: { Array($0.dropLast()) },
+            what: "half a frame")
     ]
 
     /// The error for decoding `packets` (nil when there is none).
@@ -40,7 +52,8 @@ import Testing
     @Test(arguments: damages)
     func aCorruptPacketIsADecoderFailureStampedWithItsIndex(_ d: Damage) throws {
         let dir = try TemporaryDirectory()
-        var packets = try DecoderFixture.packets(try DecoderFixture.ffmpeg(d.file, d.encoder, rate: 44_100, channels: d.channels, in: dir))
+        var packets = try DecoderFixture.packets(
+            try DecoderFixture.ffmpeg(d.file, d.encoder, rate: 44_100, channels: d.channels, in: dir))
         #expect(Self.decodeError(packets) == nil)
         packets[3].data = d.damage(packets[3].data)
         let error = try #require(Self.decodeError(packets))
@@ -53,13 +66,18 @@ import Testing
     @Test(arguments: [("flac", "a.flac", ["-c:a", "flac"]), ("opus", "a.ogg", ["-c:a", "libopus"])])
     func anotherCodecIsAFormatMismatchNamingBoth(code: String, file: String, encoder: [String]) throws {
         let dir = try TemporaryDirectory()
-        let packets = try DecoderFixture.packets(try DecoderFixture.ffmpeg(file, encoder, rate: 48_000, channels: 2, in: dir))
+        let packets = try DecoderFixture.packets(
+            try DecoderFixture.ffmpeg(file, encoder, rate: 48_000, channels: 2, in: dir))
         let error = try #require(Self.decodeError(packets))
         #expect(error.code == .formatMismatch)
         #expect(error.sampleIndex == 0)
-        #expect(error.message.contains("'\(code)'") && error.message.contains("MP3") && error.message.contains("ALAC"), "\(error)")
+        #expect(
+            error.message.contains("'\(code)'") && error.message.contains("MP3") && error.message.contains("ALAC"),
+            "\(error)")
 
-        let video = MediaSample(format: .video(.raw(.yuv420p, width: 2, height: 2)), planes: [[0, 0, 0, 0], [0], [0]], timing: .init(presentationTime: .zero, decodeTime: .zero, duration: .invalid), frameCount: 1)
+        let video = MediaSample(
+            format: .video(.raw(.yuv420p, width: 2, height: 2)), planes: [[0, 0, 0, 0], [0], [0]],
+            timing: .init(presentationTime: .zero, decodeTime: .zero, duration: .invalid), frameCount: 1)
         #expect(Self.decodeError([video])?.code == .formatMismatch)
     }
 
@@ -74,23 +92,37 @@ import Testing
     /// Formats a codec cannot have, empty packets and PCM shorter than its frame count: typed errors.
     @Test func impossibleFormatsAndPacketsAreTypedErrors() throws {
         // One packet of codec `code` with the given cookie and parameters.
-        func packet(_ code: String, cookie: [UInt8] = [], framesPerPacket: Int = 1, rate: Int = 44_100, bytes: [UInt8] = [1, 2, 3, 4]) -> MediaSample {
+        func packet(
+            _ code: String, cookie: [UInt8] = [], framesPerPacket: Int = 1, rate: Int = 44_100,
+            bytes: [UInt8] = [1, 2, 3, 4]
+        ) -> MediaSample {
             let format = AudioFormat(
                 codec: code == "aac" ? .aac : .other(fourCC: code.count == 4 ? DecoderFixture.code(code) : 0x6D73_0011),
                 sampleRate: rate, channelLayout: .stereo, framesPerPacket: framesPerPacket, magicCookie: cookie)
-            return MediaSample(format: .audio(format), data: bytes, timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 44_100), frameCount: 1)
+            return MediaSample(
+                format: .audio(format), data: bytes, timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 44_100),
+                frameCount: 1)
         }
         let config: [UInt8] = [0, 0, 16, 0, 0, 16, 40, 10, 14, 2, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xAC, 0x44]
         let cases: [(MediaSample, MediaError.Code, String)] = [
             (packet("alac", cookie: Array(config.prefix(10))), .truncated, "cookie shorter than a config"),
-            (packet("alac", cookie: [0, 0, 0, 200] + Array("alac".utf8) + [0, 0, 0, 0] + config), .invalidData, "alac atom longer than the cookie"),
-            (packet("alac", cookie: [0, 0, 0, 12] + Array("frma".utf8) + Array("alac".utf8) + config), .invalidData, "frma without an alac atom"),
-            (packet("alac", cookie: [0, 0, 0, 3] + Array("frma".utf8) + config), .invalidData, "frma atom smaller than its header"),
+            (
+                packet("alac", cookie: [0, 0, 0, 200] + Array("alac".utf8) + [0, 0, 0, 0] + config), .invalidData,
+                "alac atom longer than the cookie"
+            ),
+            (
+                packet("alac", cookie: [0, 0, 0, 12] + Array("frma".utf8) + Array("alac".utf8) + config), .invalidData,
+                "frma without an alac atom"
+            ),
+            (
+                packet("alac", cookie: [0, 0, 0, 3] + Array("frma".utf8) + config), .invalidData,
+                "frma atom smaller than its header"
+            ),
             (packet("ima-wav", framesPerPacket: 100), .invalidData, "IMA WAV block of 100 frames"),
             (packet("ima-wav", framesPerPacket: 0), .invalidData, "IMA WAV block of 0 frames"),
             (packet("aac"), .invalidData, "AAC without a cookie"),
             (packet(".mp3", rate: 0), .invalidData, "0 Hz"),
-            (packet(".mp3", bytes: []), .invalidData, "empty packet"),
+            (packet(".mp3", bytes: []), .invalidData, "empty packet")
         ]
         for (sample, code, what) in cases {
             let error = Self.decodeError([sample])
@@ -99,7 +131,9 @@ import Testing
         }
         var short = PCM.sine(frames: 100, chunk: 100)
         short[0].frameCount = 101
-        #expect(Self.decodeError(short, output: .s16)?.code == .invalidData, "PCM shorter than its frame count (passed through)")
+        #expect(
+            Self.decodeError(short, output: .s16)?.code == .invalidData,
+            "PCM shorter than its frame count (passed through)")
         #expect(Self.decodeError(short)?.code == .invalidData, "PCM shorter than its frame count (converted)")
     }
 
@@ -109,7 +143,8 @@ import Testing
     func randomDamageNeverCrashes(_ file: String) throws {
         let dir = try TemporaryDirectory()
         let d = Self.damages.first { $0.file == file } ?? Self.damages[0]
-        let packets = try DecoderFixture.packets(try DecoderFixture.ffmpeg(file, d.encoder, rate: 22_050, channels: d.channels, in: dir, seconds: 0.3))
+        let packets = try DecoderFixture.packets(
+            try DecoderFixture.ffmpeg(file, d.encoder, rate: 22_050, channels: d.channels, in: dir, seconds: 0.3))
         var random = SplitMix64(seed: UInt64(file.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
         for trial in 0..<40 {
             var damaged = packets

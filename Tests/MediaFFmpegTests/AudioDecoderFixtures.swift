@@ -17,19 +17,28 @@ enum DecoderFixture {
 
     /// Makes `name` in `dir` by encoding ``signal(rate:channels:seconds:)`` with the ffmpeg `encoder`
     /// arguments; returns its path.
-    static func ffmpeg(_ name: String, _ encoder: [String], rate: Int, channels: Int, in dir: TemporaryDirectory, seconds: Double = 1) throws -> String {
+    static func ffmpeg(
+        _ name: String, _ encoder: [String], rate: Int, channels: Int, in dir: TemporaryDirectory, seconds: Double = 1
+    ) throws -> String {
         let path = dir.file(name)
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + signal(rate: rate, channels: channels, seconds: seconds) + encoder + [path])
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-y"] + signal(rate: rate, channels: channels, seconds: seconds) + encoder + [path])
         return path
     }
 
     /// Makes an MP3 with the LAME command-line encoder (its Xing/LAME tag carries delay and padding)
     /// from a sox-made WAV; returns its path.
-    static func lame(_ name: String, rate: Int, channels: Int, in dir: TemporaryDirectory, options: [String] = []) throws -> String {
+    static func lame(_ name: String, rate: Int, channels: Int, in dir: TemporaryDirectory, options: [String] = [])
+        throws -> String
+    {
         let wav = dir.file(name + ".wav")
-        try ExternalTool.check("sox", [
-            "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wav, "synth", "1.3", "sine", "440", "sine", "660", "vol", "0.5",
-        ])
+        try ExternalTool.check(
+            "sox",
+            [
+                "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wav, "synth", "1.3", "sine", "440", "sine",
+                "660", "vol", "0.5"
+            ])
         let path = dir.file(name)
         try ExternalTool.check("lame", ["--quiet"] + options + [wav, path])
         return path
@@ -67,7 +76,9 @@ enum DecoderFixture {
     static func riffChunk(_ id: String, in file: [UInt8]) throws -> (bytes: ArraySlice<UInt8>, offset: Int) {
         var offset = 12
         while offset + 8 <= file.count {
-            let size = Int(file[offset + 4]) | Int(file[offset + 5]) << 8 | Int(file[offset + 6]) << 16 | Int(file[offset + 7]) << 24
+            let size =
+                Int(file[offset + 4]) | Int(file[offset + 5]) << 8 | Int(file[offset + 6]) << 16 | Int(file[offset + 7])
+                << 24
             let start = offset + 8
             if String(decoding: file[offset..<(offset + 4)], as: UTF8.self) == id {
                 return (file[start..<min(start + size, file.count)], start)
@@ -94,7 +105,9 @@ enum DecoderFixture {
     /// Little-endian values of `type` in `bytes`.
     static func values<T: FixedWidthInteger>(_ bytes: [UInt8], as type: T.Type) -> [T] {
         bytes.withUnsafeBytes { raw in
-            (0..<(raw.count / MemoryLayout<T>.size)).map { T(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self)) }
+            (0..<(raw.count / MemoryLayout<T>.size)).map {
+                T(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self))
+            }
         }
     }
 

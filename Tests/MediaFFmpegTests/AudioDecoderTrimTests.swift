@@ -18,7 +18,8 @@ extension AudioDecoderTests {
         case "mp3.mp3": encoder = ["-c:a", "libmp3lame"]
         default: encoder = ["-c:a", "aac"]
         }
-        var packets = try DecoderFixture.packets(try DecoderFixture.ffmpeg(file, encoder, rate: 44_100, channels: 2, in: dir))
+        var packets = try DecoderFixture.packets(
+            try DecoderFixture.ffmpeg(file, encoder, rate: 44_100, channels: 2, in: dir))
         if file.hasPrefix("ima4") { packets = DecoderFixture.grouped(packets, by: 5) }
         for i in packets.indices {
             packets[i].trimAtStart = 0
@@ -37,7 +38,7 @@ extension AudioDecoderTests {
         #expect(whole.count == packets.count, "one output sample per packet")
         let last = packets.count - 1
         let trims: [Int: (start: Int, end: Int)] = [
-            0: (100, 0), 1: (packets[1].frameCount, 0), 2: (10, 20), 3: (0, 7), last: (0, 50),
+            0: (100, 0), 1: (packets[1].frameCount, 0), 2: (10, 20), 3: (0, 7), last: (0, 50)
         ]
         for (index, trim) in trims {
             packets[index].trimAtStart = trim.start
@@ -53,7 +54,8 @@ extension AudioDecoderTests {
             var cut = sample
             cut.data = Array(sample.data[(trim.start * 4)..<((trim.start + keep) * 4)])
             cut.frameCount = keep
-            cut.timing.presentationTime = sample.timing.presentationTime + MediaTime(value: Int64(trim.start), timescale: 44_100)
+            cut.timing.presentationTime =
+                sample.timing.presentationTime + MediaTime(value: Int64(trim.start), timescale: 44_100)
             expected.append(cut)
         }
         #expect(trimmed.map(\.frameCount) == expected.map(\.frameCount))
@@ -85,7 +87,9 @@ extension AudioDecoderTests {
         let dir = try TemporaryDirectory()
         var packets = try DecoderFixture.packets(try DecoderFixture.lame("t.mp3", rate: 44_100, channels: 2, in: dir))
         let priming = packets[0].trimAtStart
-        for i in [3, 4, 10] { packets[i].timing = SampleTiming(presentationTime: .invalid, decodeTime: .invalid, duration: .invalid) }
+        for i in [3, 4, 10] {
+            packets[i].timing = SampleTiming(presentationTime: .invalid, decodeTime: .invalid, duration: .invalid)
+        }
         let decoded = try PCM.run(AudioDecoder(), packets)
         #expect(decoded.first?.timing.presentationTime == MediaTime(value: Int64(priming), timescale: 44_100))
         var expected = try #require(decoded.first?.timing.presentationTime)
@@ -100,7 +104,8 @@ extension AudioDecoderTests {
     /// `chan` atom after), and behind a `frma` atom: the same PCM.
     @Test func alacCookieFormsDecodeAlike() throws {
         let dir = try TemporaryDirectory()
-        let packets = try DecoderFixture.packets(try DecoderFixture.ffmpeg("alac.m4a", ["-c:a", "alac"], rate: 44_100, channels: 2, in: dir))
+        let packets = try DecoderFixture.packets(
+            try DecoderFixture.ffmpeg("alac.m4a", ["-c:a", "alac"], rate: 44_100, channels: 2, in: dir))
         let atom = try #require(packets.first?.format.audio?.magicCookie)
         #expect(atom.count == 36 && Array(atom[4..<8]) == Array("alac".utf8))
         let config = Array(atom[12...])
@@ -154,16 +159,20 @@ extension AudioDecoderTests {
     @Test func canDecodeNamesTheCodecsTaken() {
         // A format of codec `code` with a cookie of the right size for ALAC.
         func format(_ code: UInt32, framesPerPacket: Int = 1) -> MediaFormat {
-            .audio(AudioFormat(
-                codec: .other(fourCC: code), sampleRate: 8000, channelLayout: .mono, framesPerPacket: framesPerPacket,
-                magicCookie: Array(repeating: 0, count: 24)))
+            .audio(
+                AudioFormat(
+                    codec: .other(fourCC: code), sampleRate: 8000, channelLayout: .mono,
+                    framesPerPacket: framesPerPacket,
+                    magicCookie: Array(repeating: 0, count: 24)))
         }
         for code in [".mp3", ".mp2", "alac", "ima4", "ulaw", "alaw"] {
             #expect(AudioDecoder.canDecode(format(DecoderFixture.code(code))), "\(code)")
         }
         #expect(AudioDecoder.canDecode(format(0x6D73_0011, framesPerPacket: 505)))
         #expect(!AudioDecoder.canDecode(format(0x6D73_0011, framesPerPacket: 500)), "not 1 + 8n frames a block")
-        #expect(AudioDecoder.canDecode(.audio(.aac(sampleRate: 8000, channelLayout: .mono, audioSpecificConfig: [0x15, 0x88]))))
+        #expect(
+            AudioDecoder.canDecode(
+                .audio(.aac(sampleRate: 8000, channelLayout: .mono, audioSpecificConfig: [0x15, 0x88]))))
         #expect(AudioDecoder.canDecode(.audio(.pcm(.s16, sampleRate: 8000, channels: 1))))
         #expect(!AudioDecoder.canDecode(format(DecoderFixture.code("flac"))))
         #expect(!AudioDecoder.canDecode(.video(.raw(.yuv420p, width: 2, height: 2))))

@@ -37,7 +37,7 @@ import Testing
         Case(name: "alac.caf", ffmpeg: ["-c:a", "alac", "-f", "caf"], seeks: 100),
         Case(name: "aac", ffmpeg: ["-c:a", "aac", "-b:a", "128k", "-aac_pns", "0", "-f", "adts"], seeks: 100),
         Case(name: "pns.aac", ffmpeg: ["-c:a", "aac", "-b:a", "128k", "-f", "adts"], seeks: 50, tolerance: 1e-3),
-        Case(name: "mp3", ffmpeg: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"], seeks: 250),
+        Case(name: "mp3", ffmpeg: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"], seeks: 250)
     ]
 
     /// The interleaved floats `file` decodes from where it stands, stopping once at least `limit`
@@ -55,10 +55,12 @@ import Testing
     func seekingToAFrameGivesWhatDecodingFromTheStartGives(_ c: Case) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("in.\(c.name)")
-        try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i",
-            "aevalsrc=0.4*sin(2*PI*440*t)+0.1*sin(2*PI*3000*t)|0.3*sin(2*PI*660*t):s=44100:d=3", "-ac", "2",
-        ] + c.ffmpeg + [path])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                "aevalsrc=0.4*sin(2*PI*440*t)+0.1*sin(2*PI*3000*t)|0.3*sin(2*PI*660*t):s=44100:d=3", "-ac", "2"
+            ] + c.ffmpeg + [path])
         let whole = try Self.decode(try AudioFile(path: path))
         let frames = whole.count / 2
         #expect(frames > 44_100 * 3 - 2048 && frames <= 44_100 * 3 + 2048, "\(frames) frames")
@@ -74,6 +76,8 @@ import Testing
             let same = got.count >= length * 2 && zip(got, expected).allSatisfy { abs($0 - $1) <= c.tolerance }
             if !same { mismatches.append(target) }
         }
-        #expect(mismatches.isEmpty, "\(mismatches.count) of \(c.seeks) seeks differ, e.g. at frame \(mismatches.first ?? -1)")
+        #expect(
+            mismatches.isEmpty,
+            "\(mismatches.count) of \(c.seeks) seeks differ, e.g. at frame \(mismatches.first ?? -1)")
     }
 }

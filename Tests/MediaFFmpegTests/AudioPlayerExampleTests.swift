@@ -12,10 +12,13 @@ import Testing
         let dir = try TemporaryDirectory()
         let input = try AudioPlayerTests.source(dir, seconds: 2)
         let out = dir.file("out.wav")
-        let result = try ExternalTool.run(Self.player, [input, "--render", out, "--volume", "0.5", "--loops", "1", "--start", "1", "--quiet"])
+        let result = try ExternalTool.run(
+            Self.player, [input, "--render", out, "--volume", "0.5", "--loops", "1", "--start", "1", "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         // From 1 s: 1 s, then the whole 2 s once more = 3 s, at −6.02 dB.
-        let probe = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", out]).output
+        let probe = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", out]
+        ).output
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "\(3 * 48_000)")
         let reference = try AudioPlayerTests.levels(input), played = try AudioPlayerTests.levels(out)
         #expect(abs(played.rms[0] - reference.rms[0] + 6.02) < 0.2)

@@ -10,7 +10,12 @@ import Testing
     /// A sox-written 16-bit stereo WAV: 440 Hz left, 660 Hz right, at 0.5.
     static func source(_ dir: TemporaryDirectory, seconds: Double = 1, name: String = "in.wav") throws -> String {
         let path = dir.file(name)
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "440", "sine", "660", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox",
+            [
+                "-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "440", "sine", "660",
+                "vol", "0.5"
+            ])
         return path
     }
 
@@ -29,7 +34,9 @@ import Testing
     }
 
     static func floats(_ path: String) throws -> [Float] {
-        let data = try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", path, "-f", "f32le", "-"]).stdout
+        let data = try ExternalTool.check(
+            "ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", path, "-f", "f32le", "-"]
+        ).stdout
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
@@ -107,7 +114,8 @@ import Testing
     @Test func rateTwoHalvesTheDurationAndKeepsThePitch() async throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("tone.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", input, "synth", "2", "sine", "440", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", input, "synth", "2", "sine", "440", "vol", "0.5"])
         let out = dir.file("fast.wav")
         let player = try AudioPlayer(path: input, output: Self.output(out))
         player.enableRate = true

@@ -10,7 +10,9 @@ import Testing
     /// A 1 kHz sine at 0.5 (−6.02 dBFS peak, −9.03 dB RMS), `seconds` long, 48 kHz stereo 16-bit.
     static func tone(_ dir: TemporaryDirectory, seconds: Int) throws -> String {
         let path = dir.file("tone.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "1000", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox",
+            ["-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "1000", "vol", "0.5"])
         return path
     }
 
@@ -23,7 +25,9 @@ import Testing
             }
         }
         let deadline = ContinuousClock.now + .seconds(seconds)
-        while !collected.events.contains(where: { if case .finished = $0 { true } else { false } }), ContinuousClock.now < deadline {
+        while !collected.events.contains(where: { if case .finished = $0 { true } else { false } }),
+            ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         task.cancel()
@@ -41,21 +45,28 @@ import Testing
             path: path, settings: .init(format: .linearPCM), input: .device(daemon.monitorName, server: daemon.server))
         try recorder.record(forDuration: 1.5)
         #expect(try await Self.events(recorder, within: 10) == [.finished(successfully: true)])
-        let probe = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path]).output
+        let probe = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path]
+        ).output
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "72000")  // 1.5 s exactly
         // The last second (the null sink's idle start and paplay's start are before it): the tone's level.
         let tail = dir.file("tail.wav")
         try ExternalTool.check("sox", [path, tail, "trim", "0.5"])
         let stats = try ExternalTool.run("sox", [tail, "-n", "stats"]).stderr
-        let rms = stats.split(separator: "\n").first { $0.hasPrefix("RMS lev dB") }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        let rms = stats.split(separator: "\n").first { $0.hasPrefix("RMS lev dB") }.flatMap {
+            $0.split(separator: " ").last
+        }.flatMap { Double($0) }
         #expect(abs((rms ?? 0) + 9.03) < 0.5, "\(stats)")
-        let frequency = try ExternalTool.run("sox", [tail, "-n", "remix", "1", "stat"]).stderr  // sox's rough frequency is per channel
+        // sox's rough frequency is per channel
+        let frequency = try ExternalTool.run("sox", [tail, "-n", "remix", "1", "stat"]).stderr
         let rough = try #require(try Self.roughFrequency(frequency), "\(frequency)")
         #expect(abs(rough - 1000) < 10)
     }
 
     static func roughFrequency(_ text: String) throws -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        text.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }.flatMap {
+            $0.split(separator: " ").last
+        }.flatMap { Double($0) }
     }
 
     @Test func aDeviceThatGoesAwayEndsWithDeviceLostAndAPlayableFile() async throws {
@@ -72,9 +83,14 @@ import Testing
         try daemon.unloadNullSink()
         let events = try await Self.events(recorder, within: 10)
         #expect(events.count == 2)
-        if case .error(let error) = events.first { #expect(error.code == .deviceLost, "\(error)") } else { Issue.record("\(events)") }
+        if case .error(let error) = events.first {
+            #expect(error.code == .deviceLost, "\(error)")
+        } else {
+            Issue.record("\(events)")
+        }
         #expect(events.last == .finished(successfully: false))
-        let decode = try ExternalTool.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
+        let decode = try ExternalTool.run(
+            "ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
         #expect(decode.status == 0, "\(decode.stderr)")
         #expect(try AudioFileSummary(path: path).validFrames >= 24_000)
     }

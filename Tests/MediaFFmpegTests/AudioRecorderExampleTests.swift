@@ -9,7 +9,9 @@ import Testing
     static let recorder = TestPaths.executable("audio-recorder")
 
     static func seconds(_ path: String) throws -> Double {
-        let out = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=duration", "-of", "csv=p=0", path]).output
+        let out = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=duration", "-of", "csv=p=0", path]
+        ).output
         return Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
@@ -26,14 +28,24 @@ import Testing
         return process
     }
 
-    static func size(_ path: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+    static func size(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
 
     @Test func aDurationIsExact() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("one.wav")
-        let result = try ExternalTool.run(Self.recorder, ["--output", path, "--tone", "1000", "--duration", "1", "--rate", "44100", "--channels", "1"])
+        let result = try ExternalTool.run(
+            Self.recorder, ["--output", path, "--tone", "1000", "--duration", "1", "--rate", "44100", "--channels", "1"]
+        )
         #expect(result.status == 0, "\(result.stderr)")
-        let probe = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration_ts", "-of", "csv=p=0", path]).output
+        let probe = try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-show_entries", "stream=codec_name,sample_rate,channels,duration_ts", "-of", "csv=p=0",
+                path
+            ]
+        ).output
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s16le,44100,1,44100")
     }
 
@@ -43,17 +55,21 @@ import Testing
         let dir = try TemporaryDirectory()
         let cases: [(file: String, format: String, bytesPerSecond: Int)] = [
             ("k.wav", "lpcm", 192_000), ("k.caf", "lpcm", 192_000), ("k.aif", "lpcm", 192_000),
-            ("k.aac", "aac", 16_000), ("k.m4a", "aac", 16_000), ("kaac.caf", "aac", 16_000),
+            ("k.aac", "aac", 16_000), ("k.m4a", "aac", 16_000), ("kaac.caf", "aac", 16_000)
         ]
         var running: [(path: String, process: Process)] = []
         for c in cases {
             let path = dir.file(c.file)
-            running.append((path, try Self.start(["--output", path, "--format", c.format, "--tone", "440", "--bitrate", "128000"])))
+            running.append(
+                (path, try Self.start(["--output", path, "--format", c.format, "--tone", "440", "--bitrate", "128000"]))
+            )
         }
         defer { for r in running where r.process.isRunning { kill(r.process.processIdentifier, SIGKILL) } }
         let deadline = Date().addingTimeInterval(15)
         for (c, r) in zip(cases, running) {
-            while Self.size(r.path) < c.bytesPerSecond * 3 / 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            while Self.size(r.path) < c.bytesPerSecond * 3 / 2, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
         }
         for r in running {
             kill(r.process.processIdentifier, SIGKILL)
@@ -70,7 +86,8 @@ import Testing
             #expect(!info.output.contains("Error"), "\(file): \(info.output)")
         }
         let aacCAF = try ExternalTool.run("ffprobe", ["-v", "error", dir.file("kaac.caf")])
-        #expect(aacCAF.stderr.contains("packet table"))  // as documented: record AAC to .aac or .m4a if the process may die
+        // as documented: record AAC to .aac or .m4a if the process may die
+        #expect(aacCAF.stderr.contains("packet table"))
     }
 
     @Test func ctrlCFinishesTheFileAndExits130() throws {
@@ -91,7 +108,8 @@ import Testing
     /// reads −6.02 dB peak and −9.03 dB average (RMS) once the 300 ms window is full.
     @Test func meterJSONPrintsApplesDBFS() throws {
         let dir = try TemporaryDirectory()
-        let result = try ExternalTool.run(Self.recorder, ["--output", dir.file("m.caf"), "--tone", "440", "--duration", "1.2", "--meter-json"])
+        let result = try ExternalTool.run(
+            Self.recorder, ["--output", dir.file("m.caf"), "--tone", "440", "--duration", "1.2", "--meter-json"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.output.split(separator: "\n")
         #expect((9...13).contains(lines.count), "\(lines.count) lines in 1.2 s")

@@ -9,8 +9,9 @@ import Testing
 @Suite struct AudioRecorderTests {
     static func tone(realTime: Bool, seconds: Double = 30, rate: Int = 48_000) -> AudioRecorderInput {
         .source {
-            let tone = try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), sampleRate: rate, channels: 2, sampleType: .f32,
-                                         length: .frames(Int64(seconds * Double(rate))), framesPerSample: 480)
+            let tone = try ToneGenerator(
+                .sine(frequency: 440, amplitude: 0.5), sampleRate: rate, channels: 2, sampleType: .f32,
+                length: .frames(Int64(seconds * Double(rate))), framesPerSample: 480)
             return realTime ? RealTimeSource(tone) : tone
         }
     }
@@ -34,7 +35,8 @@ import Testing
     /// The file decoded by ffmpeg (which must not complain) as interleaved float.
     static func decoded(_ path: String) throws -> [Float] {
         let raw = path + ".f32"
-        try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-y", "-i", path, "-f", "f32le", "-c:a", "pcm_f32le", raw])
+        try ExternalTool.check(
+            "ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-y", "-i", path, "-f", "f32le", "-c:a", "pcm_f32le", raw])
         let data = try Data(contentsOf: URL(fileURLWithPath: raw))
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
@@ -43,7 +45,8 @@ import Testing
     func aDurationIsExactInEveryPCMContainer(_ ext: String) async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("take.\(ext)")
-        let recorder = try AudioRecorder(path: path, settings: .init(format: .linearPCM), input: Self.tone(realTime: false))
+        let recorder = try AudioRecorder(
+            path: path, settings: .init(format: .linearPCM), input: Self.tone(realTime: false))
         try recorder.record(forDuration: 1.25)
         let events = try await Self.finished(recorder)
         #expect(events == [.finished(successfully: true)])
@@ -61,7 +64,8 @@ import Testing
     func aacRecordingsDecodeWithoutErrors(_ ext: String) async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("take.\(ext)")
-        let recorder = try AudioRecorder(path: path, settings: .init(format: .aac, bitRate: 96_000), input: Self.tone(realTime: false))
+        let recorder = try AudioRecorder(
+            path: path, settings: .init(format: .aac, bitRate: 96_000), input: Self.tone(realTime: false))
         try recorder.record(forDuration: 1)
         #expect(try await Self.finished(recorder) == [.finished(successfully: true)])
         #expect(try Self.probe(path)["codec_name"] as? String == "aac")
@@ -78,7 +82,8 @@ import Testing
     @Test func pausingLeavesNoGapAndNoClick() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("paused.wav")
-        let recorder = try AudioRecorder(path: path, settings: .init(format: .linearPCM, bitDepth: 24), input: Self.tone(realTime: true))
+        let recorder = try AudioRecorder(
+            path: path, settings: .init(format: .linearPCM, bitDepth: 24), input: Self.tone(realTime: true))
         try recorder.record()
         try await Self.waitUntil { recorder.currentTime >= 0.4 }
         recorder.pause()
@@ -108,7 +113,8 @@ import Testing
     @Test func stopFinishesTheFileAndDeleteRemovesIt() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("take.caf")
-        let recorder = try AudioRecorder(path: path, settings: .init(format: .linearPCM), input: Self.tone(realTime: true))
+        let recorder = try AudioRecorder(
+            path: path, settings: .init(format: .linearPCM), input: Self.tone(realTime: true))
         let seen = EventLog()
         recorder.onEvent = { seen.append($0) }
         try recorder.record()
@@ -123,7 +129,8 @@ import Testing
 
     @Test func metersReadOnlyWhenEnabledAndUpdated() async throws {
         let dir = try TemporaryDirectory()
-        let recorder = try AudioRecorder(path: dir.file("m.wav"), settings: .init(format: .linearPCM), input: Self.tone(realTime: false, seconds: 1))
+        let recorder = try AudioRecorder(
+            path: dir.file("m.wav"), settings: .init(format: .linearPCM), input: Self.tone(realTime: false, seconds: 1))
         try recorder.record(forDuration: 1)
         _ = try await Self.finished(recorder)
         recorder.updateMeters()
@@ -138,11 +145,19 @@ import Testing
 
     @Test func containersRefuseWhatTheyCannotHold() throws {
         let input = Self.tone(realTime: false)
-        for (path, format) in [("x.wav", AudioRecorderSettings.Format.aac), ("x.aac", .linearPCM), ("x.m4a", .linearPCM), ("x.ogg", .aac)] {
-            #expect(throws: MediaError.self, "\(path)") { try AudioRecorder(path: path, settings: .init(format: format), input: input) }
+        for (path, format) in [
+            ("x.wav", AudioRecorderSettings.Format.aac), ("x.aac", .linearPCM), ("x.m4a", .linearPCM), ("x.ogg", .aac)
+        ] {
+            #expect(throws: MediaError.self, "\(path)") {
+                try AudioRecorder(path: path, settings: .init(format: format), input: input)
+            }
         }
-        #expect(throws: MediaError.self) { try AudioRecorder(path: "x.wav", settings: .init(format: .linearPCM, bitDepth: 12), input: input) }
-        #expect(throws: MediaError.self) { try AudioRecorder(path: "x.caf", settings: .init(sampleRate: 1000), input: input) }
+        #expect(throws: MediaError.self) {
+            try AudioRecorder(path: "x.wav", settings: .init(format: .linearPCM, bitDepth: 12), input: input)
+        }
+        #expect(throws: MediaError.self) {
+            try AudioRecorder(path: "x.caf", settings: .init(sampleRate: 1000), input: input)
+        }
     }
 
     static func waitUntil(_ condition: @Sendable () -> Bool) async throws {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import MediaPipeline
@@ -99,11 +99,13 @@ import Testing
         let dir = try TemporaryDirectory()
         let wav = dir.file("x.wav")
         let frames = 77_777
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i",
-            "aevalsrc=0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|0.3*sin(2*PI*660*t)+0.05*(random(1)-0.5):s=48000",
-            "-af", "atrim=end_sample=\(frames)", "-ac", "2", "-c:a", "pcm_s16le", wav,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i",
+                "aevalsrc=0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|0.3*sin(2*PI*660*t)+0.05*(random(1)-0.5):s=48000",
+                "-af", "atrim=end_sample=\(frames)", "-ac", "2", "-c:a", "pcm_s16le", wav
+            ])
         let out = dir.file("x.caf")
         let run = try record(["--format", "lpcm", "--input", wav, "--output", out])
         #expect(run.status == 0, "\(run.lines)")
@@ -128,10 +130,13 @@ import Testing
     @Test func adtsIsRemuxedWithoutReencoding() throws {
         let dir = try TemporaryDirectory()
         let adts = dir.file("in.aac")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "sine=f=1000:r=44100:d=2", "-ac", "2", "-c:a", "aac", "-b:a", "128000",
-            "-f", "adts", adts,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=f=1000:r=44100:d=2", "-ac", "2", "-c:a", "aac", "-b:a",
+                "128000",
+                "-f", "adts", adts
+            ])
         let out = dir.file("remux.caf")
         let run = try record(["--input", adts, "--output", out])
         #expect(run.status == 0, "\(run.lines)")
@@ -187,10 +192,14 @@ import Testing
     @Test func readmePipelineInCode() throws {
         let dir = try TemporaryDirectory()
         let wav = dir.file("in.wav")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-af", "atrim=end_sample=30000", "-ac", "2", wav])
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-af", "atrim=end_sample=30000", "-ac", "2", wav]
+        )
         let source = try WAVReader(path: wav)
-        var pipeline = Pipeline(source: source, stages: [try AACEncoder(bitRate: 96_000)],
-                                sink: CAFMuxer(output: try FileOutput(path: dir.file("rec.caf"))))
+        var pipeline = Pipeline(
+            source: source, stages: [try AACEncoder(bitRate: 96_000)],
+            sink: CAFMuxer(output: try FileOutput(path: dir.file("rec.caf"))))
         let result = try pipeline.run()
         #expect(result.framesRead == 30_000)
         #expect(result.samplesWritten == 31)  // ceil((30000 + 1024) / 1024)
@@ -207,13 +216,20 @@ import Testing
         let frames = 23_456
         let input = dir.file("in.caf")
         if arguments[0] == "ffmpeg" {
-            try ExternalTool.check("ffmpeg", [
-                "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100", "-af", "atrim=end_sample=\(frames)",
-                "-ac", "2", "-c:a", arguments[1], "-f", "caf", input,
-            ])
+            try ExternalTool.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100", "-af", "atrim=end_sample=\(frames)",
+                    "-ac", "2", "-c:a", arguments[1], "-f", "caf", input
+                ])
         } else {
             let wav = dir.file("in.wav")
-            try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100", "-af", "atrim=end_sample=\(frames)", "-ac", "2", wav])
+            try ExternalTool.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100", "-af", "atrim=end_sample=\(frames)",
+                    "-ac", "2", wav
+                ])
             try ExternalTool.check("sndfile-convert", [arguments[1], wav, input])
         }
         #expect(try infoJSON(input)["validFrames"] as? Int == frames)
@@ -234,7 +250,9 @@ import Testing
         let out = dir.file("k.caf")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: recorder)
-        process.arguments = ["--format", "lpcm", "--realtime", "--tone", "440", "--duration", "30", "--output", out, "--quiet"]
+        process.arguments = [
+            "--format", "lpcm", "--realtime", "--tone", "440", "--duration", "30", "--output", out, "--quiet"
+        ]
         process.standardError = FileHandle.nullDevice
         try process.run()
         Thread.sleep(forTimeInterval: 1.5)

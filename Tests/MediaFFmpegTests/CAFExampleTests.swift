@@ -11,7 +11,7 @@ import Testing
     static let appleFile = TestPaths.fixture("mattetti-audio_ring.caf")
     static let requiredKeys = [
         "formatID", "sampleRate", "channels", "bitsPerChannel", "framesPerPacket", "bytesPerPacket", "packets",
-        "validFrames", "primingFrames", "remainderFrames", "cookie", "chunks",
+        "validFrames", "primingFrames", "remainderFrames", "cookie", "chunks"
     ]
 
     /// Runs `caf-info --json` on `path` and parses its standard output as one JSON object.
@@ -31,7 +31,9 @@ import Testing
     /// Bytes of a lowercase hex string.
     static func bytes(hex: String) -> [UInt8] {
         let chars = Array(hex.utf8)
-        return stride(from: 0, to: chars.count - 1, by: 2).compactMap { UInt8(String(decoding: chars[$0...$0 + 1], as: UTF8.self), radix: 16) }
+        return stride(from: 0, to: chars.count - 1, by: 2).compactMap {
+            UInt8(String(decoding: chars[$0...$0 + 1], as: UTF8.self), radix: 16)
+        }
     }
 
     @Test func examplesAreBuilt() {
@@ -54,7 +56,10 @@ import Testing
         #expect(json["remainderFrames"] as? Int == 960)
         #expect((json["cookie"] as? String)?.count == 78)
         let chunks = try #require(json["chunks"] as? [[String: Any]])
-        #expect(chunks.compactMap { $0["type"] as? String } == ["desc", "kuki", "pakt", "uuid", "uuid", "info", "free", "data"])
+        #expect(
+            chunks.compactMap { $0["type"] as? String } == [
+                "desc", "kuki", "pakt", "uuid", "uuid", "info", "free", "data"
+            ])
         #expect(chunks.first?["offset"] as? Int == 8)
         #expect(chunks.first?["size"] as? Int == 32)
         #expect(chunks.last?["offset"] as? Int == 4080)
@@ -119,7 +124,7 @@ import Testing
             ("header-only.caf", bytes.prefix(8)),
             ("not-caf.caf", Data("RIFF....WAVEfmt this is not a CAF file at all".utf8)),
             ("empty.caf", Data()),
-            ("missing.caf", nil),
+            ("missing.caf", nil)
         ]
         for (name, content) in cases {
             let path = dir.file(name)
@@ -153,7 +158,7 @@ import Testing
             ["--frobnicate", "--output", out],
             ["--format", "mp3", "--output", out],
             ["--frames", "-5", "--output", out],
-            ["--tone", "440"],
+            ["--tone", "440"]
         ]
         for arguments in cases {
             let run = try Self.record(arguments)

@@ -20,16 +20,31 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(file: "a.mp3", encoder: ["-c:a", "libmp3lame"], rate: 44_100, channels: 2, fourCC: 0x2E6D_7033, framesPerPacket: 1152),
-        Case(file: "b.mp3", encoder: ["-c:a", "libmp3lame"], rate: 22_050, channels: 1, fourCC: 0x2E6D_7033, framesPerPacket: 576),
-        Case(file: "a.mp2", encoder: ["-c:a", "mp2"], rate: 48_000, channels: 2, fourCC: 0x2E6D_7032, framesPerPacket: 1152),
-        Case(file: "a.m4a", encoder: ["-c:a", "alac"], rate: 44_100, channels: 2, fourCC: 0x616C_6163, framesPerPacket: 4096),
-        Case(file: "a.aifc", encoder: ["-c:a", "adpcm_ima_qt"], rate: 44_100, channels: 2, fourCC: 0x696D_6134, framesPerPacket: 64, framesOfBytes: { $0 / 68 * 64 }),
         Case(
-            file: "a.wav", encoder: ["-c:a", "adpcm_ima_wav", "-block_size", "512"], rate: 22_050, channels: 2, fourCC: 0x6D73_0011,
+            file: "a.mp3", encoder: ["-c:a", "libmp3lame"], rate: 44_100, channels: 2, fourCC: 0x2E6D_7033,
+            framesPerPacket: 1152),
+        Case(
+            file: "b.mp3", encoder: ["-c:a", "libmp3lame"], rate: 22_050, channels: 1, fourCC: 0x2E6D_7033,
+            framesPerPacket: 576),
+        Case(
+            file: "a.mp2", encoder: ["-c:a", "mp2"], rate: 48_000, channels: 2, fourCC: 0x2E6D_7032,
+            framesPerPacket: 1152),
+        Case(
+            file: "a.m4a", encoder: ["-c:a", "alac"], rate: 44_100, channels: 2, fourCC: 0x616C_6163,
+            framesPerPacket: 4096),
+        Case(
+            file: "a.aifc", encoder: ["-c:a", "adpcm_ima_qt"], rate: 44_100, channels: 2, fourCC: 0x696D_6134,
+            framesPerPacket: 64, framesOfBytes: { $0 / 68 * 64 }),
+        Case(
+            file: "a.wav", encoder: ["-c:a", "adpcm_ima_wav", "-block_size", "512"], rate: 22_050, channels: 2,
+            fourCC: 0x6D73_0011,
             framesPerPacket: 505, framesOfBytes: { $0 / 512 * 505 }),
-        Case(file: "u.caf", encoder: ["-c:a", "pcm_mulaw"], rate: 8_000, channels: 2, fourCC: 0x756C_6177, framesPerPacket: 1, framesOfBytes: { $0 / 2 }),
-        Case(file: "l.wav", encoder: ["-c:a", "pcm_alaw"], rate: 8_000, channels: 1, fourCC: 0x616C_6177, framesPerPacket: 1, framesOfBytes: { $0 }),
+        Case(
+            file: "u.caf", encoder: ["-c:a", "pcm_mulaw"], rate: 8_000, channels: 2, fourCC: 0x756C_6177,
+            framesPerPacket: 1, framesOfBytes: { $0 / 2 }),
+        Case(
+            file: "l.wav", encoder: ["-c:a", "pcm_alaw"], rate: 8_000, channels: 1, fourCC: 0x616C_6177,
+            framesPerPacket: 1, framesOfBytes: { $0 })
     ]
 
     @Test(arguments: cases)

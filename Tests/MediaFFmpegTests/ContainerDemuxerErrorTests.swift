@@ -90,7 +90,9 @@ import Testing
         #expect(error.message.contains(path) && error.message.contains("empty"), "\(error)")
         let fromBytes = try #require(try Self.openError(bytes: []))
         #expect(fromBytes.code == .truncated, "\(fromBytes)")
-        #expect(fromBytes.message.contains("in-memory input (0 bytes)") && fromBytes.message.contains("empty"), "\(fromBytes)")
+        #expect(
+            fromBytes.message.contains("in-memory input (0 bytes)") && fromBytes.message.contains("empty"),
+            "\(fromBytes)")
     }
 
     @Test func missingFileIsAnIOError() throws {
@@ -116,14 +118,18 @@ import Testing
     @Test func mp4CutInsideItsMdatReadsWhatIsThereThenThrowsTruncated() throws {
         let dir = try TemporaryDirectory()
         let whole = dir.file("fast.mp4")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
-            "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-movflags", "+faststart", whole,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-f", "lavfi", "-i",
+                "testsrc2=size=320x240:rate=25",
+                "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-movflags", "+faststart", whole
+            ])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
         let cut = dir.file("fastcut.mp4")
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
-        let outcome = try Self.withinTimeLimit { () -> (video: Int, audio: Int, error: MediaError?, again: MediaError?) in
+        let outcome = try Self.withinTimeLimit {
+            () -> (video: Int, audio: Int, error: MediaError?, again: MediaError?) in
             do throws(MediaError) {
                 let demuxer = try ContainerDemuxer(path: cut)
                 let video = try demuxer.source(stream: 0)
@@ -155,11 +161,22 @@ import Testing
     @Test func subtitleAndDataStreamsAreListedButNotHandedOut() throws {
         let dir = try TemporaryDirectory()
         let srt = dir.file("subs.srt")
-        try "1\n00:00:00,000 --> 00:00:01,000\nhello\n\n2\n00:00:01,500 --> 00:00:02,500\nworld\n".write(toFile: srt, atomically: true, encoding: .utf8)
+        try "1\n00:00:00,000 --> 00:00:01,000\nhello\n\n2\n00:00:01,500 --> 00:00:02,500\nworld\n".write(
+            toFile: srt, atomically: true, encoding: .utf8)
         let subtitled = dir.file("subs.mp4")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-i", srt, "-c:a", "aac", "-c:s", "mov_text", subtitled])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-i", srt, "-c:a", "aac", "-c:s",
+                "mov_text", subtitled
+            ])
         let timecoded = dir.file("tc.mov")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "1", "-c:v", "libx264", "-timecode", "01:00:00:00", timecoded])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "1", "-c:v", "libx264",
+                "-timecode", "01:00:00:00", timecoded
+            ])
 
         for (path, index, codec) in [(subtitled, 1, "mov_text"), (timecoded, 1, "unknown")] {
             let probed = try Fixture.probeStreams(path)

@@ -16,10 +16,12 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = try DemuxerFixture.make("mp4", in: dir)
         let bundle = TestPaths.buildProductsDirectory + "/MediaPipelinePackageTests.xctest"
-        let run = try ExternalTool.run("env", [
-            "\(Self.childVariable)=1", "\(Self.fixtureVariable)=\(path)", bundle,
-            "--testing-library", "swift-testing", "--filter", "leakCheckInChildProcess",
-        ])
+        let run = try ExternalTool.run(
+            "env",
+            [
+                "\(Self.childVariable)=1", "\(Self.fixtureVariable)=\(path)", bundle,
+                "--testing-library", "swift-testing", "--filter", "leakCheckInChildProcess"
+            ])
         let output = run.output + run.stderr
         #expect(run.status == 0, "\(output.suffix(3000))")
         #expect(output.contains("Test leakCheckInChildProcess() passed"), "\(output.suffix(3000))")

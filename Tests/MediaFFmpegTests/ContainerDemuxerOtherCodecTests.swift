@@ -22,19 +22,23 @@ import Testing
         Case(container: "mp4", encoder: ["-c:a", "libopus"], fourCC: "opus", isAudio: true),
         Case(container: "mkv", encoder: ["-c:a", "flac"], fourCC: "flac", isAudio: true),
         Case(container: "m4a", encoder: ["-c:a", "alac"], fourCC: "alac", isAudio: true),
-        Case(container: "mp4", encoder: ["-c:v", "libx265", "-x265-params", "log-level=none"], fourCC: "hvc1", isAudio: false),
-        Case(container: "webm", encoder: ["-c:v", "libvpx-vp9"], fourCC: "vp09", isAudio: false),
+        Case(
+            container: "mp4", encoder: ["-c:v", "libx265", "-x265-params", "log-level=none"], fourCC: "hvc1",
+            isAudio: false),
+        Case(container: "webm", encoder: ["-c:v", "libvpx-vp9"], fourCC: "vp09", isAudio: false)
     ]
 
     @Test(arguments: cases)
     func otherCodecsKeepTheirPacketsAndCarryTheirCode(_ c: Case) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("other.\(c.container)")
-        let input = c.isAudio
+        let input =
+            c.isAudio
             ? ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1"]
             : ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "1"]
         try ExternalTool.check("ffmpeg", ["-v", "error"] + input + c.encoder + [path])
-        let json = try ExternalTool.ffprobeJSON(path, ["-count_packets", "-show_streams", "-show_entries", "packet=size"])
+        let json = try ExternalTool.ffprobeJSON(
+            path, ["-count_packets", "-show_streams", "-show_entries", "packet=size"])
         let probed = try #require((json["streams"] as? [[String: Any]])?.first)
         let sizes = try #require(json["packets"] as? [[String: Any]]).map { Int($0["size"] as? String ?? "") }
 

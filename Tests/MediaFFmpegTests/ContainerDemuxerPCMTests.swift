@@ -25,16 +25,19 @@ import Testing
         Case(container: "aiff", codec: "pcm_s24be", sampleType: .s24, rawFormat: "s24le"),
         Case(container: "aiff", codec: "pcm_s8", sampleType: .u8, rawFormat: "u8"),
         Case(container: "wav", codec: "pcm_u8", sampleType: .u8, rawFormat: "u8"),
-        Case(container: "wav", codec: "pcm_f64le", sampleType: .f64, rawFormat: "f64le"),
+        Case(container: "wav", codec: "pcm_f64le", sampleType: .f64, rawFormat: "f64le")
     ]
 
     @Test(arguments: cases)
     func pcmIsLittleEndianInterleavedAsFFmpegDecodesIt(_ c: Case) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("pcm.\(c.container)")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=1", "-ac", "2", "-c:a", c.codec, path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=1", "-ac", "2",
+                "-c:a", c.codec, path
+            ])
         let demuxer = try ContainerDemuxer(path: path)
         let stream = try #require(demuxer.streams.first)
         #expect(stream.codecName == c.codec)

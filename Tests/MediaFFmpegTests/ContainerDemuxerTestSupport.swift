@@ -19,7 +19,8 @@ enum DemuxerFixture {
         let video = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25"]
         switch kind {
         case "mp4", "mov", "mkv", "ts", "flv":
-            try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + video + ["-t", "3", "-c:a", "aac", "-c:v", "libx264", path])
+            try ExternalTool.check(
+                "ffmpeg", ["-v", "error", "-y"] + sine + video + ["-t", "3", "-c:a", "aac", "-c:v", "libx264", path])
         case "m4a", "aac":
             try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + ["-c:a", "aac", path])
         case "h264":
@@ -27,16 +28,20 @@ enum DemuxerFixture {
         case "mp3", "aiff", "wav":
             try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + [path])
         case "gst-audio.mp4":
-            try ExternalTool.check("gst-launch-1.0", [
-                "-q", "audiotestsrc", "num-buffers=100", "!", "audioconvert", "!", "avenc_aac", "!", "mp4mux", "!",
-                "filesink", "location=\(path)",
-            ])
+            try ExternalTool.check(
+                "gst-launch-1.0",
+                [
+                    "-q", "audiotestsrc", "num-buffers=100", "!", "audioconvert", "!", "avenc_aac", "!", "mp4mux", "!",
+                    "filesink", "location=\(path)"
+                ])
         case "gst-video.mp4":
             // This machine's GStreamer has no x264enc (plugins-ugly); openh264enc is its H.264 encoder.
-            try ExternalTool.check("gst-launch-1.0", [
-                "-q", "videotestsrc", "num-buffers=50", "!", "openh264enc", "!", "h264parse", "!", "mp4mux", "!",
-                "filesink", "location=\(path)",
-            ])
+            try ExternalTool.check(
+                "gst-launch-1.0",
+                [
+                    "-q", "videotestsrc", "num-buffers=50", "!", "openh264enc", "!", "h264parse", "!", "mp4mux", "!",
+                    "filesink", "location=\(path)"
+                ])
         default:
             throw FixtureError(description: "no fixture kind \(kind)")
         }
@@ -51,7 +56,9 @@ enum DemuxerFixture {
         var dts: Int64?
         var size: Int
         var isKey: Bool
-        var description: String { "pts \(pts.map(String.init) ?? "N/A") dts \(dts.map(String.init) ?? "N/A") size \(size)" }
+        var description: String {
+            "pts \(pts.map(String.init) ?? "N/A") dts \(dts.map(String.init) ?? "N/A") size \(size)"
+        }
     }
 
     /// One stream as `ffprobe -count_packets -show_streams` prints it.
@@ -74,7 +81,8 @@ enum DemuxerFixture {
         return try streams.map { s in
             let tb = try #require(s["time_base"] as? String).split(separator: "/").compactMap { Int64($0) }
             return ProbedStream(
-                index: try #require(s["index"] as? Int), codecName: s["codec_name"] as? String ?? "unknown",  // ffprobe prints "unknown" without a codec descriptor
+                // ffprobe prints "unknown" without a codec descriptor
+                index: try #require(s["index"] as? Int), codecName: s["codec_name"] as? String ?? "unknown",
                 codecType: try #require(s["codec_type"] as? String),
                 packetCount: Int(s["nb_read_packets"] as? String ?? "") ?? -1,
                 timeBase: (tb.first ?? 0, tb.last ?? 0), profile: s["profile"] as? String,
@@ -90,9 +98,11 @@ enum DemuxerFixture {
         var result: [Int: [ProbedPacket]] = [:]
         for p in packets {
             let index = try #require(p["stream_index"] as? Int)
-            result[index, default: []].append(ProbedPacket(
-                pts: (p["pts"] as? NSNumber)?.int64Value, dts: (p["dts"] as? NSNumber)?.int64Value,
-                size: Int(p["size"] as? String ?? "") ?? -1, isKey: (p["flags"] as? String)?.hasPrefix("K") == true))
+            result[index, default: []].append(
+                ProbedPacket(
+                    pts: (p["pts"] as? NSNumber)?.int64Value, dts: (p["dts"] as? NSNumber)?.int64Value,
+                    size: Int(p["size"] as? String ?? "") ?? -1, isKey: (p["flags"] as? String)?.hasPrefix("K") == true)
+            )
         }
         return result
     }

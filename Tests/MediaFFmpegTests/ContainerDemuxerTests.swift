@@ -42,10 +42,17 @@ import Testing
                 // A raw stream has no time stamps (ffprobe: N/A): decode order at 25 fps, starting
                 // has_b_frames frames before zero, as the ffmpeg CLI times it for -c copy.
                 #expect(theirs.allSatisfy { $0.pts == nil && $0.dts == nil })
-                let delay = try #require(Int64(ExternalTool.check("ffprobe", [
-                    "-v", "error", "-show_entries", "stream=has_b_frames", "-of", "csv=p=0", path,
-                ]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
-                let expected = ours.indices.map { Optional((Int64($0) - delay) * stream.timeBase.den / 25 / stream.timeBase.num) }
+                let delay = try #require(
+                    Int64(
+                        ExternalTool.check(
+                            "ffprobe",
+                            [
+                                "-v", "error", "-show_entries", "stream=has_b_frames", "-of", "csv=p=0", path
+                            ]
+                        ).output.trimmingCharacters(in: .whitespacesAndNewlines)))
+                let expected = ours.indices.map {
+                    Optional((Int64($0) - delay) * stream.timeBase.den / 25 / stream.timeBase.num)
+                }
                 #expect(pts == expected && dts == expected)
             } else {
                 #expect(pts == theirs.map(\.pts), "\(kind) stream \(stream.index) pts")
@@ -89,9 +96,10 @@ import Testing
                 if kind == "ts" || kind == "h264" {
                     // Annex-B to AVCC: a 4-byte start code becomes a 4-byte length, a 3-byte one a
                     // 4-byte length (one byte more each).
-                    #expect(zip(zip(ours, theirs), nalCounts).allSatisfy { pair, units in
-                        (0...units).contains(pair.0.byteCount - pair.1.size)
-                    })
+                    #expect(
+                        zip(zip(ours, theirs), nalCounts).allSatisfy { pair, units in
+                            (0...units).contains(pair.0.byteCount - pair.1.size)
+                        })
                     #expect(ours.map { $0.flags.contains(.keyframe) } == theirs.map(\.isKey))
                 } else {
                     #expect(ours.map(\.byteCount) == theirs.map(\.size))
@@ -148,11 +156,14 @@ import Testing
             count += 1
         }
         try muxer.finish()
-        let original = try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
+        let original = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-xerror", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
         let ours = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", out, "-f", "framemd5", "-"])
         #expect(ours.status == 0, "\(ours.stderr)")
         #expect(ours.stderr.isEmpty, "\(ours.stderr)")
-        let hashes = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last ?? "" } }
+        let hashes = { (text: String) in
+            text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last ?? "" }
+        }
         #expect(hashes(ours.output).count == (kind == "gst-video.mp4" ? 50 : 75))
         #expect(hashes(ours.output) == hashes(original.output))
         #expect(count == hashes(original.output).count)
@@ -183,8 +194,12 @@ import Testing
         let adtsFrames = try ExternalTool.decode(out, format: "s16le").count / 2
         let originalFrames = try ExternalTool.decode(path, format: "s16le", extra: ["-vn"]).count / 2
         #expect(adtsFrames == packets * 1024)
-        #expect(adtsFrames - trimmedAtStart == originalFrames, "\(kind): \(packets) packets, trims \(trimmedAtStart)/\(trimmedAtEnd)")
-        let stream = try #require(try ExternalTool.ffprobeJSON(path, ["-show_streams", "-select_streams", "a"])["streams"] as? [[String: Any]]).first
+        #expect(
+            adtsFrames - trimmedAtStart == originalFrames,
+            "\(kind): \(packets) packets, trims \(trimmedAtStart)/\(trimmedAtEnd)")
+        let stream = try #require(
+            try ExternalTool.ffprobeJSON(path, ["-show_streams", "-select_streams", "a"])["streams"] as? [[String: Any]]
+        ).first
         if let stream, stream["time_base"] as? String == "1/\(stream["sample_rate"] as? String ?? "")" {
             let declared = try #require(stream["duration_ts"] as? Int)
             #expect(adtsFrames - trimmedAtStart - trimmedAtEnd == declared, "\(kind)")
@@ -193,7 +208,8 @@ import Testing
         }
         switch kind {
         case "m4a", "mp4": #expect(trimmedAtStart == 1024 && trimmedAtEnd > 0)
-        case "gst-audio.mp4": #expect(trimmedAtStart == 0 && trimmedAtEnd == 9)  // no edit list; the last stts entry is 1015
+        // no edit list; the last stts entry is 1015
+        case "gst-audio.mp4": #expect(trimmedAtStart == 0 && trimmedAtEnd == 9)
         default: break
         }
     }
@@ -237,7 +253,9 @@ import Testing
         }
         while let sample = try source.next() { try decoder.process(sample, into: collect) }
         try decoder.finish(into: collect)
-        let reference = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]).stdout
+        let reference = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]
+        ).stdout
         #expect(count == 75)
         #expect(decoder.damagedFrameCount == 0)
         #expect(pictures.count == 75 * 320 * 240 * 3 / 2)
@@ -260,7 +278,10 @@ import Testing
     @Test func primingOfAnFFmpegM4AIsTrimmedToTheExactLength() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("n48000.m4a")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "aac", path])
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "aac", path]
+        )
         let demuxer = try ContainerDemuxer(path: path)
         let source = try demuxer.source(stream: 0)
         var samples: [MediaSample] = []
@@ -275,7 +296,8 @@ import Testing
         #expect(samples.first?.timing.presentationTime == MediaTime(value: -1024, timescale: 48_000))
         #expect(samples.reduce(0) { $0 + $1.validFrameCount } == n)
         // ffprobe agrees on the length; ffmpeg 5.1 decodes the priming away but keeps the end padding.
-        let stream = try #require(try ExternalTool.ffprobeJSON(path, ["-show_streams"])["streams"] as? [[String: Any]]).first
+        let stream = try #require(try ExternalTool.ffprobeJSON(path, ["-show_streams"])["streams"] as? [[String: Any]])
+            .first
         #expect(stream?["duration_ts"] as? Int == n)
         #expect(try ExternalTool.decode(path, format: "s16le").count / 2 == n + ends.reduce(0, +))
     }
@@ -286,10 +308,13 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("gop.mp4")
         // Keyframes every 10 frames (0.4 s), no scene-cut ones, so "at or before 2 s" has one answer: 2.0 s.
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
-            "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-g", "10", "-keyint_min", "10", "-sc_threshold", "0", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-f", "lavfi", "-i",
+                "testsrc2=size=320x240:rate=25",
+                "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-g", "10", "-keyint_min", "10", "-sc_threshold", "0", path
+            ])
         let demuxer = try ContainerDemuxer(path: path)
         let video = try demuxer.source(stream: try #require(demuxer.firstVideoStream))
         let audio = try demuxer.source(stream: try #require(demuxer.firstAudioStream))
@@ -310,12 +335,16 @@ import Testing
                 previousDTS = sample.timing.decodeTime
                 presentation.append(sample.timing.presentationTime)
             }
-            #expect(presentation.sorted() == presentation.sorted { $0 < $1 } && Set(presentation).count == presentation.count)
+            #expect(
+                presentation.sorted() == presentation.sorted { $0 < $1 }
+                    && Set(presentation).count == presentation.count)
             #expect(presentation.count == 25)  // 2.0 s ..< 3.0 s at 25 fps
             #expect(presentation.min() == MediaTime(value: 2, timescale: 1))
             // Audio continues from about there too (queued while video was read).
             let firstAudio = try #require(try audio.next())
-            #expect(abs((firstAudio.timing.presentationTime - MediaTime(value: 2, timescale: 1)).converted(to: 1000).value) < 100)
+            #expect(
+                abs((firstAudio.timing.presentationTime - MediaTime(value: 2, timescale: 1)).converted(to: 1000).value)
+                    < 100)
             var previous = firstAudio.timing.presentationTime
             while let sample = try audio.next() {
                 #expect(sample.timing.presentationTime > previous)
@@ -329,10 +358,12 @@ import Testing
     @Test func seekInMPEGTSResumesVideoOnAKeyframe() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("gop.ts")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-c:v", "libx264",
-            "-g", "10", "-keyint_min", "10", "-sc_threshold", "0", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-c:v", "libx264",
+                "-g", "10", "-keyint_min", "10", "-sc_threshold", "0", path
+            ])
         let demuxer = try ContainerDemuxer(path: path)
         let video = try demuxer.source(stream: 0)
         let start = try #require(try video.next()).timing.presentationTime
@@ -374,7 +405,9 @@ import Testing
         #expect(try ContainerDemuxer(path: Fixture.make("ts", in: dir)).formatName == "mpegts")
         let mp4 = try ContainerDemuxer(path: dir.file("in.mp4"))
         #expect(mp4.duration == MediaTime(value: 3, timescale: 1))
-        #expect(mp4.streams.map(\.packetCount) == [75, 130].map(Optional.some) || mp4.streams.map(\.packetCount) == [75, 131].map(Optional.some))
+        #expect(
+            mp4.streams.map(\.packetCount) == [75, 130].map(Optional.some)
+                || mp4.streams.map(\.packetCount) == [75, 131].map(Optional.some))
         #expect(mp4.streams[0].duration == MediaTime(value: 3, timescale: 1))
         #expect(mp4.firstVideoStream == 0 && mp4.firstAudioStream == 1)
     }

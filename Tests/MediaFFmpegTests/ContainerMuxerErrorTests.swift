@@ -45,12 +45,17 @@ import Testing
         let muxer = try ContainerMuxer(path: dir.file("pcm.mkv"))
         let error = try #require(Self.error { try muxer.begin(tracks: [pcm]) })
         #expect(error.code == .unsupportedFormat)
-        #expect(error.message.contains("track 0") && error.message.contains("s16") && error.message.contains("matroska"), "\(error)")
+        #expect(
+            error.message.contains("track 0") && error.message.contains("s16") && error.message.contains("matroska"),
+            "\(error)")
 
         let raw = MediaFormat.video(.raw(.yuv420p, width: 64, height: 64))
-        let rawError = try #require(Self.error { try ContainerMuxer(path: dir.file("raw.mp4")).begin(tracks: [nil, raw]) })
+        let rawError = try #require(
+            Self.error { try ContainerMuxer(path: dir.file("raw.mp4")).begin(tracks: [nil, raw]) })
         #expect(rawError.code == .unsupportedFormat)
-        #expect(rawError.message.contains("track 1") && rawError.message.contains("yuv420p") && rawError.message.contains("mp4"), "\(rawError)")
+        #expect(
+            rawError.message.contains("track 1") && rawError.message.contains("yuv420p")
+                && rawError.message.contains("mp4"), "\(rawError)")
 
         // WebM takes no H.264 or AAC.
         let audio = try #require(MuxFixtures.audio.first?.format)
@@ -84,7 +89,8 @@ import Testing
 
         var noParameters = try #require(video[0].format.video)
         noParameters.h264 = nil
-        let missing = try #require(Self.error { try ContainerMuxer(path: dir.file("nosps.mp4")).begin(tracks: [.video(noParameters)]) })
+        let missing = try #require(
+            Self.error { try ContainerMuxer(path: dir.file("nosps.mp4")).begin(tracks: [.video(noParameters)]) })
         #expect(missing.code == .unsupportedFormat)
         #expect(missing.message.contains("SPS"), "\(missing)")
     }

@@ -17,7 +17,8 @@ enum MuxFixtures {
         settings.averageBitRate = 1_500_000
         settings.maxKeyFrameInterval = 30
         let encoder = try H264Encoder(settings: settings)
-        var source = try TestPatternGenerator(width: width, height: height, frameRate: FrameRate(30), length: .frames(frames))
+        var source = try TestPatternGenerator(
+            width: width, height: height, frameRate: FrameRate(30), length: .frames(frames))
         var out: [MediaSample] = []
         while let frame = try source.next() { try encoder.process(frame) { out.append($0) } }
         try encoder.finish { out.append($0) }
@@ -26,7 +27,8 @@ enum MuxFixtures {
 
     static func encodeAudio(frames: Int64, sampleRate: Int = 48_000) throws -> [MediaSample] {
         let encoder = try AACEncoder(bitRate: 128_000)
-        var source = try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), sampleRate: sampleRate, channels: 2, length: .frames(frames))
+        var source = try ToneGenerator(
+            .sine(frequency: 440, amplitude: 0.5), sampleRate: sampleRate, channels: 2, length: .frames(frames))
         var out: [MediaSample] = []
         while let sample = try source.next() { try encoder.process(sample) { out.append($0) } }
         try encoder.finish { out.append($0) }
@@ -41,7 +43,9 @@ enum MuxFixtures {
             var best: Int?
             for t in tracks.indices where next[t] < tracks[t].count {
                 if let b = best {
-                    if tracks[t][next[t]].timing.effectiveDecodeTime < tracks[b][next[b]].timing.effectiveDecodeTime { best = t }
+                    if tracks[t][next[t]].timing.effectiveDecodeTime < tracks[b][next[b]].timing.effectiveDecodeTime {
+                        best = t
+                    }
                 } else {
                     best = t
                 }
@@ -65,7 +69,9 @@ enum MuxFixtures {
         var offset = 0
         while offset + 8 <= bytes.count {
             var size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            if size == 1, offset + 16 <= bytes.count { size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+            if size == 1, offset + 16 <= bytes.count {
+                size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
+            }
             if size == 0 { size = bytes.count - offset }
             let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
             out.append((type, offset, size))
@@ -77,7 +83,8 @@ enum MuxFixtures {
 
     /// The payload of the first box found by following `path` (e.g. `["moov", "trak", "edts", "elst"]`)
     /// from the top level, entering container boxes.
-    static func findBox(_ bytes: [UInt8], path: [String], from start: Int = 0, to end: Int? = nil) -> ArraySlice<UInt8>? {
+    static func findBox(_ bytes: [UInt8], path: [String], from start: Int = 0, to end: Int? = nil) -> ArraySlice<UInt8>?
+    {
         let end = end ?? bytes.count
         var offset = start
         while offset + 8 <= end {
@@ -87,7 +94,9 @@ enum MuxFixtures {
             if type == path[0] {
                 if path.count == 1 { return bytes[offset + 8..<offset + size] }
                 let inner = type == "meta" ? offset + 12 : offset + 8
-                if let found = findBox(bytes, path: Array(path.dropFirst()), from: inner, to: offset + size) { return found }
+                if let found = findBox(bytes, path: Array(path.dropFirst()), from: inner, to: offset + size) {
+                    return found
+                }
             }
             offset += size
         }
@@ -117,7 +126,9 @@ enum MuxFixtures {
 
     /// Frames of the first video stream ffmpeg decodes (tolerating errors unless `strict`).
     static func decodedVideoFrames(_ path: String, strict: Bool = false) throws -> Int {
-        let run = try ExternalTool.run("ffmpeg", ["-v", "error"] + (strict ? ["-xerror"] : []) + ["-i", path, "-map", "0:v:0", "-f", "framemd5", "-"])
+        let run = try ExternalTool.run(
+            "ffmpeg",
+            ["-v", "error"] + (strict ? ["-xerror"] : []) + ["-i", path, "-map", "0:v:0", "-f", "framemd5", "-"])
         if strict { #expect(run.status == 0, "ffmpeg -xerror failed on \(path): \(run.stderr)") }
         return run.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
     }

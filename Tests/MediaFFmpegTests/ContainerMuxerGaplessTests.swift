@@ -11,7 +11,9 @@ import Testing
     static let remainder = packets * 1024 - 1024 - n
 
     /// The edit list, the movie timescale and the iTunSMPB tag of an M4A file's bytes.
-    static func gaplessInfo(_ bytes: [UInt8]) throws -> (mediaTime: Int, segmentDuration: Int, movieTimescale: Int, smpb: String) {
+    static func gaplessInfo(_ bytes: [UInt8]) throws -> (
+        mediaTime: Int, segmentDuration: Int, movieTimescale: Int, smpb: String
+    ) {
         let mvhd = try #require(MuxFixtures.findBox(bytes, path: ["moov", "mvhd"]))
         let mvhdVersion = mvhd[mvhd.startIndex]
         let timescale = MuxFixtures.uint32(mvhd, mvhdVersion == 1 ? 20 : 12)
@@ -52,9 +54,12 @@ import Testing
 
         let info = try Self.gaplessInfo(bytes)
         #expect(info.mediaTime == 1024)
-        #expect(info.segmentDuration * 48_000 % info.movieTimescale == 0, "edit duration \(info.segmentDuration) at \(info.movieTimescale)")
+        #expect(
+            info.segmentDuration * 48_000 % info.movieTimescale == 0,
+            "edit duration \(info.segmentDuration) at \(info.movieTimescale)")
         #expect(info.segmentDuration * 48_000 / info.movieTimescale == Self.n)
-        #expect(Self.smpbFields(info.smpb) == [0, 0x400, UInt64(Self.remainder), UInt64(Self.n), 0, 0, 0, 0, 0, 0, 0, 0])
+        #expect(
+            Self.smpbFields(info.smpb) == [0, 0x400, UInt64(Self.remainder), UInt64(Self.n), 0, 0, 0, 0, 0, 0, 0, 0])
         #expect(info.smpb.hasPrefix(" 00000000 00000400 "))
 
         // ffprobe reads the same tag (the mov demuxer's freeform atom parser).
@@ -93,7 +98,8 @@ import Testing
         let memory = MemoryOutput()
         var options = ContainerMuxer.Options()
         options.fragmented = true
-        try MuxFixtures.mux(try ContainerMuxer(output: NonSeekableOutput(memory), format: .m4a, options: options), [packets])
+        try MuxFixtures.mux(
+            try ContainerMuxer(output: NonSeekableOutput(memory), format: .m4a, options: options), [packets])
         let moofs = MuxFixtures.topLevelBoxes(memory.bytes).filter { $0.type == "moof" }.count
         #expect(moofs >= 2, "\(moofs) fragments for 2.1 s")
         let dir = try TemporaryDirectory()

@@ -94,25 +94,32 @@ import Testing
         let path = dir.file("av.ts")
         try MuxFixtures.mux(try ContainerMuxer(path: path), [video, audio])
         func firstPacket(_ stream: String) throws -> [UInt8] {
-            let json = try ExternalTool.ffprobeJSON(path, ["-select_streams", stream, "-read_intervals", "%+#1", "-show_packets", "-show_data"])
+            let json = try ExternalTool.ffprobeJSON(
+                path, ["-select_streams", stream, "-read_intervals", "%+#1", "-show_packets", "-show_data"])
             let packet = try #require((json["packets"] as? [[String: Any]])?.first)
             let dump = try #require(packet["data"] as? String)
             // Lines of "offset: hex groups  ascii": keep the hex groups.
             let hex = dump.split(separator: "\n").flatMap { line in
-                line.split(separator: ":", maxSplits: 1).dropFirst().first.map { $0.split(separator: " ").prefix(8).joined() } ?? ""
+                line.split(separator: ":", maxSplits: 1).dropFirst().first.map {
+                    $0.split(separator: " ").prefix(8).joined()
+                } ?? ""
             }
             return stride(from: 0, to: hex.count - 1, by: 2).compactMap {
                 UInt8(String(hex[hex.index(hex.startIndex, offsetBy: $0)...].prefix(2)), radix: 16)
             }
         }
         let adts = try firstPacket("a:0")
-        #expect(adts.count > 7 && adts[0] == 0xFF && adts[1] & 0xF0 == 0xF0, "first audio packet does not start with an ADTS sync word: \(adts.prefix(8))")
+        #expect(
+            adts.count > 7 && adts[0] == 0xFF && adts[1] & 0xF0 == 0xF0,
+            "first audio packet does not start with an ADTS sync word: \(adts.prefix(8))")
         let annexB = try firstPacket("v:0")
         #expect(Array(annexB.prefix(4)) == [0, 0, 0, 1], "first video packet: \(annexB.prefix(8))")
         let sps = try #require(video[0].format.video?.h264?.sequenceParameterSets.first)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let needle = [0, 0, 1] + sps.prefix(4)
-        let spsCount = (0..<(bytes.count - needle.count)).filter { bytes[$0] == 0 && Array(bytes[$0..<$0 + needle.count]) == needle }.count
+        let spsCount = (0..<(bytes.count - needle.count)).filter {
+            bytes[$0] == 0 && Array(bytes[$0..<$0 + needle.count]) == needle
+        }.count
         #expect(spsCount == video.filter { $0.flags.contains(.keyframe) }.count, "SPS in-band \(spsCount) times")
     }
 
@@ -125,7 +132,9 @@ import Testing
             try MuxFixtures.mux(try ContainerMuxer(path: path), [Array(video.prefix(60)), Array(audio.prefix(94))])
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             #expect(bytes.count % size == 0, "\(name): \(bytes.count) bytes")
-            #expect(stride(from: sync, to: bytes.count, by: size).allSatisfy { bytes[$0] == 0x47 }, "\(name): sync bytes every \(size)")
+            #expect(
+                stride(from: sync, to: bytes.count, by: size).allSatisfy { bytes[$0] == 0x47 },
+                "\(name): sync bytes every \(size)")
             #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == 60)
         }
     }
@@ -182,7 +191,8 @@ import Testing
         let frames = try MuxFixtures.decodedVideoFrames(snapshot)
         #expect(frames >= 150 && frames < 300, "\(frames) frames in the file before finish")
         try muxer.finish()
-        let written = video.filter { $0.timing.effectiveDecodeTime < half }.count   // 167: decode times start 2 frames early
+        // 167: decode times start 2 frames early
+        let written = video.filter { $0.timing.effectiveDecodeTime < half }.count
         #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == written)
     }
 
@@ -222,7 +232,8 @@ import Testing
         let stream = MemoryOutput()
         var options = ContainerMuxer.Options()
         options.fragmented = true
-        try MuxFixtures.mux(try ContainerMuxer(output: NonSeekableOutput(stream), format: .mp4, options: options), [video, audio])
+        try MuxFixtures.mux(
+            try ContainerMuxer(output: NonSeekableOutput(stream), format: .mp4, options: options), [video, audio])
         let streamPath = dir.file("stream.mp4")
         try Data(stream.bytes).write(to: URL(fileURLWithPath: streamPath))
         #expect(try MuxFixtures.decodedVideoFrames(streamPath, strict: true) == 300)

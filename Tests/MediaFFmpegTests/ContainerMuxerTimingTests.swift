@@ -32,14 +32,14 @@ final class HeadTailOutput: MediaOutput {
     /// ffprobe reads the stream's head and tail.
     @Test(arguments: [(48_000, FrameRate(30)), (44_100, FrameRate(30_000, 1001))])
     func oneHourIntoMPEGTSDoesNotDrift(sampleRate: Int, frameRate: FrameRate) throws {
-        let silence = try MuxFixtures.encodeAudio(frames: 4096, sampleRate: sampleRate)   // any AAC payload will do
+        let silence = try MuxFixtures.encodeAudio(frames: 4096, sampleRate: sampleRate)  // any AAC payload will do
         let audioPacket = silence[2]
         let picture = try #require(try MuxFixtures.encodeVideo(frames: 1, width: 16, height: 16).first)
         #expect(picture.flags.contains(.keyframe))
         let rate = Int64(sampleRate)
         let (num, den) = (Int64(frameRate.numerator), Int64(frameRate.denominator))
-        let audioCount = rate * 3600 / 1024            // 168750 at 48 kHz
-        let videoCount = 3600 * num / den              // 108000 at 30 fps
+        let audioCount = rate * 3600 / 1024  // 168750 at 48 kHz
+        let videoCount = 3600 * num / den  // 108000 at 30 fps
         let output = HeadTailOutput(keep: 1 << 20)
         let muxer = try ContainerMuxer(output: output, format: .mpegTS)
         try muxer.begin(tracks: [picture.format, audioPacket.format])
@@ -56,7 +56,8 @@ final class HeadTailOutput: MediaOutput {
             } else {
                 var sample = audioPacket
                 let t = MediaTime(value: a * 1024, timescale: Int32(rate))
-                sample.timing = SampleTiming(presentationTime: t, decodeTime: t, duration: MediaTime(value: 1024, timescale: Int32(rate)))
+                sample.timing = SampleTiming(
+                    presentationTime: t, decodeTime: t, duration: MediaTime(value: 1024, timescale: Int32(rate)))
                 try muxer.write(sample, track: 1)
                 a += 1
             }
@@ -69,7 +70,8 @@ final class HeadTailOutput: MediaOutput {
         func packets(_ bytes: [UInt8], _ name: String) throws -> [(stream: Int, pts: Int)] {
             let path = dir.file(name)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            let run = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,pts", "-of", "csv=p=0", path])
+            let run = try ExternalTool.check(
+                "ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,pts", "-of", "csv=p=0", path])
             return run.output.split(separator: "\n").compactMap { line in
                 let fields = line.split(separator: ",").compactMap { Int($0) }
                 return fields.count == 2 ? (fields[0], fields[1]) : nil
@@ -80,7 +82,9 @@ final class HeadTailOutput: MediaOutput {
         #expect(head.first { $0.stream == 1 }?.pts == 0)
         let tail = try packets(output.last, "tail.ts")
         // Nearest 90 kHz tick of the exact time, ties away from zero.
-        func nearest(_ numerator: Int64, _ denominator: Int64) -> Int { Int((2 * numerator + denominator) / (2 * denominator)) }
+        func nearest(_ numerator: Int64, _ denominator: Int64) -> Int {
+            Int((2 * numerator + denominator) / (2 * denominator))
+        }
         #expect(tail.last { $0.stream == 0 }?.pts == nearest((videoCount - 1) * den * 90_000, num))
         #expect(tail.last { $0.stream == 1 }?.pts == nearest((audioCount - 1) * 1024 * 90_000, rate))
         if sampleRate == 48_000 {

@@ -10,24 +10,32 @@ import Testing
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
         let recorded = folder.file("recorded.raw")
-        let recorder = try daemon.spawn("parecord", [
-            "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=48000", "--channels=2", "--latency-msec=20", recorded,
-        ])
+        let recorder = try daemon.spawn(
+            "parecord",
+            [
+                "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=48000", "--channels=2",
+                "--latency-msec=20", recorded
+            ])
         let deadline = Date(timeIntervalSinceNow: 5)
         while try daemon.sourceOutputCount() == 0 && Date() < deadline && recorder.isRunning { usleep(10_000) }
 
         let output = try AudioPlaybackSink(
-            connection: try PulseConnection(server: daemon.server), device: daemon.sinkName, sampleType: .f32, latency: .milliseconds(50))
+            connection: try PulseConnection(server: daemon.server), device: daemon.sinkName, sampleType: .f32,
+            latency: .milliseconds(50))
         let sink = try ConvertingPlaybackSink(output)
         DispatchQueue.global().asyncAfter(deadline: .now() + 10) { output.stop() }
         // 0.2 s of silence, then one second of a 1 kHz tone at half scale, as 44.1 kHz s16 mono.
-        let values: [Int16] = (0..<8_820).map { _ in 0 } + (0..<44_100).map { Int16(16_384 * sin(2 * Double.pi * 1_000 * Double($0) / 44_100)) }
+        let values: [Int16] =
+            (0..<8_820).map { _ in 0 }
+            + (0..<44_100).map { Int16(16_384 * sin(2 * Double.pi * 1_000 * Double($0) / 44_100)) }
         let format = MediaFormat.audio(.pcm(.s16, sampleRate: 44_100, channels: 1))
         for start in stride(from: 0, to: values.count, by: 4_410) {
             let part = Array(values[start..<min(values.count, start + 4_410)])
-            try sink.write(MediaSample(
-                format: format, data: part.withUnsafeBytes { [UInt8]($0) },
-                timing: .audio(startFrame: Int64(start), frameCount: part.count, sampleRate: 44_100), frameCount: part.count))
+            try sink.write(
+                MediaSample(
+                    format: format, data: part.withUnsafeBytes { [UInt8]($0) },
+                    timing: .audio(startFrame: Int64(start), frameCount: part.count, sampleRate: 44_100),
+                    frameCount: part.count))
         }
         try sink.finish()
         usleep(100_000)

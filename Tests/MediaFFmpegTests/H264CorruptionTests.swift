@@ -87,7 +87,8 @@ extension H264CorruptionTests {
         let decoder = H264Decoder()
         var seen: [Int64] = []
         while let sample = try reader.next() {
-            try decoder.process(sample, into: { _ in seen.append(decoder.frameCount + decoder.missingFrameCount * 1000) })
+            try decoder.process(
+                sample, into: { _ in seen.append(decoder.frameCount + decoder.missingFrameCount * 1000) })
         }
         try decoder.finish(into: { _ in seen.append(decoder.frameCount + decoder.missingFrameCount * 1000) })
         #expect(seen == Array(1...24))  // the frame count so far, and no missing frame at any point

@@ -36,11 +36,15 @@ import Testing
         let concealed = records.with(code: "framesConcealed")
         #expect(!concealed.isEmpty)
         #expect(concealed.allSatisfy { $0.level == .warning && $0.metadata["stage"] == "H264Decoder" })
-        #expect(concealed.compactMap { $0.metadata["count"].flatMap(Int64.init) }.reduce(0, +) == decoder.damagedFrameCount)
-        #expect(concealed.allSatisfy { $0.metadata["sampleIndex"].flatMap(Int.init).map { (0..<24).contains($0) } == true })
+        #expect(
+            concealed.compactMap { $0.metadata["count"].flatMap(Int64.init) }.reduce(0, +) == decoder.damagedFrameCount)
+        #expect(
+            concealed.allSatisfy { $0.metadata["sampleIndex"].flatMap(Int.init).map { (0..<24).contains($0) } == true })
         let first = try #require(concealed.first)
-        #expect(first.message == "H.264 access unit \(first.metadata["sampleIndex"] ?? "?") decoded to \(first.metadata["count"] ?? "?") "
-            + "\(first.metadata["count"] == "1" ? "frame" : "frames") with errors concealed.")
+        #expect(
+            first.message
+                == "H.264 access unit \(first.metadata["sampleIndex"] ?? "?") decoded to \(first.metadata["count"] ?? "?") "
+                + "\(first.metadata["count"] == "1" ? "frame" : "frames") with errors concealed.")
     }
 
     @Test func aCleanStreamLogsNothing() throws {

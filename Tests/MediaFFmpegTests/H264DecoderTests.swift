@@ -35,12 +35,22 @@ import Testing
     @Test func decodesTheCLIStream() throws {
         let clip = try VideoClip(count: 30)
         let path = clip.dir.file("cli.h264")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3M", "-g", "10", "-f", "h264", path])
-        let samples = Video.avccSamples(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "3M", "-g", "10",
+                "-f", "h264", path
+            ])
+        let samples = Video.avccSamples(
+            annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
         #expect(samples.count == 30)
         let decoded = try Video.run(H264Decoder(), samples)
         #expect(decoded.count == 30)
-        #expect(decoded.allSatisfy { $0.format.video?.width == 320 && $0.format.video?.height == 240 && $0.planes.map(\.count) == [76_800, 19_200, 19_200] })
+        #expect(
+            decoded.allSatisfy {
+                $0.format.video?.width == 320 && $0.format.video?.height == 240
+                    && $0.planes.map(\.count) == [76_800, 19_200, 19_200]
+            })
         #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
         #expect(zip(clip.frames, decoded).allSatisfy { Video.lumaPSNR($0, $1) >= 35 })
     }
@@ -51,7 +61,10 @@ import Testing
         let clip = try VideoClip(count: 20)
         let path = clip.dir.file("cli.h264")
         // x264 with B-frames, from a y4m whose A1:1 reaches the SPS.
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-g", "8", "-f", "h264", path])
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-g", "8", "-f", "h264", path]
+        )
         let reader = try AnnexBReader(path: path)
         let decoder = H264Decoder()
         let output = MemoryOutput()
@@ -61,8 +74,9 @@ import Testing
         try muxer.finish()
         #expect(muxer.frameCount == 20)
         let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-f", "yuv4mpegpipe", "-"]).stdout
-        #expect(String(decoding: output.bytes.prefix { $0 != 0x0A }, as: UTF8.self)
-            == String(decoding: cli.prefix { $0 != 0x0A }, as: UTF8.self))
+        #expect(
+            String(decoding: output.bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+                == String(decoding: cli.prefix { $0 != 0x0A }, as: UTF8.self))
         #expect(output.bytes == [UInt8](cli))
     }
 
@@ -99,8 +113,11 @@ import Testing
     @Test func tenBitIsUnsupported() throws {
         let clip = try VideoClip(count: 2)
         let path = clip.dir.file("10bit.h264")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-pix_fmt", "yuv420p10le", "-f", "h264", path])
-        let samples = Video.avccSamples(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-pix_fmt", "yuv420p10le", "-f", "h264", path])
+        let samples = Video.avccSamples(
+            annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
         #expect(samples.count == 2)
         #expect { try Video.run(H264Decoder(), samples) } throws: {
             ($0 as? MediaError)?.code == .unsupportedFormat && "\($0)".contains("yuv420p10")
@@ -116,10 +133,13 @@ import Testing
     @Test(arguments: [0, 3]) func untimedRawStreamDecodesInPresentationOrder(bFrames: Int) throws {
         let clip = try VideoClip(count: 30)
         let path = clip.dir.file("bf\(bFrames).h264")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-bf", "\(bFrames)", "-g", "12",
-            "-f", "h264", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-bf", "\(bFrames)", "-g",
+                "12",
+                "-f", "h264", path
+            ])
         let copy = clip.dir.file("copy.mp4")
         try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-c", "copy", copy])
         let hashes = try Video.frameHashes(path)
@@ -132,7 +152,7 @@ import Testing
 
         for (name, samples) in [
             ("AnnexBReader", try Self.samples(of: AnnexBReader(path: path))),
-            ("copy.mp4", try Self.samples(of: ContainerDemuxer.streamSource(path: copy, stream: 0))),
+            ("copy.mp4", try Self.samples(of: ContainerDemuxer.streamSource(path: copy, stream: 0)))
         ] {
             let frames = try Video.run(H264Decoder(), samples)
             let times = frames.map(\.timing.presentationTime)

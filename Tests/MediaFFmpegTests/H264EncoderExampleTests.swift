@@ -27,14 +27,17 @@ import Testing
     /// `key_frame` of every decoded frame, in order.
     static func keyFrameFlags(_ path: String) throws -> [Bool] {
         let run = try ExternalTool.check(
-            "ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame", "-of", "csv=p=0", path])
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame", "-of", "csv=p=0", path])
         return run.output.split(separator: "\n").map { $0.hasPrefix("1") }
     }
 
     /// The hash column of `ffmpeg -f framemd5`: one per decoded frame.
     static func frameHashes(_ path: String) throws -> [String] {
         let run = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-f", "framemd5", "-"])
-        return run.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        return run.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
     }
 
     /// Decodes every frame with `-xerror` (any decoding error fails); returns the frame count.
@@ -48,10 +51,12 @@ import Testing
     /// The frames GStreamer decodes from an Annex-B file (`h264parse ! avdec_h264`), as raw I420.
     static func gstreamerDecode(_ path: String, in dir: TemporaryDirectory) throws -> Data {
         let raw = dir.file(URL(fileURLWithPath: path).lastPathComponent + ".gst.yuv")
-        let run = try ExternalTool.run("gst-launch-1.0", [
-            "-q", "filesrc", "location=\(path)", "!", "h264parse", "!", "avdec_h264", "!", "videoconvert", "!",
-            "video/x-raw,format=I420", "!", "filesink", "location=\(raw)",
-        ])
+        let run = try ExternalTool.run(
+            "gst-launch-1.0",
+            [
+                "-q", "filesrc", "location=\(path)", "!", "h264parse", "!", "avdec_h264", "!", "videoconvert", "!",
+                "video/x-raw,format=I420", "!", "filesink", "location=\(raw)"
+            ])
         #expect(run.status == 0, "gst-launch-1.0 failed on \(path): \(run.stderr)")
         return try Data(contentsOf: URL(fileURLWithPath: raw))
     }
@@ -81,7 +86,7 @@ import Testing
         let out = dir.file("pattern.h264")
         let run = try Self.encode([
             "--pattern", "--size", "1280x720", "--frames", "60", "--fps", "24", "--bitrate", "4000000",
-            "--keyint", "20", "--preset", "veryfast", "--output", out,
+            "--keyint", "20", "--preset", "veryfast", "--output", out
         ])
         #expect(run.status == 0, "\(run.lines)")
         let summary = try #require(run.lines.last)
@@ -104,12 +109,17 @@ import Testing
         // PSNR of the decoded frames against the pattern itself.
         let source = dir.file("source.yuv")
         try Self.writePatternYUV(source, width: 1280, height: 720, rate: FrameRate(24), frames: 60)
-        let psnr = try ExternalTool.run("ffmpeg", [
-            "-v", "info", "-i", out, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "1280x720", "-r", "24", "-i", source,
-            "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-",
-        ])
-        let line = try #require(psnr.stderr.split(separator: "\n").first { $0.contains("PSNR") && $0.contains("average:") })
-        let average = try #require(line.split(separator: " ").first { $0.hasPrefix("average:") }.flatMap { Double($0.dropFirst(8)) })
+        let psnr = try ExternalTool.run(
+            "ffmpeg",
+            [
+                "-v", "info", "-i", out, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "1280x720", "-r", "24", "-i",
+                source,
+                "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"
+            ])
+        let line = try #require(
+            psnr.stderr.split(separator: "\n").first { $0.contains("PSNR") && $0.contains("average:") })
+        let average = try #require(
+            line.split(separator: " ").first { $0.hasPrefix("average:") }.flatMap { Double($0.dropFirst(8)) })
         #expect(average >= 35, "PSNR \(average) dB: \(line)")
     }
 
@@ -118,7 +128,10 @@ import Testing
     @Test func everyIDRHasParameterSetsAndACutAtTheSecondIDRDecodes() throws {
         let dir = try TemporaryDirectory()
         let out = dir.file("p.h264")
-        let run = try Self.encode(["--pattern", "--size", "320x240", "--frames", "50", "--keyint", "20", "--preset", "veryfast", "--output", out])
+        let run = try Self.encode([
+            "--pattern", "--size", "320x240", "--frames", "50", "--keyint", "20", "--preset", "veryfast", "--output",
+            out
+        ])
         #expect(run.status == 0, "\(run.lines)")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: out)))
         let units = try AnnexBScanner.split(bytes)
@@ -127,7 +140,9 @@ import Testing
         #expect(idrStarts.count == 3)  // frames 0, 20, 40
         for index in idrStarts {
             let before = types[..<index].suffix(3)
-            #expect(before.contains(.sps) && before.contains(.pps), "IDR at NAL \(index) is not preceded by SPS and PPS: \(Array(before))")
+            #expect(
+                before.contains(.sps) && before.contains(.pps),
+                "IDR at NAL \(index) is not preceded by SPS and PPS: \(Array(before))")
         }
         // ffmpeg's own count of IDR frames agrees.
         let keys = try Self.keyFrameFlags(out)
@@ -165,21 +180,28 @@ import Testing
     @Test func sameFramesAsTheFFmpegCLI() throws {
         let dir = try TemporaryDirectory()
         let y4m = dir.file("in.y4m")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "45", "-pix_fmt", "yuv420p",
-            "-f", "yuv4mpegpipe", y4m,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-frames:v", "45", "-pix_fmt",
+                "yuv420p",
+                "-f", "yuv4mpegpipe", y4m
+            ])
         let ours = dir.file("ours.h264")
         let cli = dir.file("cli.h264")
         // One encoder thread on both sides: with a bit-rate target x264's threaded output varies from run to run.
         let run = try Self.encode([
-            "--input", y4m, "--preset", "veryfast", "--bitrate", "1500000", "--keyint", "30", "--threads", "1", "--output", ours,
+            "--input", y4m, "--preset", "veryfast", "--bitrate", "1500000", "--keyint", "30", "--threads", "1",
+            "--output", ours
         ])
         #expect(run.status == 0, "\(run.lines)")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30", "-threads", "1",
-            "-f", "h264", cli,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30",
+                "-threads", "1",
+                "-f", "h264", cli
+            ])
         let ourHashes = try Self.frameHashes(ours)
         #expect(ourHashes.count == 45)
         #expect(ourHashes == (try Self.frameHashes(cli)))
@@ -191,14 +213,18 @@ import Testing
         let cliAUD = dir.file("cli-aud.h264")
         let audRun = try Self.encode([
             "--input", y4m, "--preset", "veryfast", "--bitrate", "1500000", "--keyint", "30", "--threads", "1", "--aud",
-            "--output", oursAUD,
+            "--output", oursAUD
         ])
         #expect(audRun.status == 0, "\(audRun.lines)")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30", "-threads", "1",
-            "-bsf:v", "h264_metadata=aud=insert", "-f", "h264", cliAUD,
-        ])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: oursAUD)) == (try Data(contentsOf: URL(fileURLWithPath: cliAUD))))
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30",
+                "-threads", "1",
+                "-bsf:v", "h264_metadata=aud=insert", "-f", "h264", cliAUD
+            ])
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: oursAUD)) == (try Data(contentsOf: URL(fileURLWithPath: cliAUD))))
         #expect(try Self.strictDecodeCount(oursAUD) == 45)
     }
 
@@ -207,22 +233,31 @@ import Testing
     @Test func reencodingAnH264FileMatchesTheCLI() throws {
         let dir = try TemporaryDirectory()
         let y4m = dir.file("in.y4m")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "40", "-pix_fmt", "yuv420p",
-            "-f", "yuv4mpegpipe", y4m,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "40", "-pix_fmt",
+                "yuv420p",
+                "-f", "yuv4mpegpipe", y4m
+            ])
         let source = dir.file("source.h264")  // its SPS says aspect 1:1 and chroma siting 1 (the y4m's A1:1, C420jpeg)
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast", "-g", "20", "-f", "h264", source])
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-i", y4m, "-c:v", "libx264", "-preset", "veryfast", "-g", "20", "-f", "h264", source])
         let ours = dir.file("ours.h264")
         let cli = dir.file("cli.h264")
         let run = try Self.encode([
-            "--input", source, "--preset", "veryfast", "--bitrate", "500000", "--keyint", "20", "--threads", "1", "--output", ours,
+            "--input", source, "--preset", "veryfast", "--bitrate", "500000", "--keyint", "20", "--threads", "1",
+            "--output", ours
         ])
         #expect(run.status == 0, "\(run.lines)")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-i", source, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "500k", "-g", "20", "-threads", "1",
-            "-f", "h264", cli,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", source, "-c:v", "libx264", "-preset", "veryfast", "-b:v", "500k", "-g", "20",
+                "-threads", "1",
+                "-f", "h264", cli
+            ])
         #expect(try Data(contentsOf: URL(fileURLWithPath: ours)) == (try Data(contentsOf: URL(fileURLWithPath: cli))))
         #expect(try Self.strictDecodeCount(ours) == 40)
     }
@@ -232,7 +267,9 @@ import Testing
         let dir = try TemporaryDirectory()
         for (bframes, reorders) in [("0", false), ("3", true)] {
             let out = dir.file("b\(bframes).h264")
-            let run = try Self.encode(["--pattern", "--size", "320x240", "--frames", "30", "--bframes", bframes, "--output", out])
+            let run = try Self.encode([
+                "--pattern", "--size", "320x240", "--frames", "30", "--bframes", bframes, "--output", out
+            ])
             #expect(run.status == 0, "\(run.lines)")
             let stream = try Self.probe(out)
             let hasB = try #require(stream["has_b_frames"] as? Int)
@@ -245,10 +282,13 @@ import Testing
     @Test func h264AndRawInputs() throws {
         let dir = try TemporaryDirectory()
         let source = dir.file("source.h264")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "25", "-c:v", "libx264",
-            "-preset", "veryfast", "-f", "h264", source,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "25", "-c:v",
+                "libx264",
+                "-preset", "veryfast", "-f", "h264", source
+            ])
         let reencoded = dir.file("re.h264")
         var run = try Self.encode(["--input", source, "--keyint", "10", "--output", reencoded])
         #expect(run.status == 0, "\(run.lines)")
@@ -256,10 +296,13 @@ import Testing
         #expect(try Self.keyFrameFlags(reencoded).filter { $0 }.count == 3)
 
         let nv12 = dir.file("in.yuv")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "12", "-pix_fmt", "nv12",
-            "-f", "rawvideo", nv12,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "12", "-pix_fmt",
+                "nv12",
+                "-f", "rawvideo", nv12
+            ])
         let fromRaw = dir.file("raw.h264")
         run = try Self.encode(["--input", nv12, "--size", "320x240", "--pix-fmt", "nv12", "--output", fromRaw])
         #expect(run.status == 0, "\(run.lines)")
@@ -272,10 +315,13 @@ import Testing
     @Test func badInputGivesOneLineAndKeepsWhatWasWritten() throws {
         let dir = try TemporaryDirectory()
         let y4m = dir.file("good.y4m")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "10", "-pix_fmt", "yuv420p",
-            "-f", "yuv4mpegpipe", y4m,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "10", "-pix_fmt",
+                "yuv420p",
+                "-f", "yuv4mpegpipe", y4m
+            ])
         let whole = try Data(contentsOf: URL(fileURLWithPath: y4m))
 
         // Truncated in the middle of the 8th frame.
@@ -289,14 +335,18 @@ import Testing
         #expect(run.lines.count == 1, "\(run.lines)")
         #expect(run.lines.first?.hasPrefix("h264-encoder: ") == true)
         #expect(run.lines.first?.contains("Y4M frame 7") == true, "\(run.lines)")
-        #expect(try Self.strictDecodeCount(out) == 7, "the frames before the damage are in the file, the encoder drained")
+        #expect(
+            try Self.strictDecodeCount(out) == 7, "the frames before the damage are in the file, the encoder drained")
 
         // Unsupported chroma, an .h264 without SPS, garbage, a missing file.
         let tenBit = dir.file("tenbit.y4m")
-        try Data(Array("YUV4MPEG2 W176 H144 F25:1 C420p10\nFRAME\n".utf8) + [UInt8](repeating: 0, count: 100)).write(to: URL(fileURLWithPath: tenBit))
+        try Data(Array("YUV4MPEG2 W176 H144 F25:1 C420p10\nFRAME\n".utf8) + [UInt8](repeating: 0, count: 100)).write(
+            to: URL(fileURLWithPath: tenBit))
         let noSPS = dir.file("nosps.h264")
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try makeStream(dir))))
-        let slicesOnly: [UInt8] = try AnnexBScanner.split(source).filter { $0.header.nalUnitType.isVCL }.flatMap { [0, 0, 0, 1] + $0.bytes }
+        let slicesOnly: [UInt8] = try AnnexBScanner.split(source).filter { $0.header.nalUnitType.isVCL }.flatMap {
+            [0, 0, 0, 1] + $0.bytes
+        }
         try Data(slicesOnly).write(to: URL(fileURLWithPath: noSPS))
         let garbage = dir.file("garbage.h264")
         var seed: UInt64 = 42
@@ -306,7 +356,9 @@ import Testing
             noise.append(UInt8(truncatingIfNeeded: seed >> 33))
         }
         try Data(noise).write(to: URL(fileURLWithPath: garbage))
-        for (input, mention) in [(tenBit, "C420p10"), (noSPS, "SPS"), (garbage, "start code"), (dir.file("missing.y4m"), "missing.y4m")] {
+        for (input, mention) in [
+            (tenBit, "C420p10"), (noSPS, "SPS"), (garbage, "start code"), (dir.file("missing.y4m"), "missing.y4m")
+        ] {
             run = try Self.encode(["--input", input, "--output", dir.file("bad.h264")])
             #expect(run.status != 0, "\(input)")
             #expect(run.lines.count == 1, "\(input): \(run.lines)")
@@ -327,7 +379,7 @@ import Testing
         let intact = dir.file("intact.h264")
         var run = try Self.encode([
             "--quiet", "--pattern", "--size", "320x240", "--frames", "48", "--keyint", "16", "--preset", "veryfast",
-            "--output", intact,
+            "--output", intact
         ])
         #expect(run.status == 0, "\(run.lines)")
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: intact)))
@@ -343,21 +395,27 @@ import Testing
         #expect(run.status == 0, "\(run.lines)")
         // The decoder's warning through the example's log handler, with its metadata.
         let missing = 48 - ffmpegFrames
-        let warning = "h264-encoder: warning: \(missing) of 48 H.264 access \(missing == 1 ? "unit" : "units") gave no frame. "
+        let warning =
+            "h264-encoder: warning: \(missing) of 48 H.264 access \(missing == 1 ? "unit" : "units") gave no frame. "
             + "(code=framesMissing, count=\(missing), stage=H264Decoder)"
         #expect(run.lines.contains(warning), "\(run.lines)")
         #expect(try Self.strictDecodeCount(out) == ffmpegFrames)
         // --quiet: errors only, so nothing at all.
-        run = try Self.encode(["--quiet", "--input", damaged, "--preset", "veryfast", "--output", dir.file("quiet.h264")])
+        run = try Self.encode([
+            "--quiet", "--input", damaged, "--preset", "veryfast", "--output", dir.file("quiet.h264")
+        ])
         #expect(run.status == 0 && run.lines.isEmpty, "\(run.lines)")
     }
 
     /// A short x264 stream for the bad-input cases.
     func makeStream(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("short.h264")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "5", "-c:v", "libx264", "-f", "h264", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "5", "-c:v",
+                "libx264", "-f", "h264", path
+            ])
         return path
     }
 }

@@ -25,7 +25,9 @@ import Testing
         let ours = try Video.run(try H264Encoder(settings: Self.settings { $0.threads = 1 }), clip.frames)
         let oursPath = clip.dir.file("ours.h264")
         try Video.write(Video.annexB(ours), to: oursPath)
-        let x264 = ["-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30", "-threads", "1", "-f", "h264"]
+        let x264 = [
+            "-c:v", "libx264", "-preset", "veryfast", "-b:v", "1500k", "-g", "30", "-threads", "1", "-f", "h264"
+        ]
         let cliPath = clip.dir.file("cli.h264")
         // `setsar=0`: the y4m says A1:1, which the CLI writes into the VUI, while our frames here come from
         // the raw file and carry no aspect ratio; x264's ABR counts header bits, so a longer SPS changes
@@ -38,9 +40,12 @@ import Testing
         #expect(oursHashes == cliHashes, "framemd5 differs")
 
         let rawPath = clip.dir.file("cli-raw.h264")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-r", "24", "-i", clip.yuvPath,
-        ] + x264 + [rawPath])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-r", "24", "-i",
+                clip.yuvPath
+            ] + x264 + [rawPath])
         let cliBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rawPath)))
         let cliSamples = Video.avccSamples(annexB: cliBytes, width: width, height: height, rate: clip.rate)
         #expect(cliSamples.count == ours.count)
@@ -84,7 +89,11 @@ import Testing
         let clip = try VideoClip(count: 48)
         for (settings, interval) in [
             (Self.settings { $0.maxKeyFrameInterval = 12 }, 12),
-            (Self.settings { $0.maxKeyFrameInterval = nil; $0.maxKeyFrameIntervalDuration = MediaTime(value: 1, timescale: 1) }, 24),
+            (
+                Self.settings {
+                    $0.maxKeyFrameInterval = nil; $0.maxKeyFrameIntervalDuration = MediaTime(value: 1, timescale: 1)
+                }, 24
+            )
         ] {
             let ours = try Video.run(try H264Encoder(settings: settings), clip.frames)
             let byPTS = ours.sorted { $0.timing.presentationTime < $1.timing.presentationTime }
@@ -129,9 +138,13 @@ import Testing
         #expect(zip(withB, withB.dropFirst()).allSatisfy { $0.timing.decodeTime < $1.timing.decodeTime })
         #expect(Set(withB.map(\.timing.presentationTime)) == Set(inputPTS))
         #expect(withB.count == 48)
-        #expect(withB.allSatisfy { $0.timing.decodeTime.timescale == 24 && $0.timing.duration == MediaTime(value: 1, timescale: 24) })
+        #expect(
+            withB.allSatisfy {
+                $0.timing.decodeTime.timescale == 24 && $0.timing.duration == MediaTime(value: 1, timescale: 24)
+            })
 
-        let noB = try Video.run(try H264Encoder(settings: Self.settings { $0.allowFrameReordering = false }), clip.frames)
+        let noB = try Video.run(
+            try H264Encoder(settings: Self.settings { $0.allowFrameReordering = false }), clip.frames)
         #expect(noB.count == 48)
         #expect(noB.allSatisfy { $0.timing.decodeTime == $0.timing.presentationTime })
         #expect(noB.map(\.timing.presentationTime) == inputPTS)
@@ -158,8 +171,11 @@ import Testing
         let ours = try Video.run(try H264Encoder(settings: Self.settings()), clip.frames)
         #expect(ours.map(\.timing.presentationTime).sorted() == clip.frames.map(\.timing.presentationTime))
         #expect(ours.first?.timing.presentationTime == MediaTime(value: 10, timescale: 1))
-        let zero = try Video.run(try H264Encoder(settings: Self.settings()), VideoClip.split(
-            clip.frames.flatMap { $0.planes.flatMap { $0 } }, format: .raw(.yuv420p, width: 320, height: 240, frameRate: FrameRate(24))))
+        let zero = try Video.run(
+            try H264Encoder(settings: Self.settings()),
+            VideoClip.split(
+                clip.frames.flatMap { $0.planes.flatMap { $0 } },
+                format: .raw(.yuv420p, width: 320, height: 240, frameRate: FrameRate(24))))
         #expect(zero.map(\.data) == ours.map(\.data))
     }
 
@@ -167,14 +183,17 @@ import Testing
     @Test func honoursStrides() throws {
         let clip = try VideoClip(count: 6)
         let padded = clip.frames.map { frame in
-            let format = VideoFormat(codec: .raw(.yuv420p), width: 320, height: 240, frameRate: FrameRate(24), bytesPerRow: [352, 192, 192])
+            let format = VideoFormat(
+                codec: .raw(.yuv420p), width: 320, height: 240, frameRate: FrameRate(24), bytesPerRow: [352, 192, 192])
             var copy = frame
             copy.format = .video(format)
             copy.planes = frame.planes.enumerated().map { index, plane in
                 let width = index == 0 ? 320 : 160
                 let stride = index == 0 ? 352 : 192
                 var out: [UInt8] = []
-                for row in 0..<(plane.count / width) { out += plane[row * width..<(row + 1) * width] + [UInt8](repeating: 0xAB, count: stride - width) }
+                for row in 0..<(plane.count / width) {
+                    out += plane[row * width..<(row + 1) * width] + [UInt8](repeating: 0xAB, count: stride - width)
+                }
                 return out
             }
             return copy
@@ -198,7 +217,9 @@ import Testing
     }
 
     @Test func unavailableEncoders() throws {
-        #expect { try H264Encoder(encoderName: "h264_nonexistent") } throws: { ($0 as? MediaError)?.code == .unavailable && "\($0)".contains("h264_nonexistent") }
+        #expect { try H264Encoder(encoderName: "h264_nonexistent") } throws: {
+            ($0 as? MediaError)?.code == .unavailable && "\($0)".contains("h264_nonexistent")
+        }
         // h264_nvenc is in Debian's build but there is no NVIDIA hardware here: unavailable, either at
         // creation or when the first frame opens it.
         let clip = try VideoClip(count: 1)
@@ -209,7 +230,8 @@ import Testing
 
     @Test func refusesOtherPixelFormatsAndBadFrames() throws {
         let bgra = MediaSample(
-            format: .video(.raw(.bgra, width: 16, height: 16, frameRate: FrameRate(24))), planes: [[UInt8](repeating: 0, count: 1024)],
+            format: .video(.raw(.bgra, width: 16, height: 16, frameRate: FrameRate(24))),
+            planes: [[UInt8](repeating: 0, count: 1024)],
             timing: SampleTiming(presentationTime: .zero, duration: MediaTime(value: 1, timescale: 24)), frameCount: 1)
         #expect { try Video.run(try H264Encoder(), [bgra]) } throws: {
             ($0 as? MediaError)?.code == .formatMismatch && "\($0)".contains("VideoConverter")

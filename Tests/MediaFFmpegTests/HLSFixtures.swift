@@ -10,9 +10,13 @@ enum HLSFixtures {
     static let fps = 25
 
     /// 6 s with a keyframe every 2 s (GOPs the length of the default target).
-    static let short: (video: [MediaSample], audio: [MediaSample]) = ((try? video(seconds: 6, keyint: 50)) ?? [], (try? audio(seconds: 6)) ?? [])
+    static let short: (video: [MediaSample], audio: [MediaSample]) = (
+        (try? video(seconds: 6, keyint: 50)) ?? [], (try? audio(seconds: 6)) ?? []
+    )
     /// 15 s with a keyframe every second, for a live window of 1-s segments.
-    static let long: (video: [MediaSample], audio: [MediaSample]) = ((try? video(seconds: 15, keyint: 25)) ?? [], (try? audio(seconds: 15)) ?? [])
+    static let long: (video: [MediaSample], audio: [MediaSample]) = (
+        (try? video(seconds: 15, keyint: 25)) ?? [], (try? audio(seconds: 15)) ?? []
+    )
 
     static func video(seconds: Int, keyint: Int) throws -> [MediaSample] {
         var settings = H264Encoder.Settings()
@@ -20,7 +24,8 @@ enum HLSFixtures {
         settings.averageBitRate = 400_000
         settings.maxKeyFrameInterval = keyint
         let encoder = try H264Encoder(settings: settings)
-        var source = try TestPatternGenerator(width: 320, height: 240, frameRate: FrameRate(Int32(fps)), length: .frames(Int64(seconds * fps)))
+        var source = try TestPatternGenerator(
+            width: 320, height: 240, frameRate: FrameRate(Int32(fps)), length: .frames(Int64(seconds * fps)))
         var out: [MediaSample] = []
         while let frame = try source.next() { try encoder.process(frame) { out.append($0) } }
         try encoder.finish { out.append($0) }
@@ -29,7 +34,8 @@ enum HLSFixtures {
 
     static func audio(seconds: Int) throws -> [MediaSample] {
         let encoder = try AACEncoder(bitRate: 64_000)
-        var source = try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .frames(Int64(seconds * 48_000)))
+        var source = try ToneGenerator(
+            .sine(frequency: 440, amplitude: 0.5), channels: 1, length: .frames(Int64(seconds * 48_000)))
         var out: [MediaSample] = []
         while let sample = try source.next() { try encoder.process(sample) { out.append($0) } }
         try encoder.finish { out.append($0) }
@@ -74,12 +80,15 @@ enum HLSFixtures {
 
     /// The media segment files in `folder` (`.ts`, `.m4s`), sorted by name.
     static func segmentFiles(_ folder: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".ts") || $0.hasSuffix(".m4s") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasSuffix(".ts") || $0.hasSuffix(".m4s")
+        }.sorted()
     }
 
     /// The summed sizes of the files in `folder` that are not playlists.
     static func segmentBytes(_ folder: String) throws -> Int64 {
-        try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasSuffix(".m3u8") }.reduce(Int64(0)) { sum, name in
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasSuffix(".m3u8") }.reduce(Int64(0)) {
+            sum, name in
             let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + name)
             return sum + ((attributes[.size] as? NSNumber)?.int64Value ?? 0)
         }
@@ -94,14 +103,19 @@ enum HLSFixtures {
 
     static func discover(_ path: String) throws -> Discovered {
         let result = try ExternalTool.run(
-            "timeout", ["30", "env", "GST_DEBUG=GST_ELEMENT_FACTORY:5", "GST_DEBUG_NO_COLOR=1", "gst-discoverer-1.0", "file://" + path])
+            "timeout",
+            [
+                "30", "env", "GST_DEBUG=GST_ELEMENT_FACTORY:5", "GST_DEBUG_NO_COLOR=1", "gst-discoverer-1.0",
+                "file://" + path
+            ])
         let output = result.output
         // "Duration: 0:00:06.000000000"
         let duration = output.split(separator: "\n").first { $0.contains("Duration:") }.flatMap { line -> Double? in
             let parts = line.split(separator: " ").last?.split(separator: ":").compactMap { Double($0) } ?? []
             return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : nil
         }
-        return Discovered(output: output, usedHLSDemux: result.stderr.contains("created element \"hlsdemux"), duration: duration)
+        return Discovered(
+            output: output, usedHLSDemux: result.stderr.contains("created element \"hlsdemux"), duration: duration)
     }
 
     /// ffprobe's decoded frames per stream type of `path` (`-count_frames`).

@@ -22,7 +22,9 @@ import Testing
         #expect(playlist.lines.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.isEnded, "\(playlist.lines)")
         #expect(playlist.mediaSequence == 0)
         // Keyframes every 2 s and a 2-s target: three segments of 2 s.
-        #expect(playlist.segments.map(\.uri) == (0..<3).map { "stream\($0)\(type == .mpegTS ? ".ts" : ".m4s")" }, "\(playlist.lines)")
+        #expect(
+            playlist.segments.map(\.uri) == (0..<3).map { "stream\($0)\(type == .mpegTS ? ".ts" : ".m4s")" },
+            "\(playlist.lines)")
         #expect(playlist.segments.allSatisfy { abs($0.duration - 2) < 0.05 }, "\(playlist.segments)")
         #expect(try F.segmentFiles(folder) == playlist.segments.map(\.uri).sorted())
         if type == .fragmentedMP4 {
@@ -43,7 +45,9 @@ import Testing
 
         let gst = try F.discover(path)
         #expect(gst.usedHLSDemux, "GStreamer did not read it through hlsdemux")
-        #expect(gst.output.contains("application/x-hls") && gst.output.contains("H.264") && gst.output.contains("MPEG-4 AAC"), "\(gst.output)")
+        #expect(
+            gst.output.contains("application/x-hls") && gst.output.contains("H.264")
+                && gst.output.contains("MPEG-4 AAC"), "\(gst.output)")
         #expect(abs((gst.duration ?? 0) - 6) < 0.1, "\(gst.output)")
     }
 
@@ -54,7 +58,8 @@ import Testing
         let media = F.long  // 15 s, a keyframe every second: 15 segments of 1 s, 5× the window
         let window = 3
         let muxer = try ContainerMuxer(
-            hlsPlaylist: path, hls: HLSOptions(segmentType: type, targetSegmentDuration: .seconds(1), playlist: .live(windowSize: window)))
+            hlsPlaylist: path,
+            hls: HLSOptions(segmentType: type, targetSegmentDuration: .seconds(1), playlist: .live(windowSize: window)))
         var sequences: [Int] = []
         var mostOnDisk = 0
         try F.mux(muxer, [media.video, media.audio]) {
@@ -83,7 +88,8 @@ import Testing
         #expect(frames.video == window * F.fps, "\(frames)")
         // The audio packets from the decode time of the window's first keyframe (shown at 12 s) on: the
         // segment was cut there in the interleaved order.
-        let cut = try #require(media.video.first { $0.timing.presentationTime == .seconds(Int64(15 - window)) }).timing.effectiveDecodeTime
+        let cut = try #require(media.video.first { $0.timing.presentationTime == .seconds(Int64(15 - window)) }).timing
+            .effectiveDecodeTime
         let audioInWindow = media.audio.filter { $0.timing.effectiveDecodeTime >= cut }.count
         #expect(abs((frames.audio ?? 0) - audioInWindow) <= 1, "\(frames), \(audioInWindow) AAC packets from \(cut)")
         let decode = try MuxFixtures.strictDecode(path)
@@ -101,12 +107,18 @@ import Testing
         settings.maxKeyFrameInterval = 2 * F.fps
         var graph = MediaGraph()
         let video = graph.addBranch(
-            "video", source: try TestPatternGenerator(width: 320, height: 240, frameRate: FrameRate(Int32(F.fps)), length: .duration(.seconds(4))),
+            "video",
+            source: try TestPatternGenerator(
+                width: 320, height: 240, frameRate: FrameRate(Int32(F.fps)), length: .duration(.seconds(4))),
             stages: [try H264Encoder(settings: settings)])
         let audio = graph.addBranch(
-            "audio", source: try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(.seconds(4))),
+            "audio",
+            source: try ToneGenerator(
+                .sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(.seconds(4))),
             stages: [try AACEncoder(bitRate: 64_000)])
-        graph.addSink(try ContainerMuxer(hlsPlaylist: path, hls: HLSOptions(playlist: .live(windowSize: 6))), tracks: [video, audio])
+        graph.addSink(
+            try ContainerMuxer(hlsPlaylist: path, hls: HLSOptions(playlist: .live(windowSize: 6))),
+            tracks: [video, audio])
         _ = try graph.run()
         let playlist = try F.playlist(path)
         #expect(playlist.segments.count == 2 && playlist.isEnded, "\(playlist.lines)")
@@ -124,7 +136,9 @@ import Testing
         #expect(audio.video == nil && abs((audio.audio ?? 0) - media.audio.count) <= 2, "\(audio)")
         #expect(try F.playlist(audioPath).segments.count >= 3)
         let videoPath = dir.file("v/video.m3u8")
-        try F.mux(try ContainerMuxer(hlsPlaylist: videoPath, hls: HLSOptions(segmentType: .fragmentedMP4, playlist: .vod)), [media.video])
+        try F.mux(
+            try ContainerMuxer(hlsPlaylist: videoPath, hls: HLSOptions(segmentType: .fragmentedMP4, playlist: .vod)),
+            [media.video])
         let video = try F.countFrames(videoPath)
         #expect(video.audio == nil && video.video == media.video.count, "\(video)")
         for path in [audioPath, videoPath] {
@@ -149,12 +163,15 @@ import Testing
     @Test func aFolderRemovedWhileWritingIsAnIOErrorNamingTheSegment() throws {
         let dir = try TemporaryDirectory()
         let folder = dir.file("gone")
-        let muxer = try ContainerMuxer(hlsPlaylist: folder + "/live.m3u8", hls: HLSOptions(targetSegmentDuration: .seconds(1)))
+        let muxer = try ContainerMuxer(
+            hlsPlaylist: folder + "/live.m3u8", hls: HLSOptions(targetSegmentDuration: .seconds(1)))
         let media = F.long
         try muxer.begin(tracks: [media.video.first?.format, media.audio.first?.format])
         try FileManager.default.removeItem(atPath: folder)
         do {
-            for (sample, track) in MuxFixtures.interleave([media.video, media.audio]) { try muxer.write(sample, track: track) }
+            for (sample, track) in MuxFixtures.interleave([media.video, media.audio]) {
+                try muxer.write(sample, track: track)
+            }
             try muxer.finish()
             Issue.record("writing into a removed folder went on")
         } catch let error as MediaError {
@@ -166,7 +183,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let folder = dir.file("my live")
         let path = folder + "/a b.m3u8"
-        try F.mux(try ContainerMuxer(hlsPlaylist: path, hls: HLSOptions(playlist: .vod)), [F.short.video, F.short.audio])
+        try F.mux(
+            try ContainerMuxer(hlsPlaylist: path, hls: HLSOptions(playlist: .vod)), [F.short.video, F.short.audio])
         let playlist = try F.playlist(path)
         #expect(playlist.segments.map(\.uri) == ["a b0.ts", "a b1.ts", "a b2.ts"], "\(playlist.lines)")
         #expect(try F.segmentFiles(folder) == playlist.segments.map(\.uri))
@@ -182,8 +200,12 @@ import Testing
 
     @Test func optionsAndDestinationsAreChecked() throws {
         let dir = try TemporaryDirectory()
-        #expect(throws: MediaError.self) { try ContainerMuxer(hlsPlaylist: dir.file("x.m3u8"), hls: HLSOptions(playlist: .live(windowSize: 0))) }
-        #expect(throws: MediaError.self) { try ContainerMuxer(hlsPlaylist: dir.file("x.m3u8"), hls: HLSOptions(targetSegmentDuration: .zero)) }
+        #expect(throws: MediaError.self) {
+            try ContainerMuxer(hlsPlaylist: dir.file("x.m3u8"), hls: HLSOptions(playlist: .live(windowSize: 0)))
+        }
+        #expect(throws: MediaError.self) {
+            try ContainerMuxer(hlsPlaylist: dir.file("x.m3u8"), hls: HLSOptions(targetSegmentDuration: .zero))
+        }
         #expect(throws: MediaError.self) { try ContainerMuxer(url: "udp://127.0.0.1:9", format: .hls) }
         // A path ending in .m3u8 is HLS through the path initializer too.
         let muxer = try ContainerMuxer(path: dir.file("by-extension.m3u8"))
@@ -192,7 +214,8 @@ import Testing
         #expect(try F.playlist(dir.file("by-extension.m3u8")).segments.count == 3)
 
         #expect(ContainerMuxer.isHLSPlaylist("/srv/www/live.m3u8") && ContainerMuxer.isHLSPlaylist("Live.M3U8"))
-        #expect(!ContainerMuxer.isHLSPlaylist("rtmp://127.0.0.1/live/x.m3u8") && !ContainerMuxer.isHLSPlaylist("out.ts"))
+        #expect(
+            !ContainerMuxer.isHLSPlaylist("rtmp://127.0.0.1/live/x.m3u8") && !ContainerMuxer.isHLSPlaylist("out.ts"))
         #expect(!ContainerMuxer.isHLSPlaylist("/srv/www/.m3u8") && !ContainerMuxer.isHLSPlaylist("live.m3u8/"))
     }
 }

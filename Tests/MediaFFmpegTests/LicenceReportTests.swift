@@ -82,7 +82,7 @@ import Testing
         ("--enable-gpl --enable-libx264", .gpl2OrLater),
         ("--enable-gpl --enable-version3", .gpl3OrLater),
         ("--enable-gpl --enable-nonfree --enable-libfdk-aac", .nonfree),
-        ("--enable-gpl-x --disable-gpl", .lgpl21OrLater),
+        ("--enable-gpl-x --disable-gpl", .lgpl21OrLater)
     ])
     func flagsGiveTheLicence(configuration: String, licence: FFmpegLicenceReport.EffectiveLicence) {
         #expect(FFmpegLicenceReport.EffectiveLicence(.init(configuration: configuration)) == licence)
@@ -97,7 +97,10 @@ import Testing
         #expect((object["flags"] as? [String: Bool])?["gpl"] == report.flags.gpl)
         #expect((object["libraries"] as? [[String: Any]])?.count == 5)
         let codecs = try #require(object["codecs"] as? [[String: Any]])
-        #expect(codecs.contains { $0["name"] as? String == "libx264" && ($0["licence"] as? String)?.hasPrefix("GPL") == true })
+        #expect(
+            codecs.contains {
+                $0["name"] as? String == "libx264" && ($0["licence"] as? String)?.hasPrefix("GPL") == true
+            })
         #expect((object["distributionNotes"] as? String) == report.distributionNotes)
     }
 }

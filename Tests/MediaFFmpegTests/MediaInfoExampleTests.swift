@@ -18,14 +18,17 @@ import Testing
 
     /// ffprobe's facts about the first audio stream (`-count_packets`).
     static func probe(_ path: String) throws -> [String: Any] {
-        let result = try ExternalTool.check("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "a:0", "-show_streams", "-of", "json", path])
+        let result = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-count_packets", "-select_streams", "a:0", "-show_streams", "-of", "json", path]
+        )
         let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
         return (object?["streams"] as? [[String: Any]])?.first ?? [:]
     }
 
     /// The frames ffmpeg decodes from `path` (gapless where the file says how).
     static func decodedFrames(_ path: String, channels: Int) throws -> Int {
-        let result = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-ac", "\(channels)", "-"])
+        let result = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-ac", "\(channels)", "-"])
         return result.stdout.count / (2 * channels)
     }
 
@@ -46,28 +49,53 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "wav s16", ffmpeg: ["-c:a", "pcm_s16le", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 16, float: false, bigEndian: false),
-        Case(name: "wav f32", ffmpeg: ["-c:a", "pcm_f32le", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 32, float: true, bigEndian: false),
-        Case(name: "wav u8", ffmpeg: ["-c:a", "pcm_u8", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 8, float: false, bigEndian: false),
-        Case(name: "wav µ-law", ffmpeg: ["-c:a", "pcm_mulaw", "-f", "wav"], fileType: "WAVE", formatID: "ulaw", bits: 8),
-        Case(name: "aiff s24", ffmpeg: ["-c:a", "pcm_s24be", "-f", "aiff"], fileType: "AIFF", formatID: "lpcm", bits: 24, float: false, bigEndian: true),
-        Case(name: "aifc sowt", ffmpeg: ["-c:a", "pcm_s16le", "-f", "aiff"], fileType: "AIFC", formatID: "lpcm", bits: 16, float: false, bigEndian: false),
-        Case(name: "aifc ima4", ffmpeg: ["-c:a", "adpcm_ima_qt", "-f", "aiff"], fileType: "AIFC", formatID: "ima4", bits: 0),
-        Case(name: "caf alac", ffmpeg: ["-c:a", "alac", "-f", "caf"], fileType: "CAF", formatID: "alac", bits: 0, statedFrames: true),
-        Case(name: "caf f64", ffmpeg: ["-c:a", "pcm_f64be", "-f", "caf"], fileType: "CAF", formatID: "lpcm", bits: 64, float: true, bigEndian: true),
-        Case(name: "au s16", ffmpeg: ["-c:a", "pcm_s16be", "-f", "au"], fileType: "NeXT", formatID: "lpcm", bits: 16, float: false, bigEndian: true),
+        Case(
+            name: "wav s16", ffmpeg: ["-c:a", "pcm_s16le", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 16,
+            float: false, bigEndian: false),
+        Case(
+            name: "wav f32", ffmpeg: ["-c:a", "pcm_f32le", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 32,
+            float: true, bigEndian: false),
+        Case(
+            name: "wav u8", ffmpeg: ["-c:a", "pcm_u8", "-f", "wav"], fileType: "WAVE", formatID: "lpcm", bits: 8,
+            float: false, bigEndian: false),
+        Case(
+            name: "wav µ-law", ffmpeg: ["-c:a", "pcm_mulaw", "-f", "wav"], fileType: "WAVE", formatID: "ulaw", bits: 8),
+        Case(
+            name: "aiff s24", ffmpeg: ["-c:a", "pcm_s24be", "-f", "aiff"], fileType: "AIFF", formatID: "lpcm", bits: 24,
+            float: false, bigEndian: true),
+        Case(
+            name: "aifc sowt", ffmpeg: ["-c:a", "pcm_s16le", "-f", "aiff"], fileType: "AIFC", formatID: "lpcm",
+            bits: 16, float: false, bigEndian: false),
+        Case(
+            name: "aifc ima4", ffmpeg: ["-c:a", "adpcm_ima_qt", "-f", "aiff"], fileType: "AIFC", formatID: "ima4",
+            bits: 0),
+        Case(
+            name: "caf alac", ffmpeg: ["-c:a", "alac", "-f", "caf"], fileType: "CAF", formatID: "alac", bits: 0,
+            statedFrames: true),
+        Case(
+            name: "caf f64", ffmpeg: ["-c:a", "pcm_f64be", "-f", "caf"], fileType: "CAF", formatID: "lpcm", bits: 64,
+            float: true, bigEndian: true),
+        Case(
+            name: "au s16", ffmpeg: ["-c:a", "pcm_s16be", "-f", "au"], fileType: "NeXT", formatID: "lpcm", bits: 16,
+            float: false, bigEndian: true),
         Case(name: "au a-law", ffmpeg: ["-c:a", "pcm_alaw", "-f", "au"], fileType: "NeXT", formatID: "alaw", bits: 8),
-        Case(name: "adts", ffmpeg: ["-c:a", "aac", "-b:a", "96k", "-f", "adts"], fileType: "ADTS", formatID: "aac ", bits: 0),
-        Case(name: "mp3", ffmpeg: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"], fileType: "MP3", formatID: ".mp3", bits: 0),
+        Case(
+            name: "adts", ffmpeg: ["-c:a", "aac", "-b:a", "96k", "-f", "adts"], fileType: "ADTS", formatID: "aac ",
+            bits: 0),
+        Case(
+            name: "mp3", ffmpeg: ["-c:a", "libmp3lame", "-b:a", "128k", "-f", "mp3"], fileType: "MP3", formatID: ".mp3",
+            bits: 0)
     ]
 
     @Test(arguments: cases)
     func factsAgreeWithFFprobe(_ c: Case) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("in.\(c.name.replacingOccurrences(of: " ", with: "-"))")
-        try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=1.3", "-ac", "2",
-        ] + c.ffmpeg + [path])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=1.3", "-ac", "2"
+            ] + c.ffmpeg + [path])
         let ours = try Self.info(path)
         let theirs = try Self.probe(path)
         #expect(ours["fileType"] as? String == c.fileType)
@@ -122,7 +150,9 @@ import Testing
         try Data("these are not audio samples\n".utf8).write(to: URL(fileURLWithPath: path))
         let result = try ExternalTool.run(Self.mediaInfo, [path])
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("media-info: not a WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file: it starts with 'thes'"))
+        #expect(
+            result.stderr.hasPrefix(
+                "media-info: not a WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file: it starts with 'thes'"))
         #expect(result.stderr.split(separator: "\n").count == 1)
         let usage = try ExternalTool.run(Self.mediaInfo, [])
         #expect(usage.status == 64)

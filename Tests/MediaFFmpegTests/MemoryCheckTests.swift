@@ -6,10 +6,12 @@ import Testing
 /// invalid read or write in the interop, through the encoder and through the resampler.
 @Suite struct MemoryCheckTests {
     func memcheck(_ arguments: [String], example: String = "aac-encoder") throws -> String {
-        let result = try ExternalTool.run("valgrind", [
-            "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=9",
-            TestPaths.executable(example), "--quiet",
-        ] + arguments)
+        let result = try ExternalTool.run(
+            "valgrind",
+            [
+                "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=9",
+                TestPaths.executable(example), "--quiet"
+            ] + arguments)
         #expect(result.status == 0, "valgrind: \(result.stderr.suffix(3000))")
         #expect(result.stderr.contains("ERROR SUMMARY: 0 errors"))
         #expect(result.stderr.contains("definitely lost: 0 bytes") || result.stderr.contains("no leaks are possible"))
@@ -26,7 +28,9 @@ import Testing
     @Test func resamplingAndRemixingLeakNothing() throws {
         let dir = try TemporaryDirectory()
         let wav = dir.file("in.wav")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "pcm_s24le", wav])
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "pcm_s24le", wav])
         let out = dir.file("out.aac")
         _ = try memcheck(["--input", wav, "--sample-rate", "48000", "--channels", "1", "--output", out])
         let stream = try ExternalTool.probeFirstStream(out)
@@ -38,7 +42,8 @@ import Testing
     @Test func decodingLeaksNothing() throws {
         let dir = try TemporaryDirectory()
         let aac = dir.file("in.aac")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "aac", aac])
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "aac", aac])
         let out = dir.file("out.caf")
         _ = try memcheck(["--input", aac, "--format", "lpcm", "--output", out], example: "caf-recorder")
         let stream = try ExternalTool.probeFirstStream(out)
@@ -51,7 +56,9 @@ import Testing
     @Test func decodingMP3LeaksNothing() throws {
         let dir = try TemporaryDirectory()
         let mp3 = dir.file("in.mp3")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "libmp3lame", mp3])
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=0.5", "-ac", "2", "-c:a", "libmp3lame", mp3])
         let out = dir.file("out.wav")
         _ = try memcheck(["--input", mp3, "--output", out], example: "transcode")
         let stream = try ExternalTool.probeFirstStream(out)
@@ -63,12 +70,18 @@ import Testing
     @Test func convertingAndEncodingVideoLeakNothing() throws {
         let dir = try TemporaryDirectory()
         let rgb = dir.file("in.rgb")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "8", "-pix_fmt", "rgb24", "-f", "rawvideo", rgb,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "8", "-pix_fmt",
+                "rgb24", "-f", "rawvideo", rgb
+            ])
         let out = dir.file("out.h264")
         _ = try memcheck(
-            ["--input", rgb, "--size", "96x64", "--pix-fmt", "rgb24", "--preset", "ultrafast", "--threads", "1", "--output", out],
+            [
+                "--input", rgb, "--size", "96x64", "--pix-fmt", "rgb24", "--preset", "ultrafast", "--threads", "1",
+                "--output", out
+            ],
             example: "h264-encoder")
         let stream = try ExternalTool.probeFirstStream(out)
         #expect(stream["width"] as? Int == 96)
@@ -79,12 +92,15 @@ import Testing
     @Test func decodingVideoLeaksNothing() throws {
         let dir = try TemporaryDirectory()
         let source = dir.file("in.h264")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "8", "-c:v", "libx264",
-            "-preset", "ultrafast", "-f", "h264", source,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "8", "-c:v", "libx264",
+                "-preset", "ultrafast", "-f", "h264", source
+            ])
         let out = dir.file("out.h264")
-        _ = try memcheck(["--input", source, "--preset", "ultrafast", "--threads", "1", "--output", out], example: "h264-encoder")
+        _ = try memcheck(
+            ["--input", source, "--preset", "ultrafast", "--threads", "1", "--output", out], example: "h264-encoder")
         #expect(try ExternalTool.probeFirstStream(out)["nb_read_packets"] as? String == "8")
     }
 
@@ -93,10 +109,12 @@ import Testing
     @Test func writingContainersLeaksNothing() throws {
         let dir = try TemporaryDirectory()
         let mp4 = dir.file("av.mp4")
-        _ = try memcheck([
-            "--pattern", "--size", "96x64", "--fps", "10", "--tone", "440", "--duration", "1", "--preset", "ultrafast",
-            "--output", mp4, "--output", dir.file("av.m4a"), "--output", dir.file("av.ts"),
-        ], example: "av-encoder")
+        _ = try memcheck(
+            [
+                "--pattern", "--size", "96x64", "--fps", "10", "--tone", "440", "--duration", "1", "--preset",
+                "ultrafast",
+                "--output", mp4, "--output", dir.file("av.m4a"), "--output", dir.file("av.ts")
+            ], example: "av-encoder")
         let json = try ExternalTool.ffprobeJSON(mp4, ["-count_packets", "-show_streams"])
         let streams = try #require(json["streams"] as? [[String: Any]])
         #expect(Set(streams.compactMap { $0["codec_name"] as? String }) == ["h264", "aac"])
@@ -107,10 +125,13 @@ import Testing
     @Test func readingContainersLeaksNothing() throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("in.mp4")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10",
-            "-t", "0.5", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", "-f", "lavfi", "-i",
+                "testsrc2=size=96x64:rate=10",
+                "-t", "0.5", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input
+            ])
         let out = dir.file("out.mkv")
         _ = try memcheck(["--input", input, "--output", out, "--preset", "ultrafast"], example: "transcode")
         _ = try memcheck(["--input", input, "--output", dir.file("copy.mp4"), "--copy"], example: "transcode")

@@ -29,9 +29,11 @@ enum PCM {
                     }
                 }
             }
-            samples.append(MediaSample(
-                format: .audio(format), data: bytes,
-                timing: .audio(startFrame: Int64(start), frameCount: count, sampleRate: sampleRate), frameCount: count))
+            samples.append(
+                MediaSample(
+                    format: .audio(format), data: bytes,
+                    timing: .audio(startFrame: Int64(start), frameCount: count, sampleRate: sampleRate),
+                    frameCount: count))
             start += count
         }
         return samples

@@ -8,7 +8,8 @@ import Testing
 @Suite struct ReadmeExampleTests {
     @Test func readmePipelineRuns() throws {
         let dir = try TemporaryDirectory()
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", dir.file("in.wav")])
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", dir.file("in.wav")])
         // README.md, "Use it" (with absolute paths: tests run in parallel in one process)
         var pipeline = Pipeline(
             source: try WAVReader(path: dir.file("in.wav")),
@@ -27,7 +28,7 @@ import Testing
         func send(_ packet: MediaSample) { sent.append(packet) }
         let encoder = CheckedStage(try AACEncoder(bitRate: 96_000))
         for sample in pcmSamples { try encoder.process(sample) { packet in send(packet) } }
-        try encoder.finish { packet in send(packet) }          // drains the last frames
+        try encoder.finish { packet in send(packet) }  // drains the last frames
         // another call now throws .stageFinished naming AACEncoder
         #expect(sent.count == (10_000 + 1024 + 1023) / 1024)
         let late = try #require(throws: MediaError.self) { try encoder.finish { packet in send(packet) } }
@@ -36,13 +37,15 @@ import Testing
 
     @Test func aacEncoderReadmePipelineRuns() throws {
         let dir = try TemporaryDirectory()
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", dir.file("in.wav")])
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-ac", "2", dir.file("in.wav")])
         // Examples/aac-encoder/README.md, "The same pipeline in code"
         let source = try WAVReader(path: dir.file("in.wav"))
         var stages: [any MediaStage] = []
         stages.append(try AudioConverter(sampleRate: 44_100, channelLayout: .mono))
         stages.append(try AACEncoder(bitRate: 128_000))
-        var pipeline = Pipeline(source: source, stages: stages, sink: ADTSMuxer(output: try FileOutput(path: dir.file("out.aac"))))
+        var pipeline = Pipeline(
+            source: source, stages: stages, sink: ADTSMuxer(output: try FileOutput(path: dir.file("out.aac"))))
         let result = try pipeline.run()
         #expect(result.samplesWritten == (44_100 + 1024 + 1023) / 1024)
         let stream = try ExternalTool.probeFirstStream(dir.file("out.aac"))
@@ -52,10 +55,13 @@ import Testing
 
     @Test func h264EncoderReadmePipelineRuns() throws {
         let dir = try TemporaryDirectory()
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "40", "-pix_fmt", "yuv420p",
-            "-f", "yuv4mpegpipe", dir.file("in.y4m"),
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "40", "-pix_fmt",
+                "yuv420p",
+                "-f", "yuv4mpegpipe", dir.file("in.y4m")
+            ])
         // Examples/h264-encoder/README.md, "The same pipeline in code"
         var settings = H264Encoder.Settings()
         settings.averageBitRate = 1_500_000
@@ -80,7 +86,9 @@ import Testing
             sink: Y4MMuxer(output: try FileOutput(path: dir.file("decoded.y4m"))))
         try back.run()
         #expect(decoder.missingFrameCount == 0)
-        let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", dir.file("out.h264"), "-f", "yuv4mpegpipe", "-"]).stdout
+        let cli = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-i", dir.file("out.h264"), "-f", "yuv4mpegpipe", "-"]
+        ).stdout
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("decoded.y4m"))) == cli)
     }
 }

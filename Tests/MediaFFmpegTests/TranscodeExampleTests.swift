@@ -17,20 +17,26 @@ import Testing
 
     /// `size,pts,dts,flags,data_hash` of every packet of the stream `specifier` selects (`a:0`, `v:0`).
     static func packets(_ path: String, stream specifier: String) throws -> [String] {
-        try ExternalTool.check("ffprobe", [
-            "-v", "error", "-select_streams", specifier, "-show_data_hash", "md5",
-            "-show_entries", "packet=size,pts,dts,flags,data_hash", "-of", "csv=p=0", path,
-        ]).output.split(separator: "\n").map(String.init)
+        try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", specifier, "-show_data_hash", "md5",
+                "-show_entries", "packet=size,pts,dts,flags,data_hash", "-of", "csv=p=0", path
+            ]
+        ).output.split(separator: "\n").map(String.init)
     }
 
     /// A .aac and a .h264 written by av-encoder (our ADTS and Annex-B muxers).
     static func makeElementaryStreams(in dir: TemporaryDirectory) throws -> (aac: String, h264: String) {
         let aac = dir.file("a.aac")
         let h264 = dir.file("v.h264")
-        let made = try ExternalTool.run(avEncoder, [
-            "--pattern", "--size", "320x240", "--fps", "25", "--tone", "440", "--duration", "4", "--preset", "veryfast",
-            "--keyint", "25", "--output", aac, "--output", h264, "-q",
-        ])
+        let made = try ExternalTool.run(
+            avEncoder,
+            [
+                "--pattern", "--size", "320x240", "--fps", "25", "--tone", "440", "--duration", "4", "--preset",
+                "veryfast",
+                "--keyint", "25", "--output", aac, "--output", h264, "-q"
+            ])
         #expect(made.status == 0, "\(made.stderr)")
         return (aac, h264)
     }
@@ -56,9 +62,12 @@ import Testing
 
     /// `pts_time` of every decoded frame of the stream `specifier` selects, as ffprobe gives them.
     static func frameTimes(_ path: String, stream specifier: String) throws -> [Double] {
-        try ExternalTool.check("ffprobe", [
-            "-v", "error", "-select_streams", specifier, "-show_entries", "frame=pts_time", "-of", "csv=p=0", path,
-        ]).output.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Double($0) }
+        try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", specifier, "-show_entries", "frame=pts_time", "-of", "csv=p=0", path
+            ]
+        ).output.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Double($0) }
     }
 
     /// Re-encoding an .aac and a raw .h264 with B-frames (av-encoder's, like x264's default): the
@@ -70,13 +79,20 @@ import Testing
     @Test func reencodeOfElementaryStreamsWithBFrames() throws {
         let dir = try TemporaryDirectory()
         let (aac, h264) = try Self.makeElementaryStreams(in: dir)
-        let reorder = try ExternalTool.check("ffprobe", [
-            "-v", "error", "-show_entries", "stream=has_b_frames", "-of", "csv=p=0", h264,
-        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let reorder = try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-show_entries", "stream=has_b_frames", "-of", "csv=p=0", h264
+            ]
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect((Int(reorder) ?? 0) > 0, "the input has B-frames")
-        let inputFrames = try ExternalTool.check("ffprobe", [
-            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", h264,
-        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let inputFrames = try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
+                "-of", "csv=p=0", h264
+            ]
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(inputFrames == "100")
 
         let theirs = dir.file("theirs.mp4")
@@ -112,10 +128,13 @@ import Testing
     @Test func reencodeOfAnFFmpegMP4DecodesCleanly() throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("in.mp4")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=3", "-f", "lavfi", "-i",
-            "testsrc2=size=320x240:rate=25", "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=3", "-f", "lavfi", "-i",
+                "testsrc2=size=320x240:rate=25", "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast",
+                input
+            ])
         let output = dir.file("out.mkv")
         let result = try Self.run(["--input", input, "--output", output, "--preset", "ultrafast", "-q"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -131,20 +150,30 @@ import Testing
     @Test func copyOutOfAContainerIntoOurOwnFormats() throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("in.mp4")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=2", "-f", "lavfi", "-i",
-            "testsrc2=size=160x120:rate=25", "-t", "2", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast", input,
-        ])
-        for (name, stream) in [("out.aac", "a"), ("out.h264", "v"), ("out.wav", "a"), ("out.y4m", "v"), ("out.caf", "a")] {
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=2", "-f", "lavfi", "-i",
+                "testsrc2=size=160x120:rate=25", "-t", "2", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast",
+                input
+            ])
+        for (name, stream) in [
+            ("out.aac", "a"), ("out.h264", "v"), ("out.wav", "a"), ("out.y4m", "v"), ("out.caf", "a")
+        ] {
             let output = dir.file(name)
             let result = try Self.run(["--input", input, "--output", output, "--copy", "-q"])
             #expect(result.status == 0, "\(name): \(result.stderr)")
-            let run = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-map", "0:\(stream)", "-f", "null", "-"])
+            let run = try ExternalTool.run(
+                "ffmpeg", ["-v", "error", "-xerror", "-i", output, "-map", "0:\(stream)", "-f", "null", "-"])
             #expect(run.status == 0 && run.stderr.isEmpty, "\(name): \(run.stderr)")
         }
-        let frames = try ExternalTool.check("ffprobe", [
-            "-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", dir.file("out.y4m"),
-        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let frames = try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                dir.file("out.y4m")
+            ]
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(frames == "50")
     }
 
@@ -162,7 +191,8 @@ import Testing
         #expect(summary.hasPrefix("transcode: "))
         #expect(summary.hasSuffix("→ \(path) (\(size) bytes)"), "\(summary)")
 
-        let streamed = try ExternalTool.run(Self.transcode, ["--input", aac, "--output", "-", "--format", "aac", "--copy"])
+        let streamed = try ExternalTool.run(
+            Self.transcode, ["--input", aac, "--output", "-", "--format", "aac", "--copy"])
         #expect(streamed.status == 0, "\(streamed.stderr)")
         #expect(streamed.stderr.hasSuffix("→ standard output (\(streamed.stdout.count) bytes)\n"), "\(streamed.stderr)")
     }
@@ -177,8 +207,9 @@ import Testing
         let inputs = ["--input", aac, "--input", h264, "--copy", "-q"]
         let both: Set = ["audio,189", "video,100"]
         for (format, ext, extra, streams) in [
-            ("mpegts", "ts", [String](), both), ("mp4", "mp4", ["--fragmented"], both), ("aac", "aac", [], ["audio,189"]),
-            ("h264", "h264", [], ["video,100"]),
+            ("mpegts", "ts", [String](), both), ("mp4", "mp4", ["--fragmented"], both),
+            ("aac", "aac", [], ["audio,189"]),
+            ("h264", "h264", [], ["video,100"])
         ] {
             let file = dir.file("file.\(ext)")
             let written = try Self.run(inputs + extra + ["--output", file])
@@ -189,23 +220,29 @@ import Testing
             #expect(streamed.stdout == (try Data(contentsOf: URL(fileURLWithPath: file))), "\(format)")
             let piped = dir.file("piped.\(ext)")
             try streamed.stdout.write(to: URL(fileURLWithPath: piped))
-            let decode = try ExternalTool.run("ffprobe", [
-                "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames", "-of", "csv=p=0", piped,
-            ])
+            let decode = try ExternalTool.run(
+                "ffprobe",
+                [
+                    "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames", "-of",
+                    "csv=p=0", piped
+                ])
             #expect(decode.status == 0 && decode.stderr.isEmpty, "\(format): \(decode.stderr)")
-            #expect(Set(decode.output.split(separator: "\n").map(String.init)) == streams, "\(format): \(decode.output)")
+            #expect(
+                Set(decode.output.split(separator: "\n").map(String.init)) == streams, "\(format): \(decode.output)")
         }
         #expect(!FileManager.default.fileExists(atPath: "-"), "no file named '-' was written")
 
         for (arguments, mention) in [
             (inputs + ["--output", "-", "--format", "mp4"], "--fragmented"),
             (inputs + ["--output", "-"], "--format"),
-            (["--input", aac, "--output", "-", "--format", "caf", "--copy"], "CAF"),
+            (["--input", aac, "--output", "-", "--format", "caf", "--copy"], "CAF")
         ] {
             let refused = try ExternalTool.run(Self.transcode, arguments)
             #expect(refused.status == 64, "\(arguments)")
             #expect(refused.stdout.isEmpty, "\(arguments)")
-            #expect(refused.stderr.hasPrefix("transcode: ") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            #expect(
+                refused.stderr.hasPrefix("transcode: ") && refused.stderr.split(separator: "\n").count == 1,
+                "\(refused.stderr)")
             #expect(refused.stderr.contains(mention), "\(refused.stderr)")
         }
     }
@@ -222,10 +259,12 @@ import Testing
 
         // An MP4 cut before its moov (written without fast start, so the moov is at the end).
         let whole = dir.file("whole.mp4")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "2", "-c:v", "libx264",
-            "-preset", "ultrafast", whole,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "2", "-c:v", "libx264",
+                "-preset", "ultrafast", whole
+            ])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
         let cut = dir.file("cut.mp4")
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
@@ -238,7 +277,8 @@ import Testing
     @Test func aCodecWeCannotDecodeIsRefusedUnlessCopied() throws {
         let dir = try TemporaryDirectory()
         let opus = dir.file("tone.ogg")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=1", "-c:a", "libopus", opus])
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=1", "-c:a", "libopus", opus])
         let refused = try Self.run(["--input", opus, "--output", dir.file("out.mp4")])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("opus"))

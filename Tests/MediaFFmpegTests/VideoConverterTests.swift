@@ -8,7 +8,9 @@ import Testing
 @Suite struct VideoConverterTests {
     /// The CLI's conversion of the clip's yuv420p to `pixelFormat`, as raw bytes.
     static func cli(_ clip: VideoClip, from: String, input: String, to: String, size: String? = nil) throws -> [UInt8] {
-        var args = ["-v", "error", "-f", "rawvideo", "-pix_fmt", from, "-s", "\(clip.width)x\(clip.height)", "-i", input]
+        var args = [
+            "-v", "error", "-f", "rawvideo", "-pix_fmt", from, "-s", "\(clip.width)x\(clip.height)", "-i", input
+        ]
         if let size { args += ["-s", size] }
         args += ["-pix_fmt", to, "-sws_flags", "bicubic", "-f", "rawvideo", "-"]
         return [UInt8](try ExternalTool.check("ffmpeg", args).stdout)
@@ -21,7 +23,10 @@ import Testing
         let there = try Video.run(try VideoConverter(to: pixelFormat), clip.frames)
         #expect(there.count == 3)
         #expect(there.map(\.timing) == clip.frames.map(\.timing))
-        #expect(there.allSatisfy { $0.format == .video(.raw(pixelFormat, width: 320, height: 240, frameRate: FrameRate(24))) })
+        #expect(
+            there.allSatisfy {
+                $0.format == .video(.raw(pixelFormat, width: 320, height: 240, frameRate: FrameRate(24)))
+            })
         let cliThere = try Self.cli(clip, from: "yuv420p", input: clip.yuvPath, to: pixelFormat.rawValue)
         let oursThere = there.flatMap { $0.planes.flatMap { $0 } }
         #expect(oursThere.count == cliThere.count)
@@ -52,10 +57,13 @@ import Testing
     @Test func scalingKeepsTheDisplayShapeAsTheScaleFilterDoes() throws {
         let dir = try TemporaryDirectory()
         let y4m = dir.file("in.y4m")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "3", "-pix_fmt", "yuv420p",
-            "-chroma_sample_location", "left", "-f", "yuv4mpegpipe", y4m,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", "3", "-pix_fmt",
+                "yuv420p",
+                "-chroma_sample_location", "left", "-f", "yuv4mpegpipe", y4m
+            ])
         let reader = try Y4MReader(path: y4m)
         #expect(reader.format.pixelAspectRatio == PixelAspectRatio(1, 1))
         #expect(reader.format.chromaLocation == .left)
@@ -69,16 +77,21 @@ import Testing
         let muxer = Y4MMuxer(output: output)
         for frame in scaled { try muxer.write(frame) }
         try muxer.finish()
-        let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", y4m, "-vf", "scale=160:240", "-f", "yuv4mpegpipe", "-"]).stdout
+        let cli = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-i", y4m, "-vf", "scale=160:240", "-f", "yuv4mpegpipe", "-"]
+        ).stdout
         let cliHeader = String(decoding: cli.prefix { $0 != 0x0A }, as: UTF8.self)
         #expect(cliHeader.contains(" A2:1 "), "\(cliHeader)")
-        let cliWithoutRange = cliHeader.split(separator: " ").filter { !$0.hasPrefix("XCOLORRANGE=") }.joined(separator: " ")
+        let cliWithoutRange = cliHeader.split(separator: " ").filter { !$0.hasPrefix("XCOLORRANGE=") }.joined(
+            separator: " ")
         #expect(String(decoding: output.bytes.prefix { $0 != 0x0A }, as: UTF8.self) == cliWithoutRange)
         #expect(Array(output.bytes.drop { $0 != 0x0A }) == Array([UInt8](cli).drop { $0 != 0x0A }))
 
         let same = try Video.run(try VideoConverter(to: .yuv420p), frames)
         #expect(same.map(\.format) == frames.map(\.format))
-        #expect(zip(same, frames).allSatisfy { $0.sharesStorage(with: $1) }, "an unchanged frame is passed on, not converted")
+        #expect(
+            zip(same, frames).allSatisfy { $0.sharesStorage(with: $1) },
+            "an unchanged frame is passed on, not converted")
     }
 
     /// Padded input rows give the same output as packed ones.
@@ -86,12 +99,16 @@ import Testing
         let clip = try VideoClip(count: 1)
         let frame = clip.frames[0]
         var padded = frame
-        padded.format = .video(VideoFormat(codec: .raw(.yuv420p), width: 320, height: 240, frameRate: FrameRate(24), bytesPerRow: [336, 176, 176]))
+        padded.format = .video(
+            VideoFormat(
+                codec: .raw(.yuv420p), width: 320, height: 240, frameRate: FrameRate(24), bytesPerRow: [336, 176, 176]))
         padded.planes = frame.planes.enumerated().map { index, plane in
             let width = index == 0 ? 320 : 160
             let stride = index == 0 ? 336 : 176
             var out: [UInt8] = []
-            for row in 0..<(plane.count / width) { out += plane[row * width..<(row + 1) * width] + [UInt8](repeating: 7, count: stride - width) }
+            for row in 0..<(plane.count / width) {
+                out += plane[row * width..<(row + 1) * width] + [UInt8](repeating: 7, count: stride - width)
+            }
             return out
         }
         let a = try Video.run(try VideoConverter(to: .bgra), [frame])

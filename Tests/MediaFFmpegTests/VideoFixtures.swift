@@ -17,15 +17,20 @@ struct VideoClip {
     let frames: [MediaSample]
 
     /// `count` frames of `testsrc2` at `width`×`height` and `rate`, the first at frame `startFrame`.
-    init(width: Int = 320, height: Int = 240, rate: FrameRate = FrameRate(24), count: Int = 48, startFrame: Int64 = 0) throws {
+    init(width: Int = 320, height: Int = 240, rate: FrameRate = FrameRate(24), count: Int = 48, startFrame: Int64 = 0)
+        throws
+    {
         dir = try TemporaryDirectory()
         self.width = width
         self.height = height
         self.rate = rate
         yuvPath = dir.file("in.yuv")
         y4mPath = dir.file("in.y4m")
-        let source = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate.numerator)/\(rate.denominator)",
-                      "-frames:v", "\(count)", "-pix_fmt", "yuv420p"]
+        let source = [
+            "-v", "error", "-f", "lavfi", "-i",
+            "testsrc2=size=\(width)x\(height):rate=\(rate.numerator)/\(rate.denominator)",
+            "-frames:v", "\(count)", "-pix_fmt", "yuv420p"
+        ]
         try ExternalTool.check("ffmpeg", source + ["-f", "rawvideo", yuvPath])
         try ExternalTool.check("ffmpeg", source + ["-f", "yuv4mpegpipe", y4mPath])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: yuvPath)))
@@ -47,7 +52,8 @@ struct VideoClip {
             let pts = rate.time(ofFrame: Int64(n) + startFrame)
             return MediaSample(
                 format: .video(format), planes: planes,
-                timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: rate.frameDuration), frameCount: 1)
+                timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: rate.frameDuration),
+                frameCount: 1)
         }
     }
 }
@@ -69,7 +75,9 @@ enum Video {
         var out: [UInt8] = []
         for sample in samples {
             if sample.flags.contains(.keyframe), let parameters = sample.format.video?.h264 {
-                for unit in parameters.sequenceParameterSets + parameters.pictureParameterSets { out += [0, 0, 0, 1] + unit }
+                for unit in parameters.sequenceParameterSets + parameters.pictureParameterSets {
+                    out += [0, 0, 0, 1] + unit
+                }
             }
             let bytes = sample.data
             var offset = 0
@@ -104,10 +112,14 @@ enum Video {
         var i = 0
         while i + 2 < bytes.count {
             if bytes[i] == 0, bytes[i + 1] == 0, bytes[i + 2] == 1 {
-                if let s = start { var e = i; while e > s, bytes[e - 1] == 0 { e -= 1 }; units.append(Array(bytes[s..<e])) }
+                if let s = start {
+                    var e = i; while e > s, bytes[e - 1] == 0 { e -= 1 }; units.append(Array(bytes[s..<e]))
+                }
                 i += 3
                 start = i
-            } else { i += 1 }
+            } else {
+                i += 1
+            }
         }
         if let s = start { units.append(Array(bytes[s...])) }
         var sps: [[UInt8]] = []
@@ -120,7 +132,11 @@ enum Video {
             case 8: if !pps.contains(unit) { pps.append(unit) }
             case 1, 5:
                 let firstSlice = unit.count > 1 && unit[1] & 0x80 != 0
-                if firstSlice || accessUnits.isEmpty { accessUnits.append(([unit], header & 0x1F == 5)) } else { accessUnits[accessUnits.count - 1].0.append(unit) }
+                if firstSlice || accessUnits.isEmpty {
+                    accessUnits.append(([unit], header & 0x1F == 5))
+                } else {
+                    accessUnits[accessUnits.count - 1].0.append(unit)
+                }
             case 6: accessUnits.append(([unit], false))  // SEI starts the next access unit
             default: break
             }
@@ -138,7 +154,10 @@ enum Video {
             parameters: H264Parameters(sequenceParameterSets: sps, pictureParameterSets: pps))
         return merged.enumerated().map { n, au in
             var data: [UInt8] = []
-            for unit in au.0 { let l = unit.count; data += [UInt8(l >> 24 & 0xFF), UInt8(l >> 16 & 0xFF), UInt8(l >> 8 & 0xFF), UInt8(l & 0xFF)] + unit }
+            for unit in au.0 {
+                let l = unit.count;
+                data += [UInt8(l >> 24 & 0xFF), UInt8(l >> 16 & 0xFF), UInt8(l >> 8 & 0xFF), UInt8(l & 0xFF)] + unit
+            }
             let t = rate.time(ofFrame: Int64(n))
             return MediaSample(
                 format: .video(format), data: data,

@@ -103,7 +103,7 @@ import Testing
         (
             [0xFF, 0xF0, 0x50, 0x80, 0x01, 0x1F, 0xFC, 0, 0],
             "ADTS aac_frame_length 8 is shorter than the 9-byte header"
-        ),
+        )
     ])
     func invalidHeaderThrowsInvalidDataWithOffset(bytes: [UInt8], message: String) {
         #expect(throws: MediaError(.invalidData, message, byteOffset: 4242)) {

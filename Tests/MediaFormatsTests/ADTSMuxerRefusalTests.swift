@@ -79,7 +79,7 @@ import Testing
             },
             code: .invalidArgument,
             message:
-                "AAC format aac 48000 Hz stereo has no AudioSpecificConfig magic cookie to derive the ADTS header from"),
+                "AAC format aac 48000 Hz stereo has no AudioSpecificConfig magic cookie to derive the ADTS header from")
     ]
 
     @Test(arguments: refusals)

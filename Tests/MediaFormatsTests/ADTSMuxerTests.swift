@@ -130,7 +130,7 @@ import Testing
         let mono = try AudioSpecificConfig(parsing: [0x11, 0x88, 0x56, 0xE5, 0x00])  // 48 kHz mono, FFmpeg style
         let packets = [
             aacPacket([1, 2], config: stereo), aacPacket([3], config: mono), aacPacket([7], config: mono),
-            aacPacket([4, 5, 6], config: stereo),
+            aacPacket([4, 5, 6], config: stereo)
         ]
         let bytes = try mux(packets)
         #expect(
@@ -138,7 +138,7 @@ import Testing
                 0xFF, 0xF1, 0x50, 0x80, 0x01, 0x3F, 0xFC, 1, 2,
                 0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 3,
                 0xFF, 0xF1, 0x4C, 0x40, 0x01, 0x1F, 0xFC, 7,
-                0xFF, 0xF1, 0x50, 0x80, 0x01, 0x5F, 0xFC, 4, 5, 6,
+                0xFF, 0xF1, 0x50, 0x80, 0x01, 0x5F, 0xFC, 4, 5, 6
             ])
         let reparsed = try parseADTS(bytes)
         #expect(reparsed.packets.map(\.data) == [[1, 2], [3], [7], [4, 5, 6]])

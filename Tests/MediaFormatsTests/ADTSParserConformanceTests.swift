@@ -36,7 +36,9 @@ import Testing
     /// Whole, byte by byte and in 32 random splits: the same 215 packets, diagnostics and byte count.
     @Test func hlsSegmentGivesTheSamePacketsHoweverItIsSplit() throws {
         let stream = try fileBytes(TestPaths.fixture(Self.fixtureName))
-        let outcome = try PushParserVerifier.verify(stream, seeds: Array(1...32)) { ADTSParser() } state: {
+        let outcome = try PushParserVerifier.verify(stream, seeds: Array(1...32)) {
+            ADTSParser()
+        } state: {
             ADTSParserState($0)
         }
         #expect(outcome.outputs.count == 215)
@@ -81,7 +83,7 @@ import Testing
         #expect(outcome.error == nil)
         #expect(
             outcome.diagnostics == [
-                .id3TagSkipped(byteOffset: 0, length: 73), .id3TagSkipped(byteOffset: 7131, length: 73),
+                .id3TagSkipped(byteOffset: 0, length: 73), .id3TagSkipped(byteOffset: 7131, length: 73)
             ])
         try #require(outcome.packets.count == 430)
         #expect(outcome.packets.allSatisfy { $0.flags == [.keyframe] })

@@ -204,7 +204,7 @@ import Testing
         #expect(
             outcome.diagnostics == [
                 .id3TagSkipped(byteOffset: 0, length: 1010),
-                .truncatedID3Tag(byteOffset: 0, declared: 1010, available: 30),
+                .truncatedID3Tag(byteOffset: 0, declared: 1010, available: 30)
             ])
         #expect(outcome.error?.code == .invalidData)
     }

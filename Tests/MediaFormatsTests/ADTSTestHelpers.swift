@@ -26,7 +26,11 @@ struct ADTSParserState: Equatable {
 /// (``PushParserVerifier``), checks that all give the same packets, error, diagnostics and byte count,
 /// and returns them.
 func parseADTS(_ bytes: [UInt8]) throws -> ParseOutcome {
-    let outcome = try PushParserVerifier.verify(bytes) { ADTSParser() } state: { ADTSParserState($0) }
+    let outcome = try PushParserVerifier.verify(bytes) {
+        ADTSParser()
+    } state: {
+        ADTSParserState($0)
+    }
     return ParseOutcome(
         packets: outcome.outputs, diagnostics: outcome.state.diagnostics, error: outcome.error,
         bytesConsumed: outcome.state.bytesConsumed)
@@ -62,7 +66,7 @@ func ffmpegADTS(
         "ffmpeg",
         [
             "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=\(sampleRate)", "-ac", "\(channels)", "-t", "1",
-            "-c:a", "aac", "-b:a", "128k",
+            "-c:a", "aac", "-b:a", "128k"
         ] + extra + ["-f", "adts", path])
     return try fileBytes(path)
 }
@@ -75,7 +79,7 @@ func ffmpegExtradata(in directory: TemporaryDirectory, sampleRate: Int = 48_000,
         "ffmpeg",
         [
             "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=\(sampleRate)", "-ac", "\(channels)", "-t", "0.1",
-            "-c:a", "aac", "-b:a", "128k", path,
+            "-c:a", "aac", "-b:a", "128k", path
         ])
     let json = try ExternalTool.ffprobeJSON(path, ["-show_streams", "-show_data"])
     guard let streams = json["streams"] as? [[String: Any]], let stream = streams.first else { return [] }

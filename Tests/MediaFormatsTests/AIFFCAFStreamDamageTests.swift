@@ -12,7 +12,9 @@ import Testing
 
     /// Parses `bytes` drip-fed and returns the error, which must be typed and located.
     static func located(_ bytes: [UInt8], byteByByte: Bool = true) throws -> MediaError? {
-        let outcome = try PushParserVerifier.verify(bytes, seeds: [1, 2], byteByByte: byteByByte) { AudioFileStreamParser() }
+        let outcome = try PushParserVerifier.verify(bytes, seeds: [1, 2], byteByByte: byteByByte) {
+            AudioFileStreamParser()
+        }
         guard let error = outcome.error else { return nil }
         #expect([MediaError.Code.truncated, .invalidData, .unsupportedFormat].contains(error.code), "\(error)")
         #expect(error.byteOffset != nil, "\(error)")
@@ -22,7 +24,8 @@ import Testing
     /// A small ffmpeg file: an AIFF-C (FVER, COMM, SSND) or a CAF (desc, chan, info, data).
     static func small(_ dir: TemporaryDirectory, caf: Bool, codec: String = "pcm_s16le") throws -> [UInt8] {
         let path = dir.file(caf ? "s.caf" : "s.aiff")
-        try T.ffmpegTone(path, seconds: 0.01, codec == "alac" ? ["-c:a", codec] : ["-c:a", codec, "-f", caf ? "caf" : "aiff"])
+        try T.ffmpegTone(
+            path, seconds: 0.01, codec == "alac" ? ["-c:a", codec] : ["-c:a", codec, "-f", caf ? "caf" : "aiff"])
         return try WAVTest.bytes(path)
     }
 
@@ -42,7 +45,8 @@ import Testing
                 #expect(error.byteOffset.map { $0 <= cut } == true, "cut at \(cut): \(error)")
                 let noPacketTable = codec == "alac" && cut == chunks.last?.offset
                 // Under 12 bytes the file type cannot be told (AudioFileSniffer's verdict).
-                let expected: MediaError.Code = cut < 12 && !(caf && cut >= 4) ? .unsupportedFormat : noPacketTable ? .invalidData : .truncated
+                let expected: MediaError.Code =
+                    cut < 12 && !(caf && cut >= 4) ? .unsupportedFormat : noPacketTable ? .invalidData : .truncated
                 #expect(error.code == expected, "cut at \(cut): \(error)")
             } else {
                 #expect(error == nil, "cut at \(cut): \(String(describing: error))")
@@ -59,7 +63,8 @@ import Testing
             for cut in chunk.offset..<chunk.offset + 14 {
                 let error = try #require(try Self.located(Array(file.prefix(cut)), byteByByte: false), "cut at \(cut)")
                 #expect(error.code == .truncated)
-                #expect(error.byteOffset.map { $0 <= cut && $0 >= chunk.offset - 12 } == true, "cut at \(cut): \(error)")
+                #expect(
+                    error.byteOffset.map { $0 <= cut && $0 >= chunk.offset - 12 } == true, "cut at \(cut): \(error)")
             }
         }
     }
@@ -100,12 +105,19 @@ import Testing
 
     @Test func sizesPastTheEndAfterTheAudioAreNotes() throws {
         let audio = WAVTest.pattern(40)
-        let aiff = T.form("AIFF", [T.aiffChunk("COMM", T.commBody(frames: 10)), T.aiffChunk("SSND", T.ssndBody(audio)),
-                                   Array("ID3 ".utf8) + T.be32(1000) + [1]])
+        let aiff = T.form(
+            "AIFF",
+            [
+                T.aiffChunk("COMM", T.commBody(frames: 10)), T.aiffChunk("SSND", T.ssndBody(audio)),
+                Array("ID3 ".utf8) + T.be32(1000) + [1]
+            ])
         let s = try T.verified(aiff).summary
         #expect(s.bytes == audio)
-        #expect(s.diagnostics.last == .note(
-            "The AIFF 'ID3 ' chunk after the audio data declares 1000 bytes but the file ends after 1", byteOffset: 12 + 26 + 56))
+        #expect(
+            s.diagnostics.last
+                == .note(
+                    "The AIFF 'ID3 ' chunk after the audio data declares 1000 bytes but the file ends after 1",
+                    byteOffset: 12 + 26 + 56))
         let caf = try WAVTest.bytes(CAFTest.beepPath) + CAFTest.chunk("free", [1, 2], size: Int64.max)
         #expect(try T.verified(caf).error == nil)
     }
@@ -113,7 +125,8 @@ import Testing
     @Test func endlessZeroSizeChunks() throws {
         let junk = [[UInt8]](repeating: T.aiffChunk("JUNK", []), count: 20_000)
         let audio = WAVTest.pattern(40)
-        let aiff = T.form("AIFF", [T.aiffChunk("COMM", T.commBody(frames: 10))] + junk + [T.aiffChunk("SSND", T.ssndBody(audio))])
+        let aiff = T.form(
+            "AIFF", [T.aiffChunk("COMM", T.commBody(frames: 10))] + junk + [T.aiffChunk("SSND", T.ssndBody(audio))])
         let s = try T.verified(aiff).summary
         #expect(s.skippedChunks.count == 20_000)
         #expect(s.bytes == audio)

@@ -20,7 +20,8 @@ extension AIFFMuxerTests {
         try muxer.write(sample)
         try muxer.finish()
         let be32 = { (v: UInt32) in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
-        let header: [UInt8] = Array("FORM".utf8) + be32(46 + 40) + Array("AIFF".utf8)
+        let header: [UInt8] =
+            Array("FORM".utf8) + be32(46 + 40) + Array("AIFF".utf8)
             + Array("COMM".utf8) + be32(18) + [0, 2] + be32(10) + [0, 16]
             + [0x40, 0x0E, 0xBB, 0x80, 0, 0, 0, 0, 0, 0]  // 48000 as an 80-bit extended
             + Array("SSND".utf8) + be32(8 + 40) + be32(0) + be32(0)
@@ -46,10 +47,14 @@ extension AIFFMuxerTests {
         #expect(memory.bytes.isEmpty)
 
         let dir = try TemporaryDirectory()
-        let piped = try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=8000:seed=3", "-af", "atrim=end_sample=100",
-            "-c:a", "pcm_s16be", "-fflags", "+bitexact", "-map_metadata", "-1", "-f", "aiff", "-",
-        ]).stdout
+        let piped = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=8000:seed=3", "-af",
+                "atrim=end_sample=100",
+                "-c:a", "pcm_s16be", "-fflags", "+bitexact", "-map_metadata", "-1", "-f", "aiff", "-"
+            ]
+        ).stdout
         #expect(Array(piped[4..<8]) == [0, 0, 0, 0])  // FORM size 0
         let path = dir.file("piped.aif")
         try WAVTest.write([UInt8](piped), to: path)
@@ -76,7 +81,7 @@ extension AIFFMuxerTests {
             (s24, .littleEndian, .unsupportedFormat, "16-bit"),
             (f32, .littleEndian, .unsupportedFormat, "16-bit"),
             (f32, .muLaw, .formatMismatch, "s16 for G.711 µ-law"),
-            (s24, .aLaw, .formatMismatch, "s16 for G.711 A-law"),
+            (s24, .aLaw, .formatMismatch, "s16 for G.711 A-law")
         ]
         for (sample, encoding, code, text) in refusals {
             let output = MemoryOutput()
@@ -129,13 +134,15 @@ extension AIFFMuxerTests {
     @Test func runsInAPipeline() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("pipeline.aif")
-        let tone = try ToneGenerator(.sine(frequency: 440, amplitude: 0.25), sampleRate: 44_100, channels: 1,
-                                     sampleType: .s16, length: .frames(44_100))
+        let tone = try ToneGenerator(
+            .sine(frequency: 440, amplitude: 0.25), sampleRate: 44_100, channels: 1,
+            sampleType: .s16, length: .frames(44_100))
         var pipeline = Pipeline(source: tone, sink: AIFFMuxer(output: try FileOutput(path: path)))
         #expect(try pipeline.run().framesRead == 44_100)
         #expect(try WAVTest.ffprobeFrames(path) == 44_100)
         let stat = try ExternalTool.check("sox", [path, "-n", "stat"]).stderr
-        let samplesRead = stat.split(separator: "\n").first { $0.hasPrefix("Samples read:") }?.split(separator: " ").last
+        let samplesRead = stat.split(separator: "\n").first { $0.hasPrefix("Samples read:") }?.split(separator: " ")
+            .last
         #expect(samplesRead == "44100", "\(stat)")
     }
 }

@@ -18,23 +18,25 @@ extension AIFFMuxerTests {
     }
 
     #if arch(x86_64)
-    /// Against the hardware's own 80-bit format (Float80 on x86): normal, subnormal, zero, negative,
-    /// infinite values.
-    @Test func matchesFloat80() {
-        let values: [Double] = [
-            44_100, 7_999.99, 1, 0.1, .pi, 1e300, -2.5, 0, -0.0, .leastNonzeroMagnitude, Double(sign: .plus, exponent: -1030, significand: 1.5),
-            .leastNormalMagnitude, .greatestFiniteMagnitude, .infinity, -.infinity,
-        ]
-        for value in values {
-            let x = Float80(value)
-            let exponent = UInt16(x.exponentBitPattern) | (x.sign == .minus ? 0x8000 : 0)
-            let integerBit: UInt64 = x.exponentBitPattern == 0 ? 0 : 1 << 63
-            let significand = integerBit | UInt64(x.significandBitPattern)
-            let expected = [UInt8(exponent >> 8), UInt8(exponent & 0xFF)]
-                + (0..<8).map { UInt8(truncatingIfNeeded: significand >> (56 - 8 * UInt64($0))) }
-            #expect(IEEEExtended.bytes(value) == expected, "\(value)")
+        /// Against the hardware's own 80-bit format (Float80 on x86): normal, subnormal, zero, negative,
+        /// infinite values.
+        @Test func matchesFloat80() {
+            let values: [Double] = [
+                44_100, 7_999.99, 1, 0.1, .pi, 1e300, -2.5, 0, -0.0, .leastNonzeroMagnitude,
+                Double(sign: .plus, exponent: -1030, significand: 1.5),
+                .leastNormalMagnitude, .greatestFiniteMagnitude, .infinity, -.infinity
+            ]
+            for value in values {
+                let x = Float80(value)
+                let exponent = UInt16(x.exponentBitPattern) | (x.sign == .minus ? 0x8000 : 0)
+                let integerBit: UInt64 = x.exponentBitPattern == 0 ? 0 : 1 << 63
+                let significand = integerBit | UInt64(x.significandBitPattern)
+                let expected =
+                    [UInt8(exponent >> 8), UInt8(exponent & 0xFF)]
+                    + (0..<8).map { UInt8(truncatingIfNeeded: significand >> (56 - 8 * UInt64($0))) }
+                #expect(IEEEExtended.bytes(value) == expected, "\(value)")
+            }
         }
-    }
     #endif
 
     /// The offset of the first chunk `id` in an AIFF file.

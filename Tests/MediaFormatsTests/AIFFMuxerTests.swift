@@ -16,8 +16,10 @@ import Testing
         var probedCodec: String
         var testDescription: String { "\(pcm.testDescription) as \(codec)" }
 
-        init(_ type: PCMSampleType, _ layout: ChannelLayout, _ ffmpegLayout: String, rate: Int = 48_000, frames: Int,
-             _ encoding: AIFFMuxer.Encoding = .bigEndian, codec: String, probed: String? = nil) {
+        init(
+            _ type: PCMSampleType, _ layout: ChannelLayout, _ ffmpegLayout: String, rate: Int = 48_000, frames: Int,
+            _ encoding: AIFFMuxer.Encoding = .bigEndian, codec: String, probed: String? = nil
+        ) {
             pcm = WAVMuxerTests.Case(type: type, layout: layout, ffmpegLayout: ffmpegLayout, rate: rate, frames: frames)
             self.encoding = encoding
             self.codec = codec
@@ -45,7 +47,7 @@ import Testing
         Case(.s16, ChannelLayout(mask: 0x7), "3.0", frames: 400, codec: "pcm_s16be"),
         Case(.s16, ChannelLayout(mask: 0x33), "quad", frames: 400, codec: "pcm_s16be"),
         Case(.f32, ChannelLayout(mask: 0xB), "2.1", frames: 400, codec: "pcm_f32be"),
-        Case(.s16, ChannelLayout(mask: 0x707), "6.0", frames: 400, codec: "pcm_s16be"),  // bitmap
+        Case(.s16, ChannelLayout(mask: 0x707), "6.0", frames: 400, codec: "pcm_s16be")  // bitmap
     ]
 
     @Test(arguments: cases)
@@ -107,8 +109,10 @@ import Testing
         let c = WAVMuxerTests.Case(type: type, layout: .stereo, ffmpegLayout: "stereo", rate: 44_100, frames: 999)
         let (rawPath, raw, ours) = try PCMMuxerTest.muxOurs(c, container: "aiff", in: dir) { AIFFMuxer(output: $0) }
         let wav = dir.file("in.wav")
-        try WAVTest.ffmpeg(["-f", WAVTest.rawFormat(type), "-ar", "44100", "-ac", "2", "-i", rawPath,
-                            "-c:a", "pcm_" + WAVTest.rawFormat(type), wav])
+        try WAVTest.ffmpeg([
+            "-f", WAVTest.rawFormat(type), "-ar", "44100", "-ac", "2", "-i", rawPath,
+            "-c:a", "pcm_" + WAVTest.rawFormat(type), wav
+        ])
         let soxFile = dir.file("sox.aiff")
         try WAVTest.sox([wav, soxFile])
         #expect(try PCMMuxerTest.soxFacts(ours) == (try PCMMuxerTest.soxFacts(soxFile)))
@@ -117,7 +121,8 @@ import Testing
         let sound = try Self.soundData(ours)
         #expect(sound.count == raw.count)
         #expect(PCMMuxerTest.firstDifference(sound, try Self.soundData(soxFile)) == nil)
-        #expect(PCMMuxerTest.firstDifference(try PCMMuxerTest.strictDecode(soxFile, WAVTest.rawFormat(type)), raw) == nil)
+        #expect(
+            PCMMuxerTest.firstDifference(try PCMMuxerTest.strictDecode(soxFile, WAVTest.rawFormat(type)), raw) == nil)
     }
 
     /// The bytes of the SSND chunk after its offset and block size, found by walking the chunks.

@@ -24,16 +24,29 @@ import Testing
     }
 
     static let ffmpegCases: [Case] = [
-        Case(codec: "pcm_s8", fileType: .aiff, formatID: "lpcm", flags: [.isSignedInteger, .isPacked], bits: 8, bytes: 1),
-        Case(codec: "pcm_s16be", rate: 44_100, fileType: .aiff, formatID: "lpcm", flags: [.isSignedInteger, .isPacked, .isBigEndian], bits: 16, bytes: 2),
-        Case(codec: "pcm_s24be", rate: 48_000, fileType: .aiff, formatID: "lpcm", flags: [.isSignedInteger, .isPacked, .isBigEndian], bits: 24, bytes: 3),
-        Case(codec: "pcm_s32be", rate: 96_000, fileType: .aiff, formatID: "lpcm", flags: [.isSignedInteger, .isPacked, .isBigEndian], bits: 32, bytes: 4),
-        Case(codec: "pcm_f32be", fileType: .aifc, formatID: "lpcm", flags: [.isFloat, .isPacked, .isBigEndian], bits: 32, bytes: 4),
-        Case(codec: "pcm_f64be", rate: 11_025, fileType: .aifc, formatID: "lpcm", flags: [.isFloat, .isPacked, .isBigEndian], bits: 64, bytes: 8),
+        Case(
+            codec: "pcm_s8", fileType: .aiff, formatID: "lpcm", flags: [.isSignedInteger, .isPacked], bits: 8, bytes: 1),
+        Case(
+            codec: "pcm_s16be", rate: 44_100, fileType: .aiff, formatID: "lpcm",
+            flags: [.isSignedInteger, .isPacked, .isBigEndian], bits: 16, bytes: 2),
+        Case(
+            codec: "pcm_s24be", rate: 48_000, fileType: .aiff, formatID: "lpcm",
+            flags: [.isSignedInteger, .isPacked, .isBigEndian], bits: 24, bytes: 3),
+        Case(
+            codec: "pcm_s32be", rate: 96_000, fileType: .aiff, formatID: "lpcm",
+            flags: [.isSignedInteger, .isPacked, .isBigEndian], bits: 32, bytes: 4),
+        Case(
+            codec: "pcm_f32be", fileType: .aifc, formatID: "lpcm", flags: [.isFloat, .isPacked, .isBigEndian], bits: 32,
+            bytes: 4),
+        Case(
+            codec: "pcm_f64be", rate: 11_025, fileType: .aifc, formatID: "lpcm",
+            flags: [.isFloat, .isPacked, .isBigEndian], bits: 64, bytes: 8),
         Case(codec: "pcm_alaw", fileType: .aifc, formatID: "alaw", bits: 8, bytes: 1),
         Case(codec: "pcm_mulaw", fileType: .aifc, formatID: "ulaw", bits: 8, bytes: 1),
-        Case(codec: "pcm_s16le", rate: 22_050, fileType: .aifc, formatID: "lpcm", flags: [.isSignedInteger, .isPacked], bits: 16, bytes: 2),
-        Case(codec: "adpcm_ima_qt", rate: 22_050, fileType: .aifc, formatID: "ima4", bits: 0, bytes: 34, frames: 64),
+        Case(
+            codec: "pcm_s16le", rate: 22_050, fileType: .aifc, formatID: "lpcm", flags: [.isSignedInteger, .isPacked],
+            bits: 16, bytes: 2),
+        Case(codec: "adpcm_ima_qt", rate: 22_050, fileType: .aifc, formatID: "ima4", bits: 0, bytes: 34, frames: 64)
     ]
 
     @Test(arguments: ffmpegCases) func ffmpegFile(_ c: Case) throws {
@@ -113,7 +126,9 @@ import Testing
     @Test func soxFloatAIFCWithCompressionName() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("soxf.aifc")
-        try WAVTest.sox(["-n", "-r", "12000", "-c", "3", "-e", "floating-point", "-b", "32", path, "synth", "0.02", "sine", "440"])
+        try WAVTest.sox([
+            "-n", "-r", "12000", "-c", "3", "-e", "floating-point", "-b", "32", path, "synth", "0.02", "sine", "440"
+        ])
         let file = try WAVTest.bytes(path)
         let (s, error) = try T.verified(file)
         #expect(error == nil)
@@ -131,10 +146,12 @@ import Testing
         ("float32", "lpcm", 32, [.isFloat, .isPacked, .isBigEndian]),  // 'FL32', with a PEAK chunk
         ("float64", "lpcm", 64, [.isFloat, .isPacked, .isBigEndian]),
         ("ulaw", "ulaw", 8, []),
-        ("alaw", "alaw", 8, []),
+        ("alaw", "alaw", 8, [])
     ]
 
-    @Test(arguments: sndfileCases) func sndfileConvertFile(_ c: (option: String, formatID: String, bits: UInt32, flags: Flags)) throws {
+    @Test(arguments: sndfileCases) func sndfileConvertFile(
+        _ c: (option: String, formatID: String, bits: UInt32, flags: Flags)
+    ) throws {
         let dir = try TemporaryDirectory()
         let wav = dir.file("src.wav")
         let path = dir.file("sf.aiff")
@@ -164,6 +181,9 @@ import Testing
         #expect(s.batches.allSatisfy { $0.packetCount <= 100 && $0.bytes.count <= 1000 })
         #expect(s.batches.dropLast().allSatisfy { $0.packetCount == 100 })
         #expect(s.bytes == (try T.ffmpegPackets(path)))
-        #expect(zip(s.batches, s.batches.dropFirst()).allSatisfy { $0.firstPacket + Int64($0.packetCount) == $1.firstPacket })
+        #expect(
+            zip(s.batches, s.batches.dropFirst()).allSatisfy {
+                $0.firstPacket + Int64($0.packetCount) == $1.firstPacket
+            })
     }
 }

@@ -13,7 +13,8 @@ extension AUMuxerTests {
         try muxer.write(sample)
         try muxer.finish()
         let be32 = { (v: UInt32) in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
-        let header: [UInt8] = Array(".snd".utf8) + be32(32) + be32(40) + be32(3) + be32(44_100) + be32(2)
+        let header: [UInt8] =
+            Array(".snd".utf8) + be32(32) + be32(40) + be32(3) + be32(44_100) + be32(2)
             + [UInt8](repeating: 0, count: 8)
         #expect(Array(output.bytes.prefix(32)) == header)
         let data = sample.data
@@ -27,9 +28,10 @@ extension AUMuxerTests {
     @Test func u8IsStoredSigned() throws {
         let output = MemoryOutput()
         let muxer = AUMuxer(output: output)
-        try muxer.write(MediaSample(
-            format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8_000, channels: 1)), data: [0, 0x80, 0xFF, 0x7F],
-            timing: .audio(startFrame: 0, frameCount: 4, sampleRate: 8_000), frameCount: 4))
+        try muxer.write(
+            MediaSample(
+                format: .audio(.pcm(PCMFormat(.u8), sampleRate: 8_000, channels: 1)), data: [0, 0x80, 0xFF, 0x7F],
+                timing: .audio(startFrame: 0, frameCount: 4, sampleRate: 8_000), frameCount: 4))
         try muxer.finish()
         #expect(PCMMuxerTest.be32(output.bytes, at: 12) == 2)  // linear 8-bit (signed)
         #expect(Array(output.bytes[32...]) == [0x80, 0x00, 0x7F, 0xFF])
@@ -48,7 +50,7 @@ extension AUMuxerTests {
             timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 8_000), frameCount: 1)
         let refusals: [(MediaSample, AUMuxer.Encoding, String)] = [
             (planar, .linear, "f32p"), (aac, .linear, "aac"), (f32, .muLaw, "s16 for G.711 µ-law"),
-            (f32, .aLaw, "s16 for G.711 A-law"),
+            (f32, .aLaw, "s16 for G.711 A-law")
         ]
         for (sample, encoding, text) in refusals {
             let output = MemoryOutput()
@@ -74,7 +76,9 @@ extension AUMuxerTests {
         let muxer = CheckedSink(AUMuxer(output: try FileOutput(path: path)))
         let first = AIFFMuxerTests.s16Stereo(frames: 1500)
         try muxer.write(first)
-        let error = try #require(throws: MediaError.self) { try muxer.write(AIFFMuxerTests.s16Stereo(frames: 10, rate: 44_100)) }
+        let error = try #require(throws: MediaError.self) {
+            try muxer.write(AIFFMuxerTests.s16Stereo(frames: 10, rate: 44_100))
+        }
         #expect(error.code == .formatMismatch)
         #expect(error.sampleIndex == 1)
         try muxer.finish()
@@ -95,8 +99,9 @@ extension AUMuxerTests {
     @Test func runsInAPipeline() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("pipeline.au")
-        let tone = try ToneGenerator(.sine(frequency: 440, amplitude: 0.25), sampleRate: 8_000, channels: 1,
-                                     sampleType: .s16, length: .frames(8_000))
+        let tone = try ToneGenerator(
+            .sine(frequency: 440, amplitude: 0.25), sampleRate: 8_000, channels: 1,
+            sampleType: .s16, length: .frames(8_000))
         var pipeline = Pipeline(source: tone, sink: AUMuxer(output: try FileOutput(path: path), encoding: .muLaw))
         #expect(try pipeline.run().framesRead == 8_000)
         #expect(try WAVTest.ffprobeFrames(path) == 8_000)

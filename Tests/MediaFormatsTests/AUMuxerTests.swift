@@ -15,8 +15,10 @@ import Testing
         var soxEncoding: String
         var testDescription: String { "\(pcm.testDescription) as \(codec)" }
 
-        init(_ type: PCMSampleType, _ layout: ChannelLayout, _ ffmpegLayout: String, rate: Int = 48_000, frames: Int,
-             _ encoding: AUMuxer.Encoding = .linear, codec: String, sox: String) {
+        init(
+            _ type: PCMSampleType, _ layout: ChannelLayout, _ ffmpegLayout: String, rate: Int = 48_000, frames: Int,
+            _ encoding: AUMuxer.Encoding = .linear, codec: String, sox: String
+        ) {
             pcm = WAVMuxerTests.Case(type: type, layout: layout, ffmpegLayout: ffmpegLayout, rate: rate, frames: frames)
             self.encoding = encoding
             self.codec = codec
@@ -37,7 +39,7 @@ import Testing
         Case(.f64, .mono, "mono", rate: 22_050, frames: 500, codec: "pcm_f64be", sox: "Floating Point PCM"),
         Case(.s16, .mono, "mono", rate: 8_000, frames: 801, .muLaw, codec: "pcm_mulaw", sox: "u-law"),
         Case(.s16, .stereo, "stereo", rate: 8_000, frames: 800, .aLaw, codec: "pcm_alaw", sox: "A-law"),
-        Case(.s16, .surround51, "5.1", frames: 500, codec: "pcm_s16be", sox: "Signed Integer PCM"),
+        Case(.s16, .surround51, "5.1", frames: 500, codec: "pcm_s16be", sox: "Signed Integer PCM")
     ]
 
     @Test(arguments: cases)
@@ -94,7 +96,8 @@ import Testing
         try muxer.finish()
         let reference = dir.file("ffmpeg.au")
         let c = WAVMuxerTests.Case(type: .s16, layout: .mono, ffmpegLayout: "mono", rate: 8_000, frames: 65_536)
-        try WAVTest.ffmpeg(PCMMuxerTest.referenceArguments(c, rawPath: rawPath, codec: codec, container: "au") + [reference])
+        try WAVTest.ffmpeg(
+            PCMMuxerTest.referenceArguments(c, rawPath: rawPath, codec: codec, container: "au") + [reference])
         let theirs = try WAVTest.bytes(reference)
         #expect(output.bytes.count == 32 + 65_536)
         #expect(PCMMuxerTest.firstDifference(output.bytes, theirs) == nil)
@@ -106,14 +109,18 @@ import Testing
         let (rawPath, raw) = try WAVMuxerTests.rawPCM(c, in: dir)
         let memory = MemoryOutput()
         let muxer = AUMuxer(output: NonSeekableOutput(memory))
-        for sample in WAVMuxerTests.samples(raw, format: .pcm(PCMFormat(.s24), sampleRate: 48_000, channelLayout: .stereo)) {
+        for sample in WAVMuxerTests.samples(
+            raw, format: .pcm(PCMFormat(.s24), sampleRate: 48_000, channelLayout: .stereo))
+        {
             try muxer.write(sample)
         }
         try muxer.finish()
         #expect(Array(memory.bytes[8..<12]) == [0xFF, 0xFF, 0xFF, 0xFF])  // data size unknown
         #expect(memory.bytes.count == 32 + raw.count)
         let piped = try ExternalTool.check(
-            "ffmpeg", ["-nostdin", "-v", "error"] + PCMMuxerTest.referenceArguments(c, rawPath: rawPath, codec: "pcm_s24be", container: "au") + ["-"]
+            "ffmpeg",
+            ["-nostdin", "-v", "error"]
+                + PCMMuxerTest.referenceArguments(c, rawPath: rawPath, codec: "pcm_s24be", container: "au") + ["-"]
         ).stdout
         #expect(PCMMuxerTest.firstDifference(memory.bytes, [UInt8](piped)) == nil)
         let path = dir.file("stream.au")
@@ -131,8 +138,10 @@ import Testing
         let c = WAVMuxerTests.Case(type: type, layout: .stereo, ffmpegLayout: "stereo", rate: 44_100, frames: 999)
         let (rawPath, raw, ours) = try PCMMuxerTest.muxOurs(c, container: "au", in: dir) { AUMuxer(output: $0) }
         let wav = dir.file("in.wav")
-        try WAVTest.ffmpeg(["-f", WAVTest.rawFormat(type), "-ar", "44100", "-ac", "2", "-i", rawPath,
-                            "-c:a", "pcm_" + WAVTest.rawFormat(type), wav])
+        try WAVTest.ffmpeg([
+            "-f", WAVTest.rawFormat(type), "-ar", "44100", "-ac", "2", "-i", rawPath,
+            "-c:a", "pcm_" + WAVTest.rawFormat(type), wav
+        ])
         let soxFile = dir.file("sox.au")
         try WAVTest.sox([wav, soxFile])
         #expect(try PCMMuxerTest.soxFacts(ours) == (try PCMMuxerTest.soxFacts(soxFile)))

@@ -6,7 +6,9 @@ import Testing
 
 @Suite struct AnnexBMuxerTests {
     /// Reads `bytes` with AnnexBReader and writes the samples back with AnnexBMuxer.
-    static func rewrite(_ bytes: [UInt8], accessUnitDelimiters: Bool = false) throws -> (samples: [MediaSample], output: [UInt8]) {
+    static func rewrite(_ bytes: [UInt8], accessUnitDelimiters: Bool = false) throws -> (
+        samples: [MediaSample], output: [UInt8]
+    ) {
         let reader = AnnexBReader(bytes: bytes)
         let output = MemoryOutput()
         let muxer = AnnexBMuxer(output: output, accessUnitDelimiters: accessUnitDelimiters)
@@ -108,7 +110,8 @@ import Testing
 
     /// With the option, every access unit starts with an AUD, as trace_headers shows.
     @Test func accessUnitDelimiters() throws {
-        let (samples, rewritten) = try Self.rewrite(try H264Fixtures.stream("baseline").bytes, accessUnitDelimiters: true)
+        let (samples, rewritten) = try Self.rewrite(
+            try H264Fixtures.stream("baseline").bytes, accessUnitDelimiters: true)
         let dir = try TemporaryDirectory()
         let path = try writeAnnexBFile(rewritten, "aud.h264", in: dir)
         let types = try AnnexBFFmpegView.tracedNALTypes(path)
@@ -117,7 +120,8 @@ import Testing
         #expect(try AnnexBFFmpegView.frameMD5(path).count == 30)
         #expect(Array(rewritten.prefix(6)) == [0, 0, 0, 1, 0x09, 0x10])  // primary_pic_type 0: an IDR of I slices
         // The stream with AUDs already in band gets no second one.
-        let (metadataSamples, again) = try Self.rewrite(try H264Fixtures.stream("metadata").bytes, accessUnitDelimiters: true)
+        let (metadataSamples, again) = try Self.rewrite(
+            try H264Fixtures.stream("metadata").bytes, accessUnitDelimiters: true)
         let againTypes = try AnnexBScanner.split(again).map(\.header.nalUnitType.rawValue)
         #expect(againTypes.filter { $0 == 9 }.count == metadataSamples.count)
     }
@@ -131,9 +135,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let input = try writeAnnexBFile(original, "in.h264", in: dir)
         let theirs = dir.file("ffmpeg-aud.h264")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-i", input, "-c", "copy", "-bsf:v", "h264_metadata=aud=insert", "-f", "h264", theirs,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-i", input, "-c", "copy", "-bsf:v", "h264_metadata=aud=insert", "-f", "h264", theirs
+            ])
         #expect(rewritten == [UInt8](try Data(contentsOf: URL(fileURLWithPath: theirs))))
         // Both kinds of picture are there, so more than one primary_pic_type was chosen.
         let delimiters = try AnnexBScanner.split(rewritten).filter { $0.header.nalUnitType.rawValue == 9 }
@@ -216,7 +222,7 @@ import Testing
         let formats: [MediaFormat] = [
             .audio(.pcm(.s16, sampleRate: 48000, channels: 2)),
             .video(.raw(.yuv420p, width: 16, height: 16)),
-            .video(VideoFormat(codec: .h264, width: 16, height: 16)),
+            .video(VideoFormat(codec: .h264, width: 16, height: 16))
         ]
         for format in formats {
             let muxer = AnnexBMuxer(output: MemoryOutput())

@@ -6,7 +6,9 @@ import Testing
 
 @Suite struct AnnexBReaderTests {
     /// Every stream: the H264Fixtures ones (x264 variants and GStreamer openh264enc) and four slices per frame.
-    static let streamNames = ["high", "baseline", "bframes-hrd", "metadata", "interlaced", "cropped", "openh264", "slices"]
+    static let streamNames = [
+        "high", "baseline", "bframes-hrd", "metadata", "interlaced", "cropped", "openh264", "slices"
+    ]
 
     static func fixture(_ name: String) throws -> [UInt8] {
         name == "slices" ? try AnnexBFixtures.bytes(name) : try H264Fixtures.stream(name).bytes
@@ -33,9 +35,12 @@ import Testing
         #expect("\(format.width)" == "\(probe["width"] ?? "")")
         #expect("\(format.height)" == "\(probe["height"] ?? "")")
         let traced = try AnnexBFFmpegView.tracedNALTypes(path)
-        let trace = try ExternalTool.check("ffmpeg", [
-            "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
-        ]).stderr
+        let trace = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"
+            ]
+        ).stderr
         let profile = H264Stream(name: name, bytes: [], probe: [:], trace: trace, avcC: []).traceFirstSPS["profile_idc"]
         #expect(Int64(format.h264?.profile ?? -1) == profile)
         // The payloads hold every NAL unit but SPS, PPS and AUD, in the stream's order.
@@ -132,7 +137,8 @@ import Testing
 
     /// Only zero bytes, no start code: not an empty stream.
     @Test func onlyZeros() throws {
-        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse([UInt8](repeating: 0, count: 5000)) })
+        let error = try #require(
+            annexBError { _ = try AnnexBAccessUnitParser.parse([UInt8](repeating: 0, count: 5000)) })
         #expect(error.code == .invalidData)
         #expect(error.message.contains("no Annex-B start code in the 5000 bytes"))
         #expect(error.byteOffset == 0)

@@ -12,7 +12,7 @@ enum AnnexBFixtures {
     /// The extra x264 variants: name and the ffmpeg arguments between the input and `-f h264`.
     static let variants: [String: [String]] = [
         "slices": ["-x264-params", "slices=4:keyint=10"],
-        "keyint10": ["-x264-params", "keyint=10:min-keyint=10:scenecut=0"],
+        "keyint10": ["-x264-params", "keyint=10:min-keyint=10:scenecut=0"]
     ]
 
     /// The stream `name`: 30 frames of 320x240 testsrc2 at 30 fps, made once per test run.
@@ -22,10 +22,12 @@ enum AnnexBFixtures {
             guard let extra = variants[name] else { throw H264FixtureError(description: "no fixture named \(name)") }
             let dir = try TemporaryDirectory()
             let path = dir.file("\(name).h264")
-            try ExternalTool.check("ffmpeg", [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "30",
-                "-c:v", "libx264", "-preset", "veryfast",
-            ] + extra + ["-f", "h264", path])
+            try ExternalTool.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "30",
+                    "-c:v", "libx264", "-preset", "veryfast"
+                ] + extra + ["-f", "h264", path])
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             cache[name] = bytes
             return bytes
@@ -53,16 +55,20 @@ enum AnnexBFixtures {
 enum AnnexBFFmpegView {
     /// The packets ffprobe's H.264 parser splits the file into, and how many have the key flag.
     static func packets(_ path: String) throws -> (count: Int, keyframes: Int) {
-        let output = try ExternalTool.check("ffprobe", [
-            "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", path,
-        ]).output
+        let output = try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0", path
+            ]
+        ).output
         let lines = output.split(separator: "\n").filter { !$0.isEmpty }
         return (lines.count, lines.filter { $0.hasPrefix("K") }.count)
     }
 
     /// The framemd5 lines (without comments) of decoding the file with `-xerror`.
     static func frameMD5(_ path: String) throws -> [String] {
-        let output = try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "framemd5", "-"]).output
+        let output = try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "framemd5", "-"])
+            .output
         return output.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
     }
 
@@ -74,9 +80,12 @@ enum AnnexBFFmpegView {
     /// The `nal_unit_type` of every NAL unit in the packets, in order, as FFmpeg's `trace_headers`
     /// bitstream filter prints them.
     static func tracedNALTypes(_ path: String) throws -> [Int64] {
-        let trace = try ExternalTool.check("ffmpeg", [
-            "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
-        ]).stderr
+        let trace = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"
+            ]
+        ).stderr
         let stream = H264Stream(name: "traced", bytes: [], probe: [:], trace: trace, avcC: [])
         return stream.traceFields.packets.filter { $0.name == "nal_unit_type" }.map(\.value)
     }

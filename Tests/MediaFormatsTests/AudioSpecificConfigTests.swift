@@ -44,7 +44,7 @@ import Testing
         (4, 7_350, 7, [0x26, 0x38]),
         (2, 22_050, 2, [0x13, 0x90]),
         (2, 44_056, 2, [0x17, 0x80, 0x56, 0x0C, 0x10]),  // explicit 24-bit rate after index 15
-        (42, 44_100, 2, [0xF9, 0x48, 0x40]),  // object type escape: 31, then 42 - 32 in 6 bits
+        (42, 44_100, 2, [0xF9, 0x48, 0x40])  // object type escape: 31, then 42 - 32 in 6 bits
     ])
     func writesAndReadsBack(objectType: Int, sampleRate: Int, channels: Int, expected: [UInt8]) throws {
         let config = try AudioSpecificConfig(
@@ -107,7 +107,7 @@ import Testing
 
     @Test func samplingFrequencyTableHasThirteenRates() {
         let rates = [
-            96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350,
+            96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350
         ]
         #expect(AudioSpecificConfig.samplingFrequencies == rates)
         for (index, rate) in rates.enumerated() {
@@ -124,7 +124,7 @@ import Testing
         (4, .default(channelCount: 4), 4),
         (5, .default(channelCount: 5), 5),
         (6, .surround51, 6),
-        (7, .surround71, 8),
+        (7, .surround71, 8)
     ])
     func channelConfigurationGivesLayout(configuration: Int, layout: ChannelLayout, count: Int) throws {
         let config = try AudioSpecificConfig(objectType: 2, sampleRate: 48_000, channelConfiguration: configuration)

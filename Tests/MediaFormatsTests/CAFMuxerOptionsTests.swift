@@ -27,7 +27,7 @@ import Testing
 
     @Test(arguments: [
         (PCMSampleType.s16, "s16be", "pcm_s16be"), (.s24, "s24be", "pcm_s24be"), (.s32, "s32be", "pcm_s32be"),
-        (.f32, "f32be", "pcm_f32be"), (.f64, "f64be", "pcm_f64be"),
+        (.f32, "f32be", "pcm_f32be"), (.f64, "f64be", "pcm_f64be")
     ])
     func bigEndianPCMIsWhatOtherToolsRead(type: PCMSampleType, rawFormat: String, codec: String) throws {
         let dir = try TemporaryDirectory()
@@ -40,7 +40,10 @@ import Testing
         let stream = try ExternalTool.probeFirstStream(path)
         #expect(stream["codec_name"] as? String == codec)
         // ffmpeg reads the big-endian data and writes it back as little-endian: our input bytes.
-        let decoded = try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", rawFormat.replacingOccurrences(of: "be", with: "le"), "-"]).stdout
+        let decoded = try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-xerror", "-i", path, "-f", rawFormat.replacingOccurrences(of: "be", with: "le"), "-"]
+        ).stdout
         #expect(Array(decoded) == sample.data)
         let info = try ExternalTool.check("sndfile-info", [path]).output
         #expect(info.contains("Frames      : 1000"), "\(info)")

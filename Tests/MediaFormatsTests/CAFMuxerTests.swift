@@ -7,12 +7,19 @@ import Testing
 /// CAFMuxer's files, judged by sndfile-info, ffprobe, ffmpeg and against Apple's layout.
 @Suite struct CAFMuxerTests {
     /// `frames` interleaved PCM frames of `type` read from an ffmpeg noise WAV (bit-exact input).
-    static func pcmInput(_ type: PCMSampleType, channels: Int, frames: Int, in dir: TemporaryDirectory) throws -> [MediaSample] {
+    static func pcmInput(_ type: PCMSampleType, channels: Int, frames: Int, in dir: TemporaryDirectory) throws
+        -> [MediaSample]
+    {
         let wav = dir.file("in-\(type).wav")
-        let codec = ["u8": "pcm_u8", "s16": "pcm_s16le", "s24": "pcm_s24le", "s32": "pcm_s32le", "f32": "pcm_f32le", "f64": "pcm_f64le"][type.rawValue] ?? ""
+        let codec =
+            [
+                "u8": "pcm_u8", "s16": "pcm_s16le", "s24": "pcm_s24le", "s32": "pcm_s32le", "f32": "pcm_f32le",
+                "f64": "pcm_f64le"
+            ][type.rawValue] ?? ""
         try WAVTest.ffmpeg([
-            "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=4", "-af", "atrim=end_sample=\(frames)", "-ac", "\(channels)",
-            "-c:a", codec, wav,
+            "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=4", "-af", "atrim=end_sample=\(frames)", "-ac",
+            "\(channels)",
+            "-c:a", codec, wav
         ])
         return try WAVTest.readAll(try WAVReader(path: wav, framesPerSample: 1000)).samples
     }
@@ -26,7 +33,7 @@ import Testing
     @Test(arguments: [
         // libsndfile's format: SF_ENDIAN_LITTLE | SF_FORMAT_CAF | PCM_S8, PCM_16, PCM_24, PCM_32, FLOAT, DOUBLE.
         (PCMSampleType.s16, 2, "0x10180002"), (.s24, 2, "0x10180003"), (.s32, 1, "0x10180004"),
-        (.f32, 2, "0x10180006"), (.f64, 1, "0x10180007"), (.u8, 2, "0x10180001"), (.s16, 6, "0x10180002"),
+        (.f32, 2, "0x10180006"), (.f64, 1, "0x10180007"), (.u8, 2, "0x10180001"), (.s16, 6, "0x10180002")
     ])
     func pcmIsReadBySndfileAndFFmpeg(type: PCMSampleType, channels: Int, sndfileFormat: String) throws {
         let dir = try TemporaryDirectory()
@@ -171,11 +178,14 @@ import Testing
 
     @Test func formatsCAFCannotTakeAreRefused() throws {
         let planar = AudioFormat.pcm(.f32Planar, sampleRate: 48_000, channels: 2)
-        let other = AudioFormat(codec: .other(fourCC: CAFFile.fourCC("opus")), sampleRate: 48_000, channelLayout: .stereo, framesPerPacket: 960)
+        let other = AudioFormat(
+            codec: .other(fourCC: CAFFile.fourCC("opus")), sampleRate: 48_000, channelLayout: .stereo,
+            framesPerPacket: 960)
         for format in [planar, other] {
             let output = MemoryOutput()
             let muxer = CAFMuxer(output: output)
-            let sample = MediaSample(format: .audio(format), planes: [[0, 0, 0, 0], [0, 0, 0, 0]], timing: .invalid, frameCount: 1)
+            let sample = MediaSample(
+                format: .audio(format), planes: [[0, 0, 0, 0], [0, 0, 0, 0]], timing: .invalid, frameCount: 1)
             let error = try #require(throws: MediaError.self) { try muxer.write(sample) }
             #expect(error.code == .formatMismatch)
             #expect(output.bytes.isEmpty)
@@ -210,7 +220,8 @@ import Testing
 
     @Test func packetTableVarintsRoundTrip() throws {
         let sizes = [0, 1, 127, 128, 16_383, 16_384, 1 << 40, Int.max]
-        let table = CAFPacketTable(numberPackets: 8, numberValidFrames: 8192, primingFrames: 0, remainderFrames: 0, packetSizes: sizes)
+        let table = CAFPacketTable(
+            numberPackets: 8, numberValidFrames: 8192, primingFrames: 0, remainderFrames: 0, packetSizes: sizes)
         let bytes = table.bytes
         #expect(Array(bytes[24..<29]) == [0x00, 0x01, 0x7F, 0x81, 0x00])
         #expect(try CAFPacketTable(parsing: bytes, hasSizes: true, hasFrames: false) == table)

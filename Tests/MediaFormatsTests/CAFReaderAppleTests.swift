@@ -21,7 +21,9 @@ enum CAFTest {
         Int64(bitPattern: file[offset + 4..<offset + 12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
-    static func be64(_ value: Int64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (56 - 8 * $0)) } }
+    static func be64(_ value: Int64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (56 - 8 * $0)) }
+    }
     static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
 
     /// A CAF chunk: type, size (the body's unless given), body.
@@ -134,14 +136,15 @@ enum CAFTest {
             0x03, 0x19, 0x00, 0x01, 0x00,
             0x04, 0x11, 0x40, 0x15, 0x00, 0x00, 0x00, 0x00, 0x01, 0xF4, 0x00, 0x00, 0x01, 0xF4, 0x00,
             0x05, 0x02, 0x11, 0x90,
-            0x06, 0x01, 0x02,
+            0x06, 0x01, 0x02
         ]
         #expect(try CAFMagicCookie.audioSpecificConfig(unwrapping: cookie) == [0x11, 0x90])
     }
 
     @Test func esDescriptorRoundTripsAndMatchesApplesBytes() throws {
         let apple = try CAFReader(path: CAFTest.ringPath).magicCookie
-        let ours = CAFMagicCookie.esDescriptor(audioSpecificConfig: [0x12, 0x10], bufferSize: 6144, maxBitrate: 256_000, averageBitrate: 256_000)
+        let ours = CAFMagicCookie.esDescriptor(
+            audioSpecificConfig: [0x12, 0x10], bufferSize: 6144, maxBitrate: 256_000, averageBitrate: 256_000)
         #expect(ours == apple)
         #expect(try CAFMagicCookie.audioSpecificConfig(unwrapping: ours) == [0x12, 0x10])
     }
@@ -149,7 +152,9 @@ enum CAFTest {
     @Test func esDescriptorLengthPastItsParentIsRefused() throws {
         var cookie = CAFMagicCookie.esDescriptor(audioSpecificConfig: [0x12, 0x10])
         cookie[30] = 0x7F  // DecSpecificInfo length 2 → 127
-        let error = try #require(throws: MediaError.self) { try CAFMagicCookie.audioSpecificConfig(unwrapping: cookie, at: 64) }
+        let error = try #require(throws: MediaError.self) {
+            try CAFMagicCookie.audioSpecificConfig(unwrapping: cookie, at: 64)
+        }
         #expect(error.code == .truncated)
         #expect(error.byteOffset == 90)  // the DecSpecificInfo tag, 26 bytes into a cookie at 64
         let bare = try CAFMagicCookie.audioSpecificConfig(unwrapping: [0x12, 0x10])
@@ -159,7 +164,8 @@ enum CAFTest {
     @Test func ffmpegsFiveByteExtradataBecomesApplesTwoBytes() throws {
         let output = MemoryOutput()
         let muxer = CAFMuxer(output: output)
-        let format = AudioFormat.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90, 0x56, 0xE5, 0x00])
+        let format = AudioFormat.aac(
+            sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90, 0x56, 0xE5, 0x00])
         try muxer.write(MediaSample(format: .audio(format), data: [0x21, 0x10], timing: .invalid, frameCount: 1024))
         try muxer.finish()
         let reader = try CAFReader(bytes: output.bytes)
@@ -172,14 +178,15 @@ enum CAFTest {
         let output = MemoryOutput()
         let muxer = CAFMuxer(output: output)
         let format = AudioFormat.pcm(.s16, sampleRate: 48_000, channels: 2)
-        try muxer.write(MediaSample(format: .audio(format), data: [1, 2, 3, 4, 5, 6, 7, 8], timing: .invalid, frameCount: 2))
+        try muxer.write(
+            MediaSample(format: .audio(format), data: [1, 2, 3, 4, 5, 6, 7, 8], timing: .invalid, frameCount: 2))
         try muxer.finish()
         let expected: [UInt8] =
             Array("caff".utf8) + [0, 1, 0, 0]
             + Array("desc".utf8) + CAFTest.be64(32)
             + [0x40, 0xE7, 0x70, 0, 0, 0, 0, 0]  // mSampleRate 48000.0
-            + Array("lpcm".utf8)                  // mFormatID
-            + CAFTest.be32(2)                     // mFormatFlags: little-endian integer
+            + Array("lpcm".utf8)  // mFormatID
+            + CAFTest.be32(2)  // mFormatFlags: little-endian integer
             + CAFTest.be32(4) + CAFTest.be32(1) + CAFTest.be32(2) + CAFTest.be32(16)
             + Array("data".utf8) + CAFTest.be64(4 + 8) + CAFTest.be32(0)
             + [1, 2, 3, 4, 5, 6, 7, 8]

@@ -11,7 +11,8 @@ import Testing
     /// 457 (info), 491 (free), 4080 (data, body from 4092 to 69550).
     static func ring() throws -> [UInt8] { try WAVTest.bytes(CAFTest.ringPath) }
     static let ringChunks: [(String, Int)] = [
-        ("desc", 8), ("kuki", 52), ("pakt", 103), ("uuid", 315), ("uuid", 409), ("info", 457), ("free", 491), ("data", 4080),
+        ("desc", 8), ("kuki", 52), ("pakt", 103), ("uuid", 315), ("uuid", 409), ("info", 457), ("free", 491),
+        ("data", 4080)
     ]
 
     static func readError(_ file: [UInt8]) throws -> MediaError {
@@ -115,7 +116,9 @@ import Testing
         let error = try Self.readError(file)
         #expect(error.code == .invalidData)
         #expect(error.byteOffset == 103)
-        #expect(error.message == "CAF 'pakt' says 88065 valid + 2112 priming + 960 remainder frames but its 89 packets hold 91136")
+        #expect(
+            error.message
+                == "CAF 'pakt' says 88065 valid + 2112 priming + 960 remainder frames but its 89 packets hold 91136")
     }
 
     @Test func paktCountTooLargeForTheChunk() throws {
@@ -131,7 +134,9 @@ import Testing
         let error = try Self.readError(file)
         #expect(error.code == .invalidData)
         #expect(error.byteOffset == 139)
-        #expect(error.message == "CAF 'pakt' size of packet 0 is a variable-length integer that does not end within 9 bytes")
+        #expect(
+            error.message == "CAF 'pakt' size of packet 0 is a variable-length integer that does not end within 9 bytes"
+        )
     }
 
     /// A hand-built AAC CAF: desc, pakt with `table` after the 24-byte counts, data of `dataBytes` bytes.
@@ -152,7 +157,8 @@ import Testing
     }
 
     @Test func handBuiltFileReads() throws {
-        let samples = try CAFTest.readAll(try CAFReader(bytes: Self.handBuilt(packets: 2, table: [0x04, 0x81, 0x00], dataBytes: 132)))
+        let samples = try CAFTest.readAll(
+            try CAFReader(bytes: Self.handBuilt(packets: 2, table: [0x04, 0x81, 0x00], dataBytes: 132)))
         #expect(samples.map(\.data.count) == [4, 128])
         #expect(samples.map(\.frameCount) == [1024, 1024])
     }
@@ -169,7 +175,7 @@ import Testing
     @Test func validFramesNearInt64MaxDoNotOverflow() throws {
         var file = Self.handBuilt(packets: 1, table: [0x0A], dataBytes: 10)
         file.replaceSubrange(52 + 12 + 8..<52 + 12 + 16, with: CAFTest.be64(Int64.max))  // mNumberValidFrames
-        file.replaceSubrange(52 + 12 + 16..<52 + 12 + 20, with: CAFTest.be32(1))          // mPrimingFrames
+        file.replaceSubrange(52 + 12 + 16..<52 + 12 + 20, with: CAFTest.be32(1))  // mPrimingFrames
         let error = try Self.readError(file)
         #expect(error.code == .invalidData)
         #expect(error.byteOffset == 52)

@@ -14,14 +14,14 @@ import Testing
         let path = dir.file("ffmpeg-\(codec).caf")
         try WAVTest.ffmpeg([
             "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=3", "-af", "atrim=end_sample=\(frames)", "-ac", "2",
-            "-c:a", codec, "-f", "caf", path,
+            "-c:a", codec, "-f", "caf", path
         ])
         return path
     }
 
     @Test(arguments: [
         ("pcm_s16be", PCMSampleType.s16), ("pcm_s16le", .s16), ("pcm_s24le", .s24), ("pcm_s24be", .s24),
-        ("pcm_s32be", .s32), ("pcm_f32be", .f32), ("pcm_f32le", .f32), ("pcm_f64le", .f64), ("pcm_f64be", .f64),
+        ("pcm_s32be", .s32), ("pcm_f32be", .f32), ("pcm_f32le", .f32), ("pcm_f64le", .f64), ("pcm_f64be", .f64)
     ])
     func ffmpegPCM(codec: String, type: PCMSampleType) throws {
         let dir = try TemporaryDirectory()
@@ -36,10 +36,12 @@ import Testing
     }
 
     @Test func ffmpegToAPipeLeavesDataOpen() throws {
-        let result = try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=3", "-af",
-            "atrim=end_sample=\(Self.frames)", "-ac", "2", "-c:a", "pcm_s16le", "-f", "caf", "-",
-        ])
+        let result = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=3", "-af",
+                "atrim=end_sample=\(Self.frames)", "-ac", "2", "-c:a", "pcm_s16le", "-f", "caf", "-"
+            ])
         let file = [UInt8](result.stdout)
         let reader = try CAFReader(bytes: file)
         #expect(reader.chunks.last?.type == "data")
@@ -67,13 +69,15 @@ import Testing
         #expect(Int64(packets.reduce(0) { $0 + $1.data.count }) == reader.dataSize)
     }
 
-    @Test(arguments: [("-pcm16", PCMSampleType.s16), ("-pcm24", .s24), ("-pcm32", .s32), ("-float32", .f32), ("-float64", .f64)])
+    @Test(arguments: [
+        ("-pcm16", PCMSampleType.s16), ("-pcm24", .s24), ("-pcm32", .s32), ("-float32", .f32), ("-float64", .f64)
+    ])
     func sndfileConvert(option: String, type: PCMSampleType) throws {
         let dir = try TemporaryDirectory()
         let wav = dir.file("in.wav")
         try WAVTest.ffmpeg([
             "-f", "lavfi", "-i", "anoisesrc=r=48000:a=0.5:seed=9", "-af", "atrim=end_sample=\(Self.frames)", "-ac", "2",
-            "-c:a", "pcm_s16le", wav,
+            "-c:a", "pcm_s16le", wav
         ])
         let caf = dir.file("sndfile.caf")
         try ExternalTool.check("sndfile-convert", [option, wav, caf])

@@ -21,7 +21,9 @@ extension CAFStreamParserTests {
     }
 
     /// A `pakt` body: the four counts, then `table`.
-    static func paktBody(packets: Int64, valid: Int64, priming: UInt32 = 0, remainder: UInt32, table: [UInt8] = []) -> [UInt8] {
+    static func paktBody(packets: Int64, valid: Int64, priming: UInt32 = 0, remainder: UInt32, table: [UInt8] = [])
+        -> [UInt8]
+    {
         CAFTest.be64(packets) + CAFTest.be64(valid) + CAFTest.be32(priming) + CAFTest.be32(remainder) + table
     }
 
@@ -88,14 +90,20 @@ extension CAFStreamParserTests {
         #expect(s.packetCount == nil)
         #expect(s.byteCount == nil)
         #expect(s.bytes == (try T.ffmpegPackets(path)))
-        #expect(s.diagnostics == [.chunkSkipped(type: "info", byteOffset: Int64(data.offset - 38), size: 26),
-                                  .trailingBytesSkipped(byteOffset: Int64(file.count - 4), count: 4)])
+        #expect(
+            s.diagnostics == [
+                .chunkSkipped(type: "info", byteOffset: Int64(data.offset - 38), size: 26),
+                .trailingBytesSkipped(byteOffset: Int64(file.count - 4), count: 4)
+            ])
     }
 
     @Test func packetTableAndCookieAfterTheData() throws {
         let ring = Self.chunkBodies(try WAVTest.bytes(CAFTest.ringPath))
         let body = { (type: String) in ring.first { $0.type == type }?.body ?? [] }
-        let file = Self.caf([("desc", body("desc")), ("data", body("data")), ("free", [1, 2, 3]), ("kuki", body("kuki")), ("pakt", body("pakt"))])
+        let file = Self.caf([
+            ("desc", body("desc")), ("data", body("data")), ("free", [1, 2, 3]), ("kuki", body("kuki")),
+            ("pakt", body("pakt"))
+        ])
         let (s, error) = try T.verified(file)
         #expect(error == nil)
         let apple = try T.parse(try WAVTest.bytes(CAFTest.ringPath))
@@ -127,8 +135,10 @@ extension CAFStreamParserTests {
             channelsPerFrame: 1, bitsPerChannel: 0)
         let table: [UInt8] = [5, 10, 0x81, 0x48, 0x82, 0x2C, 1, 7]
         let audio = WAVTest.pattern(206)
-        let file = Self.caf([("desc", desc.bytes), ("pakt", Self.paktBody(packets: 3, valid: 317, remainder: 0, table: table)),
-                             ("data", [0, 0, 0, 0] + audio)])
+        let file = Self.caf([
+            ("desc", desc.bytes), ("pakt", Self.paktBody(packets: 3, valid: 317, remainder: 0, table: table)),
+            ("data", [0, 0, 0, 0] + audio)
+        ])
         let s = try T.verified(file).summary
         #expect(s.format?.framesPerPacket == 0)
         #expect(s.packetSizes == [5, 200, 1])

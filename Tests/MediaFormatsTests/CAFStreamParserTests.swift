@@ -97,7 +97,7 @@ import Testing
         Case(codec: "pcm_f64be", flags: [.isFloat, .isPacked, .isBigEndian], bytes: 16),
         Case(codec: "pcm_alaw", formatID: "alaw", bytes: 2),
         Case(codec: "pcm_mulaw", formatID: "ulaw", bytes: 2),
-        Case(codec: "adpcm_ima_qt", formatID: "ima4", bytes: 68, frames: 64),
+        Case(codec: "adpcm_ima_qt", formatID: "ima4", bytes: 68, frames: 64)
     ]
 
     @Test(arguments: ffmpegCases) func ffmpegConstantBitRateFile(_ c: Case) throws {
@@ -161,7 +161,9 @@ import Testing
     }
 
     /// What ffprobe and ffmpeg's demuxer say of `path` is what `s` says.
-    func expectAgreesWithFFmpeg(_ s: T.Summary, file: [UInt8], path: String, bitRateTolerance: Int = 0, bitRate: Bool = true) throws {
+    func expectAgreesWithFFmpeg(
+        _ s: T.Summary, file: [UInt8], path: String, bitRateTolerance: Int = 0, bitRate: Bool = true
+    ) throws {
         let format = try #require(s.format)
         let probe = try T.ffprobe(path)
         #expect(T.int(probe["sample_rate"]) == Int(format.sampleRate))

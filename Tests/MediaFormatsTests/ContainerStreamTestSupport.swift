@@ -59,7 +59,9 @@ enum ContainerStreamTest {
     }
 
     /// `bytes` pushed whole, then finished; what came out.
-    static func parse(_ bytes: [UInt8], batching: AudioFileStreamParser.Batching = .init()) throws(MediaError) -> Summary {
+    static func parse(_ bytes: [UInt8], batching: AudioFileStreamParser.Batching = .init()) throws(MediaError)
+        -> Summary
+    {
         var parser = AudioFileStreamParser(batching: batching)
         var events: [AudioFileStreamEvent] = []
         parser.push(bytes)
@@ -81,14 +83,20 @@ enum ContainerStreamTest {
 
     /// `bytes` drip-fed by ``PushParserVerifier`` (whole, byte by byte for files under 128 KiB, random
     /// splits), which checks that every split gives the same; the summary of the events, and the error.
-    static func verified(_ bytes: [UInt8], batching: AudioFileStreamParser.Batching = .init()) throws -> (summary: Summary, error: MediaError?) {
-        let outcome = try PushParserVerifier.verify(bytes, byteByByte: bytes.count < 131_072) { AudioFileStreamParser(batching: batching) }
+    static func verified(_ bytes: [UInt8], batching: AudioFileStreamParser.Batching = .init()) throws -> (
+        summary: Summary, error: MediaError?
+    ) {
+        let outcome = try PushParserVerifier.verify(bytes, byteByByte: bytes.count < 131_072) {
+            AudioFileStreamParser(batching: batching)
+        }
         return (Summary(outcome.outputs), outcome.error)
     }
 
     /// Feeds `file` whole, seeks to `packet` once ready, pushes the bytes from the offset the parser
     /// gives, and returns that offset and the batches after the seek.
-    static func seek(_ file: [UInt8], toPacket packet: Int64) throws -> (offset: AudioFileStreamSeekOffset, batches: [AudioFilePackets]) {
+    static func seek(_ file: [UInt8], toPacket packet: Int64) throws -> (
+        offset: AudioFileStreamSeekOffset, batches: [AudioFilePackets]
+    ) {
         var parser = AudioFileStreamParser()
         parser.push(file)
         while let event = try parser.next() { if event == .readyToProducePackets { break } }
@@ -107,19 +115,26 @@ enum ContainerStreamTest {
 
     /// The demuxed packets' payloads, back to back: `ffmpeg -i path -map 0:a -c copy -f data -`.
     static func ffmpegPackets(_ path: String) throws -> [UInt8] {
-        [UInt8](try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-c", "copy", "-f", "data", "-"]).stdout)
+        [UInt8](
+            try ExternalTool.check(
+                "ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-c", "copy", "-f", "data", "-"]
+            ).stdout)
     }
 
     /// Each packet's size as ffprobe demuxes them.
     static func ffprobePacketSizes(_ path: String) throws -> [Int] {
-        let out = try ExternalTool.check("ffprobe", ["-v", "error", "-show_entries", "packet=size", "-of", "csv=p=0", path]).output
+        let out = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "packet=size", "-of", "csv=p=0", path]
+        ).output
         return out.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// A field of `sndfile-info`'s closing summary (`Sample Rate`, `Frames`, `Channels`), as an integer.
     static func sndfileInfo(_ path: String, _ field: String) throws -> Int? {
         let text = try ExternalTool.run("sndfile-info", [path]).output
-        guard let summary = text.components(separatedBy: "----------------------------------------").last else { return nil }
+        guard let summary = text.components(separatedBy: "----------------------------------------").last else {
+            return nil
+        }
         for line in summary.split(separator: "\n") where line.hasPrefix(field) {
             return Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
         }
@@ -147,14 +162,19 @@ enum ContainerStreamTest {
     }
 
     /// A sine tone of `seconds` at `rate` Hz and `channels` channels, encoded by ffmpeg with `arguments`.
-    static func ffmpegTone(_ path: String, seconds: Double = 0.1, rate: Int = 8000, channels: Int = 2, _ arguments: [String]) throws {
+    static func ffmpegTone(
+        _ path: String, seconds: Double = 0.1, rate: Int = 8000, channels: Int = 2, _ arguments: [String]
+    ) throws {
         try WAVTest.ffmpeg(
-            ["-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds):sample_rate=\(rate)", "-ac", String(channels)] + arguments + [path])
+            ["-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds):sample_rate=\(rate)", "-ac", String(channels)]
+                + arguments + [path])
     }
 
     // MARK: building AIFF by hand
 
-    static func be16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
+    static func be16(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
     static func be32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
 
     /// An AIFF chunk: type, size (the body's unless given), body, pad byte when odd.
@@ -176,7 +196,9 @@ enum ContainerStreamTest {
     }
 
     /// A `COMM` body: AIFF's 18 bytes, plus the compression type for AIFF-C.
-    static func commBody(channels: Int = 2, frames: UInt32, bits: Int = 16, rate: [UInt8] = extended(8000), compression: String? = nil) -> [UInt8] {
+    static func commBody(
+        channels: Int = 2, frames: UInt32, bits: Int = 16, rate: [UInt8] = extended(8000), compression: String? = nil
+    ) -> [UInt8] {
         be16(channels) + be32(frames) + be16(bits) + rate + (compression.map { Array($0.utf8) + [0, 0] } ?? [])
     }
 
@@ -193,7 +215,8 @@ enum ContainerStreamTest {
         let header = caf ? 12 : 8
         while offset + header <= file.count {
             let type = String(decoding: file[offset..<offset + 4], as: UTF8.self)
-            let size = caf
+            let size =
+                caf
                 ? Int64(bitPattern: file[offset + 4..<offset + 12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
                 : Int64(file[offset + 4..<offset + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
             result.append((type, offset, size))

@@ -16,7 +16,7 @@ import Testing
         ("Sources/MediaCore/MediaSample+PCM.swift", "withPCM(", "Snippets/TypedPCM.swift", "peak"),
         ("Sources/MediaCore/MediaSample+PCM.swift", "pcmFrames(", "Snippets/TypedPCM.swift", "slice"),
         ("Sources/MediaCore/MediaSample+PCM.swift", "rightChannel", "Snippets/TypedPCM.swift", "values"),
-        ("Sources/MediaCore/MediaSample+PCM.swift", "withMutablePCM(", "Snippets/TypedPCM.swift", "mutate"),
+        ("Sources/MediaCore/MediaSample+PCM.swift", "withMutablePCM(", "Snippets/TypedPCM.swift", "mutate")
     ]
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -39,8 +39,10 @@ import Testing
     static func docExample(in path: String, containing anchor: String) throws -> [String] {
         let all = try lines(path)
         var index = 0
-        while let open = all[index...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "/// ```swift" }) {
-            let close = try #require(all[(open + 1)...].firstIndex { $0.trimmingCharacters(in: .whitespaces) == "/// ```" })
+        while let open = all[index...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "/// ```swift" })
+        {
+            let close = try #require(
+                all[(open + 1)...].firstIndex { $0.trimmingCharacters(in: .whitespaces) == "/// ```" })
             let body = all[(open + 1)..<close].map { line -> String in
                 let trimmed = line.drop { $0 == " " }
                 return String(trimmed.dropFirst(trimmed.hasPrefix("/// ") ? 4 : 3))

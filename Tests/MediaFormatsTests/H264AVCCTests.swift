@@ -7,7 +7,10 @@ import Testing
         let avcc: [UInt8] = [0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 3, 0x41, 0x9A, 0x00]
         let annexB: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x41, 0x9A, 0x00]
         #expect(try H264Bitstream.avccToAnnexB(avcc) == annexB)
-        #expect(try H264Bitstream.avccToAnnexB([2, 0x09, 0xF0, 1, 0x0A], lengthSize: 1) == [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x0A])
+        #expect(
+            try H264Bitstream.avccToAnnexB([2, 0x09, 0xF0, 1, 0x0A], lengthSize: 1) == [
+                0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x0A
+            ])
         #expect(try H264Bitstream.avccToAnnexB([0, 1, 0x0A], lengthSize: 2) == [0, 0, 0, 1, 0x0A])
         #expect(try H264Bitstream.avccToAnnexB([]) == [])
         // The trailing zero of the slice is trailing_zero_8bits in Annex B, so it does not come back.

@@ -15,7 +15,9 @@ import Testing
                 return r < 6 ? 0 : (r < 8 ? 1 : UInt8.random(in: 2...255, using: &generator))
             }
             // The scanner reports an all-zero NAL unit and goes on: every error is an event.
-            let outcome = try PushParserVerifier.verify(bytes, seeds: [generator.next()], errorPolicy: .continueAfterErrors) {
+            let outcome = try PushParserVerifier.verify(
+                bytes, seeds: [generator.next()], errorPolicy: .continueAfterErrors
+            ) {
                 AnnexBScanner()
             }
             for event in outcome.events {

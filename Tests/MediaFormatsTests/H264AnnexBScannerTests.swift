@@ -6,7 +6,8 @@ import Testing
 
 /// The NAL units of `bytes`, checked by ``PushParserVerifier`` to be the same whole, byte by byte and in
 /// the random splits of `seeds`; the scanner's first error is thrown.
-func scanAnnexB(_ bytes: [UInt8], seeds: [UInt64] = PushParserVerifier.standardSeeds) throws -> [AnnexBScanner.NALUnit] {
+func scanAnnexB(_ bytes: [UInt8], seeds: [UInt64] = PushParserVerifier.standardSeeds) throws -> [AnnexBScanner.NALUnit]
+{
     let outcome = try PushParserVerifier.verify(bytes, seeds: seeds) { AnnexBScanner() }
     if let error = outcome.error { throw error }
     return outcome.outputs
@@ -15,10 +16,10 @@ func scanAnnexB(_ bytes: [UInt8], seeds: [UInt64] = PushParserVerifier.standardS
 @Suite struct H264AnnexBScannerTests {
     @Test func splitsThreeAndFourByteStartCodesAndStripsTrailingZeros() throws {
         let stream: [UInt8] = [
-            0x00, 0x00, 0x00, 0x01, 0x67, 0x42, 0x00,          // SPS ending in a zero (trailing_zero_8bits)
-            0x00, 0x00, 0x01, 0x68, 0xCE,                      // PPS after a 3-byte start code
+            0x00, 0x00, 0x00, 0x01, 0x67, 0x42, 0x00,  // SPS ending in a zero (trailing_zero_8bits)
+            0x00, 0x00, 0x01, 0x68, 0xCE,  // PPS after a 3-byte start code
             0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x65, 0x88, 0x00, 0x00, 0x03, 0x01,  // IDR after extra zeros
-            0x00, 0x00,                                        // trailing zeros at the end of the stream
+            0x00, 0x00  // trailing zeros at the end of the stream
         ]
         let units = try AnnexBScanner.split(stream)
         #expect(units.map(\.bytes) == [[0x67, 0x42], [0x68, 0xCE], [0x65, 0x88, 0x00, 0x00, 0x03, 0x01]])
@@ -31,7 +32,7 @@ func scanAnnexB(_ bytes: [UInt8], seeds: [UInt64] = PushParserVerifier.standardS
     @Test func bytesBeforeTheFirstStartCodeAreSkippedAndCounted() throws {
         var scanner = AnnexBScanner()
         scanner.push([0xAB, 0x00, 0xCD, 0x00, 0x00, 0x01, 0x09, 0xF0])
-        #expect(try scanner.next() == nil)   // the AUD is not complete until the end is known
+        #expect(try scanner.next() == nil)  // the AUD is not complete until the end is known
         scanner.finish()
         let unit = try scanner.next()
         #expect(unit?.bytes == [0x09, 0xF0])

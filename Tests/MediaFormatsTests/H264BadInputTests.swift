@@ -11,7 +11,10 @@ import Testing
         #expect(throws: MediaError.truncated("AVCC NAL unit length prefix", needed: 4, available: 2, at: 6)) {
             try H264Bitstream.avccToAnnexB([0, 0, 0, 2, 0x09, 0xF0, 0, 0])
         }
-        #expect(throws: MediaError.truncated("AVCC NAL unit of 4294967295 bytes", needed: 4_294_967_295, available: 0, at: 0)) {
+        #expect(
+            throws: MediaError.truncated(
+                "AVCC NAL unit of 4294967295 bytes", needed: 4_294_967_295, available: 0, at: 0)
+        ) {
             try H264Bitstream.avccToAnnexB([0xFF, 0xFF, 0xFF, 0xFF])
         }
     }
@@ -71,7 +74,9 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         var outcomes = 0
         for _ in 0..<2000 {
-            var bytes = (0..<Int.random(in: 1...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var bytes = (0..<Int.random(in: 1...40, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             bytes[0] = 0x67
             do throws(MediaError) {
                 let sps = try H264SPS(parsing: bytes)

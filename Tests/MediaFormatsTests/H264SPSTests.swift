@@ -21,7 +21,9 @@ import Testing
 
     static func pixelFormat(_ sps: H264SPS) -> String {
         let fullRange = sps.vui?.videoFullRangeFlag == true && sps.chromaFormatIdc > 0
-        let base = (fullRange ? ["gray", "yuvj420p", "yuvj422p", "yuvj444p"] : ["gray", "yuv420p", "yuv422p", "yuv444p"])[sps.chromaFormatIdc]
+        let base =
+            (fullRange ? ["gray", "yuvj420p", "yuvj422p", "yuvj444p"] : ["gray", "yuv420p", "yuv422p", "yuv444p"])[
+                sps.chromaFormatIdc]
         return sps.bitDepthLuma == 8 ? base : "\(base)\(sps.bitDepthLuma)le"
     }
 
@@ -62,7 +64,7 @@ import Testing
             "frame_cropping_flag": sps.frameCropping == nil ? 0 : 1,
             "vui_parameters_present_flag": sps.vui == nil ? 0 : 1,
             "constraint_set0_flag": Int64(sps.constraintFlags >> 7 & 1),
-            "constraint_set1_flag": Int64(sps.constraintFlags >> 6 & 1),
+            "constraint_set1_flag": Int64(sps.constraintFlags >> 6 & 1)
         ]
         if trace["chroma_format_idc"] != nil {
             ours["chroma_format_idc"] = Int64(sps.chromaFormatIdc)
@@ -71,7 +73,9 @@ import Testing
             ours["qpprime_y_zero_transform_bypass_flag"] = sps.qpprimeYZeroTransformBypassFlag ? 1 : 0
             ours["seq_scaling_matrix_present_flag"] = sps.seqScalingMatrixPresentFlag ? 1 : 0
         }
-        if sps.picOrderCntType == 0 { ours["log2_max_pic_order_cnt_lsb_minus4"] = Int64(sps.log2MaxPicOrderCntLsbMinus4) }
+        if sps.picOrderCntType == 0 {
+            ours["log2_max_pic_order_cnt_lsb_minus4"] = Int64(sps.log2MaxPicOrderCntLsbMinus4)
+        }
         if !sps.frameMbsOnlyFlag { ours["mb_adaptive_frame_field_flag"] = sps.mbAdaptiveFrameFieldFlag ? 1 : 0 }
         if let crop = sps.frameCropping {
             ours["frame_crop_left_offset"] = Int64(crop.left)
@@ -142,7 +146,9 @@ import Testing
         #expect(trace["pic_parameter_set_id"] == Int64(pps.picParameterSetId))
         #expect(trace["seq_parameter_set_id"] == Int64(pps.seqParameterSetId))
         #expect(trace["entropy_coding_mode_flag"] == (pps.entropyCodingModeFlag ? 1 : 0))
-        #expect(trace["bottom_field_pic_order_in_frame_present_flag"] == (pps.bottomFieldPicOrderInFramePresentFlag ? 1 : 0))
+        #expect(
+            trace["bottom_field_pic_order_in_frame_present_flag"] == (pps.bottomFieldPicOrderInFramePresentFlag ? 1 : 0)
+        )
         #expect(trace["num_slice_groups_minus1"] == Int64(pps.numSliceGroupsMinus1))
     }
 }

@@ -25,9 +25,21 @@ enum H264Fixtures {
         ("high444", ["-pix_fmt", "yuv444p"]),
         ("high422", ["-pix_fmt", "yuv422p"]),
         ("cropped", ["-vf", "crop=1278:718:0:0"]),
-        ("bframes-hrd", ["-x264-params", "bframes=5:b-pyramid=none:keyint=10:nal-hrd=vbr", "-b:v", "2M", "-maxrate", "2500k", "-bufsize", "4M"]),
+        (
+            "bframes-hrd",
+            [
+                "-x264-params", "bframes=5:b-pyramid=none:keyint=10:nal-hrd=vbr", "-b:v", "2M", "-maxrate", "2500k",
+                "-bufsize", "4M"
+            ]
+        ),
         ("interlaced", ["-x264-params", "interlaced=1"]),
-        ("metadata", ["-bsf:v", "h264_metadata=aud=insert:sample_aspect_ratio=40/33:video_full_range_flag=1:colour_primaries=1:transfer_characteristics=1:matrix_coefficients=1:crop_left=8:crop_bottom=16"]),
+        (
+            "metadata",
+            [
+                "-bsf:v",
+                "h264_metadata=aud=insert:sample_aspect_ratio=40/33:video_full_range_flag=1:colour_primaries=1:transfer_characteristics=1:matrix_coefficients=1:crop_left=8:crop_bottom=16"
+            ]
+        )
     ]
 
     /// Every stream name, x264 ones and the GStreamer OpenH264 one.
@@ -49,28 +61,39 @@ enum H264Fixtures {
         let dir = try TemporaryDirectory()
         let path = dir.file("\(name).h264")
         if name == "openh264" {
-            try ExternalTool.check("gst-launch-1.0", [
-                "-q", "videotestsrc", "num-buffers=30", "!", "video/x-raw,width=640,height=480,framerate=30/1",
-                "!", "openh264enc", "!", "video/x-h264,stream-format=byte-stream", "!", "filesink", "location=\(path)",
-            ])
+            try ExternalTool.check(
+                "gst-launch-1.0",
+                [
+                    "-q", "videotestsrc", "num-buffers=30", "!", "video/x-raw,width=640,height=480,framerate=30/1",
+                    "!", "openh264enc", "!", "video/x-h264,stream-format=byte-stream", "!", "filesink",
+                    "location=\(path)"
+                ])
         } else {
             guard let extra = x264Variants.first(where: { $0.0 == name })?.1 else {
                 throw H264FixtureError(description: "no fixture named \(name)")
             }
-            try ExternalTool.check("ffmpeg", [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-frames:v", "30",
-                "-c:v", "libx264", "-preset", "veryfast",
-            ] + extra + ["-f", "h264", path])
+            try ExternalTool.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-frames:v", "30",
+                    "-c:v", "libx264", "-preset", "veryfast"
+                ] + extra + ["-f", "h264", path])
         }
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let first = try ExternalTool.probeFirstStream(path)
         var probe: [String: String] = [:]
-        for key in ["profile", "level", "width", "height", "pix_fmt", "has_b_frames", "nb_read_packets", "sample_aspect_ratio", "color_range"] {
+        for key in [
+            "profile", "level", "width", "height", "pix_fmt", "has_b_frames", "nb_read_packets", "sample_aspect_ratio",
+            "color_range"
+        ] {
             if let value = first[key] { probe[key] = "\(value)" }
         }
-        let trace = try ExternalTool.check("ffmpeg", [
-            "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-",
-        ]).stderr
+        let trace = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostats", "-hide_banner", "-i", path, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"
+            ]
+        ).stderr
         let mp4 = dir.file("\(name).mp4")
         try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", path, "-c", "copy", mp4])
         let avcC = try extractAvcC([UInt8](try Data(contentsOf: URL(fileURLWithPath: mp4))))
@@ -109,7 +132,9 @@ extension H264Stream {
             let rest = line[line.index(after: close)...]
             if rest.contains("Packet:") { inPackets = true; continue }
             let tokens = rest.split(separator: " ")
-            guard tokens.count == 5, tokens[3] == "=", Int(tokens[0]) != nil, let value = Int64(tokens[4]) else { continue }
+            guard tokens.count == 5, tokens[3] == "=", Int(tokens[0]) != nil, let value = Int64(tokens[4]) else {
+                continue
+            }
             let field = TraceField(name: String(tokens[1]), value: value)
             if inPackets { packets.append(field) } else { extradata.append(field) }
         }
@@ -146,7 +171,8 @@ extension H264Stream {
         for nal in try AnnexBScanner.split(bytes) {
             let type = nal.header.nalUnitType
             let firstMbIsZero = nal.bytes.count > 1 && nal.bytes[1] & 0x80 != 0
-            let startsNew = sawVCL && ([.accessUnitDelimiter, .sps, .pps, .sei].contains(type) || (type.isVCL && firstMbIsZero))
+            let startsNew =
+                sawVCL && ([.accessUnitDelimiter, .sps, .pps, .sei].contains(type) || (type.isVCL && firstMbIsZero))
             if startsNew {
                 units.append(current)
                 current = []

@@ -10,7 +10,9 @@ import Testing
 /// goes through the drip-feed verifier (the same events and errors however the input is split).
 @Suite struct MP3DamageTests {
     /// A tagless LAME file of `seconds` (`arguments` as for lame) and its frames.
-    static func clean(_ arguments: [String] = ["-V4", "-t"], seconds: Double = 1) throws -> (bytes: [UInt8], frames: [(offset: Int, length: Int)]) {
+    static func clean(_ arguments: [String] = ["-V4", "-t"], seconds: Double = 1) throws -> (
+        bytes: [UInt8], frames: [(offset: Int, length: Int)]
+    ) {
         let dir = try TemporaryDirectory()
         let (_, bytes) = try MP3Test.lame(dir, arguments, seconds: seconds)
         let frames = MP3Test.frames(bytes, from: 0)
@@ -30,7 +32,9 @@ import Testing
         return bytes
     }
 
-    static func slice(_ bytes: [UInt8], _ frame: (offset: Int, length: Int)) -> [UInt8] { Array(bytes[frame.offset..<(frame.offset + frame.length)]) }
+    static func slice(_ bytes: [UInt8], _ frame: (offset: Int, length: Int)) -> [UInt8] {
+        Array(bytes[frame.offset..<(frame.offset + frame.length)])
+    }
 
     /// Garbage after frame `frameIndex - 1`: nothing confirms that frame, so it is dropped with the
     /// garbage (its header cannot be told from a false one), and the skipped count is both. Garbage that
@@ -39,7 +43,8 @@ import Testing
     func garbageBetweenFramesIsSkippedExactly(frameIndex: Int, count: Int, fakeHeader: Bool) throws {
         let (clean, frames) = try Self.clean()
         let at = frames[frameIndex].offset
-        let bytes = Array(clean[..<at]) + Self.garbage(count, seed: UInt64(count), fakeHeader: fakeHeader) + Array(clean[at...])
+        let bytes =
+            Array(clean[..<at]) + Self.garbage(count, seed: UInt64(count), fakeHeader: fakeHeader) + Array(clean[at...])
         let parse = try MP3Test.parse(bytes)
         #expect(parse.error == nil)
         let lost = fakeHeader && count >= 4 ? nil : frameIndex - 1
@@ -72,7 +77,10 @@ import Testing
         var bytes = clean
         bytes[frames[k].offset + 2] = bytes[frames[k].offset + 2] & 0x0F | bitRateBits
         let parse = try MP3Test.parse(bytes)
-        #expect(parse.diagnostics == [.resynchronized(byteOffset: Int64(frames[k].offset), skippedBytes: Int64(frames[k].length))])
+        #expect(
+            parse.diagnostics == [
+                .resynchronized(byteOffset: Int64(frames[k].offset), skippedBytes: Int64(frames[k].length))
+            ])
         var expected = frames.map { Self.slice(clean, $0) }
         expected.remove(at: k)
         #expect(parse.packets.map(\.bytes) == expected)
@@ -118,7 +126,10 @@ import Testing
         let junk = Self.garbage(333, seed: 4)
         let parse = try MP3Test.parse(clean + junk)
         let last = try #require(frames.last)
-        #expect(parse.diagnostics == [.trailingBytesSkipped(byteOffset: Int64(last.offset), count: Int64(last.length + 333))])
+        #expect(
+            parse.diagnostics == [
+                .trailingBytesSkipped(byteOffset: Int64(last.offset), count: Int64(last.length + 333))
+            ])
         #expect(parse.packets.count == frames.count - 1, "nothing confirms the last frame")
         // Fewer than a header's bytes after the last frame: a next frame cut off, not damage.
         let stray = try MP3Test.parse(clean + [0xFF, 0xFB])
@@ -135,7 +146,9 @@ import Testing
         let frames = MP3Test.frames(bytes, from: id3)
         let whole = MP3Test.parseOnce(bytes).packets.map(\.bytes)
         var cuts = Array(stride(from: 0, to: bytes.count, by: 53))
-        cuts += frames.prefix(8).flatMap { [$0.offset, $0.offset + 1, $0.offset + 3, $0.offset + 4, $0.offset + $0.length - 1] }
+        cuts += frames.prefix(8).flatMap {
+            [$0.offset, $0.offset + 1, $0.offset + 3, $0.offset + 4, $0.offset + $0.length - 1]
+        }
         for cut in cuts {
             let parse = MP3Test.parseOnce(Array(bytes[..<cut]))
             if let error = parse.error {
@@ -144,10 +157,13 @@ import Testing
             }
             let packets = parse.packets.map(\.bytes)
             #expect(Array(whole.prefix(packets.count)) == packets, "cut at \(cut)")
-            guard let k = frames.firstIndex(where: { $0.offset < cut && cut < $0.offset + $0.length }), k >= 4 else { continue }
+            guard let k = frames.firstIndex(where: { $0.offset < cut && cut < $0.offset + $0.length }), k >= 4 else {
+                continue
+            }
             let inside = cut - frames[k].offset
             #expect(packets.count == k - 1, "cut at \(cut): the frames before the cut one, without the Info frame")
-            let expected: AudioFileStreamDiagnostic = inside >= 4
+            let expected: AudioFileStreamDiagnostic =
+                inside >= 4
                 ? .truncatedPacket(byteOffset: Int64(frames[k].offset), declared: frames[k].length, available: inside)
                 : .trailingBytesSkipped(byteOffset: Int64(frames[k].offset), count: Int64(inside))
             #expect(parse.diagnostics.last == expected, "cut at \(cut)")
@@ -160,8 +176,11 @@ import Testing
 
     @Test func aStreamThatChangesFormatGetsANewDataFormat() throws {
         let dir = try TemporaryDirectory()
-        let first = try MP3Test.lame(dir, ["-b", "128", "-t"], rate: 44_100, channels: 2, seconds: 0.5, name: "a.mp3").bytes
-        let second = try MP3Test.lame(dir, ["-b", "64", "-t", "-m", "m"], rate: 32_000, channels: 1, seconds: 0.5, name: "b.mp3").bytes
+        let first = try MP3Test.lame(dir, ["-b", "128", "-t"], rate: 44_100, channels: 2, seconds: 0.5, name: "a.mp3")
+            .bytes
+        let second = try MP3Test.lame(
+            dir, ["-b", "64", "-t", "-m", "m"], rate: 32_000, channels: 1, seconds: 0.5, name: "b.mp3"
+        ).bytes
         let parse = try MP3Test.parse(first + second)
         #expect(parse.error == nil)
         #expect(parse.diagnostics.isEmpty)

@@ -12,7 +12,9 @@ import Testing
 @Suite struct MP3SeekTests {
     /// Parses all of `bytes` (not finishing), seeks to `packet`, pushes the bytes from the offset (in
     /// pieces of `piece` bytes) and finishes: the offset and what came after the seek.
-    static func seek(_ bytes: [UInt8], to packet: Int64, piece: Int = 1 << 20) throws -> (target: AudioFileStreamSeekOffset, after: MP3Parse) {
+    static func seek(_ bytes: [UInt8], to packet: Int64, piece: Int = 1 << 20) throws -> (
+        target: AudioFileStreamSeekOffset, after: MP3Parse
+    ) {
         var parser = AudioFileStreamParser()
         parser.push(bytes)
         while try parser.next() != nil {}
@@ -41,11 +43,14 @@ import Testing
             #expect(target.isEstimated == (!exact && k > 0), "packet \(k)")
             let first = try #require(after.batches.first, "packet \(k)")
             #expect(first.firstPacket == Int64(k) && first.isDiscontinuity)
-            let landed = try #require(packets.firstIndex { $0.offset == first.fileOffset }, "packet \(k) landed on a frame")
+            let landed = try #require(
+                packets.firstIndex { $0.offset == first.fileOffset }, "packet \(k) landed on a frame")
             errors.append(landed - k)
             #expect(after.packets.map(\.bytes) == packets[landed...].map(\.bytes), "packet \(k)")
             let skipped = first.fileOffset - target.byteOffset
-            #expect(after.resyncs == (skipped > 0 ? [.resynchronized(byteOffset: target.byteOffset, skippedBytes: skipped)] : []))
+            #expect(
+                after.resyncs
+                    == (skipped > 0 ? [.resynchronized(byteOffset: target.byteOffset, skippedBytes: skipped)] : []))
             if exact { #expect(landed == k && skipped == 0, "packet \(k)") }
         }
         return errors
@@ -62,7 +67,8 @@ import Testing
     @Test(arguments: ["lame", "ffmpeg-mp2"])
     func paddedCBRSeeksToTheSamePacket(encoder: String) throws {
         let dir = try TemporaryDirectory()
-        let bytes = encoder == "lame"
+        let bytes =
+            encoder == "lame"
             ? try MP3Test.lame(dir, ["-b", "128"], seconds: 2).bytes
             : try MP3Test.ffmpeg(dir, ["-c:a", "mp2", "-b:a", "192k", "-f", "mp2"], seconds: 2, name: "x.mp2").bytes
         let errors = try Self.checkSeeks(bytes, step: 5, exact: false)
@@ -106,8 +112,11 @@ import Testing
         let runs = stride(from: 0, to: frames.count, by: perEntry).map { start in
             frames[start..<min(frames.count, start + perEntry)].reduce(0) { $0 + $1.length } + (start == 0 ? length : 0)
         }
-        func be(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).reversed().map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        let header = Array("VBRI".utf8) + be(1, 2) + be(1105, 2) + be(75, 2) + be(audio.count + length, 4) + be(frames.count, 4)
+        func be(_ value: Int, _ bytes: Int) -> [UInt8] {
+            (0..<bytes).reversed().map { UInt8((value >> (8 * $0)) & 0xFF) }
+        }
+        let header =
+            Array("VBRI".utf8) + be(1, 2) + be(1105, 2) + be(75, 2) + be(audio.count + length, 4) + be(frames.count, 4)
             + be(runs.count, 2) + be(1, 2) + be(2, 2) + be(perEntry, 2) + runs.flatMap { be($0, 2) }
         vbri.replaceSubrange(36..<(36 + header.count), with: header)
         let bytes = vbri + audio
@@ -134,6 +143,8 @@ import Testing
         let count = try #require(MP3Test.parseOnce(bytes).packetCount)
         #expect(parser.seekOffset(forPacket: count - 1) != nil)
         #expect(parser.seekOffset(forPacket: count) == nil)
-        #expect(parser.seekOffset(forPacket: 0) == AudioFileStreamSeekOffset(byteOffset: MP3Test.parseOnce(bytes).dataOffset ?? -1, isEstimated: false))
+        #expect(
+            parser.seekOffset(forPacket: 0)
+                == AudioFileStreamSeekOffset(byteOffset: MP3Test.parseOnce(bytes).dataOffset ?? -1, isEstimated: false))
     }
 }

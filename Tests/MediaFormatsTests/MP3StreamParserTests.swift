@@ -24,26 +24,53 @@ import Testing
     }
 
     static let encodings: [Encoding] = [
-        Encoding(name: "lame CBR 128k", tool: "lame", arguments: ["-b", "128"], rate: 44_100, channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
-        Encoding(name: "lame VBR -V2", tool: "lame", arguments: ["-V2"], rate: 44_100, channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
-        Encoding(name: "lame VBR -V5 --nohist mono", tool: "lame", arguments: ["-V5", "--nohist", "-m", "m"], rate: 44_100, channels: 1, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
-        Encoding(name: "lame 32 kHz MPEG-1", tool: "lame", arguments: ["-b", "96"], rate: 32_000, channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
-        Encoding(name: "lame 22.05 kHz MPEG-2", tool: "lame", arguments: ["-V4"], rate: 22_050, channels: 2, framesPerPacket: 576, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
+        Encoding(
+            name: "lame CBR 128k", tool: "lame", arguments: ["-b", "128"], rate: 44_100, channels: 2,
+            framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
+        Encoding(
+            name: "lame VBR -V2", tool: "lame", arguments: ["-V2"], rate: 44_100, channels: 2, framesPerPacket: 1152,
+            formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
+        Encoding(
+            name: "lame VBR -V5 --nohist mono", tool: "lame", arguments: ["-V5", "--nohist", "-m", "m"], rate: 44_100,
+            channels: 1, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
+        Encoding(
+            name: "lame 32 kHz MPEG-1", tool: "lame", arguments: ["-b", "96"], rate: 32_000, channels: 2,
+            framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
+        Encoding(
+            name: "lame 22.05 kHz MPEG-2", tool: "lame", arguments: ["-V4"], rate: 22_050, channels: 2,
+            framesPerPacket: 576, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
         // 144-byte frames: too small for LAME's tag, which it then leaves out.
-        Encoding(name: "lame 8 kHz MPEG-2.5 mono", tool: "lame", arguments: ["-b", "16", "-m", "m"], rate: 8_000, channels: 1, framesPerPacket: 576, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: false),
-        Encoding(name: "lame 8 kHz MPEG-2.5 stereo VBR", tool: "lame", arguments: ["-V6"], rate: 8_000, channels: 2, framesPerPacket: 576, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
-        Encoding(name: "ffmpeg libmp3lame VBR", tool: "ffmpeg", arguments: ["-c:a", "libmp3lame", "-q:a", "2"], rate: 44_100, channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
-        Encoding(name: "ffmpeg libmp3lame -write_xing 0", tool: "ffmpeg", arguments: ["-c:a", "libmp3lame", "-q:a", "4", "-write_xing", "0"], rate: 48_000, channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: false),
-        Encoding(name: "ffmpeg mp2 Layer II", tool: "ffmpeg", arguments: ["-c:a", "mp2", "-b:a", "192k", "-f", "mp2"], rate: 44_100, channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer2, hasLAMETag: false),
-        Encoding(name: "ffmpeg mp2 Layer II MPEG-2 mono", tool: "ffmpeg", arguments: ["-c:a", "mp2", "-b:a", "64k", "-f", "mp2"], rate: 24_000, channels: 1, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer2, hasLAMETag: false),
+        Encoding(
+            name: "lame 8 kHz MPEG-2.5 mono", tool: "lame", arguments: ["-b", "16", "-m", "m"], rate: 8_000,
+            channels: 1, framesPerPacket: 576, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: false),
+        Encoding(
+            name: "lame 8 kHz MPEG-2.5 stereo VBR", tool: "lame", arguments: ["-V6"], rate: 8_000, channels: 2,
+            framesPerPacket: 576, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
+        Encoding(
+            name: "ffmpeg libmp3lame VBR", tool: "ffmpeg", arguments: ["-c:a", "libmp3lame", "-q:a", "2"], rate: 44_100,
+            channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: true),
+        Encoding(
+            name: "ffmpeg libmp3lame -write_xing 0", tool: "ffmpeg",
+            arguments: ["-c:a", "libmp3lame", "-q:a", "4", "-write_xing", "0"], rate: 48_000, channels: 2,
+            framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer3, hasLAMETag: false),
+        Encoding(
+            name: "ffmpeg mp2 Layer II", tool: "ffmpeg", arguments: ["-c:a", "mp2", "-b:a", "192k", "-f", "mp2"],
+            rate: 44_100, channels: 2, framesPerPacket: 1152, formatID: AudioStreamBasicDescription.mpegLayer2,
+            hasLAMETag: false),
+        Encoding(
+            name: "ffmpeg mp2 Layer II MPEG-2 mono", tool: "ffmpeg",
+            arguments: ["-c:a", "mp2", "-b:a", "64k", "-f", "mp2"], rate: 24_000, channels: 1, framesPerPacket: 1152,
+            formatID: AudioStreamBasicDescription.mpegLayer2, hasLAMETag: false)
     ]
 
     /// Makes the file of `encoding` (about 1.5 s: under 40 KB, so the byte-by-byte split stays fast).
     static func make(_ encoding: Encoding, in dir: TemporaryDirectory) throws -> (path: String, bytes: [UInt8]) {
         if encoding.tool == "lame" {
-            return try MP3Test.lame(dir, encoding.arguments, rate: encoding.rate, channels: encoding.channels, seconds: 1.5)
+            return try MP3Test.lame(
+                dir, encoding.arguments, rate: encoding.rate, channels: encoding.channels, seconds: 1.5)
         }
-        return try MP3Test.ffmpeg(dir, encoding.arguments, rate: encoding.rate, channels: encoding.channels, seconds: 1.5, name: "out.mp3")
+        return try MP3Test.ffmpeg(
+            dir, encoding.arguments, rate: encoding.rate, channels: encoding.channels, seconds: 1.5, name: "out.mp3")
     }
 
     @Test(arguments: encodings)
@@ -97,7 +124,9 @@ import Testing
             let decoded = try MP3Test.decodedFrames(path, channels: encoding.channels)
             #expect(table.validFrames == Int64(decoded), "valid frames = ffmpeg's gapless decode length")
             #expect(table.primingFrames == 576 + 529)
-            #expect(table.primingFrames + table.validFrames + table.remainderFrames == Int64(packets.count) * Int64(encoding.framesPerPacket))
+            #expect(
+                table.primingFrames + table.validFrames + table.remainderFrames == Int64(packets.count)
+                    * Int64(encoding.framesPerPacket))
         } else {
             #expect(parse.packetCount == nil && parse.byteCount == nil && parse.packetTable == nil)
         }
@@ -124,10 +153,12 @@ import Testing
             case .magicCookie: return "cookie"
             }
         }
-        #expect(names == [
-            "fileType", "diagnostic", "dataFormat", "channelLayout", "dataOffset", "byteCount", "packetCount", "packetTable",
-            "maxPacket", "bitRate", "ready", "packets",
-        ])
+        #expect(
+            names == [
+                "fileType", "diagnostic", "dataFormat", "channelLayout", "dataOffset", "byteCount", "packetCount",
+                "packetTable",
+                "maxPacket", "bitRate", "ready", "packets"
+            ])
         #expect(parse.events.first == .fileType(.mp3))
     }
 
@@ -141,7 +172,9 @@ import Testing
         #expect(vbr.bitRate == Int(bytes * 8 * 44_100 / (packets * 1152)))
         let noTag = try MP3Test.parseOnce(MP3Test.lame(dir, ["-V0", "-t"], seconds: 1, name: "notag.mp3").bytes)
         let first = try #require(noTag.packets.first?.bytes)
-        #expect(noTag.bitRate == [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320][Int(first[2] >> 4)] * 1000)
+        #expect(
+            noTag.bitRate == [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320][Int(first[2] >> 4)]
+                * 1000)
         #expect(noTag.packetCount == nil, "a stream without a tag cannot know its packet count")
     }
 

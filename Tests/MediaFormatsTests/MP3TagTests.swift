@@ -29,7 +29,9 @@ import Testing
         return tag
     }
 
-    static func syncsafe(_ n: Int) -> [UInt8] { [UInt8((n >> 21) & 0x7F), UInt8((n >> 14) & 0x7F), UInt8((n >> 7) & 0x7F), UInt8(n & 0x7F)] }
+    static func syncsafe(_ n: Int) -> [UInt8] {
+        [UInt8((n >> 21) & 0x7F), UInt8((n >> 14) & 0x7F), UInt8((n >> 7) & 0x7F), UInt8(n & 0x7F)]
+    }
 
     /// An APE tag with a `Title` item, with or without its 32-byte header (the footer is always there);
     /// `version` 2000 (APEv2) or 1000 (APEv1, which has no header).
@@ -39,7 +41,8 @@ import Testing
         let size = item.count + 32
         func block(isHeader: Bool) -> [UInt8] {
             let flags = (header ? UInt32(1) << 31 : 0) | (isHeader ? UInt32(1) << 29 : 0)
-            return Array("APETAGEX".utf8) + le32(version) + le32(size) + le32(1) + le32(Int(flags)) + [UInt8](repeating: 0, count: 8)
+            return Array("APETAGEX".utf8) + le32(version) + le32(size) + le32(1) + le32(Int(flags))
+                + [UInt8](repeating: 0, count: 8)
         }
         return (header ? block(isHeader: true) : []) + item + block(isHeader: false)
     }
@@ -58,7 +61,8 @@ import Testing
     static func mediainfoTitle(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String) throws -> String {
         let path = dir.file(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return try ExternalTool.check("mediainfo", ["--Output=General;%Title%", path]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try ExternalTool.check("mediainfo", ["--Output=General;%Title%", path]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// The title ffprobe reads from `bytes` (saved as `name`).
@@ -75,7 +79,8 @@ import Testing
     static func parseClean(_ bytes: [UInt8], packets: [[UInt8]]) throws -> MP3Parse {
         let parse = try MP3Test.parse(bytes)
         #expect(parse.error == nil)
-        #expect(parse.diagnostics.allSatisfy { if case .tagSkipped = $0 { true } else { false } }, "\(parse.diagnostics)")
+        #expect(
+            parse.diagnostics.allSatisfy { if case .tagSkipped = $0 { true } else { false } }, "\(parse.diagnostics)")
         #expect(parse.packets.map(\.bytes) == packets)
         #expect(parse.batches.allSatisfy { !$0.isDiscontinuity })
         return parse
@@ -87,7 +92,8 @@ import Testing
         let id3 = MP3Test.id3v2Length(bytes)
         #expect(id3 > 10)
         let frames = MP3Test.frames(bytes, from: id3).dropFirst()  // the Info frame
-        let parse = try Self.parseClean(bytes, packets: frames.map { Array(bytes[$0.offset..<($0.offset + $0.length)]) })
+        let parse = try Self.parseClean(
+            bytes, packets: frames.map { Array(bytes[$0.offset..<($0.offset + $0.length)]) })
         #expect(parse.tags.map(\.kind) == ["ID3v2", "ID3v1"])
         #expect(parse.tags.first.map { [$0.offset, $0.length] } == [0, Int64(id3)])
         #expect(parse.tags.last.map { [$0.offset, $0.length] } == [Int64(bytes.count - 128), 128])
@@ -99,7 +105,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let (_, bytes) = try MP3Test.lame(dir, ["-V2", "--id3v1-only", "--tt", "Only v1"], seconds: 1)
         let frames = MP3Test.frames(bytes, from: 0).dropFirst()
-        let parse = try Self.parseClean(bytes, packets: frames.map { Array(bytes[$0.offset..<($0.offset + $0.length)]) })
+        let parse = try Self.parseClean(
+            bytes, packets: frames.map { Array(bytes[$0.offset..<($0.offset + $0.length)]) })
         #expect(parse.tags.map(\.kind) == ["ID3v1"])
         #expect(parse.tags.first?.offset == Int64(bytes.count - 128))
     }
@@ -148,7 +155,10 @@ import Testing
         let bytes = plain + lyrics + ape + Self.id3v1(title: "v1")
         let parse = try Self.parseClean(bytes, packets: packets)
         #expect(parse.tags.map(\.kind) == ["Lyrics3v2", "APEv2", "ID3v1"])
-        #expect(parse.tags.map(\.offset) == [Int64(plain.count), Int64(plain.count + lyrics.count), Int64(plain.count + lyrics.count + ape.count)])
+        #expect(
+            parse.tags.map(\.offset) == [
+                Int64(plain.count), Int64(plain.count + lyrics.count), Int64(plain.count + lyrics.count + ape.count)
+            ])
     }
 
     @Test func id3v2BetweenFramesIsSkippedWithoutALossOfSync() throws {
@@ -170,7 +180,10 @@ import Testing
         let parse = try MP3Test.parse(bytes)
         #expect(parse.error == nil)
         #expect(parse.packets.map(\.bytes) == packets)
-        #expect(parse.diagnostics.last == .note("The ID3v2 tag declares 5010 bytes but the file ends after 30", byteOffset: Int64(plain.count)))
+        #expect(
+            parse.diagnostics.last
+                == .note("The ID3v2 tag declares 5010 bytes but the file ends after 30", byteOffset: Int64(plain.count))
+        )
 
         // Before any audio, the same is an error: the file ends inside its tag.
         let only = try MP3Test.parse(Array(bytes[plain.count...]), hint: .mp3)

@@ -25,14 +25,30 @@ import Testing
     static let int: ASBD.Flags = [.isSignedInteger, .isPacked, .isBigEndian]
     static let float: ASBD.Flags = [.isFloat, .isPacked, .isBigEndian]
     static let encodings: [Encoding] = [
-        Encoding(number: 1, ffmpegCodec: "pcm_mulaw", raw: "mulaw", sox: ["-e", "u-law"], sndfile: "-ulaw", formatID: ASBD.uLaw, flags: [], bits: 8),
-        Encoding(number: 2, ffmpegCodec: "pcm_s8", raw: "s8", sox: ["-e", "signed", "-b", "8"], sndfile: "-pcms8", formatID: ASBD.linearPCM, flags: [.isSignedInteger, .isPacked], bits: 8),
-        Encoding(number: 3, ffmpegCodec: "pcm_s16be", raw: "s16be", sox: ["-e", "signed", "-b", "16"], sndfile: "-pcm16", formatID: ASBD.linearPCM, flags: int, bits: 16),
-        Encoding(number: 4, ffmpegCodec: "pcm_s24be", raw: "s24be", sox: ["-e", "signed", "-b", "24"], sndfile: "-pcm24", formatID: ASBD.linearPCM, flags: int, bits: 24),
-        Encoding(number: 5, ffmpegCodec: "pcm_s32be", raw: "s32be", sox: ["-e", "signed", "-b", "32"], sndfile: "-pcm32", formatID: ASBD.linearPCM, flags: int, bits: 32),
-        Encoding(number: 6, ffmpegCodec: "pcm_f32be", raw: "f32be", sox: ["-e", "floating-point", "-b", "32"], sndfile: "-float32", formatID: ASBD.linearPCM, flags: float, bits: 32),
-        Encoding(number: 7, ffmpegCodec: "pcm_f64be", raw: "f64be", sox: ["-e", "floating-point", "-b", "64"], sndfile: "-float64", formatID: ASBD.linearPCM, flags: float, bits: 64),
-        Encoding(number: 27, ffmpegCodec: "pcm_alaw", raw: "alaw", sox: ["-e", "a-law"], sndfile: "-alaw", formatID: ASBD.aLaw, flags: [], bits: 8),
+        Encoding(
+            number: 1, ffmpegCodec: "pcm_mulaw", raw: "mulaw", sox: ["-e", "u-law"], sndfile: "-ulaw",
+            formatID: ASBD.uLaw, flags: [], bits: 8),
+        Encoding(
+            number: 2, ffmpegCodec: "pcm_s8", raw: "s8", sox: ["-e", "signed", "-b", "8"], sndfile: "-pcms8",
+            formatID: ASBD.linearPCM, flags: [.isSignedInteger, .isPacked], bits: 8),
+        Encoding(
+            number: 3, ffmpegCodec: "pcm_s16be", raw: "s16be", sox: ["-e", "signed", "-b", "16"], sndfile: "-pcm16",
+            formatID: ASBD.linearPCM, flags: int, bits: 16),
+        Encoding(
+            number: 4, ffmpegCodec: "pcm_s24be", raw: "s24be", sox: ["-e", "signed", "-b", "24"], sndfile: "-pcm24",
+            formatID: ASBD.linearPCM, flags: int, bits: 24),
+        Encoding(
+            number: 5, ffmpegCodec: "pcm_s32be", raw: "s32be", sox: ["-e", "signed", "-b", "32"], sndfile: "-pcm32",
+            formatID: ASBD.linearPCM, flags: int, bits: 32),
+        Encoding(
+            number: 6, ffmpegCodec: "pcm_f32be", raw: "f32be", sox: ["-e", "floating-point", "-b", "32"],
+            sndfile: "-float32", formatID: ASBD.linearPCM, flags: float, bits: 32),
+        Encoding(
+            number: 7, ffmpegCodec: "pcm_f64be", raw: "f64be", sox: ["-e", "floating-point", "-b", "64"],
+            sndfile: "-float64", formatID: ASBD.linearPCM, flags: float, bits: 64),
+        Encoding(
+            number: 27, ffmpegCodec: "pcm_alaw", raw: "alaw", sox: ["-e", "a-law"], sndfile: "-alaw",
+            formatID: ASBD.aLaw, flags: [], bits: 8)
     ]
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -43,8 +59,10 @@ import Testing
     }
 
     static let cases: [Case] = encodings.flatMap { e in
-        [Case(tool: "ffmpeg", encoding: e, channels: 1), Case(tool: "ffmpeg", encoding: e, channels: 2),
-         Case(tool: "sox", encoding: e, channels: 2), Case(tool: "sndfile-convert", encoding: e, channels: 1)]
+        [
+            Case(tool: "ffmpeg", encoding: e, channels: 1), Case(tool: "ffmpeg", encoding: e, channels: 2),
+            Case(tool: "sox", encoding: e, channels: 2), Case(tool: "sndfile-convert", encoding: e, channels: 1)
+        ]
     }
 
     @Test(arguments: cases)
@@ -53,7 +71,8 @@ import Testing
         let path = dir.file("out.au")
         switch c.tool {
         case "ffmpeg":
-            try T.ffmpegNoise(path, codec: c.encoding.ffmpegCodec, channels: c.channels, frames: 777, extra: ["-f", "au"])
+            try T.ffmpegNoise(
+                path, codec: c.encoding.ffmpegCodec, channels: c.channels, frames: 777, extra: ["-f", "au"])
         case "sox":
             try T.soxTone(path, options: c.encoding.sox, channels: c.channels)
         default:
@@ -90,7 +109,8 @@ import Testing
         #expect(report.packetCount == T.int(stream, "duration_ts"))
         #expect(report.maximumPacketSize == Int(format.bytesPerPacket))
 
-        let raw = [UInt8](try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", c.encoding.raw, "-"]).stdout)
+        let raw = [UInt8](
+            try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", c.encoding.raw, "-"]).stdout)
         #expect(report.packetBytes == raw)
         #expect(report.packets == report.packetCount && report.batches.count > 1)
         #expect(report.batches.allSatisfy { $0.bytes.count <= 500 && !$0.isDiscontinuity })
@@ -111,7 +131,9 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("whole.au")
         try T.ffmpegNoise(path, codec: "pcm_s16be", frames: 500, extra: ["-f", "au"])
-        let piped = [UInt8](try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-c", "copy", "-f", "au", "-"]).stdout)
+        let piped = [UInt8](
+            try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-c", "copy", "-f", "au", "-"])
+                .stdout)
         #expect(piped[8..<12] == [0xFF, 0xFF, 0xFF, 0xFF])
         let open = try T.verified(piped)
         #expect(open.propertyOrder == T.expectedOrder(byteCount: false, packetCount: false))
@@ -138,7 +160,9 @@ import Testing
         var parser = AudioFileStreamParser()
         parser.push(file.prefix(40))
         while try parser.next() != nil {}
-        #expect(parser.seekOffset(forPacket: 999) == AudioFileStreamSeekOffset(byteOffset: 40 + 999 * 6, isEstimated: false))
+        #expect(
+            parser.seekOffset(forPacket: 999) == AudioFileStreamSeekOffset(byteOffset: 40 + 999 * 6, isEstimated: false)
+        )
         #expect(parser.seekOffset(forPacket: 1001) == nil)
         let target = try parser.seek(toPacket: 900)
         parser.push(file[Int(target.byteOffset)...])

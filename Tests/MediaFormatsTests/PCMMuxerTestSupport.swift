@@ -29,7 +29,8 @@ enum PCMMuxerTest {
     /// Writes `c`'s PCM (ffmpeg noise, in 300-frame samples) through the muxer `make` returns, to
     /// `ours.<container>`.
     static func muxOurs(
-        _ c: WAVMuxerTests.Case, container: String, in dir: TemporaryDirectory, _ make: (any MediaOutput) -> any MediaSink
+        _ c: WAVMuxerTests.Case, container: String, in dir: TemporaryDirectory,
+        _ make: (any MediaOutput) -> any MediaSink
     ) throws -> (rawPath: String, raw: [UInt8], ours: String) {
         let (rawPath, raw) = try WAVMuxerTests.rawPCM(c, in: dir)
         let format = AudioFormat.pcm(PCMFormat(c.type), sampleRate: c.rate, channelLayout: c.layout)
@@ -41,20 +42,25 @@ enum PCMMuxerTest {
     }
 
     /// ffmpeg's arguments (before the output) to write `rawPath`, PCM of `c`, with `codec` as `container`.
-    static func referenceArguments(_ c: WAVMuxerTests.Case, rawPath: String, codec: String, container: String) -> [String] {
+    static func referenceArguments(_ c: WAVMuxerTests.Case, rawPath: String, codec: String, container: String)
+        -> [String]
+    {
         [
             "-f", WAVTest.rawFormat(c.type), "-ar", String(c.rate), "-ch_layout", c.ffmpegLayout, "-i", rawPath,
-            "-c:a", codec, "-fflags", "+bitexact", "-map_metadata", "-1", "-f", container,
+            "-c:a", codec, "-fflags", "+bitexact", "-map_metadata", "-1", "-f", container
         ]
     }
 
     /// `ffmpeg -xerror -i path -f rawFormat -`: the file decoded, failing on any damage ffmpeg notices.
     static func strictDecode(_ path: String, _ rawFormat: String) throws -> [UInt8] {
-        [UInt8](try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", path, "-f", rawFormat, "-"]).stdout)
+        [UInt8](
+            try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", path, "-f", rawFormat, "-"])
+                .stdout)
     }
 
     /// The facts sndfile-info prints: sample rate, frames, channels.
-    static func sndfileFacts(_ path: String) throws -> (rate: String, frames: String, channels: String, format: String) {
+    static func sndfileFacts(_ path: String) throws -> (rate: String, frames: String, channels: String, format: String)
+    {
         let info = try ExternalTool.check("sndfile-info", [path]).output
         func field(_ name: String) -> String {
             let line = info.split(separator: "\n").last { $0.hasPrefix(name) } ?? ""
@@ -65,7 +71,9 @@ enum PCMMuxerTest {
 
     /// What `soxi` reads: rate, channels, frames (its "samples"), bits per sample and encoding (from
     /// "Sample Encoding: 16-bit Signed Integer PCM").
-    static func soxFacts(_ path: String) throws -> (rate: String, channels: String, frames: String, bits: String, encoding: String) {
+    static func soxFacts(_ path: String) throws -> (
+        rate: String, channels: String, frames: String, bits: String, encoding: String
+    ) {
         let info = try ExternalTool.check("soxi", [path]).output
         func field(_ name: String) -> String {
             let line = info.split(separator: "\n").first { $0.hasPrefix(name) } ?? ""
@@ -86,7 +94,9 @@ enum PCMMuxerTest {
     static func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String? {
         guard a != b else { return nil }
         let index = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
-        let show = { (x: [UInt8]) in x[index..<min(x.count, index + 8)].map { String($0, radix: 16) }.joined(separator: " ") }
+        let show = { (x: [UInt8]) in
+            x[index..<min(x.count, index + 8)].map { String($0, radix: 16) }.joined(separator: " ")
+        }
         return "\(a.count) and \(b.count) bytes, first difference at \(index): [\(show(a))] vs [\(show(b))]"
     }
 

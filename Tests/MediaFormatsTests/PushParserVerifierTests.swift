@@ -112,8 +112,12 @@ import Testing
         #expect(pieces.contains { $0.isEmpty })
         #expect(pieces.contains { $0.count == 1 })
         #expect(pieces.contains { $0.count > 4096 })
-        #expect(PushParserVerifier.Split.random(seed: 1).pieces(count: 1000) == PushParserVerifier.Split.random(seed: 1).pieces(count: 1000))
-        #expect(PushParserVerifier.Split.random(seed: 2).pieces(count: 1000) != PushParserVerifier.Split.random(seed: 1).pieces(count: 1000))
+        #expect(
+            PushParserVerifier.Split.random(seed: 1).pieces(count: 1000)
+                == PushParserVerifier.Split.random(seed: 1).pieces(count: 1000))
+        #expect(
+            PushParserVerifier.Split.random(seed: 2).pieces(count: 1000)
+                != PushParserVerifier.Split.random(seed: 1).pieces(count: 1000))
         #expect(PushParserVerifier.Split.byteByByte.pieces(count: 3) == [0..<1, 1..<2, 2..<3])
         #expect(PushParserVerifier.Split.whole.pieces(count: 3) == [0..<3])
     }

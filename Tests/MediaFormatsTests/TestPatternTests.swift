@@ -8,7 +8,8 @@ import Testing
 /// determinism, FFmpeg's acceptance of the frames and agreement with its colour conversion.
 @Suite struct TestPatternTests {
     @Test func frameCountAndExactTiming() throws {
-        var generator = try TestPatternGenerator(width: 64, height: 48, frameRate: FrameRate(30000, 1001), length: .frames(12))
+        var generator = try TestPatternGenerator(
+            width: 64, height: 48, frameRate: FrameRate(30000, 1001), length: .frames(12))
         #expect(generator.totalFrames == 12)
         #expect(generator.format == .raw(.yuv420p, width: 64, height: 48, frameRate: FrameRate(30000, 1001)))
         let frames = try VideoTest.drain(&generator)
@@ -32,7 +33,7 @@ import Testing
         (MediaTime(value: 1001, timescale: 30000), FrameRate(30000, 1001), 1),
         (MediaTime(value: 1, timescale: 1000), FrameRate(25), 1),  // 0.025 frames: up
         (MediaTime(value: 0, timescale: 1), FrameRate(25), 0),
-        (MediaTime(value: 10, timescale: 1), FrameRate(24000, 1001), 240),  // 239.76: up
+        (MediaTime(value: 10, timescale: 1), FrameRate(24000, 1001), 240)  // 239.76: up
     ])
     func durationIsRoundedUpToFrames(duration: MediaTime, rate: FrameRate, frames: Int) throws {
         var generator = try TestPatternGenerator(width: 16, height: 16, frameRate: rate, length: .duration(duration))
@@ -44,7 +45,8 @@ import Testing
 
     @Test(arguments: PixelFormat.allCases, [(16, 16), (17, 19), (176, 144)])
     func planesHaveTheFormatsLayout(pixelFormat: PixelFormat, size: (Int, Int)) throws {
-        var generator = try TestPatternGenerator(width: size.0, height: size.1, pixelFormat: pixelFormat, length: .frames(2))
+        var generator = try TestPatternGenerator(
+            width: size.0, height: size.1, pixelFormat: pixelFormat, length: .frames(2))
         let frames = try VideoTest.drain(&generator)
         #expect(frames.count == 2)
         for frame in frames {
@@ -88,7 +90,9 @@ import Testing
         let b = try VideoTest.drain(&moving)
         let box = still.numberBox
         func boxLuma(_ frame: MediaSample) -> [UInt8] {
-            (box.y..<box.y + box.height).flatMap { Array(frame.planes[0][$0 * 96 + box.x..<$0 * 96 + box.x + box.width]) }
+            (box.y..<box.y + box.height).flatMap {
+                Array(frame.planes[0][$0 * 96 + box.x..<$0 * 96 + box.x + box.width])
+            }
         }
         for n in 0..<20 {
             #expect(boxLuma(a[n]) == boxLuma(b[n]))
@@ -102,7 +106,9 @@ import Testing
         let cell = max(1, 64 / 48)
         func digitLuma(_ frame: MediaSample, position: Int) -> [UInt8] {
             let left = box.x + cell * (1 + 6 * position)
-            return (box.y + cell..<box.y + 8 * cell).flatMap { Array(frame.planes[0][$0 * 96 + left..<$0 * 96 + left + 5 * cell]) }
+            return (box.y + cell..<box.y + 8 * cell).flatMap {
+                Array(frame.planes[0][$0 * 96 + left..<$0 * 96 + left + 5 * cell])
+            }
         }
         #expect(digitLuma(a[3], position: 1) == digitLuma(a[13], position: 1))
         #expect(digitLuma(a[3], position: 0) != digitLuma(a[13], position: 0))
@@ -110,8 +116,10 @@ import Testing
 
     @Test(arguments: [PixelFormat.yuv420p, .nv12, .bgra, .rgb24])
     func sameSettingsGiveSameBytes(pixelFormat: PixelFormat) throws {
-        var a = try TestPatternGenerator(width: 33, height: 21, frameRate: FrameRate(24), pixelFormat: pixelFormat, length: .frames(5))
-        var b = try TestPatternGenerator(width: 33, height: 21, frameRate: FrameRate(24), pixelFormat: pixelFormat, length: .frames(5))
+        var a = try TestPatternGenerator(
+            width: 33, height: 21, frameRate: FrameRate(24), pixelFormat: pixelFormat, length: .frames(5))
+        var b = try TestPatternGenerator(
+            width: 33, height: 21, frameRate: FrameRate(24), pixelFormat: pixelFormat, length: .frames(5))
         let first = try VideoTest.drain(&a)
         #expect(first == (try VideoTest.drain(&b)))
         #expect(Set(first.map(\.planes)).count == 5)
@@ -141,12 +149,25 @@ import Testing
     }
 
     @Test func otherInvalidArgumentsThrow() {
-        #expect(Self.errorCode { try TestPatternGenerator(width: 16, height: 16, frameRate: FrameRate(0), length: .frames(1)) } == .invalidArgument)
-        #expect(Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .frames(-1)) } == .invalidArgument)
-        #expect(Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .duration(MediaTime(value: -1, timescale: 1))) } == .invalidArgument)
-        #expect(Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .duration(.invalid)) } == .invalidArgument)
-        #expect(Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .frames(1), scrollStep: 17) } == .invalidArgument)
-        #expect(Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .frames(1), scrollStep: 16) } == nil)
+        #expect(
+            Self.errorCode {
+                try TestPatternGenerator(width: 16, height: 16, frameRate: FrameRate(0), length: .frames(1))
+            } == .invalidArgument)
+        #expect(
+            Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .frames(-1)) } == .invalidArgument)
+        #expect(
+            Self.errorCode {
+                try TestPatternGenerator(width: 16, height: 16, length: .duration(MediaTime(value: -1, timescale: 1)))
+            } == .invalidArgument)
+        #expect(
+            Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .duration(.invalid)) }
+                == .invalidArgument)
+        #expect(
+            Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .frames(1), scrollStep: 17) }
+                == .invalidArgument)
+        #expect(
+            Self.errorCode { try TestPatternGenerator(width: 16, height: 16, length: .frames(1), scrollStep: 16) }
+                == nil)
     }
 
     @Test func unlimitedKeepsGoing() throws {
@@ -161,16 +182,22 @@ import Testing
     /// every frame arriving with its own content (framemd5 hashes all distinct).
     @Test(arguments: [(PixelFormat.yuv420p, 176, 144), (.yuv420p, 175, 143), (.nv12, 64, 36), (.bgra, 31, 17)])
     func ffmpegReadsTheRawFrames(pixelFormat: PixelFormat, width: Int, height: Int) throws {
-        var generator = try TestPatternGenerator(width: width, height: height, pixelFormat: pixelFormat, length: .frames(15))
+        var generator = try TestPatternGenerator(
+            width: width, height: height, pixelFormat: pixelFormat, length: .frames(15))
         let frames = try VideoTest.drain(&generator)
         let dir = try TemporaryDirectory()
         let path = dir.file("p.raw")
         try Data(frames.flatMap(VideoTest.packed)).write(to: URL(fileURLWithPath: path))
-        let result = try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-xerror", "-f", "rawvideo", "-pix_fmt", pixelFormat.description, "-s", "\(width)x\(height)",
-            "-r", "30", "-i", path, "-f", "framemd5", "-",
-        ])
-        let hashes = result.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
+        let result = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-xerror", "-f", "rawvideo", "-pix_fmt", pixelFormat.description, "-s",
+                "\(width)x\(height)",
+                "-r", "30", "-i", path, "-f", "framemd5", "-"
+            ])
+        let hashes = result.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last
+        }
         #expect(hashes.count == 15)
         #expect(Set(hashes).count == 15)
         #expect(result.stderr.isEmpty)
@@ -188,10 +215,15 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("p.yuv")
         try Data(VideoTest.packed(yuvFrame)).write(to: URL(fileURLWithPath: path))
-        let theirs = [UInt8](try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "rawvideo", "-pix_fmt", pixelFormat.description, "-s", "\(width)x\(height)", "-i", path,
-            "-f", "rawvideo", "-pix_fmt", "rgb24", "-",
-        ]).stdout)
+        let theirs = [UInt8](
+            try ExternalTool.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-f", "rawvideo", "-pix_fmt", pixelFormat.description, "-s", "\(width)x\(height)",
+                    "-i", path,
+                    "-f", "rawvideo", "-pix_fmt", "rgb24", "-"
+                ]
+            ).stdout)
         #expect(theirs.count == ours.count)
         guard theirs.count == ours.count else { return }
         let y = height - 4
@@ -199,7 +231,9 @@ import Testing
             let x = bar * width / 7 + width / 14
             let i = (y * width + x) * 3
             for c in 0..<3 {
-                #expect(abs(Int(theirs[i + c]) - Int(ours[i + c])) <= 3, "bar \(bar) component \(c): \(theirs[i + c]) vs \(ours[i + c])")
+                #expect(
+                    abs(Int(theirs[i + c]) - Int(ours[i + c])) <= 3,
+                    "bar \(bar) component \(c): \(theirs[i + c]) vs \(ours[i + c])")
             }
         }
     }

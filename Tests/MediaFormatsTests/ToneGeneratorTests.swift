@@ -15,7 +15,9 @@ import Testing
         #expect(tone.format == .pcm(.f32, sampleRate: 48_000, channelLayout: .stereo))
         let (samples, bytes) = try WAVTest.drain(&tone)
         #expect(samples.map(\.frameCount) == Array(repeating: 1024, count: 9) + [784])
-        #expect(samples.map(\.timing.presentationTime) == (0..<10).map { MediaTime(value: Int64($0 * 1024), timescale: 48_000) })
+        #expect(
+            samples.map(\.timing.presentationTime)
+                == (0..<10).map { MediaTime(value: Int64($0 * 1024), timescale: 48_000) })
         #expect(samples.last?.timing.duration == MediaTime(value: 784, timescale: 48_000))
         #expect(bytes.count == 10_000 * 2 * 4)
         #expect(tone.framesGenerated == 10_000)
@@ -31,7 +33,7 @@ import Testing
         (MediaTime(value: 2, timescale: 3), 44_101, 29_401),  // 29400.67: up
         (MediaTime(value: 1, timescale: 96_000), 48_000, 1),  // 0.5: away from zero
         (MediaTime(value: 0, timescale: 1), 48_000, 0),
-        (MediaTime(value: 5, timescale: 1), 8_000, 40_000),
+        (MediaTime(value: 5, timescale: 1), 8_000, 40_000)
     ])
     func durationIsRoundedToNearestFrame(duration: MediaTime, rate: Int, frames: Int64) throws {
         var tone = try ToneGenerator(sampleRate: rate, channels: 1, length: .duration(duration))
@@ -42,7 +44,8 @@ import Testing
 
     @Test(arguments: [PCMSampleType.f32, .s16])
     func sineStartsAtPhaseZeroOnEveryChannel(type: PCMSampleType) throws {
-        var tone = try ToneGenerator(.sine(frequency: 1000, amplitude: 0.9), channels: 6, sampleType: type, length: .frames(10))
+        var tone = try ToneGenerator(
+            .sine(frequency: 1000, amplitude: 0.9), channels: 6, sampleType: type, length: .frames(10))
         let sample = try #require(try tone.next())
         let frameBytes = 6 * type.bytesPerSample
         #expect(Array(sample.data.prefix(frameBytes)) == [UInt8](repeating: 0, count: frameBytes))
@@ -50,13 +53,15 @@ import Testing
         let frame1 = Array(sample.data[frameBytes..<2 * frameBytes])
         #expect(frame1.contains { $0 != 0 })
         let first = Array(frame1.prefix(type.bytesPerSample))
-        #expect((0..<6).allSatisfy { Array(frame1[$0 * type.bytesPerSample..<($0 + 1) * type.bytesPerSample]) == first })
+        #expect(
+            (0..<6).allSatisfy { Array(frame1[$0 * type.bytesPerSample..<($0 + 1) * type.bytesPerSample]) == first })
     }
 
     @Test(arguments: [440.0, 997.0, 1234.5, 19_999.75])
     func f32ValuesAreTheSineFormula(frequency: Double) throws {
-        var tone = try ToneGenerator(.sine(frequency: frequency, amplitude: 0.8), channels: 1, length: .frames(48_000),
-                                     framesPerSample: 1000)
+        var tone = try ToneGenerator(
+            .sine(frequency: frequency, amplitude: 0.8), channels: 1, length: .frames(48_000),
+            framesPerSample: 1000)
         let values = Self.floats(try WAVTest.drain(&tone).bytes)
         #expect(values.count == 48_000)
         var worst = 0.0
@@ -69,13 +74,15 @@ import Testing
 
     @Test func s16ValuesAreRoundedAndNeverWrapAtFullScale() throws {
         // 12 kHz at 48 kHz, amplitude 1: 0, +full, 0, -full, ...
-        var tone = try ToneGenerator(.sine(frequency: 12_000, amplitude: 1), channels: 1, sampleType: .s16, length: .frames(4000))
+        var tone = try ToneGenerator(
+            .sine(frequency: 12_000, amplitude: 1), channels: 1, sampleType: .s16, length: .frames(4000))
         let values = Self.int16s(try WAVTest.drain(&tone).bytes)
         #expect(values.max() == 32767)
         #expect(values.min() == -32767)
         #expect(Array(values.prefix(8)) == [0, 32767, 0, -32767, 0, 32767, 0, -32767])
 
-        var full = try ToneGenerator(.sine(frequency: 1000, amplitude: 1), channels: 1, sampleType: .s16, length: .frames(48_000))
+        var full = try ToneGenerator(
+            .sine(frequency: 1000, amplitude: 1), channels: 1, sampleType: .s16, length: .frames(48_000))
         let fullValues = Self.int16s(try WAVTest.drain(&full).bytes)
         var mismatches = 0
         for (n, value) in fullValues.enumerated() {
@@ -106,8 +113,9 @@ import Testing
 
     @Test(arguments: [100, 1000, 5000, 15_000])
     func measuredFrequencyIsTheRequestedOne(frequency: Int) throws {
-        var tone = try ToneGenerator(.sine(frequency: Double(frequency), amplitude: 0.5), sampleRate: 44_100,
-                                     channels: 1, length: .frames(44_100))
+        var tone = try ToneGenerator(
+            .sine(frequency: Double(frequency), amplitude: 0.5), sampleRate: 44_100,
+            channels: 1, length: .frames(44_100))
         let values = Self.floats(try WAVTest.drain(&tone).bytes)
         // Rising zero crossings in one second: one per period.
         var rising = 0
@@ -119,13 +127,18 @@ import Testing
     }
 
     @Test func splittingDoesNotChangeTheSignal() throws {
-        for waveform in [ToneGenerator.Waveform.sine(frequency: 441.3, amplitude: 0.7), .noise(amplitude: 0.3, seed: 42)] {
+        for waveform in [
+            ToneGenerator.Waveform.sine(frequency: 441.3, amplitude: 0.7), .noise(amplitude: 0.3, seed: 42)
+        ] {
             for type in [PCMSampleType.f32, .s16] {
-                var reference = try ToneGenerator(waveform, sampleType: type, length: .frames(5000), framesPerSample: 5000)
+                var reference = try ToneGenerator(
+                    waveform, sampleType: type, length: .frames(5000), framesPerSample: 5000)
                 let expected = try WAVTest.drain(&reference).bytes
                 for framesPerSample in [1, 255, 256, 1000, 4096] {
-                    var tone = try ToneGenerator(waveform, sampleType: type, length: .frames(5000), framesPerSample: framesPerSample)
-                    #expect(try WAVTest.drain(&tone).bytes == expected, "\(waveform) \(type) split by \(framesPerSample)")
+                    var tone = try ToneGenerator(
+                        waveform, sampleType: type, length: .frames(5000), framesPerSample: framesPerSample)
+                    #expect(
+                        try WAVTest.drain(&tone).bytes == expected, "\(waveform) \(type) split by \(framesPerSample)")
                 }
             }
         }
@@ -133,7 +146,8 @@ import Testing
 
     /// One second of stereo noise at amplitude 0.6.
     static func noise(seed: UInt64, _ type: PCMSampleType = .f32) throws -> [UInt8] {
-        var tone = try ToneGenerator(.noise(amplitude: 0.6, seed: seed), channels: 2, sampleType: type, length: .frames(48_000))
+        var tone = try ToneGenerator(
+            .noise(amplitude: 0.6, seed: seed), channels: 2, sampleType: type, length: .frames(48_000))
         return try WAVTest.drain(&tone).bytes
     }
 
@@ -194,7 +208,7 @@ import Testing
         ("-1 frames", { try ToneGenerator(length: .frames(-1)) }),
         ("-1/2", { try ToneGenerator(length: .duration(MediaTime(value: -1, timescale: 2))) }),
         ("invalid", { try ToneGenerator(length: .duration(.invalid)) }),
-        ("+inf", { try ToneGenerator(length: .duration(.positiveInfinity)) }),
+        ("+inf", { try ToneGenerator(length: .duration(.positiveInfinity)) })
     ]
 
     @Test(arguments: 0..<invalid.count)
@@ -207,7 +221,9 @@ import Testing
 
     @Test(arguments: [PCMSampleType.u8, .s24, .s32, .f64])
     func otherSampleTypesAreUnsupported(type: PCMSampleType) throws {
-        let error = try #require(throws: MediaError.self) { _ = try ToneGenerator(sampleType: type, length: .unlimited) }
+        let error = try #require(throws: MediaError.self) {
+            _ = try ToneGenerator(sampleType: type, length: .unlimited)
+        }
         #expect(error.code == .unsupportedFormat)
         #expect(error.message.contains(type.rawValue))
     }
@@ -227,6 +243,7 @@ import Testing
             let cycles = Double((p * n) % (q * rate)) / Double(q * rate)
             worst = max(worst, abs(value - sin(2 * Double.pi * cycles)))
         }
-        #expect(worst < 1e-10)  // measured: sin(2πfn/rate) in Double is off by 2e-9 to 9e-8 here, a phase accumulator by 4e-9 to 3e-8
+        // measured: sin(2πfn/rate) in Double is off by 2e-9 to 9e-8 here, a phase accumulator by 4e-9 to 3e-8
+        #expect(worst < 1e-10)
     }
 }

@@ -25,7 +25,8 @@ import Testing
     @Test func y4mFromAPipeEqualsY4MFromTheFile() throws {
         let dir = try TemporaryDirectory()
         let file = dir.file("x.y4m")
-        try VideoTest.makeTestSource(file, width: 65, height: 33, frames: 6, pixelFormat: "yuv420p", container: "yuv4mpegpipe")
+        try VideoTest.makeTestSource(
+            file, width: 65, height: 33, frames: 6, pixelFormat: "yuv420p", container: "yuv4mpegpipe")
         var fromFile = try Y4MReader(path: file)
         let expected = try VideoTest.drain(&fromFile)
         #expect(expected.count == 6)
@@ -42,7 +43,8 @@ import Testing
     @Test func y4mPipeCutInsideAFrame() throws {
         let dir = try TemporaryDirectory()
         let file = dir.file("x.y4m")
-        try VideoTest.makeTestSource(file, width: 64, height: 32, frames: 6, pixelFormat: "yuv422p", container: "yuv4mpegpipe")
+        try VideoTest.makeTestSource(
+            file, width: 64, height: 32, frames: 6, pixelFormat: "yuv422p", container: "yuv4mpegpipe")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         let headerLength = try #require(bytes.firstIndex(of: 0x0A)) + 1
         let frameStride = 6 + PixelFormat.yuv422p.frameByteCount(width: 64, height: 32)
@@ -62,7 +64,8 @@ import Testing
     @Test func rawVideoFromAPipeWithAPartialLastFrame() throws {
         let dir = try TemporaryDirectory()
         let file = dir.file("x.nv12")
-        try VideoTest.makeTestSource(file, width: 48, height: 30, rate: "25", frames: 4, pixelFormat: "nv12", container: "rawvideo")
+        try VideoTest.makeTestSource(
+            file, width: 48, height: 30, rate: "25", frames: 4, pixelFormat: "nv12", container: "rawvideo")
         let frameBytes = PixelFormat.nv12.frameByteCount(width: 48, height: 30)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         #expect(bytes.count == 4 * frameBytes)

@@ -12,15 +12,19 @@ enum VideoTest {
         _ path: String, width: Int, height: Int, rate: String = "30000/1001", frames: Int = 10,
         pixelFormat: String, container: String
     ) throws {
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate),format=rgb24",
-            "-frames:v", String(frames), "-pix_fmt", pixelFormat, "-f", container, "-y", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate),format=rgb24",
+                "-frames:v", String(frames), "-pix_fmt", pixelFormat, "-f", container, "-y", path
+            ])
     }
 
     /// What `ffmpeg -i <path> -f rawvideo -` prints: the decoded frames, tightly packed, in the input's pixel format.
     static func ffmpegRaw(_ path: String, extra: [String] = []) throws -> [UInt8] {
-        [UInt8](try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror"] + extra + ["-i", path, "-f", "rawvideo", "-"]).stdout)
+        [UInt8](
+            try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror"] + extra + ["-i", path, "-f", "rawvideo", "-"])
+                .stdout)
     }
 
     /// Every sample until `nil`.

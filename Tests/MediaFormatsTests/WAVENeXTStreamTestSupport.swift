@@ -74,7 +74,9 @@ enum WAVENeXTStreamTest {
         _ bytes: [UInt8], byteByByte: Bool = true, seeds: [UInt64] = PushParserVerifier.standardSeeds,
         batching: AudioFileStreamParser.Batching = .init()
     ) throws -> StreamReport {
-        let outcome = try PushParserVerifier.verify(bytes, seeds: seeds, byteByByte: byteByByte) { AudioFileStreamParser(batching: batching) }
+        let outcome = try PushParserVerifier.verify(bytes, seeds: seeds, byteByByte: byteByByte) {
+            AudioFileStreamParser(batching: batching)
+        }
         return StreamReport(outcome.outputs, error: outcome.error)
     }
 
@@ -96,15 +98,21 @@ enum WAVENeXTStreamTest {
     static func ffmpegNoise(
         _ path: String, codec: String, rate: Int = 8_000, channels: Int = 2, frames: Int = 1001, extra: [String] = []
     ) throws {
-        try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "anoisesrc=r=\(rate):a=0.5:seed=7",
-            "-af", "atrim=end_sample=\(frames)", "-ac", String(channels), "-c:a", codec,
-        ] + extra + [path])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "anoisesrc=r=\(rate):a=0.5:seed=7",
+                "-af", "atrim=end_sample=\(frames)", "-ac", String(channels), "-c:a", codec
+            ] + extra + [path])
     }
 
     /// `sox` making a `seconds`-long tone in `path` with the output options `options` (`-e u-law` …).
-    static func soxTone(_ path: String, options: [String], rate: Int = 8_000, channels: Int = 1, seconds: String = "0.1251") throws {
-        try ExternalTool.check("sox", ["-n", "-r", String(rate), "-c", String(channels)] + options + [path, "synth", seconds, "sine", "440"])
+    static func soxTone(
+        _ path: String, options: [String], rate: Int = 8_000, channels: Int = 1, seconds: String = "0.1251"
+    ) throws {
+        try ExternalTool.check(
+            "sox",
+            ["-n", "-r", String(rate), "-c", String(channels)] + options + [path, "synth", seconds, "sine", "440"])
     }
 
     /// `sndfile-convert <options> from to`.
@@ -123,7 +131,10 @@ enum WAVENeXTStreamTest {
 
     /// The stream's data bytes as ffmpeg's demuxer reads them (`-c copy -f data`).
     static func demuxedBytes(_ path: String) throws -> [UInt8] {
-        [UInt8](try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-c", "copy", "-f", "data", "-"]).stdout)
+        [UInt8](
+            try ExternalTool.check(
+                "ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-c", "copy", "-f", "data", "-"]
+            ).stdout)
     }
 
     /// `sndfile-info path`'s text.
@@ -169,7 +180,9 @@ enum WAVENeXTStreamTest {
     static func be32(_ v: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
 
     /// A 24-byte NeXT/Sun header followed by `annotation` (padded to `dataOffset`).
-    static func auHeader(dataOffset: UInt32 = 24, dataSize: UInt32, encoding: UInt32 = 3, rate: UInt32 = 8_000, channels: UInt32 = 1) -> [UInt8] {
+    static func auHeader(
+        dataOffset: UInt32 = 24, dataSize: UInt32, encoding: UInt32 = 3, rate: UInt32 = 8_000, channels: UInt32 = 1
+    ) -> [UInt8] {
         Array(".snd".utf8) + be32(dataOffset) + be32(dataSize) + be32(encoding) + be32(rate) + be32(channels)
             + [UInt8](repeating: 0x41, count: max(0, Int(dataOffset) - 24))
     }

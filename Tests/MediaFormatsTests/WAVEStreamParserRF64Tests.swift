@@ -69,7 +69,8 @@ import Testing
     static func bigHeader(dataBytes: Int, ds64Size: UInt32 = 28) -> (file: [UInt8], dataOffset: Int) {
         let fiveGiB: UInt64 = 5 << 30
         let ds64 = T.le64(6 << 30) + T.le64(fiveGiB) + T.le64(fiveGiB / 4) + T.le32(0)
-        let header = Array("RF64".utf8) + T.le32(0xFFFF_FFFF) + Array("WAVE".utf8)
+        let header =
+            Array("RF64".utf8) + T.le32(0xFFFF_FFFF) + Array("WAVE".utf8)
             + Array("ds64".utf8) + T.le32(ds64Size) + ds64.prefix(Int(ds64Size))
             + WAVTest.chunk("fmt ", WAVTest.fmtBody()) + WAVTest.chunk("JUNK", [UInt8](repeating: 0, count: 28))
             + Array("data".utf8) + T.le32(0xFFFF_FFFF)
@@ -88,11 +89,12 @@ import Testing
         #expect(report.format == .linearPCM(sampleRate: 48_000, channels: 2, bits: 16, float: false, bigEndian: false))
         #expect(report.packets == 1000 && report.batches.count == 3)
         #expect(report.packetBytes == Array(file[dataOffset..<(dataOffset + 4000)]))
-        #expect(report.diagnostics == [
-            .chunkSkipped(type: "JUNK", byteOffset: Int64(dataOffset - 44), size: 28),
-            .trailingBytesSkipped(byteOffset: Int64(dataOffset + 4000), count: 2),
-            .dataTruncated(byteOffset: Int64(dataOffset), declared: fiveGiB, available: 4002),
-        ])
+        #expect(
+            report.diagnostics == [
+                .chunkSkipped(type: "JUNK", byteOffset: Int64(dataOffset - 44), size: 28),
+                .trailingBytesSkipped(byteOffset: Int64(dataOffset + 4000), count: 2),
+                .dataTruncated(byteOffset: Int64(dataOffset), declared: fiveGiB, available: 4002)
+            ])
     }
 
     @Test func seekingPastFourGiBIsExact() throws {
@@ -124,7 +126,8 @@ import Testing
 
         // No ds64: the data size of 0xFFFFFFFF means "to the end".
         let data = WAVTest.pattern(400)
-        let file = Array("RF64".utf8) + T.le32(0xFFFF_FFFF) + Array("WAVE".utf8) + WAVTest.chunk("fmt ", WAVTest.fmtBody())
+        let file =
+            Array("RF64".utf8) + T.le32(0xFFFF_FFFF) + Array("WAVE".utf8) + WAVTest.chunk("fmt ", WAVTest.fmtBody())
             + Array("data".utf8) + T.le32(0xFFFF_FFFF) + data
         let report = try T.verified(file)
         #expect(report.error == nil && report.byteCount == nil && report.packetBytes == data)

@@ -28,35 +28,45 @@ import Testing
     static let ffmpegCodecs: [(codec: String, formatID: UInt32, flags: ASBD.Flags, bits: UInt32)] = [
         ("pcm_u8", lpcm, .isPacked, 8), ("pcm_s16le", lpcm, int, 16), ("pcm_s24le", lpcm, int, 24),
         ("pcm_s32le", lpcm, int, 32), ("pcm_f32le", lpcm, float, 32), ("pcm_f64le", lpcm, float, 64),
-        ("pcm_alaw", ASBD.aLaw, [], 8), ("pcm_mulaw", ASBD.uLaw, [], 8), ("adpcm_ima_wav", ASBD.dviIntelIMA, [], 0),
+        ("pcm_alaw", ASBD.aLaw, [], 8), ("pcm_mulaw", ASBD.uLaw, [], 8), ("adpcm_ima_wav", ASBD.dviIntelIMA, [], 0)
     ]
     /// Every codec in mono and stereo (ffmpeg's IMA encoder takes no more), and 6 channels
     /// (WAVE_FORMAT_EXTENSIBLE with the 5.1 mask) for a few.
     static let ffmpegCases: [Expected] = ffmpegCodecs.flatMap { c in
         ([1, 2] + (["pcm_u8", "pcm_s24le", "pcm_f64le", "pcm_mulaw"].contains(c.codec) ? [6] : [])).map {
-            Expected(tool: "ffmpeg", options: [c.codec], formatID: c.formatID, flags: c.flags, bits: c.bits, channels: $0)
+            Expected(
+                tool: "ffmpeg", options: [c.codec], formatID: c.formatID, flags: c.flags, bits: c.bits, channels: $0)
         }
     }
 
     static let soxCases: [Expected] = [
-        Expected(tool: "sox", options: ["-e", "unsigned", "-b", "8"], formatID: lpcm, flags: .isPacked, bits: 8, channels: 1),
+        Expected(
+            tool: "sox", options: ["-e", "unsigned", "-b", "8"], formatID: lpcm, flags: .isPacked, bits: 8, channels: 1),
         Expected(tool: "sox", options: ["-e", "signed", "-b", "16"], formatID: lpcm, flags: int, bits: 16, channels: 2),
         Expected(tool: "sox", options: ["-e", "signed", "-b", "24"], formatID: lpcm, flags: int, bits: 24, channels: 1),
         Expected(tool: "sox", options: ["-e", "signed", "-b", "32"], formatID: lpcm, flags: int, bits: 32, channels: 2),
-        Expected(tool: "sox", options: ["-e", "floating-point", "-b", "32"], formatID: lpcm, flags: float, bits: 32, channels: 1),
-        Expected(tool: "sox", options: ["-e", "floating-point", "-b", "64"], formatID: lpcm, flags: float, bits: 64, channels: 2),
+        Expected(
+            tool: "sox", options: ["-e", "floating-point", "-b", "32"], formatID: lpcm, flags: float, bits: 32,
+            channels: 1),
+        Expected(
+            tool: "sox", options: ["-e", "floating-point", "-b", "64"], formatID: lpcm, flags: float, bits: 64,
+            channels: 2),
         Expected(tool: "sox", options: ["-e", "u-law"], formatID: ASBD.uLaw, bits: 8, channels: 1),
         Expected(tool: "sox", options: ["-e", "a-law"], formatID: ASBD.aLaw, bits: 8, channels: 2),
         Expected(tool: "sox", options: ["-e", "ima-adpcm"], formatID: ASBD.dviIntelIMA, bits: 0, channels: 1),
-        Expected(tool: "sox", options: ["-e", "signed", "-b", "24"], formatID: lpcm, flags: int, bits: 24, channels: 6),
+        Expected(tool: "sox", options: ["-e", "signed", "-b", "24"], formatID: lpcm, flags: int, bits: 24, channels: 6)
     ]
 
     static let sndfileCases: [Expected] = [
-        ("wav", "-pcmu8", lpcm, ASBD.Flags.isPacked, UInt32(8)), ("wav", "-pcm16", lpcm, int, 16), ("wav", "-pcm24", lpcm, int, 24),
+        ("wav", "-pcmu8", lpcm, ASBD.Flags.isPacked, UInt32(8)), ("wav", "-pcm16", lpcm, int, 16),
+        ("wav", "-pcm24", lpcm, int, 24),
         ("wav", "-pcm32", lpcm, int, 32), ("wav", "-float32", lpcm, float, 32), ("wav", "-float64", lpcm, float, 64),
-        ("wav", "-ulaw", ASBD.uLaw, [], 8), ("wav", "-alaw", ASBD.aLaw, [], 8), ("wav", "-ima-adpcm", ASBD.dviIntelIMA, [], 0),
-        ("wavex", "-pcm24", lpcm, int, 24), ("wavex", "-float32", lpcm, float, 32), ("wavex", "-ulaw", ASBD.uLaw, [], 8),
-    ].map { Expected(tool: "sndfile-convert", options: [$0.0, $0.1], formatID: $0.2, flags: $0.3, bits: $0.4, channels: 2) }
+        ("wav", "-ulaw", ASBD.uLaw, [], 8), ("wav", "-alaw", ASBD.aLaw, [], 8),
+        ("wav", "-ima-adpcm", ASBD.dviIntelIMA, [], 0),
+        ("wavex", "-pcm24", lpcm, int, 24), ("wavex", "-float32", lpcm, float, 32), ("wavex", "-ulaw", ASBD.uLaw, [], 8)
+    ].map {
+        Expected(tool: "sndfile-convert", options: [$0.0, $0.1], formatID: $0.2, flags: $0.3, bits: $0.4, channels: 2)
+    }
 
     /// Makes the file a case describes in `dir`.
     static func make(_ c: Expected, in dir: TemporaryDirectory) throws -> String {
@@ -125,7 +135,10 @@ import Testing
         // IMA: the fact chunk's frame count is the valid frames when it fits the packets (libsndfile
         // writes one block's count for stereo files, which does not, and is ignored with a note).
         let fact = T.field("frames", in: info)
-        let factFits = fact.map { $0 <= packets * Int64(format.framesPerPacket) && $0 > (packets - 1) * Int64(format.framesPerPacket) } ?? false
+        let factFits =
+            fact.map {
+                $0 <= packets * Int64(format.framesPerPacket) && $0 > (packets - 1) * Int64(format.framesPerPacket)
+            } ?? false
         #expect(report.propertyOrder == T.expectedOrder(packetTable: ima && factFits))
         #expect(report.dataOffset == firstPacket)
         #expect(report.byteCount == T.field("data", in: info))
@@ -133,7 +146,8 @@ import Testing
         #expect(report.packetCount == packets)
         #expect(report.maximumPacketSize == Int(format.bytesPerPacket))
         if ima {
-            let expectedRate = (format.sampleRate * Double(format.bytesPerPacket) * 8 / Double(format.framesPerPacket)).rounded()
+            let expectedRate = (format.sampleRate * Double(format.bytesPerPacket) * 8 / Double(format.framesPerPacket))
+                .rounded()
             #expect(report.bitRate == Int(expectedRate))
             if factFits {
                 #expect(report.packetTable?.validFrames == fact)
@@ -172,7 +186,8 @@ import Testing
         // 6 channels of 24 valid bits in 32-bit containers, side surrounds: Core Audio's aligned-high lpcm.
         let data = WAVTest.pattern(6 * 4 * 10)
         let body = WAVTest.extensibleBody(channels: 6, bits: 32, validBits: 24, mask: 0x60F)
-        let file = WAVTest.riff([WAVTest.chunk("fmt ", body), WAVTest.chunk("bext", [1, 2, 3]), WAVTest.dataChunk(data)])
+        let file = WAVTest.riff([WAVTest.chunk("fmt ", body), WAVTest.chunk("bext", [1, 2, 3]), WAVTest.dataChunk(data)]
+        )
         let report = try T.verified(file)
         let format = try #require(report.format)
         #expect(format.bitsPerChannel == 24)
@@ -186,7 +201,10 @@ import Testing
     }
 
     @Test func twelveBitPCMIsAlignedHighInTwoBytes() throws {
-        let file = WAVTest.riff([WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, bits: 12, blockAlign: 4)), WAVTest.dataChunk(WAVTest.pattern(40))])
+        let file = WAVTest.riff([
+            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, bits: 12, blockAlign: 4)),
+            WAVTest.dataChunk(WAVTest.pattern(40))
+        ])
         let format = try #require(try T.verified(file).format)
         #expect(format.bitsPerChannel == 12 && format.bytesPerFrame == 4)
         #expect(format.flags == [.isSignedInteger, .isAlignedHigh])
@@ -194,16 +212,23 @@ import Testing
 
     @Test func imaFramesComeFromFactWhenTheDataSizeIsOpen() throws {
         // Mono IMA, 256-byte blocks of 505 frames, fact 1000 frames, data size 0 (still being recorded).
-        let fmt = WAVTest.fmtBody(tag: 0x11, channels: 1, rate: 22_050, bits: 4, blockAlign: 256) + T.le16(2) + T.le16(505)
+        let fmt =
+            WAVTest.fmtBody(tag: 0x11, channels: 1, rate: 22_050, bits: 4, blockAlign: 256) + T.le16(2) + T.le16(505)
         let blocks = WAVTest.pattern(512)
-        let file = WAVTest.riff([WAVTest.chunk("fmt ", fmt), WAVTest.chunk("fact", T.le32(1000)), WAVTest.dataChunk(blocks, declaredSize: 0)])
+        let file = WAVTest.riff([
+            WAVTest.chunk("fmt ", fmt), WAVTest.chunk("fact", T.le32(1000)), WAVTest.dataChunk(blocks, declaredSize: 0)
+        ])
         let report = try T.verified(file)
-        #expect(report.format == AudioStreamBasicDescription(
-            sampleRate: 22_050, formatID: ASBD.dviIntelIMA, bytesPerPacket: 256, framesPerPacket: 505, bytesPerFrame: 0,
-            channelsPerFrame: 1, bitsPerChannel: 0))
+        #expect(
+            report.format
+                == AudioStreamBasicDescription(
+                    sampleRate: 22_050, formatID: ASBD.dviIntelIMA, bytesPerPacket: 256, framesPerPacket: 505,
+                    bytesPerFrame: 0,
+                    channelsPerFrame: 1, bitsPerChannel: 0))
         #expect(report.propertyOrder == T.expectedOrder(byteCount: false, packetTable: true))
         #expect(report.packetCount == 2)
-        #expect(report.packetTable == AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: 10, validFrames: 1000))
+        #expect(
+            report.packetTable == AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: 10, validFrames: 1000))
         #expect(report.bitRate == 89_423)  // 22050 × 256 × 8 / 505 = 89422.57
         #expect(report.packetBytes == blocks && report.frames == 1010)
     }
@@ -223,14 +248,20 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("whole.wav")
         try T.ffmpegNoise(path, codec: "pcm_s16le")
-        let piped = [UInt8](try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-c", "copy", "-f", "wav", "-"]).stdout)
+        let piped = [UInt8](
+            try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-c", "copy", "-f", "wav", "-"])
+                .stdout)
         #expect(piped[74..<78] == [0xFF, 0xFF, 0xFF, 0xFF])
         let report = try T.verified(piped)
         #expect(report.propertyOrder == T.expectedOrder(byteCount: false, packetCount: false))
         #expect(report.packetBytes == (try T.demuxedBytes(path)))
         #expect(report.packets == 1001)
-        #expect(report.otherDiagnostics == [.note(
-            "the 'data' chunk's size is 0xFFFFFFFF (a stream being recorded): the audio runs to the end of the input", byteOffset: 70)])
+        #expect(
+            report.otherDiagnostics == [
+                .note(
+                    "the 'data' chunk's size is 0xFFFFFFFF (a stream being recorded): the audio runs to the end of the input",
+                    byteOffset: 70)
+            ])
         // Zero, as other writers leave it, means the same.
         var zero = piped
         zero.replaceSubrange(74..<78, with: [0, 0, 0, 0])
@@ -240,16 +271,19 @@ import Testing
     @Test func chunksAfterTheDataAndOddSizesArePaddedAndSkipped() throws {
         // 7 mono 8-bit frames: an odd data chunk, its pad byte, then LIST and an odd JUNK, then zero padding.
         let data: [UInt8] = [1, 2, 3, 4, 5, 6, 7]
-        let file = WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 1, rate: 8_000, bits: 8)), WAVTest.chunk("data", data),
-            WAVTest.chunk("LIST", Array("INFOISFT".utf8)), WAVTest.chunk("JUNK", [9]),
-        ]) + [0, 0, 0, 0, 0]
+        let file =
+            WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 1, rate: 8_000, bits: 8)), WAVTest.chunk("data", data),
+                WAVTest.chunk("LIST", Array("INFOISFT".utf8)), WAVTest.chunk("JUNK", [9])
+            ]) + [0, 0, 0, 0, 0]
         let report = try T.verified(file)
         #expect(report.packetBytes == data && report.byteCount == 7 && report.packetCount == 7)
-        #expect(report.diagnostics == [
-            .chunkSkipped(type: "LIST", byteOffset: 52, size: 8), .chunkSkipped(type: "JUNK", byteOffset: 68, size: 1),
-            .trailingBytesSkipped(byteOffset: 78, count: 5),
-        ])
+        #expect(
+            report.diagnostics == [
+                .chunkSkipped(type: "LIST", byteOffset: 52, size: 8),
+                .chunkSkipped(type: "JUNK", byteOffset: 68, size: 1),
+                .trailingBytesSkipped(byteOffset: 78, count: 5)
+            ])
         #expect(report.bitRate == 64_000)
     }
 
@@ -259,7 +293,9 @@ import Testing
         #expect(parser.seekOffset(forPacket: 10) == nil)
         parser.push(file.prefix(100))
         while try parser.next() != nil {}
-        #expect(parser.seekOffset(forPacket: 2500) == AudioFileStreamSeekOffset(byteOffset: 44 + 10_000, isEstimated: false))
+        #expect(
+            parser.seekOffset(forPacket: 2500) == AudioFileStreamSeekOffset(byteOffset: 44 + 10_000, isEstimated: false)
+        )
         #expect(parser.seekOffset(forPacket: 3001) == nil)
         #expect(parser.seekOffset(forPacket: Int64.max) == nil)
         let target = try parser.seek(toPacket: 2500)

@@ -27,7 +27,7 @@ import Testing
         Case(type: .f64, layout: .mono, ffmpegLayout: "mono", rate: 22_050, frames: 500),
         Case(type: .s16, layout: .surround51Side, ffmpegLayout: "5.1(side)", rate: 48_000, frames: 1000),
         Case(type: .s16, layout: .surround51, ffmpegLayout: "5.1", rate: 48_000, frames: 1000),
-        Case(type: .f32, layout: .surround71, ffmpegLayout: "7.1", rate: 48_000, frames: 700),
+        Case(type: .f32, layout: .surround71, ffmpegLayout: "7.1", rate: 48_000, frames: 700)
     ]
 
     /// Raw interleaved PCM of `c`'s format, made by ffmpeg.
@@ -35,7 +35,7 @@ import Testing
         let path = dir.file("raw.bin")
         try WAVTest.ffmpeg([
             "-f", "lavfi", "-i", "anoisesrc=r=\(c.rate):a=0.7:seed=11", "-af", "atrim=end_sample=\(c.frames)",
-            "-ac", String(c.layout.channelCount), "-f", WAVTest.rawFormat(c.type), path,
+            "-ac", String(c.layout.channelCount), "-f", WAVTest.rawFormat(c.type), path
         ])
         let bytes = try WAVTest.bytes(path)
         #expect(bytes.count == c.frames * c.layout.channelCount * c.type.bytesPerSample)
@@ -73,7 +73,7 @@ import Testing
         let codec = "pcm_" + WAVTest.rawFormat(c.type)
         try WAVTest.ffmpeg([
             "-f", WAVTest.rawFormat(c.type), "-ar", String(c.rate), "-ch_layout", c.ffmpegLayout, "-i", rawPath,
-            "-c:a", codec, "-fflags", "+bitexact", reference,
+            "-c:a", codec, "-fflags", "+bitexact", reference
         ])
         let oursBytes = try WAVTest.bytes(ours)
         #expect(oursBytes == (try WAVTest.bytes(reference)))
@@ -88,8 +88,10 @@ import Testing
         let muxer = WAVMuxer(output: output)
         while let sample = try tone.next() { try muxer.write(sample) }
         try muxer.finish()
-        let header: [UInt8] = Array("RIFF".utf8) + WAVTest.le32(36 + 40) + Array("WAVE".utf8)
-            + WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, rate: 48_000, bits: 16)) + Array("data".utf8) + WAVTest.le32(40)
+        let header: [UInt8] =
+            Array("RIFF".utf8) + WAVTest.le32(36 + 40) + Array("WAVE".utf8)
+            + WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, rate: 48_000, bits: 16)) + Array("data".utf8)
+            + WAVTest.le32(40)
         #expect(header.count == 44)
         #expect(Array(output.bytes.prefix(44)) == header)
         #expect(output.bytes.count == 84)
@@ -102,8 +104,9 @@ import Testing
     func toneFileIsAcceptedBySndfileAndFFprobe(type: PCMSampleType, sndfileFormat: String, codec: String) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("tone.wav")
-        var tone = try ToneGenerator(.sine(frequency: 1000, amplitude: 0.5), sampleRate: 44_100, channels: 2,
-                                     sampleType: type, length: .frames(44_100))
+        var tone = try ToneGenerator(
+            .sine(frequency: 1000, amplitude: 0.5), sampleRate: 44_100, channels: 2,
+            sampleType: type, length: .frames(44_100))
         let (samples, bytes) = try WAVTest.drain(&tone)
         try Self.mux(samples, to: try FileOutput(path: path))
 
@@ -131,18 +134,22 @@ import Testing
         let c = Case(type: .s24, layout: .stereo, ffmpegLayout: "stereo", rate: 48_000, frames: 1001)
         let (rawPath, raw) = try Self.rawPCM(c, in: dir)
         let memory = MemoryOutput()
-        try Self.mux(Self.samples(raw, format: .pcm(PCMFormat(.s24), sampleRate: 48_000, channelLayout: .stereo)),
-                     to: NonSeekableOutput(memory))
+        try Self.mux(
+            Self.samples(raw, format: .pcm(PCMFormat(.s24), sampleRate: 48_000, channelLayout: .stereo)),
+            to: NonSeekableOutput(memory))
         let stream = memory.bytes
         #expect(Array(stream[4..<8]) == [0xFF, 0xFF, 0xFF, 0xFF])  // RIFF size left open
         #expect(stream.count == 68 + raw.count)  // extensible header, no fact chunk, no pad byte
 
         // Byte for byte what ffmpeg writes to a pipe, and ffmpeg decodes it to the input. (Not with -xerror:
         // ffmpeg flags the last read of any open-sized WAV, its own included, as a corrupt packet.)
-        let piped = try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "s24le", "-ar", "48000", "-ch_layout", "stereo", "-i", rawPath,
-            "-c:a", "pcm_s24le", "-fflags", "+bitexact", "-f", "wav", "-",
-        ]).stdout
+        let piped = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "s24le", "-ar", "48000", "-ch_layout", "stereo", "-i", rawPath,
+                "-c:a", "pcm_s24le", "-fflags", "+bitexact", "-f", "wav", "-"
+            ]
+        ).stdout
         #expect(stream == [UInt8](piped))
         let path = dir.file("stream.wav")
         try WAVTest.write(stream, to: path)
@@ -238,8 +245,9 @@ import Testing
     @Test func runsInAPipeline() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("pipeline.wav")
-        let tone = try ToneGenerator(.sine(frequency: 440, amplitude: 0.25), channels: 1, sampleType: .s16,
-                                     length: .duration(MediaTime(value: 3, timescale: 2)))
+        let tone = try ToneGenerator(
+            .sine(frequency: 440, amplitude: 0.25), channels: 1, sampleType: .s16,
+            length: .duration(MediaTime(value: 3, timescale: 2)))
         var pipeline = Pipeline(source: tone, sink: WAVMuxer(output: try FileOutput(path: path)))
         let progress = try pipeline.run()
         #expect(progress.framesRead == 72_000)

@@ -47,7 +47,7 @@ import Testing
             WAVTest.chunk("fmt ", fmt),
             WAVTest.chunk("PEAK", WAVTest.le32(1) + WAVTest.le32(0) + [UInt8](repeating: 0, count: 16)),
             WAVTest.chunk("cue ", WAVTest.le32(0)),
-            WAVTest.dataChunk(data),
+            WAVTest.dataChunk(data)
         ]
         let file = WAVTest.riff(chunks)
         let path = dir.file("order.wav")
@@ -64,7 +64,7 @@ import Testing
         // 1001 bytes of u8 mono: odd, so a pad byte follows, then a LIST chunk the reader must not read as audio.
         let file = WAVTest.riff([
             WAVTest.chunk("fmt ", fmt), WAVTest.chunk("data", data),
-            WAVTest.chunk("LIST", Array("INFOISFT".utf8) + WAVTest.le32(2) + Array("x\0".utf8)),
+            WAVTest.chunk("LIST", Array("INFOISFT".utf8) + WAVTest.le32(2) + Array("x\0".utf8))
         ])
         let reader = try WAVReader(bytes: file)
         #expect(reader.format.pcm == PCMFormat(.u8))
@@ -76,7 +76,7 @@ import Testing
     @Test func extensibleMaskBecomesTheLayout() throws {
         let data = WAVTest.pattern(6 * 2 * 100)
         let file = WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 6, bits: 16, mask: 0x60F)), WAVTest.dataChunk(data),
+            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 6, bits: 16, mask: 0x60F)), WAVTest.dataChunk(data)
         ])
         let reader = try WAVReader(bytes: file)
         #expect(reader.format.channelLayout == .surround51Side)
@@ -89,67 +89,75 @@ import Testing
 
     @Test func mismatchedOrZeroMaskFallsBackToTheDefaultLayout() throws {
         let data = WAVTest.pattern(2 * 3 * 10)
-        let wrong = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, mask: 0x7)), WAVTest.dataChunk(data),
-        ]))
+        let wrong = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, mask: 0x7)), WAVTest.dataChunk(data)
+            ]))
         #expect(wrong.format.channelLayout == .stereo)
         #expect(wrong.diagnostics.map(\.code) == [.channelMaskIgnored])
         #expect(wrong.diagnostics.first?.byteOffset == 40)  // the mask field: 12 + 28
         #expect(wrong.diagnostics.first?.message.contains("3 speakers") == true)
 
-        let zero = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, mask: 0)), WAVTest.dataChunk(data),
-        ]))
+        let zero = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, mask: 0)), WAVTest.dataChunk(data)
+            ]))
         #expect(zero.format.channelLayout == .stereo)
         #expect(zero.diagnostics.isEmpty)
 
-        let five = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 5, bits: 16)), WAVTest.dataChunk(WAVTest.pattern(50)),
-        ]))
+        let five = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 5, bits: 16)), WAVTest.dataChunk(WAVTest.pattern(50))
+            ]))
         #expect(five.format.channelLayout == .unspecified(5))
         #expect(five.frameCount == 5)
     }
 
     @Test func extensibleFloatAndValidBits() throws {
-        let float = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(subFormat: 3, channels: 1, bits: 64, mask: 0x4)),
-            WAVTest.dataChunk(WAVTest.pattern(80)),
-        ]))
+        let float = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.extensibleBody(subFormat: 3, channels: 1, bits: 64, mask: 0x4)),
+                WAVTest.dataChunk(WAVTest.pattern(80))
+            ]))
         #expect(float.format == .pcm(PCMFormat(.f64), sampleRate: 48_000, channelLayout: .mono))
         #expect(float.frameCount == 10)
 
         // 20 valid bits in 24-bit containers: delivered as s24, the valid bits reported.
-        let twenty = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, validBits: 20, mask: 0x3)),
-            WAVTest.dataChunk(WAVTest.pattern(60)),
-        ]))
+        let twenty = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, validBits: 20, mask: 0x3)),
+                WAVTest.dataChunk(WAVTest.pattern(60))
+            ]))
         #expect(twenty.format.pcm == PCMFormat(.s24))
         #expect(twenty.formatChunk.validBitsPerSample == 20)
         #expect(twenty.frameCount == 10)
 
         // 12-bit plain PCM is stored in 16-bit containers (as FFmpeg reads it).
-        let twelve = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 1, bits: 12)), WAVTest.dataChunk(WAVTest.pattern(40)),
-        ]))
+        let twelve = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 1, bits: 12)), WAVTest.dataChunk(WAVTest.pattern(40))
+            ]))
         #expect(twelve.format.pcm == PCMFormat(.s16))
         #expect(twelve.frameCount == 20)
     }
 
     @Test func duplicateFormatChunkAndExcessValidBitsAreReported() throws {
         let data = WAVTest.dataChunk(WAVTest.pattern(60))
-        let duplicate = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, bits: 24)),
-            WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 1, bits: 16)), data,
-        ]))
+        let duplicate = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 2, bits: 24)),
+                WAVTest.chunk("fmt ", WAVTest.fmtBody(channels: 1, bits: 16)), data
+            ]))
         #expect(duplicate.format.pcm == PCMFormat(.s24))
         #expect(duplicate.format.channelCount == 2)
         #expect(duplicate.frameCount == 10)
         #expect(duplicate.diagnostics.map(\.code) == [.duplicateFormatChunk])
         #expect(duplicate.diagnostics.map(\.byteOffset) == [36])
 
-        let excess = try WAVReader(bytes: WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, validBits: 28, mask: 3)), data,
-        ]))
+        let excess = try WAVReader(
+            bytes: WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 24, validBits: 28, mask: 3)), data
+            ]))
         #expect(excess.format.pcm == PCMFormat(.s24))
         #expect(excess.formatChunk.validBitsPerSample == 28)
         #expect(excess.diagnostics.map(\.code) == [.validBitsExceedContainer])
@@ -160,7 +168,8 @@ import Testing
     @Test func openDataSizeReadsToTheEndOfTheFile() throws {
         let (fmt, data) = (WAVTest.fmtBody(), WAVTest.pattern(4 * 777 + 3))
         for declared: UInt32 in [0xFFFF_FFFF, 0] {
-            let file = WAVTest.riff([WAVTest.chunk("fmt ", fmt), WAVTest.dataChunk(data, declaredSize: declared)], riffSize: 0xFFFF_FFFF)
+            let file = WAVTest.riff(
+                [WAVTest.chunk("fmt ", fmt), WAVTest.dataChunk(data, declaredSize: declared)], riffSize: 0xFFFF_FFFF)
             let reader = try WAVReader(bytes: file, framesPerSample: 100)
             #expect(reader.frameCount == 777)
             #expect(try WAVTest.readAll(reader).bytes == Array(data.prefix(4 * 777)))
@@ -179,8 +188,10 @@ import Testing
     /// What ffmpeg writes to a pipe (sizes 0xFFFFFFFF and a LIST chunk) reads like the seekable file.
     @Test func readsFFmpegPipeOutput() throws {
         let dir = try TemporaryDirectory()
-        let args = ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=1",
-                    "-af", "atrim=end_sample=3000", "-ac", "2", "-c:a", "pcm_s24le"]
+        let args = [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=44100:a=0.5:seed=1",
+            "-af", "atrim=end_sample=3000", "-ac", "2", "-c:a", "pcm_s24le"
+        ]
         let piped = [UInt8](try ExternalTool.check("ffmpeg", args + ["-f", "wav", "-"]).stdout)
         let path = dir.file("seekable.wav")
         try WAVTest.ffmpeg(Array(args.dropFirst(3)) + [path])
@@ -200,7 +211,8 @@ import Testing
         let (samples, bytes) = try WAVTest.readAll(reader)
         #expect(samples.map(\.frameCount) == [4096, 4096, 1808])
         #expect(samples.map(\.data.count) == [4096 * 4, 4096 * 4, 1808 * 4])
-        #expect(samples.map(\.timing.presentationTime) == [0, 4096, 8192].map { MediaTime(value: $0, timescale: 48_000) })
+        #expect(
+            samples.map(\.timing.presentationTime) == [0, 4096, 8192].map { MediaTime(value: $0, timescale: 48_000) })
         #expect(samples.map { $0.timing.presentationTime.timescale } == [48_000, 48_000, 48_000])
         #expect(samples.map(\.timing.duration) == [4096, 4096, 1808].map { MediaTime(value: $0, timescale: 48_000) })
         #expect(samples.allSatisfy { $0.format == .audio(.pcm(.s16, sampleRate: 48_000, channelLayout: .stereo)) })

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// WAVReader on damaged and unsupported input: each error's code and byte offset, the frames delivered
@@ -16,7 +16,7 @@ import Glibc
         let path = dir.file("base.wav")
         try WAVTest.ffmpeg([
             "-f", "lavfi", "-i", "anoisesrc=r=48000:a=0.5:seed=5", "-af", "atrim=end_sample=2500", "-ac", "2",
-            "-c:a", "pcm_s16le", "-fflags", "+bitexact", path,
+            "-c:a", "pcm_s16le", "-fflags", "+bitexact", path
         ])
         let file = try WAVTest.bytes(path)
         #expect(file.count == 44 + 2500 * 4)
@@ -73,7 +73,7 @@ import Glibc
         // 6 channels of s24: 18-byte frames; cut 17 bytes into frame 333.
         let data = WAVTest.pattern(18 * 400)
         let file = WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 6, bits: 24, mask: 0x3F)), WAVTest.dataChunk(data),
+            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 6, bits: 24, mask: 0x3F)), WAVTest.dataChunk(data)
         ])
         let dataOffset = file.count - data.count
         let reader = try WAVReader(bytes: Array(file.prefix(dataOffset + 18 * 333 + 17)))
@@ -91,19 +91,22 @@ import Glibc
         #expect(try WAVTest.readAll(reader).bytes == Array(file[44...]))
         #expect(reader.diagnostics.map(\.code) == [.dataBeyondEndOfFile])
         #expect(reader.diagnostics.first?.byteOffset == 36)
-        #expect(reader.diagnostics.first?.description
-            == "WAV 'data' chunk declares 14000 bytes but the file holds 10000 after its header; reading those at byte offset 36.")
+        #expect(
+            reader.diagnostics.first?.description
+                == "WAV 'data' chunk declares 14000 bytes but the file holds 10000 after its header; reading those at byte offset 36."
+        )
     }
 
-    @Test(arguments: [
-        (22, [0, 0], MediaError.Code.invalidData, "0 channels"),
-        (24, [0, 0, 0, 0], .invalidData, "sample rate of 0 Hz"),
-        (34, [0, 0], .invalidData, "0 bits per sample"),
-        (32, [5, 0], .invalidData, "block align of 5 bytes does not match 2 channels × 2 bytes = 4"),
-        (20, [0x55, 0], .unsupportedFormat, "format tag 0x0055 (MPEG Layer 3) is not supported"),
-        (20, [0x02, 0x01], .unsupportedFormat, "format tag 0x0102 is not supported"),
-        (34, [40, 0], .unsupportedFormat, "40-bit integer PCM"),
-    ] as [(Int, [UInt8], MediaError.Code, String)])
+    @Test(
+        arguments: [
+            (22, [0, 0], MediaError.Code.invalidData, "0 channels"),
+            (24, [0, 0, 0, 0], .invalidData, "sample rate of 0 Hz"),
+            (34, [0, 0], .invalidData, "0 bits per sample"),
+            (32, [5, 0], .invalidData, "block align of 5 bytes does not match 2 channels × 2 bytes = 4"),
+            (20, [0x55, 0], .unsupportedFormat, "format tag 0x0055 (MPEG Layer 3) is not supported"),
+            (20, [0x02, 0x01], .unsupportedFormat, "format tag 0x0102 is not supported"),
+            (34, [40, 0], .unsupportedFormat, "40-bit integer PCM")
+        ] as [(Int, [UInt8], MediaError.Code, String)])
     func badFormatField(offset: Int, bytes: [UInt8], code: MediaError.Code, message: String) throws {
         let dir = try TemporaryDirectory()
         var file = Self.patched(try Self.ffmpegFile(in: dir), at: offset, bytes)
@@ -114,7 +117,10 @@ import Glibc
         #expect(error.message.contains(message))
     }
 
-    @Test(arguments: [("pcm_mulaw", "0x0007 (µ-law)"), ("adpcm_ima_wav", "0x0011 (IMA ADPCM)"), ("libmp3lame", "0x0055 (MPEG Layer 3)")])
+    @Test(arguments: [
+        ("pcm_mulaw", "0x0007 (µ-law)"), ("adpcm_ima_wav", "0x0011 (IMA ADPCM)"),
+        ("libmp3lame", "0x0055 (MPEG Layer 3)")
+    ])
     func nonPCMFilesAreUnsupported(codec: String, named: String) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("x.wav")
@@ -132,15 +138,17 @@ import Glibc
         #expect(float16.byteOffset == 34)
         #expect(float16.message.contains("16-bit IEEE float"))
 
-        let mp3 = try Self.readError(WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(subFormat: 0x55, channels: 2, bits: 16, mask: 3)), data,
-        ]))
+        let mp3 = try Self.readError(
+            WAVTest.riff([
+                WAVTest.chunk("fmt ", WAVTest.extensibleBody(subFormat: 0x55, channels: 2, bits: 16, mask: 3)), data
+            ]))
         #expect(mp3.code == .unsupportedFormat)
         #expect(mp3.byteOffset == 44)
         #expect(mp3.message.contains("sub-format 0x0055"))
 
         var ambisonic = WAVTest.extensibleBody(channels: 4, bits: 16, mask: 0)
-        ambisonic.replaceSubrange(24..<40, with: [0x01, 0, 0, 0, 0x21, 0x07, 0xD3, 0x11, 0x86, 0x44, 0xC8, 0xC1, 0xCA, 0, 0, 0])
+        ambisonic.replaceSubrange(
+            24..<40, with: [0x01, 0, 0, 0, 0x21, 0x07, 0xD3, 0x11, 0x86, 0x44, 0xC8, 0xC1, 0xCA, 0, 0, 0])
         let guid = try Self.readError(WAVTest.riff([WAVTest.chunk("fmt ", ambisonic), data]))
         #expect(guid.code == .unsupportedFormat)
         #expect(guid.byteOffset == 44)
@@ -154,9 +162,10 @@ import Glibc
         #expect(short.byteOffset == 12)
         #expect(short.message.contains("14 bytes"))
 
-        let shortExtensible = try Self.readError(WAVTest.riff([
-            WAVTest.chunk("fmt ", Array(WAVTest.extensibleBody(channels: 2, bits: 16, mask: 3).prefix(18))), data,
-        ]))
+        let shortExtensible = try Self.readError(
+            WAVTest.riff([
+                WAVTest.chunk("fmt ", Array(WAVTest.extensibleBody(channels: 2, bits: 16, mask: 3).prefix(18))), data
+            ]))
         #expect(shortExtensible.code == .invalidData)
         #expect(shortExtensible.byteOffset == 12)
         #expect(shortExtensible.message.contains("18 bytes"))
@@ -196,15 +205,17 @@ import Glibc
     }
 
     @Test func missingFormatOrDataChunk() throws {
-        let noFormat = try Self.readError(WAVTest.riff([
-            WAVTest.chunk("LIST", Array("INFO".utf8)), WAVTest.dataChunk(WAVTest.pattern(40)),
-            WAVTest.chunk("fmt ", WAVTest.fmtBody()),
-        ]))
+        let noFormat = try Self.readError(
+            WAVTest.riff([
+                WAVTest.chunk("LIST", Array("INFO".utf8)), WAVTest.dataChunk(WAVTest.pattern(40)),
+                WAVTest.chunk("fmt ", WAVTest.fmtBody())
+            ]))
         #expect(noFormat.code == .invalidData)
         #expect(noFormat.byteOffset == 24)
         #expect(noFormat.message.contains("before any 'fmt '"))
 
-        let noData = try Self.readError(WAVTest.riff([WAVTest.chunk("fmt ", WAVTest.fmtBody()), WAVTest.chunk("LIST", [])]))
+        let noData = try Self.readError(
+            WAVTest.riff([WAVTest.chunk("fmt ", WAVTest.fmtBody()), WAVTest.chunk("LIST", [])]))
         #expect(noData.code == .invalidData)
         #expect(noData.byteOffset == 44)
         #expect(noData.message.contains("without a 'data' chunk"))
@@ -215,7 +226,7 @@ import Glibc
         let data = WAVTest.pattern(6 * 50)  // s24 stereo: 6-byte frames
         let file = WAVTest.riff([
             WAVTest.chunk("LIST", Array("INFOISFT".utf8) + WAVTest.le32(3) + Array("ab\0".utf8)),
-            WAVTest.chunk("fmt ", WAVTest.fmtBody(bits: 24)), WAVTest.dataChunk(data),
+            WAVTest.chunk("fmt ", WAVTest.fmtBody(bits: 24)), WAVTest.dataChunk(data)
         ])
         let dataOffset = file.count - data.count
         for length in 0...file.count {
@@ -227,7 +238,8 @@ import Glibc
                 let reader = try WAVReader(bytes: prefix, framesPerSample: 7)
                 let frames = (length - dataOffset) / 6
                 #expect(reader.frameCount == Int64(frames))
-                #expect(try WAVTest.readAll(reader).bytes == Array(data.prefix(frames * 6)), "prefix of \(length) bytes")
+                #expect(
+                    try WAVTest.readAll(reader).bytes == Array(data.prefix(frames * 6)), "prefix of \(length) bytes")
             }
         }
     }
@@ -237,12 +249,14 @@ import Glibc
     @Test func corruptedHeadersNeverCrash() throws {
         let data = WAVTest.pattern(4 * 64)
         let file = WAVTest.riff([
-            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 16, mask: 3)), WAVTest.dataChunk(data),
+            WAVTest.chunk("fmt ", WAVTest.extensibleBody(channels: 2, bits: 16, mask: 3)), WAVTest.dataChunk(data)
         ])
         var random = SystemRandomNumberGenerator()
         var cases: [[UInt8]] = []
         for offset in 0..<(file.count - data.count) {
-            for value: UInt8 in [0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF] { cases.append(Self.patched(file, at: offset, [value])) }
+            for value: UInt8 in [0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF] {
+                cases.append(Self.patched(file, at: offset, [value]))
+            }
         }
         for _ in 0..<300 {
             var copy = file

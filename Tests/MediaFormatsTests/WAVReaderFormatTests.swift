@@ -17,7 +17,7 @@ import Testing
 
     static let codecs: [(String, PCMSampleType, Int)] = [
         ("pcm_u8", .u8, 8_000), ("pcm_s16le", .s16, 44_100), ("pcm_s24le", .s24, 48_000),
-        ("pcm_s32le", .s32, 96_000), ("pcm_f32le", .f32, 22_050), ("pcm_f64le", .f64, 48_000),
+        ("pcm_s32le", .s32, 96_000), ("pcm_f32le", .f32, 22_050), ("pcm_f64le", .f64, 48_000)
     ]
     static let ffmpegCases: [Case] = codecs.flatMap { codec, type, rate in
         [1, 2, 6, 8].map { Case(codec: codec, type: type, channels: $0, rate: rate) }
@@ -36,13 +36,15 @@ import Testing
     }
 
     /// Checks format, frame count and bytes of the WAV at `path` against ffprobe and ffmpeg.
-    static func checkAgainstFFmpeg(_ path: String, type: PCMSampleType, channels: Int, rate: Int, frames: Int64) throws {
+    static func checkAgainstFFmpeg(_ path: String, type: PCMSampleType, channels: Int, rate: Int, frames: Int64) throws
+    {
         let reader = try WAVReader(path: path)
         let stream = try ExternalTool.probeFirstStream(path)
         #expect(reader.format.pcm == PCMFormat(type))
         #expect(reader.format.sampleRate == rate)
         #expect(reader.format.channelCount == channels)
-        #expect(reader.format.channelLayout == layout(ffprobeName: stream["channel_layout"] as? String, channels: channels))
+        #expect(
+            reader.format.channelLayout == layout(ffprobeName: stream["channel_layout"] as? String, channels: channels))
         #expect(reader.frameCount == frames)
         #expect(reader.frameCount == (try WAVTest.ffprobeFrames(path)))
         let (samples, bytes) = try WAVTest.readAll(reader)
@@ -59,7 +61,7 @@ import Testing
         // 5443 frames: one full 4096-frame sample and a shorter one.
         try WAVTest.ffmpeg([
             "-f", "lavfi", "-i", "anoisesrc=r=\(c.rate):a=0.8:seed=3", "-af", "atrim=end_sample=5443",
-            "-ac", String(c.channels), "-c:a", c.codec, path,
+            "-ac", String(c.channels), "-c:a", c.codec, path
         ])
         try Self.checkAgainstFFmpeg(path, type: c.type, channels: c.channels, rate: c.rate, frames: 5443)
         let reader = try WAVReader(path: path)
@@ -84,9 +86,13 @@ import Testing
         SoxCase(arguments: ["-b", "16", "-c", "2", "-r", "44100"], type: .s16, channels: 2, rate: 44_100),
         SoxCase(arguments: ["-b", "24", "-c", "2", "-r", "44100"], type: .s24, channels: 2, rate: 44_100),
         SoxCase(arguments: ["-b", "32", "-c", "1", "-r", "48000"], type: .s32, channels: 1, rate: 48_000),
-        SoxCase(arguments: ["-e", "floating-point", "-b", "32", "-c", "2", "-r", "48000"], type: .f32, channels: 2, rate: 48_000),
-        SoxCase(arguments: ["-e", "floating-point", "-b", "64", "-c", "1", "-r", "22050"], type: .f64, channels: 1, rate: 22_050),
-        SoxCase(arguments: ["-b", "16", "-c", "6", "-r", "48000"], type: .s16, channels: 6, rate: 48_000),
+        SoxCase(
+            arguments: ["-e", "floating-point", "-b", "32", "-c", "2", "-r", "48000"], type: .f32, channels: 2,
+            rate: 48_000),
+        SoxCase(
+            arguments: ["-e", "floating-point", "-b", "64", "-c", "1", "-r", "22050"], type: .f64, channels: 1,
+            rate: 22_050),
+        SoxCase(arguments: ["-b", "16", "-c", "6", "-r", "48000"], type: .s16, channels: 6, rate: 48_000)
     ]
 
     @Test(arguments: soxCases)
@@ -115,7 +121,7 @@ import Testing
         let path = dir.file("rf64.wav")
         try WAVTest.ffmpeg([
             "-f", "lavfi", "-i", "anoisesrc=r=48000:a=0.5:seed=9", "-af", "atrim=end_sample=12345", "-ac", "2",
-            "-c:a", "pcm_s16le", "-rf64", "always", path,
+            "-c:a", "pcm_s16le", "-rf64", "always", path
         ])
         #expect(Array(try WAVTest.bytes(path).prefix(4)) == Array("RF64".utf8))
         try Self.checkAgainstFFmpeg(path, type: .s16, channels: 2, rate: 48_000, frames: 12_345)

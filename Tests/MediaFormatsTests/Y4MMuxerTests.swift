@@ -14,15 +14,18 @@ import Testing
         ("yuv420p", ["-chroma_sample_location", "topleft"], 175, 143),
         ("yuv422p", [], 33, 17),
         ("yuv444p", [], 176, 144),
-        ("gray", [], 176, 144),
+        ("gray", [], 176, 144)
     ])
     func rewritesFFmpegY4MByteForByte(ffmpegFormat: String, options: [String], width: Int, height: Int) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("ffmpeg.y4m")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=30000/1001", "-frames:v", "5",
-            "-pix_fmt", ffmpegFormat,
-        ] + options + ["-f", "yuv4mpegpipe", "-y", path])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=30000/1001", "-frames:v",
+                "5",
+                "-pix_fmt", ffmpegFormat
+            ] + options + ["-f", "yuv4mpegpipe", "-y", path])
         var theirs = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let headerEnd = try #require(theirs.firstIndex(of: 0x0A))
         let header = String(decoding: theirs[..<headerEnd], as: UTF8.self)
@@ -46,7 +49,8 @@ import Testing
         var format = VideoFormat.raw(.gray, width: 3, height: 2)
         format.bytesPerRow = [5]
         let timing = SampleTiming(presentationTime: .zero, duration: MediaTime(value: 1001, timescale: 24000))
-        let frame = MediaSample(format: .video(format), planes: [[1, 2, 3, 0, 0, 4, 5, 6]], timing: timing, frameCount: 1)
+        let frame = MediaSample(
+            format: .video(format), planes: [[1, 2, 3, 0, 0, 4, 5, 6]], timing: timing, frameCount: 1)
         let output = MemoryOutput()
         let muxer = Y4MMuxer(output: output)
         try muxer.write(frame)
@@ -61,8 +65,10 @@ import Testing
         let rate = FrameRate(25)
         let frames = (0..<4).map { index in
             MediaSample(
-                format: .video(.raw(.gray, width: 2, height: 2, frameRate: rate)), planes: [[UInt8](repeating: UInt8(index), count: 4)],
-                timing: SampleTiming(presentationTime: rate.time(ofFrame: Int64(index)), duration: rate.frameDuration), frameCount: 1)
+                format: .video(.raw(.gray, width: 2, height: 2, frameRate: rate)),
+                planes: [[UInt8](repeating: UInt8(index), count: 4)],
+                timing: SampleTiming(presentationTime: rate.time(ofFrame: Int64(index)), duration: rate.frameDuration),
+                frameCount: 1)
         }
         let single = MemoryOutput()
         let one = Y4MMuxer(output: single)
@@ -98,7 +104,7 @@ import Testing
             (frame(.nv12, 16, 16, index: 1), .formatMismatch, "VideoConverter"),
             (frame(.yuv420p, 32, 16, index: 1), .formatMismatch, "first frame"),
             (frame(.yuv444p, 16, 16, index: 1), .formatMismatch, "first frame"),
-            (frame(.yuv420p, 16, 16, index: 1, bytes: 10), .invalidData, "plane 0"),
+            (frame(.yuv420p, 16, 16, index: 1, bytes: 10), .invalidData, "plane 0")
         ]
         for (bad, code, mention) in cases {
             let path = dir.file("out.y4m")
@@ -114,7 +120,8 @@ import Testing
             }
             #expect(throws: MediaError.self) { try muxer.write(frame(.yuv420p, 16, 16, index: 2)) }
             try muxer.finish()
-            let decoded = try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "framemd5", "-"])
+            let decoded = try ExternalTool.check(
+                "ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "framemd5", "-"])
             #expect(decoded.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 1, "\(mention)")
         }
 

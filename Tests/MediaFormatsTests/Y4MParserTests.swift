@@ -19,8 +19,13 @@ struct Y4MParserState: Equatable {
 /// frames and errors every time, and the same as ``Y4MReader``.
 @Suite struct Y4MParserTests {
     /// Verifies `bytes` and returns the header, the frames and the error.
-    static func parse(_ bytes: [UInt8]) throws -> (header: Y4MStreamHeader?, frames: [MediaSample], error: MediaError?) {
-        let outcome = try PushParserVerifier.verify(bytes) { Y4MParser() } state: { Y4MParserState($0) }
+    static func parse(_ bytes: [UInt8]) throws -> (header: Y4MStreamHeader?, frames: [MediaSample], error: MediaError?)
+    {
+        let outcome = try PushParserVerifier.verify(bytes) {
+            Y4MParser()
+        } state: {
+            Y4MParserState($0)
+        }
         var header: Y4MStreamHeader?
         var frames: [MediaSample] = []
         for (index, output) in outcome.outputs.enumerated() {
@@ -41,7 +46,8 @@ struct Y4MParserState: Equatable {
     static func ffmpegY4M(_ pixelFormat: String, width: Int = 64, height: Int = 32) throws -> [UInt8] {
         let dir = try TemporaryDirectory()
         let path = dir.file("x.y4m")
-        try VideoTest.makeTestSource(path, width: width, height: height, frames: 6, pixelFormat: pixelFormat, container: "yuv4mpegpipe")
+        try VideoTest.makeTestSource(
+            path, width: width, height: height, frames: 6, pixelFormat: pixelFormat, container: "yuv4mpegpipe")
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
@@ -56,7 +62,8 @@ struct Y4MParserState: Equatable {
         var source = reader
         #expect(try VideoTest.drain(&source) == frames)
         #expect(frames.allSatisfy { $0.planes.reduce(0) { $0 + $1.count } == header?.frameByteCount })
-        #expect(frames.map(\.timing.presentationTime) == (0..<6).map { FrameRate(30000, 1001).time(ofFrame: Int64($0)) })
+        #expect(
+            frames.map(\.timing.presentationTime) == (0..<6).map { FrameRate(30000, 1001).time(ofFrame: Int64($0)) })
     }
 
     @Test func testPatternThroughTheMuxerComesBack() throws {
@@ -77,7 +84,8 @@ struct Y4MParserState: Equatable {
 
     @Test func frameParametersArePassedOver() throws {
         let header = "YUV4MPEG2 W4 H2 F25:1 Cmono\n"
-        let bytes = VideoTest.ascii(header + "FRAME Ixyz Xabc\n") + [1, 2, 3, 4, 5, 6, 7, 8]
+        let bytes =
+            VideoTest.ascii(header + "FRAME Ixyz Xabc\n") + [1, 2, 3, 4, 5, 6, 7, 8]
             + VideoTest.ascii("FRAME\n") + [9, 10, 11, 12, 13, 14, 15, 16]
         let (parsed, frames, error) = try Self.parse(bytes)
         #expect(error == nil)
@@ -97,14 +105,15 @@ struct Y4MParserState: Equatable {
         // A cut inside the frame line, and one inside the frame line's parameters.
         #expect(try Self.parse(Array(bytes.prefix(headerLength + stride + 3))).error?.code == .truncated)
         let parameters = VideoTest.ascii("YUV4MPEG2 W4 H2 Cmono\nFRAME Ixy")
-        #expect(try Self.parse(parameters).error?.matching == MediaError(.truncated, "", byteOffset: 22, sampleIndex: 0))
+        #expect(
+            try Self.parse(parameters).error?.matching == MediaError(.truncated, "", byteOffset: 22, sampleIndex: 0))
     }
 
     /// Header and frame-line damage: empty, cut, not Y4M, unsupported chroma, no W, not FRAME, lines without a newline.
     static let damagedInputs = [
         "", "YUV4", "YUV4MPEG2 W16 H16", "RIFF\0\0\0\0WAVEfmt ", "YUV4MPEG2 W16 H16 C420p10\n", "YUV4MPEG2 H16\n",
         "YUV4MPEG2 W16 H16\nFRAMX\n", "YUV4MPEG2 W16 H16\nFRAME " + String(repeating: "x", count: 2000),
-        "YUV4MPEG2 " + String(repeating: "X", count: 2000),
+        "YUV4MPEG2 " + String(repeating: "X", count: 2000)
     ]
 
     @Test(arguments: damagedInputs.indices)

@@ -62,7 +62,8 @@ import Testing
 
     @Test func headerWidthSmallerThanTheDataFailsAtTheSecondFrame() throws {
         let (whole, headerLength) = try Self.ffmpegY4M()
-        let header = String(decoding: whole.prefix(headerLength), as: UTF8.self).replacingOccurrences(of: "W176", with: "W160")
+        let header = String(decoding: whole.prefix(headerLength), as: UTF8.self).replacingOccurrences(
+            of: "W176", with: "W160")
         let bytes = VideoTest.ascii(header) + whole.dropFirst(headerLength)
         var reader = try Y4MReader(bytes: bytes)
         let (frames, error) = VideoTest.drainUntilError(&reader)
@@ -76,7 +77,8 @@ import Testing
 
     @Test func headerWidthLargerThanTheDataFailsWithoutHanging() throws {
         let (whole, headerLength) = try Self.ffmpegY4M()
-        let header = String(decoding: whole.prefix(headerLength), as: UTF8.self).replacingOccurrences(of: "W176", with: "W192")
+        let header = String(decoding: whole.prefix(headerLength), as: UTF8.self).replacingOccurrences(
+            of: "W176", with: "W192")
         let bytes = VideoTest.ascii(header) + whole.dropFirst(headerLength)
         var reader = try Y4MReader(bytes: bytes)
         let (frames, error) = VideoTest.drainUntilError(&reader)
@@ -103,7 +105,7 @@ import Testing
         ("YUV4MPEG2 W16 H16 F25\n", "F"),
         ("YUV4MPEG2 W16 H16 Fa:b\n", "F"),
         ("YUV4MPEGX W16 H16\n", "YUV4MPEG2"),
-        ("YUV4MPEG2W16 H16\n", "YUV4MPEG2"),
+        ("YUV4MPEG2W16 H16\n", "YUV4MPEG2")
     ])
     func badHeaderIsInvalidData(header: String, named: String) throws {
         let error = Self.error(VideoTest.ascii(header))

@@ -12,12 +12,13 @@ import Testing
         ("yuv444p", .yuv444p, 176, 144),
         ("gray", .gray, 176, 144),
         ("yuv420p", .yuv420p, 175, 143),
-        ("yuv422p", .yuv422p, 33, 17),
+        ("yuv422p", .yuv422p, 33, 17)
     ])
     func framesEqualFFmpegRawOutput(ffmpegFormat: String, pixelFormat: PixelFormat, width: Int, height: Int) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("x.y4m")
-        try VideoTest.makeTestSource(path, width: width, height: height, pixelFormat: ffmpegFormat, container: "yuv4mpegpipe")
+        try VideoTest.makeTestSource(
+            path, width: width, height: height, pixelFormat: ffmpegFormat, container: "yuv4mpegpipe")
         let raw = try VideoTest.ffmpegRaw(path)
 
         let reader = try Y4MReader(path: path)
@@ -53,10 +54,12 @@ import Testing
     @Test func interlacedStreamAndOtherRatesArePassedThrough() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("i.y4m")
-        try ExternalTool.check("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "3",
-            "-vf", "setfield=tff", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-y", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "3",
+                "-vf", "setfield=tff", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-y", path
+            ])
         let reader = try Y4MReader(path: path)
         #expect(reader.interlacing == "t")
         #expect(reader.format.frameRate == FrameRate(25, 1))
@@ -74,7 +77,7 @@ import Testing
         ("A4:3 C420paldv", PixelAspectRatio(4, 3), .topLeft),
         ("C420", nil, .center),
         ("A1:1", .square, .center),
-        ("Ax:y C422", nil, nil),
+        ("Ax:y C422", nil, nil)
     ])
     func aspectAndChromaSiting(tags: String, aspect: PixelAspectRatio?, location: ChromaLocation?) throws {
         let reader = try Y4MReader(bytes: VideoTest.ascii("YUV4MPEG2 W16 H16 F25:1 \(tags)\n"))
@@ -87,7 +90,8 @@ import Testing
         let frameBytes = PixelFormat.yuv444p.frameByteCount(width: width, height: height)
         let pixels0 = (0..<frameBytes).map { UInt8($0 % 251) }
         let pixels1 = (0..<frameBytes).map { UInt8(($0 * 7) % 256) }
-        let bytes = VideoTest.ascii("YUV4MPEG2 C444 XFOO=1 H16 W18  F24000:1001 Ip A10:11 Zzz\n")
+        let bytes =
+            VideoTest.ascii("YUV4MPEG2 C444 XFOO=1 H16 W18  F24000:1001 Ip A10:11 Zzz\n")
             + VideoTest.ascii("FRAME\n") + pixels0 + VideoTest.ascii("FRAME XBAR=2\n") + pixels1
         var reader = try Y4MReader(bytes: bytes)
         var expected = VideoFormat.raw(.yuv444p, width: 18, height: 16, frameRate: FrameRate(24000, 1001))
@@ -107,7 +111,7 @@ import Testing
     @Test(arguments: [
         ("", FrameRate(25, 1)),
         (" F0:0", FrameRate(25, 1)),
-        (" F50:1", FrameRate(50, 1)),
+        (" F50:1", FrameRate(50, 1))
     ])
     func missingFrameRateIs25LikeFFmpeg(rateTag: String, rate: FrameRate) throws {
         let bytes = VideoTest.ascii("YUV4MPEG2 W16 H16\(rateTag)\nFRAME\n") + [UInt8](repeating: 16, count: 384)

@@ -24,7 +24,9 @@ import Testing
         #expect(!samples.isEmpty)
         #expect(samples.allSatisfy { $0.format == .audio(.pcm(.s16, sampleRate: 48_000, channelLayout: .stereo)) })
         for (a, b) in zip(samples, samples.dropFirst()) {
-            #expect(b.timing.presentationTime == a.timing.presentationTime + MediaTime(value: Int64(a.frameCount), timescale: 48_000))
+            #expect(
+                b.timing.presentationTime == a.timing.presentationTime
+                    + MediaTime(value: Int64(a.frameCount), timescale: 48_000))
         }
     }
 }

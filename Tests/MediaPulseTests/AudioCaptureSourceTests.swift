@@ -39,7 +39,9 @@ import Testing
 
         // Timestamps advance by exactly the frame count; nothing flagged, nothing lost.
         for (a, b) in zip(samples, samples.dropFirst()) {
-            #expect(b.timing.presentationTime == a.timing.presentationTime + MediaTime(value: Int64(a.frameCount), timescale: 48_000))
+            #expect(
+                b.timing.presentationTime == a.timing.presentationTime
+                    + MediaTime(value: Int64(a.frameCount), timescale: 48_000))
         }
         #expect(samples.allSatisfy { !$0.flags.contains(.discontinuity) })
         let statistics = capture.statistics
@@ -58,7 +60,8 @@ import Testing
     @Test func removedDeviceEndsWithDeviceLost() throws {
         let daemon = try PulseDaemon()
         let capture = try AudioCaptureSource(
-            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName, latency: .milliseconds(20))
+            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName,
+            latency: .milliseconds(20))
         PulseTestSignal.watchdog(after: 10) { capture.stop() }
         _ = try #require(try capture.next())
         try daemon.unloadNullSink()
@@ -72,7 +75,8 @@ import Testing
     @Test func stopFromAnotherThreadEndsAWaitingNext() throws {
         let daemon = try PulseDaemon()
         let capture = try AudioCaptureSource(
-            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName, latency: .milliseconds(20))
+            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName,
+            latency: .milliseconds(20))
         PulseTestSignal.watchdog(after: 0.3) { capture.stop() }
         let started = Date()
         while try capture.next() != nil {}
@@ -101,7 +105,8 @@ import Testing
         let signal = try PulseTestSignal.make(in: folder, seconds: 1.5)
         let reported = LockedBox<[AudioCaptureSource.Discontinuity]>([])
         let capture = try AudioCaptureSource(
-            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName, latency: .milliseconds(20),
+            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName,
+            latency: .milliseconds(20),
             bufferDuration: .milliseconds(200), onDiscontinuity: { event in reported.value.append(event) })
         PulseTestSignal.watchdog(after: 10) { capture.stop() }
         var samples = [try #require(try capture.next())]
@@ -121,7 +126,10 @@ import Testing
         for (index, event) in zip(flagged, reported.value) {
             let before = samples[index - 1]
             let gap = samples[index].timing.presentationTime - before.timing.presentationTime
-            #expect(gap == MediaTime(value: Int64(before.frameCount) + event.lostFrames + event.holeFrames, timescale: 48_000))
+            #expect(
+                gap
+                    == MediaTime(
+                        value: Int64(before.frameCount) + event.lostFrames + event.holeFrames, timescale: 48_000))
             #expect(event.time == samples[index].timing.presentationTime)
             lost += event.lostFrames
         }

@@ -29,7 +29,8 @@ import Testing
     /// A second sink of another shape and a changed default: every field agrees with pactl's.
     @Test func agreesWithPactl() throws {
         let daemon = try PulseDaemon()
-        _ = try daemon.loadNullSink("surround", ["rate=96000", "channels=6", "sink_properties=device.description=Surround"])
+        _ = try daemon.loadNullSink(
+            "surround", ["rate=96000", "channels=6", "sink_properties=device.description=Surround"])
         try daemon.run("pactl", ["set-default-sink", "surround"])
         let pulse = try PulseConnection(server: daemon.server)
         let (inputs, outputs) = try pulse.devices()

@@ -48,12 +48,17 @@ import Testing
         #expect(await recorder.wait { $0.removed("extra") != nil && $0.removed("extra.monitor") != nil })
         #expect(recorder.events.removed("extra")?.index == sink.index)
         // The server fell back to the remaining sink, and said so.
-        #expect(await recorder.wait { $0.last(where: { if case .defaultChanged(.output, _) = $0 { true } else { false } }) == .defaultChanged(.output, name: "test") })
+        #expect(
+            await recorder.wait {
+                $0.last(where: { if case .defaultChanged(.output, _) = $0 { true } else { false } })
+                    == .defaultChanged(.output, name: "test")
+            })
         // Order: added before the default change, before removed.
         let events = recorder.events
         let added = try #require(events.position { $0 == .added(sink) })
         let defaulted = try #require(events.position { $0 == .defaultChanged(.output, name: "extra") })
-        let removed = try #require(events.position { if case .removed(let d) = $0 { d.name == "extra" } else { false } })
+        let removed = try #require(
+            events.position { if case .removed(let d) = $0 { d.name == "extra" } else { false } })
         #expect(added < defaulted && defaulted < removed)
         #expect(monitor.devices.map(\.name) == ["test", "test.monitor"])
         #expect(!events.contains { if case .changed = $0 { true } else { false } })

@@ -17,9 +17,11 @@ import Testing
                 let isDefault = entry["isDefault"] as? Bool, let isMonitor = entry["isMonitor"] as? Bool,
                 let index = entry["index"] as? Int
             else { return nil }
-            return PactlDevice(AudioDevice(
-                name: name, description: description, kind: key == "inputs" ? .input : .output, channelCount: channels,
-                sampleRate: rate, isDefault: isDefault, isMonitor: isMonitor, index: UInt32(index)))
+            return PactlDevice(
+                AudioDevice(
+                    name: name, description: description, kind: key == "inputs" ? .input : .output,
+                    channelCount: channels,
+                    sampleRate: rate, isDefault: isDefault, isMonitor: isMonitor, index: UInt32(index)))
         }
     }
 
@@ -51,18 +53,31 @@ import Testing
     @Test func watchPrintsALoadThenExits130OnSIGINT() async throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
-        let child = try ChildProcess(Self.executable, ["--watch", "--json"], environment: daemon.environment, outputBase: folder.file("watch"))
+        let child = try ChildProcess(
+            Self.executable, ["--watch", "--json"], environment: daemon.environment, outputBase: folder.file("watch"))
         defer { child.kill() }
         #expect(await Self.wait { child.result.stderr.contains("watching") })
         let module = try daemon.loadNullSink("extra")
-        #expect(await Self.wait { Self.events(child).contains { $0["event"] as? String == "added" && $0["name"] as? String == "extra.monitor" } })
+        #expect(
+            await Self.wait {
+                Self.events(child).contains {
+                    $0["event"] as? String == "added" && $0["name"] as? String == "extra.monitor"
+                }
+            })
         try daemon.run("pactl", ["unload-module", module])
-        #expect(await Self.wait { Self.events(child).contains { $0["event"] as? String == "removed" && $0["name"] as? String == "extra" } })
+        #expect(
+            await Self.wait {
+                Self.events(child).contains { $0["event"] as? String == "removed" && $0["name"] as? String == "extra" }
+            })
         let events = Self.events(child)
         let added = try #require(events.first { $0["event"] as? String == "added" && $0["name"] as? String == "extra" })
         #expect(added["kind"] as? String == "output")
         #expect(added["channels"] as? Int == 2 && added["isMonitor"] as? Bool == false)
-        #expect(events.contains { $0["event"] as? String == "added" && $0["kind"] as? String == "input" && $0["isMonitor"] as? Bool == true })
+        #expect(
+            events.contains {
+                $0["event"] as? String == "added" && $0["kind"] as? String == "input"
+                    && $0["isMonitor"] as? Bool == true
+            })
         child.signal(SIGINT)
         #expect(await Self.wait(5) { !child.isRunning })
         #expect(child.exitStatus == 130)
@@ -71,7 +86,8 @@ import Testing
     @Test func watchExits1WhenTheDaemonGoesAway() async throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()  // not the daemon's folder: stop() removes that
-        let child = try ChildProcess(Self.executable, ["--watch"], environment: daemon.environment, outputBase: folder.file("watch"))
+        let child = try ChildProcess(
+            Self.executable, ["--watch"], environment: daemon.environment, outputBase: folder.file("watch"))
         defer { child.kill() }
         #expect(await Self.wait { child.result.stderr.contains("watching") })
         daemon.stop()
@@ -94,7 +110,8 @@ import Testing
     /// not be a path.)
     static func run(_ daemon: PulseDaemon, _ arguments: [String]) throws -> ExternalTool.Result {
         let folder = try TemporaryDirectory()
-        let child = try ChildProcess(executable, arguments, environment: daemon.environment, outputBase: folder.file("run"))
+        let child = try ChildProcess(
+            executable, arguments, environment: daemon.environment, outputBase: folder.file("run"))
         guard child.wait(timeout: 10) else {
             child.kill()
             throw ExampleFailure(description: "audio-devices \(arguments) did not finish within 10 s")

@@ -84,14 +84,16 @@ import Testing
     @Test func refusesOtherFormatsAndLostDevices() throws {
         let daemon = try PulseDaemon()
         let sink = try AudioPlaybackSink(
-            connection: try PulseConnection(server: daemon.server), device: daemon.sinkName, sampleType: .f32, latency: .milliseconds(50))
+            connection: try PulseConnection(server: daemon.server), device: daemon.sinkName, sampleType: .f32,
+            latency: .milliseconds(50))
         PulseTestSignal.watchdog(after: 10) { sink.stop() }
         let s16 = MediaSample(
             format: .audio(.pcm(.s16, sampleRate: 48_000, channels: 2)), data: [UInt8](repeating: 0, count: 4 * 480),
             timing: .audio(startFrame: 0, frameCount: 480, sampleRate: 48_000), frameCount: 480)
         #expect { try sink.write(s16) } throws: { ($0 as? MediaError)?.code == .formatMismatch }
         #expect {
-            _ = try AudioPlaybackSink(connection: try PulseConnection(server: daemon.server), device: "no-such-sink", timeout: .seconds(2))
+            _ = try AudioPlaybackSink(
+                connection: try PulseConnection(server: daemon.server), device: "no-such-sink", timeout: .seconds(2))
         } throws: { error in
             guard let error = error as? MediaError else { return false }
             return error.code == .unavailable && error.message.contains("no-such-sink")
@@ -114,20 +116,25 @@ import Testing
             let end = min(samples.count / 2, start + frames)
             let bytes = samples[(start * 2)..<(end * 2)].withUnsafeBytes { [UInt8]($0) }
             return MediaSample(
-                format: format, data: bytes, timing: .audio(startFrame: Int64(start), frameCount: end - start, sampleRate: 48_000),
+                format: format, data: bytes,
+                timing: .audio(startFrame: Int64(start), frameCount: end - start, sampleRate: 48_000),
                 frameCount: end - start)
         }
     }
 
     /// Starts `parecord` on the monitor (raw float, 48 kHz stereo) and waits until its stream is up.
     static func startRecorder(_ daemon: PulseDaemon, into path: String) throws -> ChildProcess {
-        let recorder = try daemon.spawn("parecord", [
-            "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=48000", "--channels=2",
-            "--latency-msec=20", path,
-        ])
+        let recorder = try daemon.spawn(
+            "parecord",
+            [
+                "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=48000", "--channels=2",
+                "--latency-msec=20", path
+            ])
         let deadline = Date(timeIntervalSinceNow: 5)
         while try daemon.sourceOutputCount() == 0 {
-            guard Date() < deadline, recorder.isRunning else { throw RecorderDidNotStart(stderr: recorder.result.stderr) }
+            guard Date() < deadline, recorder.isRunning else {
+                throw RecorderDidNotStart(stderr: recorder.result.stderr)
+            }
             usleep(10_000)
         }
         return recorder

@@ -16,7 +16,9 @@ import Testing
         let recorder = try AudioPlaybackSinkTests.startRecorder(daemon, into: recorded)
         defer { recorder.kill() }
         // An idle null sink's monitor delivers its first audio late: play once the recording has begun.
-        try await Self.waitUntil { ((try? FileManager.default.attributesOfItem(atPath: recorded)[.size] as? Int) ?? 0) > 0 }
+        try await Self.waitUntil {
+            ((try? FileManager.default.attributesOfItem(atPath: recorded)[.size] as? Int) ?? 0) > 0
+        }
         let player = try AudioPlayer(path: path, output: try .device(daemon.sinkName, server: daemon.server))
         configure(player)
         try player.play()
@@ -34,7 +36,8 @@ import Testing
     /// The frames (of interleaved stereo) between the first and the last sample louder than `threshold`.
     static func activeFrames(_ samples: [Float], threshold: Float = 0.02) -> Int {
         guard let first = samples.firstIndex(where: { abs($0) > threshold }),
-              let last = samples.lastIndex(where: { abs($0) > threshold }) else { return 0 }
+            let last = samples.lastIndex(where: { abs($0) > threshold })
+        else { return 0 }
         return (last - first) / 2
     }
 
@@ -76,12 +79,15 @@ import Testing
         // The null sink's monitor loses the first few ms of a new stream (paplay's too): 0.2 s of silence
         // first keeps the tone whole for the duration and level measurements; the loops use the bare tone.
         let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"])
         try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
         let left = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { $0.pan = -1 }
         #expect(Self.rmsDB(left, channel: 1) < -60)
         #expect(Self.rmsDB(left, channel: 0) > -20)
-        let fast = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p in p.enableRate = true; p.rate = 2 }
+        let fast = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p in
+            p.enableRate = true; p.rate = 2
+        }
         #expect(abs(Double(Self.activeFrames(fast)) - 24_000) <= 24_000 * 0.02, "\(Self.activeFrames(fast)) frames")
         let firstActive = fast.firstIndex { abs($0) > 0.02 } ?? 0
         let window = Array(fast[(firstActive + 4_800)..<(firstActive + 4_800 + 2 * 9_600)])
@@ -104,7 +110,8 @@ import Testing
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
         let tone = folder.file("tone.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "3", "sine", "440", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "3", "sine", "440", "vol", "0.5"])
         let player = try AudioPlayer(path: tone, output: try .device(daemon.sinkName, server: daemon.server))
         try player.play()
         try await Self.waitUntil { player.currentTime > 0.05 }
@@ -132,7 +139,8 @@ import Testing
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
         let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1.5", "sine", "440", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1.5", "sine", "440", "vol", "0.5"])
         try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
         let recording = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { player in
             Task.detached {
@@ -148,12 +156,15 @@ import Testing
         }
         let sounding = blocks.filter { $0 > 0.1 }.count
         #expect(abs(sounding - 150) <= 4, "\(sounding) sounding 10 ms blocks for a 1.5 s tone")
-        guard let first = blocks.firstIndex(where: { $0 > 0.1 }), let last = blocks.lastIndex(where: { $0 > 0.1 }) else {
+        guard let first = blocks.firstIndex(where: { $0 > 0.1 }), let last = blocks.lastIndex(where: { $0 > 0.1 })
+        else {
             Issue.record("no tone recorded")
             return
         }
         let silentInside = blocks[first...last].filter { $0 < 0.001 }.count
-        #expect(silentInside >= 50 && silentInside <= 70, "\(silentInside) silent 10 ms blocks inside the tone for a 0.6 s pause")
+        #expect(
+            silentInside >= 50 && silentInside <= 70,
+            "\(silentInside) silent 10 ms blocks inside the tone for a 0.6 s pause")
     }
 
     /// A 44.1 kHz mono file on the 48 kHz stereo device: converted by our AudioConverter, heard at its
@@ -163,7 +174,12 @@ import Testing
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
         let tone = folder.file("mono.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "44100", "-c", "1", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5", "pad", "0.2", "0"])
+        try ExternalTool.check(
+            "sox",
+            [
+                "-n", "-r", "44100", "-c", "1", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5", "pad",
+                "0.2", "0"
+            ])
         let recording = try await Self.playAndRecord(tone, daemon: daemon, folder: folder)
         #expect(abs(Double(Self.activeFrames(recording)) - 48_000) <= 96, "\(Self.activeFrames(recording)) frames")
         let first = recording.firstIndex { abs($0) > 0.02 } ?? 0
@@ -178,7 +194,8 @@ import Testing
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
         let tone = folder.file("tone.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "5", "sine", "440", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "5", "sine", "440", "vol", "0.5"])
         let player = try AudioPlayer(path: tone, output: try .device(daemon.sinkName, server: daemon.server))
         let log = PlayerEventLog()
         player.onEvent = { log.append($0) }
@@ -187,7 +204,11 @@ import Testing
         try daemon.unloadNullSink()
         try await Self.waitUntil { log.events.contains { if case .finished = $0 { true } else { false } } }
         #expect(log.events.count == 2)
-        if case .decodeError(let error) = log.events.first { #expect(error.code == .deviceLost, "\(error)") } else { Issue.record("\(log.events)") }
+        if case .decodeError(let error) = log.events.first {
+            #expect(error.code == .deviceLost, "\(error)")
+        } else {
+            Issue.record("\(log.events)")
+        }
         #expect(log.events.last == .finished(successfully: false))
         #expect(!player.isPlaying)
     }

@@ -9,7 +9,8 @@ import Testing
         let folder = try TemporaryDirectory()
         let pipe = Pipe()  // open descriptors ≥ 3 in this process
         defer { try? pipe.fileHandleForWriting.close() }
-        let child = try ChildProcess("ls", ["/proc/self/fd"], environment: ProcessInfo.processInfo.environment, outputBase: folder.file("ls"))
+        let child = try ChildProcess(
+            "ls", ["/proc/self/fd"], environment: ProcessInfo.processInfo.environment, outputBase: folder.file("ls"))
         #expect(child.wait(timeout: 5))
         let descriptors = child.result.output.split(separator: "\n").compactMap { Int($0) }
         #expect(descriptors.contains(0) && descriptors.contains(1) && descriptors.contains(2))
@@ -18,7 +19,8 @@ import Testing
 
     @Test func stopsOnSIGINT() throws {
         let folder = try TemporaryDirectory()
-        let child = try ChildProcess("sleep", ["30"], environment: ProcessInfo.processInfo.environment, outputBase: folder.file("sleep"))
+        let child = try ChildProcess(
+            "sleep", ["30"], environment: ProcessInfo.processInfo.environment, outputBase: folder.file("sleep"))
         #expect(child.isRunning)
         child.signal(SIGINT)
         #expect(child.wait(timeout: 2))

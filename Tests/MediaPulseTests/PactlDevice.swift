@@ -16,7 +16,9 @@ struct PactlDevice: Hashable {
 
     /// Ours, reduced to what pactl shows.
     init(_ device: AudioDevice) {
-        (name, description, channels, sampleRate) = (device.name, device.description, device.channelCount, device.sampleRate)
+        (name, description, channels, sampleRate) = (
+            device.name, device.description, device.channelCount, device.sampleRate
+        )
         (isDefault, isMonitor, index) = (device.isDefault, device.isMonitor, device.index)
     }
 
@@ -27,7 +29,9 @@ struct PactlDevice: Hashable {
             let spec = entry["sample_specification"] as? String
         else { return nil }
         let parts = spec.split(separator: " ")
-        guard parts.count == 3, let channels = Int(parts[1].dropLast(2)), let rate = Int(parts[2].dropLast(2)) else { return nil }
+        guard parts.count == 3, let channels = Int(parts[1].dropLast(2)), let rate = Int(parts[2].dropLast(2)) else {
+            return nil
+        }
         let properties = entry["properties"] as? [String: Any] ?? [:]
         self.name = name
         description = entry["description"] as? String ?? ""

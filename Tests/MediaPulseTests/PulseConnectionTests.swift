@@ -28,7 +28,8 @@ import Testing
             _ = try PulseConnection(server: server, timeout: .seconds(2))
         } throws: { error in
             guard let error = error as? MediaError else { return false }
-            return error.code == .unavailable && error.message.contains(server) && error.message.contains("pa_context_connect")
+            return error.code == .unavailable && error.message.contains(server)
+                && error.message.contains("pa_context_connect")
         }
         #expect(Date().timeIntervalSince(started) < 2)
     }
@@ -45,7 +46,9 @@ import Testing
             for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         try #require(bound == 0 && listen(listener, 4) == 0)
         let started = Date()
@@ -53,7 +56,8 @@ import Testing
             _ = try PulseConnection(server: "unix:" + path, timeout: .milliseconds(500))
         } throws: { error in
             guard let error = error as? MediaError else { return false }
-            return error.code == .unavailable && error.message.contains("no answer within") && error.message.contains(path)
+            return error.code == .unavailable && error.message.contains("no answer within")
+                && error.message.contains(path)
         }
         let waited = Date().timeIntervalSince(started)
         #expect(waited >= 0.45 && waited < 1.5)

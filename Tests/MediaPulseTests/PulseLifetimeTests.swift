@@ -8,8 +8,12 @@ import Testing
 @Suite struct PulseLifetimeTests {
     @Test func releasingEverythingLeavesTheServerClean() throws {
         let daemon = try PulseDaemon()
-        func clients() throws -> Int { try daemon.run("pactl", ["list", "short", "clients"]).output.split(separator: "\n").count }
-        func sinkInputs() throws -> Int { try daemon.run("pactl", ["list", "short", "sink-inputs"]).output.split(separator: "\n").count }
+        func clients() throws -> Int {
+            try daemon.run("pactl", ["list", "short", "clients"]).output.split(separator: "\n").count
+        }
+        func sinkInputs() throws -> Int {
+            try daemon.run("pactl", ["list", "short", "sink-inputs"]).output.split(separator: "\n").count
+        }
         let baseline = try clients()  // pactl itself
         do {
             let pulse = try PulseConnection(server: daemon.server, clientName: "lifetime-test")
@@ -19,9 +23,13 @@ import Testing
             #expect(try daemon.sourceOutputCount() == 1)
             #expect(try sinkInputs() == 1)
             try playback.finish()
-            #expect { try playback.write(MediaSample(
-                format: .audio(playback.format), data: [UInt8](repeating: 0, count: 8), timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 48_000),
-                frameCount: 1)) } throws: { ($0 as? MediaError)?.code == .stageFinished }
+            #expect {
+                try playback.write(
+                    MediaSample(
+                        format: .audio(playback.format), data: [UInt8](repeating: 0, count: 8),
+                        timing: .audio(startFrame: 0, frameCount: 1, sampleRate: 48_000),
+                        frameCount: 1))
+            } throws: { ($0 as? MediaError)?.code == .stageFinished }
             #expect(try sinkInputs() == 0)  // finish closed the playback stream
             _ = capture
         }

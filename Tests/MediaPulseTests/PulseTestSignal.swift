@@ -14,10 +14,12 @@ enum PulseTestSignal {
     /// new playback never reach a running recording of the monitor, whoever plays and records.
     static func make(in folder: TemporaryDirectory, seconds: Double = 1.5) throws -> (path: String, samples: [Float]) {
         let path = folder.file("signal.wav")
-        try ExternalTool.check("sox", [
-            "-n", "-r", "48000", "-c", "2", "-b", "16", "-e", "signed-integer", path,
-            "synth", String(seconds), "sine", "300-3000", "sine", "500-1500", "gain", "-6", "pad", "0.2", "0",
-        ])
+        try ExternalTool.check(
+            "sox",
+            [
+                "-n", "-r", "48000", "-c", "2", "-b", "16", "-e", "signed-integer", path,
+                "synth", String(seconds), "sine", "300-3000", "sine", "500-1500", "gain", "-6", "pad", "0.2", "0"
+            ])
         return (path, RawAudio.floats(try ExternalTool.decode(path)))
     }
 
@@ -25,7 +27,9 @@ enum PulseTestSignal {
     /// starts, the normalised cross-correlation there over the whole reference, and the level of the
     /// recording there relative to the reference, in dB. Frames the recording lacks at either end
     /// (a recorder that started late, inside the reference's silent lead-in) count as silence.
-    static func compare(_ recording: [Float], with reference: [Float], channels: Int = 2) -> (offset: Int, correlation: Double, levelDB: Double)? {
+    static func compare(_ recording: [Float], with reference: [Float], channels: Int = 2) -> (
+        offset: Int, correlation: Double, levelDB: Double
+    )? {
         let refFrames = reference.count / channels
         guard let refOnset = onset(reference, channels), let recOnset = onset(recording, channels) else { return nil }
         let silence = [Float](repeating: 0, count: refFrames * channels)
@@ -33,11 +37,14 @@ enum PulseTestSignal {
         let coarse = recOnset - refOnset + refFrames
         var best = (offset: coarse, correlation: -2.0)
         for lag in (coarse - 200)...(coarse + 200) where lag >= 0 && lag + refFrames <= padded.count / channels {
-            let r = correlation(padded, reference, offsetFrames: lag + refOnset, frames: min(4_800, refFrames - refOnset), referenceStart: refOnset, channels: channels)
+            let r = correlation(
+                padded, reference, offsetFrames: lag + refOnset, frames: min(4_800, refFrames - refOnset),
+                referenceStart: refOnset, channels: channels)
             if r > best.correlation { best = (lag, r) }
         }
         guard best.correlation > -2 else { return nil }
-        let full = correlation(padded, reference, offsetFrames: best.offset, frames: refFrames, referenceStart: 0, channels: channels)
+        let full = correlation(
+            padded, reference, offsetFrames: best.offset, frames: refFrames, referenceStart: 0, channels: channels)
         let segment = Array(padded[(best.offset * channels)..<((best.offset + refFrames) * channels)])
         let level = 20 * log10(RawAudio.rms(segment) / RawAudio.rms(reference))
         return (best.offset - refFrames, full, level)
@@ -50,7 +57,9 @@ enum PulseTestSignal {
 
     /// The normalised correlation of `frames` frames of `a` from `offsetFrames` with `b` from
     /// `referenceStart`.
-    private static func correlation(_ a: [Float], _ b: [Float], offsetFrames: Int, frames: Int, referenceStart: Int, channels: Int) -> Double {
+    private static func correlation(
+        _ a: [Float], _ b: [Float], offsetFrames: Int, frames: Int, referenceStart: Int, channels: Int
+    ) -> Double {
         var ab = 0.0, aa = 0.0, bb = 0.0
         let start = offsetFrames * channels
         let refStart = referenceStart * channels

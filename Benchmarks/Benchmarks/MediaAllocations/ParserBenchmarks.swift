@@ -38,7 +38,7 @@ func parserBenchmarks() {
     let files: [(String, KeyPath<Inputs, [UInt8]>, AudioFileStreamParser.Batching)] = [
         ("WAV", \.wav, .init(maxBytes: 4096)),
         ("AIFF", \.aiff, .init(maxBytes: 4096)),
-        ("CAF", \.caf, .init(maxPackets: 1)),
+        ("CAF", \.caf, .init(maxPackets: 1))
     ]
     for (name, bytes, batching) in files {
         Benchmark("AudioFileStreamParser.\(name)") { benchmark in

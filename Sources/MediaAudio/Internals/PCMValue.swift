@@ -37,14 +37,16 @@ enum S32Value: PCMValue {
 
 enum F32Value: PCMValue {
     static func load(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Double {
-        let value = Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let value = Float(
+            bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         return value.isFinite ? Double(value) : 0
     }
 }
 
 enum F64Value: PCMValue {
     static func load(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Double {
-        let value = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+        let value = Double(
+            bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
         return value.isFinite ? value : 0
     }
 }
@@ -76,12 +78,24 @@ extension PCMSampleType {
         bytes: UnsafeRawBufferPointer, offset: Int, stride: Int, count: Int, sum: inout Double, peak: inout Double
     ) {
         switch self {
-        case .u8: MediaAudio.accumulate(U8Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
-        case .s16: MediaAudio.accumulate(S16Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
-        case .s24: MediaAudio.accumulate(S24Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
-        case .s32: MediaAudio.accumulate(S32Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
-        case .f32: MediaAudio.accumulate(F32Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
-        case .f64: MediaAudio.accumulate(F64Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
+        case .u8:
+            MediaAudio.accumulate(
+                U8Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
+        case .s16:
+            MediaAudio.accumulate(
+                S16Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
+        case .s24:
+            MediaAudio.accumulate(
+                S24Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
+        case .s32:
+            MediaAudio.accumulate(
+                S32Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
+        case .f32:
+            MediaAudio.accumulate(
+                F32Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
+        case .f64:
+            MediaAudio.accumulate(
+                F64Value.self, bytes: bytes, offset: offset, stride: stride, count: count, sum: &sum, peak: &peak)
         }
     }
 }

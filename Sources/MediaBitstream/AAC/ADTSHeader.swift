@@ -90,7 +90,8 @@ public struct ADTSHeader: Sendable, Hashable {
             let frameLength = payloadLength > Int.max - 7 ? Int.max : payloadLength + 7
             throw MediaError(
                 .invalidArgument,
-                "ADTS frame of \(count: frameLength, "byte") exceeds the \(Self.maximumFrameLength)-byte aac_frame_length limit")
+                "ADTS frame of \(count: frameLength, "byte") exceeds the \(Self.maximumFrameLength)-byte aac_frame_length limit"
+            )
         }
         self.init(
             objectType: config.objectType, samplingFrequencyIndex: index,
@@ -132,24 +133,24 @@ public struct ADTSHeader: Sendable, Hashable {
     public var bytes: [UInt8] {
         var w = BitWriter()
         // adts_fixed_header()
-        w.write(0xFFF, bits: 12)                                          // syncword
-        w.write(UInt32(id & 1), bits: 1)                                  // ID
-        w.write(UInt32(layer & 3), bits: 2)                               // layer
-        w.writeFlag(protectionAbsent)                                     // protection_absent
-        w.write(UInt32(profile & 3), bits: 2)                             // profile_ObjectType
-        w.write(UInt32(samplingFrequencyIndex & 0xF), bits: 4)            // sampling_frequency_index
-        w.writeFlag(privateBit)                                           // private_bit
-        w.write(UInt32(channelConfiguration & 7), bits: 3)                // channel_configuration
-        w.writeFlag(originalCopy)                                         // original_copy
-        w.writeFlag(home)                                                 // home
+        w.write(0xFFF, bits: 12)  // syncword
+        w.write(UInt32(id & 1), bits: 1)  // ID
+        w.write(UInt32(layer & 3), bits: 2)  // layer
+        w.writeFlag(protectionAbsent)  // protection_absent
+        w.write(UInt32(profile & 3), bits: 2)  // profile_ObjectType
+        w.write(UInt32(samplingFrequencyIndex & 0xF), bits: 4)  // sampling_frequency_index
+        w.writeFlag(privateBit)  // private_bit
+        w.write(UInt32(channelConfiguration & 7), bits: 3)  // channel_configuration
+        w.writeFlag(originalCopy)  // original_copy
+        w.writeFlag(home)  // home
         // adts_variable_header()
-        w.writeFlag(copyrightIdBit)                                       // copyright_identification_bit
-        w.writeFlag(copyrightIdStart)                                     // copyright_identification_start
+        w.writeFlag(copyrightIdBit)  // copyright_identification_bit
+        w.writeFlag(copyrightIdStart)  // copyright_identification_start
         w.write(UInt32(frameLength & Self.maximumFrameLength), bits: 13)  // aac_frame_length
-        w.write(UInt32(bufferFullness & 0x7FF), bits: 11)                 // adts_buffer_fullness
-        w.write(UInt32(rawDataBlocks & 3), bits: 2)                       // number_of_raw_data_blocks_in_frame
+        w.write(UInt32(bufferFullness & 0x7FF), bits: 11)  // adts_buffer_fullness
+        w.write(UInt32(rawDataBlocks & 3), bits: 2)  // number_of_raw_data_blocks_in_frame
         if !protectionAbsent {
-            w.write(UInt32(crcCheck), bits: 16)                           // crc_check
+            w.write(UInt32(crcCheck), bits: 16)  // crc_check
         }
         return w.bytes
     }
@@ -209,21 +210,21 @@ public struct ADTSHeader: Sendable, Hashable {
     /// bits of `fixed`) and checks them. Allocates nothing: the parser calls it at every candidate position.
     package static func decode(fixed: UInt64) -> Result<ADTSHeader, Problem> {
         var f = FieldReader(bits: fixed, width: 56)
-        let syncword = f.take(12)                                         // syncword
-        let id = f.take(1)                                                // ID
-        let layer = f.take(2)                                             // layer
-        let protectionAbsent = f.take(1)                                  // protection_absent
-        let profile = f.take(2)                                           // profile_ObjectType
-        let samplingFrequencyIndex = f.take(4)                            // sampling_frequency_index
-        let privateBit = f.take(1)                                        // private_bit
-        let channelConfiguration = f.take(3)                              // channel_configuration
-        let originalCopy = f.take(1)                                      // original_copy
-        let home = f.take(1)                                              // home
-        let copyrightIdBit = f.take(1)                                    // copyright_identification_bit
-        let copyrightIdStart = f.take(1)                                  // copyright_identification_start
-        let frameLength = f.take(13)                                      // aac_frame_length
-        let bufferFullness = f.take(11)                                   // adts_buffer_fullness
-        let rawDataBlocks = f.take(2)                                     // number_of_raw_data_blocks_in_frame
+        let syncword = f.take(12)  // syncword
+        let id = f.take(1)  // ID
+        let layer = f.take(2)  // layer
+        let protectionAbsent = f.take(1)  // protection_absent
+        let profile = f.take(2)  // profile_ObjectType
+        let samplingFrequencyIndex = f.take(4)  // sampling_frequency_index
+        let privateBit = f.take(1)  // private_bit
+        let channelConfiguration = f.take(3)  // channel_configuration
+        let originalCopy = f.take(1)  // original_copy
+        let home = f.take(1)  // home
+        let copyrightIdBit = f.take(1)  // copyright_identification_bit
+        let copyrightIdStart = f.take(1)  // copyright_identification_start
+        let frameLength = f.take(13)  // aac_frame_length
+        let bufferFullness = f.take(11)  // adts_buffer_fullness
+        let rawDataBlocks = f.take(2)  // number_of_raw_data_blocks_in_frame
 
         guard syncword == 0xFFF else { return .failure(.syncWord(UInt64(syncword))) }
         guard layer == 0 else { return .failure(.layer(layer)) }

@@ -73,7 +73,8 @@ extension AudioFormat {
             return try AudioSpecificConfig(parsing: magicCookie)
         } catch {
             throw MediaError(
-                .invalidData, "AAC format \(self) has a magic cookie that is not a readable AudioSpecificConfig: "
+                .invalidData,
+                "AAC format \(self) has a magic cookie that is not a readable AudioSpecificConfig: "
                     + error.message, byteOffset: error.byteOffset)
         }
     }

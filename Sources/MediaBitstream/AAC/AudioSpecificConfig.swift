@@ -65,7 +65,7 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     /// The 13 sampling frequencies an index can name, `samplingFrequencyIndex` 0 (96000 Hz) to 12 (7350 Hz)
     /// (ISO/IEC 14496-3 table 1.18). Indices 13 and 14 are reserved; 15 means an explicit rate.
     public static let samplingFrequencies: [Int] = [
-        96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350,
+        96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350
     ]
 
     /// The `samplingFrequencyIndex` of `sampleRate`, or `nil` when the table has no such rate.
@@ -153,36 +153,36 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
     /// The rate is written as its index when it has one and as index 15 plus a 24-bit rate otherwise.
     public var bytes: [UInt8] {
         var w = BitWriter()
-        Self.writeObjectType(objectType, into: &w)                       // audioObjectType
+        Self.writeObjectType(objectType, into: &w)  // audioObjectType
         if let index = samplingFrequencyIndex {
-            w.write(UInt32(index), bits: 4)                              // samplingFrequencyIndex
+            w.write(UInt32(index), bits: 4)  // samplingFrequencyIndex
         } else {
-            w.write(0xF, bits: 4)                                        // samplingFrequencyIndex (escape)
-            w.write(UInt32(truncatingIfNeeded: sampleRate), bits: 24)    // samplingFrequency
+            w.write(0xF, bits: 4)  // samplingFrequencyIndex (escape)
+            w.write(UInt32(truncatingIfNeeded: sampleRate), bits: 24)  // samplingFrequency
         }
         w.write(UInt32(truncatingIfNeeded: channelConfiguration), bits: 4)  // channelConfiguration
         if Self.hasGASpecificConfig(objectType) {
-            w.writeFlag(frameLengthFlag)                                 // GASpecificConfig frameLengthFlag
-            w.writeFlag(dependsOnCoreCoder)                              // GASpecificConfig dependsOnCoreCoder
+            w.writeFlag(frameLengthFlag)  // GASpecificConfig frameLengthFlag
+            w.writeFlag(dependsOnCoreCoder)  // GASpecificConfig dependsOnCoreCoder
             if dependsOnCoreCoder {
                 w.write(UInt32(truncatingIfNeeded: coreCoderDelay), bits: 14)  // GASpecificConfig coreCoderDelay
             }
-            w.writeFlag(extensionFlag)                                   // GASpecificConfig extensionFlag
+            w.writeFlag(extensionFlag)  // GASpecificConfig extensionFlag
         }
         if let sbr = sbrSignal {
-            w.write(0x2B7, bits: 11)                                     // syncExtensionType
-            Self.writeObjectType(5, into: &w)                            // extensionAudioObjectType (SBR)
-            w.writeFlag(sbr.isPresent)                                   // sbrPresentFlag
+            w.write(0x2B7, bits: 11)  // syncExtensionType
+            Self.writeObjectType(5, into: &w)  // extensionAudioObjectType (SBR)
+            w.writeFlag(sbr.isPresent)  // sbrPresentFlag
             if sbr.isPresent {
                 if let index = sbr.samplingFrequencyIndex {
-                    w.write(UInt32(index), bits: 4)                      // extensionSamplingFrequencyIndex
+                    w.write(UInt32(index), bits: 4)  // extensionSamplingFrequencyIndex
                 } else {
-                    w.write(0xF, bits: 4)                                // extensionSamplingFrequencyIndex (escape)
+                    w.write(0xF, bits: 4)  // extensionSamplingFrequencyIndex (escape)
                     w.write(UInt32(truncatingIfNeeded: sbr.sampleRate ?? 0), bits: 24)  // extensionSamplingFrequency
                 }
                 if let ps = sbr.psPresent {
-                    w.write(0x548, bits: 11)                             // syncExtensionType
-                    w.writeFlag(ps)                                      // psPresentFlag
+                    w.write(0x548, bits: 11)  // syncExtensionType
+                    w.writeFlag(ps)  // psPresentFlag
                 }
             }
         }
@@ -230,10 +230,10 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
 
     private static func writeObjectType(_ type: Int, into w: inout BitWriter) {
         if type < 31 {
-            w.write(UInt32(max(0, type)), bits: 5)                       // audioObjectType
+            w.write(UInt32(max(0, type)), bits: 5)  // audioObjectType
         } else {
-            w.write(31, bits: 5)                                         // audioObjectType (escape)
-            w.write(UInt32(truncatingIfNeeded: type - 32), bits: 6)      // audioObjectTypeExt
+            w.write(31, bits: 5)  // audioObjectType (escape)
+            w.write(UInt32(truncatingIfNeeded: type - 32), bits: 6)  // audioObjectTypeExt
         }
     }
 
@@ -260,12 +260,12 @@ public struct AudioSpecificConfig: Sendable, Hashable, CustomStringConvertible {
         var r = reader
         do throws(MediaError) {
             guard try r.read(11, "syncExtensionType") == 0x2B7 else { return nil }
-            guard try readObjectType(&r) == 5 else { return nil }            // extensionAudioObjectType
+            guard try readObjectType(&r) == 5 else { return nil }  // extensionAudioObjectType
             guard try r.readFlag("sbrPresentFlag") else {
                 reader = r
                 return .absent
             }
-            let (index, rate) = try readSamplingFrequency(&r)                // extensionSamplingFrequency(Index)
+            let (index, rate) = try readSamplingFrequency(&r)  // extensionSamplingFrequency(Index)
             var ps: Bool?
             if r.bitsRemaining >= 12 {
                 var p = r

@@ -39,8 +39,10 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
         public var sequenceParameterSetExtensions: [[UInt8]]
 
         /// An extension with every field given.
-        public init(chromaFormat: UInt8, bitDepthLumaMinus8: UInt8, bitDepthChromaMinus8: UInt8,
-                    sequenceParameterSetExtensions: [[UInt8]] = []) {
+        public init(
+            chromaFormat: UInt8, bitDepthLumaMinus8: UInt8, bitDepthChromaMinus8: UInt8,
+            sequenceParameterSetExtensions: [[UInt8]] = []
+        ) {
             self.chromaFormat = chromaFormat
             self.bitDepthLumaMinus8 = bitDepthLumaMinus8
             self.bitDepthChromaMinus8 = bitDepthChromaMinus8
@@ -68,11 +70,14 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
             throw MediaError(.invalidArgument, "an AVCDecoderConfigurationRecord needs at least one SPS")
         }
         guard sequenceParameterSets.count <= 31, pictureParameterSets.count <= 255 else {
-            throw MediaError(.invalidArgument,
-                "an AVCDecoderConfigurationRecord holds at most 31 SPS and 255 PPS, not \(sequenceParameterSets.count) and \(pictureParameterSets.count)")
+            throw MediaError(
+                .invalidArgument,
+                "an AVCDecoderConfigurationRecord holds at most 31 SPS and 255 PPS, not \(sequenceParameterSets.count) and \(pictureParameterSets.count)"
+            )
         }
         for set in sequenceParameterSets + pictureParameterSets where set.isEmpty || set.count > 0xFFFF {
-            throw MediaError(.invalidArgument, "a parameter set of \(set.count) bytes does not fit a 16-bit length (1...65535)")
+            throw MediaError(
+                .invalidArgument, "a parameter set of \(set.count) bytes does not fit a 16-bit length (1...65535)")
         }
         let sps = try H264SPS(parsing: first)
         configurationVersion = 1
@@ -108,11 +113,15 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
         profileIndication = try reader.readUInt8("AVCProfileIndication")
         profileCompatibility = try reader.readUInt8("profile_compatibility")
         levelIndication = try reader.readUInt8("AVCLevelIndication")
-        lengthSizeMinusOne = try reader.readUInt8("lengthSizeMinusOne") & 0x03  // reserved '111111'b, lengthSizeMinusOne
-        let numOfSequenceParameterSets = Int(try reader.readUInt8("numOfSequenceParameterSets") & 0x1F)  // reserved '111'b
-        sequenceParameterSets = try Self.readParameterSets(&reader, count: numOfSequenceParameterSets, "sequenceParameterSet")
+        // reserved '111111'b, lengthSizeMinusOne
+        lengthSizeMinusOne = try reader.readUInt8("lengthSizeMinusOne") & 0x03
+        // reserved '111'b
+        let numOfSequenceParameterSets = Int(try reader.readUInt8("numOfSequenceParameterSets") & 0x1F)
+        sequenceParameterSets = try Self.readParameterSets(
+            &reader, count: numOfSequenceParameterSets, "sequenceParameterSet")
         let numOfPictureParameterSets = Int(try reader.readUInt8("numOfPictureParameterSets"))
-        pictureParameterSets = try Self.readParameterSets(&reader, count: numOfPictureParameterSets, "pictureParameterSet")
+        pictureParameterSets = try Self.readParameterSets(
+            &reader, count: numOfPictureParameterSets, "pictureParameterSet")
         highProfileExtension = nil
         if reader.remaining >= 4 {
             let chromaFormat = try reader.readUInt8("chroma_format") & 0x03  // reserved '111111'b
@@ -138,7 +147,8 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
                 throw MediaError.invalidData("avcC \(what)Length is 0", at: lengthOffset)
             }
             guard length <= reader.remaining else {
-                throw MediaError.truncated("avcC \(what)NALUnit", needed: length, available: reader.remaining, at: lengthOffset)
+                throw MediaError.truncated(
+                    "avcC \(what)NALUnit", needed: length, available: reader.remaining, at: lengthOffset)
             }
             sets.append(Array(try reader.readBytes(length, "\(what)NALUnit")))
         }
@@ -148,29 +158,31 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
     /// The record as the bytes of an `avcC` box payload.
     public var bytes: [UInt8] {
         var w = ByteWriter()
-        w.writeUInt8(configurationVersion)                       // configurationVersion
-        w.writeUInt8(profileIndication)                          // AVCProfileIndication
-        w.writeUInt8(profileCompatibility)                       // profile_compatibility
-        w.writeUInt8(levelIndication)                            // AVCLevelIndication
-        w.writeUInt8(0xFC | lengthSizeMinusOne & 0x03)           // reserved '111111'b, lengthSizeMinusOne
-        w.writeUInt8(0xE0 | UInt8(truncatingIfNeeded: sequenceParameterSets.count) & 0x1F)  // reserved '111'b, numOfSequenceParameterSets
+        w.writeUInt8(configurationVersion)  // configurationVersion
+        w.writeUInt8(profileIndication)  // AVCProfileIndication
+        w.writeUInt8(profileCompatibility)  // profile_compatibility
+        w.writeUInt8(levelIndication)  // AVCLevelIndication
+        w.writeUInt8(0xFC | lengthSizeMinusOne & 0x03)  // reserved '111111'b, lengthSizeMinusOne
+        // reserved '111'b, numOfSequenceParameterSets
+        w.writeUInt8(0xE0 | UInt8(truncatingIfNeeded: sequenceParameterSets.count) & 0x1F)
         for set in sequenceParameterSets {
             w.writeUInt16BE(UInt16(truncatingIfNeeded: set.count))  // sequenceParameterSetLength
-            w.write(set)                                             // sequenceParameterSetNALUnit
+            w.write(set)  // sequenceParameterSetNALUnit
         }
         w.writeUInt8(UInt8(truncatingIfNeeded: pictureParameterSets.count))  // numOfPictureParameterSets
         for set in pictureParameterSets {
             w.writeUInt16BE(UInt16(truncatingIfNeeded: set.count))  // pictureParameterSetLength
-            w.write(set)                                             // pictureParameterSetNALUnit
+            w.write(set)  // pictureParameterSetNALUnit
         }
         if let ext = highProfileExtension {
-            w.writeUInt8(0xFC | ext.chromaFormat & 0x03)             // reserved '111111'b, chroma_format
-            w.writeUInt8(0xF8 | ext.bitDepthLumaMinus8 & 0x07)       // reserved '11111'b, bit_depth_luma_minus8
-            w.writeUInt8(0xF8 | ext.bitDepthChromaMinus8 & 0x07)     // reserved '11111'b, bit_depth_chroma_minus8
-            w.writeUInt8(UInt8(truncatingIfNeeded: ext.sequenceParameterSetExtensions.count))  // numOfSequenceParameterSetExt
+            w.writeUInt8(0xFC | ext.chromaFormat & 0x03)  // reserved '111111'b, chroma_format
+            w.writeUInt8(0xF8 | ext.bitDepthLumaMinus8 & 0x07)  // reserved '11111'b, bit_depth_luma_minus8
+            w.writeUInt8(0xF8 | ext.bitDepthChromaMinus8 & 0x07)  // reserved '11111'b, bit_depth_chroma_minus8
+            // numOfSequenceParameterSetExt
+            w.writeUInt8(UInt8(truncatingIfNeeded: ext.sequenceParameterSetExtensions.count))
             for set in ext.sequenceParameterSetExtensions {
                 w.writeUInt16BE(UInt16(truncatingIfNeeded: set.count))  // sequenceParameterSetExtLength
-                w.write(set)                                             // sequenceParameterSetExtNALUnit
+                w.write(set)  // sequenceParameterSetExtNALUnit
             }
         }
         return w.bytes

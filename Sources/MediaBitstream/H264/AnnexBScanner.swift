@@ -187,9 +187,11 @@ public struct AnnexBScanner: Sendable {
             var i = from
             while i + 33 <= count {
                 // Unaligned loads, within bounds by the loop condition.
-                let low = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                let low =
+                    base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
                     | base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
-                let high = base.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)
+                let high =
+                    base.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)
                     | base.loadUnaligned(fromByteOffset: i + 17, as: SIMD16<UInt8>.self)
                 let hits = unsafeBitCast((low .== zero) .| (high .== zero), to: SIMD2<UInt64>.self)
                 if hits[0] | hits[1] != 0, let j = startCode(in: i..<i + 32) { return j }

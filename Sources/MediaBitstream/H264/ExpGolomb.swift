@@ -16,7 +16,8 @@ extension BitReader {
         while try read(1, what) == 0 {
             leadingZeros += 1
             guard leadingZeros <= Self.maximumExpGolombLeadingZeros else {
-                throw MediaError.invalidData("\(what) has more than \(Self.maximumExpGolombLeadingZeros) leading zero bits", at: start)
+                throw MediaError.invalidData(
+                    "\(what) has more than \(Self.maximumExpGolombLeadingZeros) leading zero bits", at: start)
             }
         }
         guard leadingZeros > 0 else { return 0 }

@@ -62,7 +62,7 @@ public struct H264NALUnitType: RawRepresentable, Sendable, Hashable, CustomStrin
             0: "unspecified", 1: "slice", 2: "slice data partition A", 3: "slice data partition B",
             4: "slice data partition C", 5: "IDR slice", 6: "SEI", 7: "SPS", 8: "PPS", 9: "AUD",
             10: "end of sequence", 11: "end of stream", 12: "filler data", 13: "SPS extension",
-            14: "prefix", 15: "subset SPS", 19: "auxiliary slice", 20: "slice extension",
+            14: "prefix", 15: "subset SPS", 19: "auxiliary slice", 20: "slice extension"
         ]
         return "\(names[rawValue] ?? "reserved") (\(rawValue))"
     }
@@ -92,8 +92,8 @@ public struct H264NALHeader: Sendable, Hashable {
 
     /// The header that `byte` spells, without checking `forbidden_zero_bit`.
     public init(byte: UInt8) {
-        forbiddenZeroBit = byte & 0x80 != 0    // forbidden_zero_bit
-        nalRefIdc = (byte >> 5) & 0x03         // nal_ref_idc
+        forbiddenZeroBit = byte & 0x80 != 0  // forbidden_zero_bit
+        nalRefIdc = (byte >> 5) & 0x03  // nal_ref_idc
         nalUnitType = H264NALUnitType(rawValue: byte & 0x1F)  // nal_unit_type
     }
 
@@ -107,7 +107,8 @@ public struct H264NALHeader: Sendable, Hashable {
         }
         self.init(byte: first)
         guard !forbiddenZeroBit else {
-            throw MediaError.invalidData("NAL unit header 0x\(String(first, radix: 16)) has forbidden_zero_bit set", at: baseOffset)
+            throw MediaError.invalidData(
+                "NAL unit header 0x\(String(first, radix: 16)) has forbidden_zero_bit set", at: baseOffset)
         }
     }
 

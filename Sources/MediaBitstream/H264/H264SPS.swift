@@ -144,7 +144,8 @@ public struct H264SPS: Sendable, Hashable {
         } catch {
             var mapped = error
             if let rbspOffset = error.byteOffset {
-                mapped.byteOffset = baseOffset + 1
+                mapped.byteOffset =
+                    baseOffset + 1
                     + Int64(H264RBSP.escapedOffset(ofRBSPIndex: Int(rbspOffset), removed: removed))
             }
             throw mapped
@@ -289,7 +290,7 @@ public struct H264SPS: Sendable, Hashable {
     /// `Table E-1`: the sample aspect ratios of `aspect_ratio_idc` 1 to 16.
     static let sampleAspectRatios: [(Int, Int)] = [
         (0, 0), (1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
-        (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1),
+        (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1)
     ]
 
     /// Reads `vui_parameters()` (ITU-T H.264 annex E.1.1).
@@ -396,7 +397,8 @@ public struct H264PPS: Sendable, Hashable {
         } catch {
             var mapped = error
             if let rbspOffset = error.byteOffset {
-                mapped.byteOffset = baseOffset + 1
+                mapped.byteOffset =
+                    baseOffset + 1
                     + Int64(H264RBSP.escapedOffset(ofRBSPIndex: Int(rbspOffset), removed: removed))
             }
             throw mapped

@@ -26,7 +26,9 @@ final class DiagnosticCollector: Sendable {
     /// A logger that records warnings here and passes every record on to `user` (if any).
     func logger(forwardingTo user: Logger?) -> Logger {
         let upstream = user
-        return Logger(label: user?.label ?? "MediaPipeline") { _ in CollectingLogHandler(collector: self, upstream: upstream) }
+        return Logger(label: user?.label ?? "MediaPipeline") { _ in
+            CollectingLogHandler(collector: self, upstream: upstream)
+        }
     }
 
     /// Hands a collecting logger to `component` if it reports diagnostics and has no logger of its own.
@@ -56,7 +58,8 @@ struct CollectingLogHandler: LogHandler {
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         if event.level >= .warning {
-            collector.record(MediaDiagnostic(event.level, event.message.description, metadata: merged.mapValues { "\($0)" }))
+            collector.record(
+                MediaDiagnostic(event.level, event.message.description, metadata: merged.mapValues { "\($0)" }))
         }
         if let upstream, event.level >= upstream.logLevel {
             upstream.log(

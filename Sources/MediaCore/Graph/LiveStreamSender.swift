@@ -20,7 +20,8 @@ struct LiveStreamSender {
                     // Accepted but not sent: the connection was down (or awaiting a keyframe).
                     queue.didDiscard(reconnects: reconnecting.reconnects, bytes: bytes)
                 } else {
-                    queue.didSend(entry, latency: latency, bytes: bytes, reconnects: reconnecting?.reconnects, at: clock.now)
+                    queue.didSend(
+                        entry, latency: latency, bytes: bytes, reconnects: reconnecting?.reconnects, at: clock.now)
                 }
             } catch {
                 failed = true

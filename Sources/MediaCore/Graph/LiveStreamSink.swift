@@ -73,7 +73,8 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
         adaptiveBitRate: AdaptiveBitRate?
     ) throws(MediaError) {
         guard maxQueueDuration.isNumeric, maxQueueDuration > .zero else {
-            throw MediaError(.invalidArgument, "the live queue's limit must be a positive time, not \(maxQueueDuration)")
+            throw MediaError(
+                .invalidArgument, "the live queue's limit must be a positive time, not \(maxQueueDuration)")
         }
         name = "LiveStreamSink(\(inner.name))"
         self.maxQueueDuration = maxQueueDuration
@@ -129,7 +130,9 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     }
 
     private func start(_ begin: (inout any MultiTrackSink) throws -> Void) throws {
-        guard !finished, !started, let handoff = pending, var sink = handoff.take() else { throw MediaError.stageFinished(name) }
+        guard !finished, !started, let handoff = pending, var sink = handoff.take() else {
+            throw MediaError.stageFinished(name)
+        }
         Self.hand(logger, to: &sink)
         do {
             try begin(&sink)
@@ -159,9 +162,10 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     public func write(_ sample: MediaSample, track: Int) throws {
         guard started, !finished else { throw MediaError.stageFinished(name) }
         let isVideo = sample.format.video != nil
-        try queue.put(LiveQueueState.Entry(
-            sample: sample, track: track, isVideo: isVideo, isKeyframe: sample.flags.contains(.keyframe),
-            decodeTime: sample.timing.effectiveDecodeTime))
+        try queue.put(
+            LiveQueueState.Entry(
+                sample: sample, track: track, isVideo: isVideo, isKeyframe: sample.flags.contains(.keyframe),
+                decodeTime: sample.timing.effectiveDecodeTime))
         bitRateDriver?.tick { queue.stats }
     }
 
@@ -188,7 +192,10 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
                 .warning,
                 "Dropped \(stats.droppedFrames) video \(stats.droppedFrames == 1 ? "frame" : "frames") in \(stats.droppedGOPs) "
                     + "\(stats.droppedGOPs == 1 ? "GOP" : "GOPs") to keep the live queue under \(maxQueueDuration).",
-                metadata: [DiagnosticKey.stage: name, DiagnosticKey.code: "framesDropped", DiagnosticKey.count: String(stats.droppedFrames)]
+                metadata: [
+                    DiagnosticKey.stage: name, DiagnosticKey.code: "framesDropped",
+                    DiagnosticKey.count: String(stats.droppedFrames)
+                ]
             ).log(to: logger)
         }
         if let failure { throw failure }

@@ -11,7 +11,8 @@ extension MediaGraph {
     @discardableResult
     public func run(stop: StopSignal? = nil, progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
         let (branches, sinks) = try takeAll()
-        return try SyncDriver(branches: branches, sinks: sinks, diagnostics: diagnostics).run(stop: { stop?.isRequested ?? false }, progress: report)
+        return try SyncDriver(branches: branches, sinks: sinks, diagnostics: diagnostics).run(
+            stop: { stop?.isRequested ?? false }, progress: report)
     }
 }
 

@@ -1,6 +1,6 @@
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension MediaGraph {
@@ -91,7 +91,8 @@ final class ThreadedRun: Sendable {
         positions = Locked(Array(repeating: .negativeInfinity, count: graph.branches.count))
         let bound = graph.interleaving.maxQueuedDuration
         // Half the interleaving bound, so that pacing alone never makes a sink's queue overflow it.
-        lead = bound.isNumeric && bound.timescale <= Int32.max / 2
+        lead =
+            bound.isNumeric && bound.timescale <= Int32.max / 2
             ? MediaTime(value: bound.value, timescale: bound.timescale * 2) : .seconds(1)
     }
 
@@ -183,7 +184,11 @@ final class ThreadedRun: Sendable {
         }
         let inlineSinks = inline.indices.filter { inline[$0] != nil }
         defer { finishInline(inline, routes: routes) }
-        defer { for route in routes where inlineOwner[route.sink] == nil { queues[route.sink].put(.end(track: route.track)) } }
+        defer {
+            for route in routes where inlineOwner[route.sink] == nil {
+                queues[route.sink].put(.end(track: route.track))
+            }
+        }
         guard let runner = branches[index].take() else {
             return fail(MediaError.stageFinished("MediaGraph"))
         }

@@ -63,7 +63,9 @@ public struct QueueDepthBitRatePolicy: BitRatePolicy, Hashable {
         }
         let floor = floor ?? max(range.lowerBound, ceiling / 8)
         guard (range.lowerBound...ceiling).contains(floor) else {
-            throw MediaError(.invalidArgument, "the bit rate policy's floor \(floor) b/s is outside \(range.lowerBound)...\(ceiling)")
+            throw MediaError(
+                .invalidArgument, "the bit rate policy's floor \(floor) b/s is outside \(range.lowerBound)...\(ceiling)"
+            )
         }
         self.ceiling = ceiling
         self.floor = floor

@@ -28,12 +28,14 @@ extension ReconnectingSink.Event {
         case .reconnected(let attempt, let downtime):
             metadata[DiagnosticKey.code] = "reconnected"
             metadata[DiagnosticKey.attempt] = String(attempt)
-            return MediaDiagnostic(.info, "Reconnected at attempt \(attempt) after \(downtime) down.", metadata: metadata)
+            return MediaDiagnostic(
+                .info, "Reconnected at attempt \(attempt) after \(downtime) down.", metadata: metadata)
         case .resumed(let decodeTime):
             metadata[DiagnosticKey.code] = "resumed"
             metadata[DiagnosticKey.count] = String(discardedSamples)
             return MediaDiagnostic(
-                .info, "Resumed the stream at decode time \(decodeTime) after discarding \(discardedSamples) \(discardedSamples == 1 ? "sample" : "samples").",
+                .info,
+                "Resumed the stream at decode time \(decodeTime) after discarding \(discardedSamples) \(discardedSamples == 1 ? "sample" : "samples").",
                 metadata: metadata)
         }
     }

@@ -43,7 +43,8 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting, Diagnost
 
         /// `maxAttempts` attempts (default 5), the first after `initialDelay` (0.5 s), each delay
         /// double the one before, at most `maxDelay` (8 s): 5 attempts span about 15 s.
-        public init(maxAttempts: Int = 5, initialDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(8)) {
+        public init(maxAttempts: Int = 5, initialDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(8))
+        {
             self.maxAttempts = max(0, maxAttempts)
             self.initialDelay = max(.zero, initialDelay)
             self.maxDelay = max(self.initialDelay, maxDelay)

@@ -57,7 +57,9 @@ final class BranchRunner {
         guard !isEnded else { return }
         isEnded = true
         for index in stages.indices where stages[index].state == .open {
-            try stages[index].finish(forwardingTo: { output in try self.forward(output, to: index + 1, deliver: deliver) })
+            try stages[index].finish(forwardingTo: { output in
+                try self.forward(output, to: index + 1, deliver: deliver)
+            })
         }
     }
 
@@ -70,7 +72,8 @@ final class BranchRunner {
             try deliver(sample)
             return
         }
-        try stages[index].process(sample, forwardingTo: { output in try self.forward(output, to: index + 1, deliver: deliver) })
+        try stages[index].process(
+            sample, forwardingTo: { output in try self.forward(output, to: index + 1, deliver: deliver) })
     }
 
     /// Pushes what stage `index - 1` emitted on; an error from there on is the stage's downstream's.

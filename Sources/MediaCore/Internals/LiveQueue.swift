@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The queue between a ``LiveStreamSink``'s writer (the graph) and its sender thread: a

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A POSIX thread running one closure, joined explicitly: one per stage of a concurrent ``Pipeline``.
@@ -39,11 +39,13 @@ final class StageThread {
         _ thread: inout pthread_t, attributes: UnsafePointer<pthread_attr_t>?, _ body: @escaping () -> Void
     ) throws(MediaError) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        let code = pthread_create(&thread, attributes, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
+        let code = pthread_create(
+            &thread, attributes,
+            { context in
+                guard let context else { return nil }
+                Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            }, context)
         guard code == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             throw MediaError(.outOfMemory, "cannot start a thread: pthread_create returned \(code)")

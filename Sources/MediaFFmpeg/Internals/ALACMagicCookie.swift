@@ -28,7 +28,8 @@ enum ALACMagicCookie {
         if type(at: offset, in: cookie) == "frma" {
             offset += try atomSize(at: offset, in: cookie, minimum: 12)
             guard type(at: offset, in: cookie) == "alac" else {
-                throw MediaError.invalidData("ALAC magic cookie has a 'frma' atom without an 'alac' atom after it", at: Int64(offset))
+                throw MediaError.invalidData(
+                    "ALAC magic cookie has a 'frma' atom without an 'alac' atom after it", at: Int64(offset))
             }
         }
         if type(at: offset, in: cookie) == "alac" {
@@ -36,7 +37,9 @@ enum ALACMagicCookie {
             offset += 12  // size, type, version and flags
         }
         guard cookie.count - offset >= configSize else {
-            throw MediaError.truncated("ALAC magic cookie's ALACSpecificConfig", needed: configSize, available: cookie.count - offset, at: Int64(offset))
+            throw MediaError.truncated(
+                "ALAC magic cookie's ALACSpecificConfig", needed: configSize, available: cookie.count - offset,
+                at: Int64(offset))
         }
         return Array(cookie[offset..<(offset + configSize)])
     }

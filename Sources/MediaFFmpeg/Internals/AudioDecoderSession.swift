@@ -61,10 +61,13 @@ final class AudioDecoderSession {
     ///   (`avcodec_open2`).
     init(input: AudioFormat, setup: AudioDecoderSetup, output pcm: PCMFormat) throws(MediaError) {
         guard let decoder = avcodec_find_decoder(setup.codecID) else {
-            throw MediaError(.unavailable, "this FFmpeg build has no \(setup.name) decoder", ffmpegCall: "avcodec_find_decoder")
+            throw MediaError(
+                .unavailable, "this FFmpeg build has no \(setup.name) decoder", ffmpegCall: "avcodec_find_decoder")
         }
         guard input.sampleRate > 0, input.channelCount > 0 else {
-            throw MediaError(.invalidData, "\(setup.name) format has \(input.sampleRate) Hz and \(count: input.channelCount, "channel")")
+            throw MediaError(
+                .invalidData,
+                "\(setup.name) format has \(input.sampleRate) Hz and \(count: input.channelCount, "channel")")
         }
         self.input = input
         self.setup = setup
@@ -79,7 +82,9 @@ final class AudioDecoderSession {
         if !setup.extradata.isEmpty {
             let cookie = setup.extradata
             guard let extradata = av_mallocz(cookie.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
-                throw MediaError(.outOfMemory, "cannot allocate \(count: cookie.count, "byte") of extradata", ffmpegCall: "av_mallocz")
+                throw MediaError(
+                    .outOfMemory, "cannot allocate \(count: cookie.count, "byte") of extradata",
+                    ffmpegCall: "av_mallocz")
             }
             // The codec context owns extradata from here on and frees it in avcodec_free_context.
             let bytes = extradata.assumingMemoryBound(to: UInt8.self)
@@ -102,12 +107,15 @@ final class AudioDecoderSession {
         let data = sample.data
         guard !data.isEmpty else { throw MediaError(.invalidData, "empty \(setup.name) packet") }
         guard data.count <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
-            throw MediaError(.invalidData, "\(setup.name) sample of \(count: data.count, "byte") is larger than an FFmpeg packet can be")
+            throw MediaError(
+                .invalidData,
+                "\(setup.name) sample of \(count: data.count, "byte") is larger than an FFmpeg packet can be")
         }
         if setup.packetSize > 0, data.count % setup.packetSize != 0 {
             throw MediaError(
                 .decoderFailure,
-                "\(setup.name) sample of \(count: data.count, "byte") is not a whole number of \(setup.packetSize)-byte packets")
+                "\(setup.name) sample of \(count: data.count, "byte") is not a whole number of \(setup.packetSize)-byte packets"
+            )
         }
         try check(av_new_packet(packet.raw, Int32(data.count)), calling: "av_new_packet", .outOfMemory)
         defer { av_packet_unref(packet.raw) }
@@ -115,9 +123,10 @@ final class AudioDecoderSession {
             if let base = source.baseAddress { packet.raw.pointee.data.update(from: base, count: data.count) }
         }
         let pts = sample.timing.presentationTime
-        pending.append(Pending(
-            frameCount: sample.frameCount, trimAtStart: sample.trimAtStart, trimAtEnd: sample.trimAtEnd,
-            presentationTime: pts.isNumeric ? pts.converted(to: timescale) : .invalid))
+        pending.append(
+            Pending(
+                frameCount: sample.frameCount, trimAtStart: sample.trimAtStart, trimAtEnd: sample.trimAtEnd,
+                presentationTime: pts.isNumeric ? pts.converted(to: timescale) : .invalid))
         do {
             try codec.sendPacket(packet)
             try codec.receiveFrames(into: frame) { try collectFrame() }
@@ -167,16 +176,21 @@ final class AudioDecoderSession {
         guard let decodedFormat = PCMFormat(AVSampleFormat(f.format)), channels == input.channelCount else {
             throw MediaError(
                 .decoderFailure,
-                "the \(setup.name) decoder produced \(count: channels, "channel") of sample format \(f.format); the stream declares \(input.channelCount)")
+                "the \(setup.name) decoder produced \(count: channels, "channel") of sample format \(f.format); the stream declares \(input.channelCount)"
+            )
         }
         if setup.checksSampleRate, Int(f.sample_rate) != input.sampleRate {
             throw MediaError(
-                .decoderFailure, "the \(setup.name) decoder produced \(f.sample_rate) Hz; the stream declares \(input.sampleRate) Hz")
+                .decoderFailure,
+                "the \(setup.name) decoder produced \(f.sample_rate) Hz; the stream declares \(input.sampleRate) Hz")
         }
         let planeCount = decodedFormat.isInterleaved ? 1 : channels
         if let format = batch.format {
             guard format == decodedFormat else {
-                throw MediaError(.decoderFailure, "the \(setup.name) decoder changed its sample format from \(format) to \(decodedFormat) within a packet")
+                throw MediaError(
+                    .decoderFailure,
+                    "the \(setup.name) decoder changed its sample format from \(format) to \(decodedFormat) within a packet"
+                )
             }
         } else {
             batch.format = decodedFormat
@@ -204,22 +218,30 @@ final class AudioDecoderSession {
         let shortfall = info.frameCount > total ? info.frameCount - total : 0
         let start = min(max(0, info.trimAtStart), total)
         let count = max(0, total - start - max(0, info.trimAtEnd - shortfall))
-        let time = info.presentationTime.isNumeric ? info.presentationTime + MediaTime(value: Int64(start), timescale: timescale) : nextTime
+        let time =
+            info.presentationTime.isNumeric
+            ? info.presentationTime + MediaTime(value: Int64(start), timescale: timescale) : nextTime
         nextTime = time + MediaTime(value: Int64(count), timescale: timescale)
         guard count > 0 else { return }
 
         let stride = decodedFormat.sampleType.bytesPerSample * (decodedFormat.isInterleaved ? input.channelCount : 1)
-        let planes = count == total ? collected.planes : collected.planes.map { Array($0[(start * stride)..<((start + count) * stride)]) }
+        let planes =
+            count == total
+            ? collected.planes : collected.planes.map { Array($0[(start * stride)..<((start + count) * stride)]) }
         let decoded = AudioFormat.pcm(decodedFormat, sampleRate: input.sampleRate, channelLayout: input.channelLayout)
         var sample = MediaSample(
             format: .audio(decoded), planes: planes,
-            timing: SampleTiming(presentationTime: time, decodeTime: time, duration: MediaTime(value: Int64(count), timescale: timescale)),
+            timing: SampleTiming(
+                presentationTime: time, decodeTime: time, duration: MediaTime(value: Int64(count), timescale: timescale)
+            ),
             frameCount: count)
         if decoded != output {
             if converter?.input != decoded { converter = try Resampler(from: decoded, to: output) }
             if let converter {
                 let converted = try converter.convert(planes: planes, frameCount: count)
-                sample = MediaSample(format: .audio(output), planes: converted.planes, timing: sample.timing, frameCount: converted.frames)
+                sample = MediaSample(
+                    format: .audio(output), planes: converted.planes, timing: sample.timing,
+                    frameCount: converted.frames)
             }
         }
         try emit(sample)

@@ -64,7 +64,9 @@ struct AudioDecoderSetup {
             self = try Self.aac(format)
         case .other(let code):
             guard (1...64).contains(channels) else {
-                throw MediaError(.invalidData, "\(format.codec) format has \(count: channels, "channel"); FFmpeg's decoders take 1 to 64")
+                throw MediaError(
+                    .invalidData,
+                    "\(format.codec) format has \(count: channels, "channel"); FFmpeg's decoders take 1 to 64")
             }
             switch code {
             case Self.mp3: self.init(codecID: AV_CODEC_ID_MP3, name: "MP3")
@@ -84,12 +86,15 @@ struct AudioDecoderSetup {
                 guard (9...65_529).contains(frames), (frames - 1) % 8 == 0 else {
                     throw MediaError(
                         .invalidData,
-                        "IMA ADPCM format has \(count: frames, "frame") per block; a block holds 1 + 8n frames (9...65529)")
+                        "IMA ADPCM format has \(count: frames, "frame") per block; a block holds 1 + 8n frames (9...65529)"
+                    )
                 }
                 blockAlign = (frames - 1) / 2 * channels + 4 * channels
                 bitsPerCodedSample = 4
             case Self.ulaw, Self.alaw:
-                self.init(codecID: code == Self.ulaw ? AV_CODEC_ID_PCM_MULAW : AV_CODEC_ID_PCM_ALAW, name: code == Self.ulaw ? "µ-law" : "A-law")
+                self.init(
+                    codecID: code == Self.ulaw ? AV_CODEC_ID_PCM_MULAW : AV_CODEC_ID_PCM_ALAW,
+                    name: code == Self.ulaw ? "µ-law" : "A-law")
                 packetSize = channels
                 blockAlign = channels
                 bitsPerCodedSample = 8

@@ -14,11 +14,11 @@ struct ContainerCodec {
     /// Codecs carried by four-character code (as demuxers hand them on), with FFmpeg's id.
     private static let videoCodes: [String: AVCodecID] = [
         "hvc1": AV_CODEC_ID_HEVC, "hev1": AV_CODEC_ID_HEVC, "av01": AV_CODEC_ID_AV1, "vp09": AV_CODEC_ID_VP9,
-        "vp08": AV_CODEC_ID_VP8, "mp4v": AV_CODEC_ID_MPEG4,
+        "vp08": AV_CODEC_ID_VP8, "mp4v": AV_CODEC_ID_MPEG4
     ]
     private static let audioCodes: [String: AVCodecID] = [
         "Opus": AV_CODEC_ID_OPUS, "ac-3": AV_CODEC_ID_AC3, "ec-3": AV_CODEC_ID_EAC3, "fLaC": AV_CODEC_ID_FLAC,
-        "alac": AV_CODEC_ID_ALAC, ".mp3": AV_CODEC_ID_MP3,
+        "alac": AV_CODEC_ID_ALAC, ".mp3": AV_CODEC_ID_MP3
     ]
 
     /// The mapping for track `track`'s format; throws ``/MediaCore/MediaError/Code/unsupportedFormat``
@@ -35,16 +35,22 @@ struct ContainerCodec {
             case .pcm:
                 throw refuse("\(audio.codec) is raw PCM; encode it first (AACEncoder)")
             case .aac:
-                guard !audio.magicCookie.isEmpty else { throw refuse("the AAC format has no AudioSpecificConfig (magic cookie)") }
+                guard !audio.magicCookie.isEmpty else {
+                    throw refuse("the AAC format has no AudioSpecificConfig (magic cookie)")
+                }
                 // Refused here, with the reason, rather than by libavformat (ADTSMuxer and CAFMuxer check
                 // the same way).
                 _ = try audio.audioSpecificConfig()
                 id = AV_CODEC_ID_AAC
             case .other(let code):
-                guard let known = Self.audioCodes[Self.string(code)] else { throw refuse("codec \(audio.codec) is not one this muxer knows") }
+                guard let known = Self.audioCodes[Self.string(code)] else {
+                    throw refuse("codec \(audio.codec) is not one this muxer knows")
+                }
                 id = known
             }
-            guard audio.sampleRate > 0, audio.channelCount > 0 else { throw refuse("\(audio.sampleRate) Hz, \(count: audio.channelCount, "channel")") }
+            guard audio.sampleRate > 0, audio.channelCount > 0 else {
+                throw refuse("\(audio.sampleRate) Hz, \(count: audio.channelCount, "channel")")
+            }
             extradata = audio.magicCookie
         case .video(let video):
             displayName = video.codec.description
@@ -57,7 +63,9 @@ struct ContainerCodec {
                 id = AV_CODEC_ID_H264
                 extradata = try Self.avcC(parameters)
             case .other(let code):
-                guard let known = Self.videoCodes[Self.string(code)] else { throw refuse("codec \(video.codec) is not one this muxer knows") }
+                guard let known = Self.videoCodes[Self.string(code)] else {
+                    throw refuse("codec \(video.codec) is not one this muxer knows")
+                }
                 id = known
                 extradata = video.codecConfiguration
             }
@@ -76,7 +84,8 @@ struct ContainerCodec {
         let pps = parameters.pictureParameterSets
         guard !sps.isEmpty, !pps.isEmpty else {
             throw MediaError(
-                .invalidData, "H.264 format has no usable SPS and PPS (\(sps.count) SPS, \(pps.count) PPS) for an avcC record")
+                .invalidData,
+                "H.264 format has no usable SPS and PPS (\(sps.count) SPS, \(pps.count) PPS) for an avcC record")
         }
         return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps).bytes
     }
@@ -108,7 +117,9 @@ struct ContainerCodec {
             par.pointee.frame_size = Int32(clamping: audio.framesPerPacket)
             var layout = audio.channelLayout.avChannelLayout
             defer { av_channel_layout_uninit(&layout) }
-            try check(av_channel_layout_copy(&par.pointee.ch_layout, &layout), calling: "av_channel_layout_copy", .outOfMemory)
+            try check(
+                av_channel_layout_copy(&par.pointee.ch_layout, &layout), calling: "av_channel_layout_copy", .outOfMemory
+            )
             stream.pointee.time_base = AVRational(num: 1, den: timescale ?? Int32(clamping: audio.sampleRate))
         case .video(let video):
             par.pointee.codec_type = AVMEDIA_TYPE_VIDEO

@@ -69,7 +69,8 @@ struct ContainerStreamLayout {
             let p = parameters.pointee
             // The codec descriptor's name, "unknown" without one (as ffprobe prints codec_name).
             codecName = avcodec_descriptor_get(p.codec_id)?.pointee.name.map { String(cString: $0) } ?? "unknown"
-            let extradata: [UInt8] = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.extradata_size)))) } ?? []
+            let extradata: [UInt8] =
+                p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.extradata_size)))) } ?? []
             isAudio = p.codec_type == AVMEDIA_TYPE_AUDIO
             isVideo = p.codec_type == AVMEDIA_TYPE_VIDEO
             if isAudio {
@@ -103,7 +104,8 @@ struct ContainerStreamLayout {
     /// what does not fit.
     static func time(_ ticks: Int64, timeBase: (numerator: Int64, denominator: Int64)) -> MediaTime {
         guard ticks != mp_nopts_value(), timeBase.numerator > 0, timeBase.denominator > 0,
-              let scale = Int32(exactly: timeBase.denominator) else { return .invalid }
+            let scale = Int32(exactly: timeBase.denominator)
+        else { return .invalid }
         let (value, overflow) = ticks.multipliedReportingOverflow(by: timeBase.numerator)
         return overflow ? .invalid : MediaTime(value: value, timescale: scale)
     }
@@ -112,7 +114,9 @@ struct ContainerStreamLayout {
 
     /// `ticks` of the time base as a whole number of audio frames, or `nil` when it is not one.
     func frames(_ ticks: Int64) -> Int? {
-        guard sampleRate > 0, ticks != mp_nopts_value(), timeBase.numerator > 0, timeBase.denominator > 0 else { return nil }
+        guard sampleRate > 0, ticks != mp_nopts_value(), timeBase.numerator > 0, timeBase.denominator > 0 else {
+            return nil
+        }
         let product = Int128(ticks) * Int128(timeBase.numerator) * Int128(sampleRate)
         guard product % Int128(timeBase.denominator) == 0 else { return nil }
         return Int(exactly: product / Int128(timeBase.denominator))
@@ -130,7 +134,9 @@ struct ContainerStreamLayout {
 
     /// The stream's format, how its packets become samples, and the frames every packet decodes to
     /// when the codec fixes that (else 0).
-    private static func audio(_ p: AVCodecParameters, extradata: [UInt8]) -> (format: AudioFormat?, form: PacketForm, fixedFrames: Int) {
+    private static func audio(_ p: AVCodecParameters, extradata: [UInt8]) -> (
+        format: AudioFormat?, form: PacketForm, fixedFrames: Int
+    ) {
         let rate = Int(p.sample_rate)
         let layout = channelLayout(p)
         guard rate > 0, layout.channelCount > 0 else { return (nil, .unsupported, 0) }
@@ -138,7 +144,8 @@ struct ContainerStreamLayout {
         if p.codec_id == AV_CODEC_ID_AAC {
             if !extradata.isEmpty {
                 let format = AudioFormat(
-                    codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: frameSize > 0 ? frameSize : 1024,
+                    codec: .aac, sampleRate: rate, channelLayout: layout,
+                    framesPerPacket: frameSize > 0 ? frameSize : 1024,
                     magicCookie: extradata)
                 return (format, .aac(adts: false), format.framesPerPacket)
             }
@@ -157,11 +164,16 @@ struct ContainerStreamLayout {
             return (format, .aac(adts: true), format.framesPerPacket)
         }
         if let pcm = pcmLayout(p.codec_id) {
-            return (AudioFormat.pcm(pcm.format, sampleRate: rate, channelLayout: layout), .pcm(swapBytes: pcm.swap, signedToUnsigned: pcm.signed8), 1)
+            return (
+                AudioFormat.pcm(pcm.format, sampleRate: rate, channelLayout: layout),
+                .pcm(swapBytes: pcm.swap, signedToUnsigned: pcm.signed8), 1
+            )
         }
         guard let code = audioFourCC(p.codec_id) ?? fourCC(tag: p.codec_tag) else { return (nil, .unsupported, 0) }
         let nominal = frameSize > 0 ? frameSize : nominalFramesPerPacket(p, extradata: extradata)
-        let format = AudioFormat(codec: .other(fourCC: code), sampleRate: rate, channelLayout: layout, framesPerPacket: nominal, magicCookie: extradata)
+        let format = AudioFormat(
+            codec: .other(fourCC: code), sampleRate: rate, channelLayout: layout, framesPerPacket: nominal,
+            magicCookie: extradata)
         return (format, .passthrough, frameSize)
     }
 
@@ -236,13 +248,16 @@ struct ContainerStreamLayout {
 
     // MARK: - Video
 
-    private static func video(_ p: AVCodecParameters, stream s: AVStream, extradata: [UInt8]) -> (format: VideoFormat?, form: PacketForm) {
+    private static func video(_ p: AVCodecParameters, stream s: AVStream, extradata: [UInt8]) -> (
+        format: VideoFormat?, form: PacketForm
+    ) {
         let width = Int(p.width)
         let height = Int(p.height)
         let rate = [s.avg_frame_rate, s.r_frame_rate].first { $0.num > 0 && $0.den > 0 }.flatMap {
             FrameRate.reduced(Int64($0.num), Int64($0.den))
         }
-        let aspect = p.sample_aspect_ratio.num > 0 && p.sample_aspect_ratio.den > 0
+        let aspect =
+            p.sample_aspect_ratio.num > 0 && p.sample_aspect_ratio.den > 0
             ? PixelAspectRatio(Int(p.sample_aspect_ratio.num), Int(p.sample_aspect_ratio.den)) : nil
         if p.codec_id == AV_CODEC_ID_H264 {
             var form = PacketForm.h264AnnexB
@@ -269,7 +284,8 @@ struct ContainerStreamLayout {
             return (format, form)
         }
         guard let code = videoFourCC(p.codec_id) ?? fourCC(tag: p.codec_tag) else { return (nil, .unsupported) }
-        var format = VideoFormat(codec: .other(fourCC: code), width: width, height: height, frameRate: rate, pixelAspectRatio: aspect)
+        var format = VideoFormat(
+            codec: .other(fourCC: code), width: width, height: height, frameRate: rate, pixelAspectRatio: aspect)
         format.codecConfiguration = extradata
         return (format, .passthrough)
     }

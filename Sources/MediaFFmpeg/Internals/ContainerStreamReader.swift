@@ -198,11 +198,17 @@ final class ContainerStreamReader {
     ///   trims is the track's length after the edit list. (ffmpeg 5.1 itself drops the priming when
     ///   decoding but keeps this padding; it reads no `iTunSMPB` tag: priming and length come from the
     ///   edit list and `stts` only.)
-    private func audioTrims(_ packet: UnsafeMutablePointer<AVPacket>, bytes: [UInt8]) -> (frames: Int, start: Int, end: Int) {
+    private func audioTrims(_ packet: UnsafeMutablePointer<AVPacket>, bytes: [UInt8]) -> (
+        frames: Int, start: Int, end: Int
+    ) {
         let p = packet.pointee
-        let frameCount = layout.isOpus && layout.sampleRate == 48_000 ? (OpusPacket.frameCount(bytes) ?? 0)
-            : layout.framesPerPacket > 0 ? layout.framesPerPacket
-            : p.duration > 0 ? (layout.frames(p.duration) ?? 0) : layout.framesWithoutDuration(byteCount: bytes.count)
+        let frameCount =
+            layout.isOpus && layout.sampleRate == 48_000
+            ? (OpusPacket.frameCount(bytes) ?? 0)
+            : layout.framesPerPacket > 0
+                ? layout.framesPerPacket
+                : p.duration > 0
+                    ? (layout.frames(p.duration) ?? 0) : layout.framesWithoutDuration(byteCount: bytes.count)
         var skip = 0
         var discard = 0
         var hasSideData = false
@@ -252,7 +258,8 @@ final class ContainerStreamReader {
         guard header.frameLength == bytes.count else {
             throw MediaError(
                 .unsupportedFormat,
-                "AAC packet of \(count: bytes.count, "byte") holds more than one ADTS frame (the first is \(count: header.frameLength, "byte"))")
+                "AAC packet of \(count: bytes.count, "byte") holds more than one ADTS frame (the first is \(count: header.frameLength, "byte"))"
+            )
         }
         if case .audio(var audio) = format, let config = header.audioSpecificConfig, let rate = header.sampleRate,
             audio.magicCookie != config.bytes || audio.sampleRate != rate

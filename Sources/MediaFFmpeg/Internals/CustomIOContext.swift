@@ -24,8 +24,9 @@ final class CustomIOContext {
         let opaque = Unmanaged.passUnretained(bridge).toOpaque()
         let seek: (@convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64)? =
             output.isSeekable ? customIOSeek : nil
-        guard let context = avio_alloc_context(
-            buffer.assumingMemoryBound(to: UInt8.self), Self.bufferSize, 1, opaque, nil, customIOWrite, seek)
+        guard
+            let context = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Self.bufferSize, 1, opaque, nil, customIOWrite, seek)
         else {
             var pointer: UnsafeMutableRawPointer? = buffer
             av_freep(&pointer)
@@ -90,7 +91,9 @@ final class OutputBridge {
                 let skip = Int(max(0, captureStart - position))
                 let at = Int(position + Int64(skip) - captureStart)
                 let part = bytes[skip...]
-                if captured.count < at + part.count { captured += repeatElement(0, count: at + part.count - captured.count) }
+                if captured.count < at + part.count {
+                    captured += repeatElement(0, count: at + part.count - captured.count)
+                }
                 captured.replaceSubrange(at..<at + part.count, with: part)
             }
             let end = size
@@ -132,7 +135,9 @@ final class OutputBridge {
 
 @available(*, unavailable) extension OutputBridge: Sendable {}
 
-private func customIOWrite(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
+private func customIOWrite(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+    -> Int32
+{
     guard let opaque else { return mp_averror(EINVAL) }
     let bridge = Unmanaged<OutputBridge>.fromOpaque(opaque).takeUnretainedValue()
     guard let buffer, size > 0 else { return 0 }

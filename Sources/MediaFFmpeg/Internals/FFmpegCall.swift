@@ -4,7 +4,9 @@ import Synchronization
 
 /// The one funnel for FFmpeg return codes: a negative code becomes a ``/MediaCore/MediaError`` naming the call.
 @inline(__always)
-func check(_ code: CInt, calling function: StaticString, _ errorCode: MediaError.Code = .invalidArgument) throws(MediaError) {
+func check(_ code: CInt, calling function: StaticString, _ errorCode: MediaError.Code = .invalidArgument)
+    throws(MediaError)
+{
     guard code < 0 else { return }
     throw MediaError.ffmpeg(code, calling: function, errorCode)
 }

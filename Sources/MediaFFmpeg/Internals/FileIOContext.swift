@@ -34,7 +34,8 @@ final class FileIOContext {
         guard owned != nil else { return }
         let code = avio_closep(&owned)
         if code < 0 {
-            throw MediaError(.io, "cannot close \(path): \(FFmpeg.describe(code))", ffmpegCall: "avio_closep", ffmpegCode: code)
+            throw MediaError(
+                .io, "cannot close \(path): \(FFmpeg.describe(code))", ffmpegCall: "avio_closep", ffmpegCode: code)
         }
     }
 

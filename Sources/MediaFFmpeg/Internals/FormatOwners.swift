@@ -23,7 +23,8 @@ final class InputFormatContext {
         if let formatName {
             guard let found = av_find_input_format(formatName) else {
                 throw MediaError(
-                    .invalidArgument, "libavformat has no input format named '\(formatName)'", ffmpegCall: "av_find_input_format")
+                    .invalidArgument, "libavformat has no input format named '\(formatName)'",
+                    ffmpegCall: "av_find_input_format")
             }
             format = found
         }
@@ -69,11 +70,13 @@ final class MemoryIOContext {
 
     init(bytes: [UInt8]) throws(MediaError) {
         guard let buffer = av_malloc(Self.bufferSize)?.assumingMemoryBound(to: UInt8.self) else {
-            throw MediaError(.outOfMemory, "cannot allocate a \(Self.bufferSize)-byte I/O buffer", ffmpegCall: "av_malloc")
+            throw MediaError(
+                .outOfMemory, "cannot allocate a \(Self.bufferSize)-byte I/O buffer", ffmpegCall: "av_malloc")
         }
         let input = MemoryInput(bytes: bytes)
         let opaque = Unmanaged.passUnretained(input).toOpaque()  // `input` outlives the context: it is our property
-        guard let context = avio_alloc_context(buffer, Int32(Self.bufferSize), 0, opaque, memoryRead, nil, memorySeek) else {
+        guard let context = avio_alloc_context(buffer, Int32(Self.bufferSize), 0, opaque, memoryRead, nil, memorySeek)
+        else {
             av_free(buffer)
             throw MediaError(.outOfMemory, "cannot allocate an I/O context", ffmpegCall: "avio_alloc_context")
         }
@@ -101,7 +104,9 @@ final class MemoryInput {
 }
 
 /// `read_packet` of the memory I/O context: copies up to `size` bytes; `AVERROR_EOF` at the end.
-private func memoryRead(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
+private func memoryRead(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+    -> Int32
+{
     guard let opaque, let buffer, size > 0 else { return mp_averror(EINVAL) }
     let input = Unmanaged<MemoryInput>.fromOpaque(opaque).takeUnretainedValue()
     let count = min(Int(size), input.bytes.count - input.position)

@@ -47,7 +47,9 @@ final class HLSOutput: Sendable {
         // The segments' names are a template (`<folder>/<stem>%d.ts`) in which libavformat replaces every
         // `%d` and `%0Nd` and has no escape for a literal `%`.
         guard !playlist.contains("%") else {
-            throw MediaError(.invalidArgument, "\(playlist): an HLS playlist path cannot hold %, which libavformat reads in segment names as a number")
+            throw MediaError(
+                .invalidArgument,
+                "\(playlist): an HLS playlist path cannot hold %, which libavformat reads in segment names as a number")
         }
         self.playlist = playlist
         self.settings = settings
@@ -65,7 +67,8 @@ final class HLSOutput: Sendable {
     /// An I/O error naming the file that failed, or the playlist, with `what` was being done.
     func error(_ what: String, code: CInt, call: StaticString) -> MediaError {
         let (url, failed) = failure ?? (playlist, code)
-        return MediaError(.io, "\(what) HLS \(url): \(FFmpeg.describe(failed))", ffmpegCall: "\(call)", ffmpegCode: failed)
+        return MediaError(
+            .io, "\(what) HLS \(url): \(FFmpeg.describe(failed))", ffmpegCall: "\(call)", ffmpegCode: failed)
     }
 
     /// Gives the `hls` muxer the playlist's path and routes its file I/O through this object.
@@ -103,7 +106,9 @@ final class HLSOutput: Sendable {
                 if state.failure == nil { state.failure = (url, code < 0 ? code : -EIO) }
                 return
             }
-            if let pb { state.open[UInt(bitPattern: pb)] = (url, !(url.hasSuffix(".m3u8") || url.hasSuffix(".m3u8.tmp"))) }
+            if let pb {
+                state.open[UInt(bitPattern: pb)] = (url, !(url.hasSuffix(".m3u8") || url.hasSuffix(".m3u8.tmp")))
+            }
         }
     }
 
@@ -147,15 +152,24 @@ final class HLSOutput: Sendable {
         for part in folder.split(separator: "/") where part != "." {
             path += "/" + part
             if mkdir(path, 0o755) != 0, errno != EEXIST {
-                throw MediaError(.io, "cannot create the folder \(path) for the HLS playlist \(playlist): \(String(cString: strerror(errno)))")
+                throw MediaError(
+                    .io,
+                    "cannot create the folder \(path) for the HLS playlist \(playlist): \(String(cString: strerror(errno)))"
+                )
             }
         }
         var info = stat()
         guard stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw MediaError(.io, "cannot create the folder \(folder) for the HLS playlist \(playlist): \(String(cString: strerror(ENOTDIR)))")
+            throw MediaError(
+                .io,
+                "cannot create the folder \(folder) for the HLS playlist \(playlist): \(String(cString: strerror(ENOTDIR)))"
+            )
         }
         guard access(folder, W_OK | X_OK) == 0 else {
-            throw MediaError(.io, "cannot write in the folder \(folder) for the HLS playlist \(playlist): \(String(cString: strerror(errno)))")
+            throw MediaError(
+                .io,
+                "cannot write in the folder \(folder) for the HLS playlist \(playlist): \(String(cString: strerror(errno)))"
+            )
         }
     }
 }

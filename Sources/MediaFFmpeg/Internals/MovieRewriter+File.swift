@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MediaCore
 
@@ -19,13 +19,17 @@ extension MovieRewriter {
     /// only a failing device can interrupt it, as it can interrupt the CLI's.
     static func rewriteFile(path: String, tag: String?, moveMovieToFront: Bool) throws(MediaError) {
         let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw MediaError(.io, "cannot reopen \(path) to finish it: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw MediaError(.io, "cannot reopen \(path) to finish it: \(String(cString: strerror(errno)))")
+        }
         defer { _ = close(fd) }
         guard let size = fileSize(path) else { throw MediaError(.io, "cannot read the size of \(path)") }
 
         let top = try topLevelBoxes(fd, size: size, path: path)
         guard let movie = top.last, movie.type == "moov", let mdat = top.first(where: { $0.type == "mdat" }) else {
-            throw MediaError.invalidData("\(path) does not end with a moov box after an mdat (boxes: \(top.map(\.type).joined(separator: ", ")))")
+            throw MediaError.invalidData(
+                "\(path) does not end with a moov box after an mdat (boxes: \(top.map(\.type).joined(separator: ", ")))"
+            )
         }
         let moving = moveMovieToFront && mdat.start < movie.start
         guard moving || tag != nil else { return }
@@ -34,14 +38,20 @@ extension MovieRewriter {
 
         // The moov's new size does not depend on the shift; everything from the first mdat on moves by it.
         let newMovieSize = try editedMovie(moov, tag: pair, shift: { $0 }).count
-        let moved = moving ? (start: Int64(mdat.start), end: Int64(movie.start), by: Int64(newMovieSize)) : (start: 0, end: 0, by: 0)
-        let edited = try editedMovie(moov, tag: pair, shift: { $0 >= moved.start && $0 < moved.end ? $0 + moved.by : $0 })
+        let moved =
+            moving
+            ? (start: Int64(mdat.start), end: Int64(movie.start), by: Int64(newMovieSize)) : (start: 0, end: 0, by: 0)
+        let edited = try editedMovie(
+            moov, tag: pair, shift: { $0 >= moved.start && $0 < moved.end ? $0 + moved.by : $0 })
         let newSize = Int64(movie.start) + Int64(edited.count)
 
         if newSize > size {
             let code = posix_fallocate(fd, off_t(size), off_t(newSize - size))
             guard code == 0 else {
-                throw MediaError(.io, "cannot grow \(path) by \(count: newSize - size, "byte") to finish it: \(String(cString: strerror(code)))")
+                throw MediaError(
+                    .io,
+                    "cannot grow \(path) by \(count: newSize - size, "byte") to finish it: \(String(cString: strerror(code)))"
+                )
             }
         }
         if moving {
@@ -54,7 +64,8 @@ extension MovieRewriter {
         }
         if let failure { throw failure }
         if newSize < size, ftruncate(fd, off_t(newSize)) != 0 {
-            throw MediaError(.io, "cannot truncate \(path) to \(count: newSize, "byte"): \(String(cString: strerror(errno)))")
+            throw MediaError(
+                .io, "cannot truncate \(path) to \(count: newSize, "byte"): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -64,7 +75,9 @@ extension MovieRewriter {
         var offset: Int64 = 0
         while offset < size {
             let header = try readBytes(fd, at: offset, count: Int(min(16, size - offset)), path: path)
-            guard header.count >= 8 else { throw MediaError.truncated("MP4 box header", needed: 8, available: header.count, at: offset) }
+            guard header.count >= 8 else {
+                throw MediaError.truncated("MP4 box header", needed: 8, available: header.count, at: offset)
+            }
             var boxSize = Int64(readUInt32(header, 0))
             var headerSize: Int64 = 8
             if boxSize == 1, header.count >= 16 {
@@ -74,9 +87,13 @@ extension MovieRewriter {
                 boxSize = size - offset
             }
             guard boxSize >= headerSize, boxSize <= size - offset else {
-                throw MediaError.invalidData("top-level box of \(count: boxSize, "byte") in \(path) runs past its end", at: offset)
+                throw MediaError.invalidData(
+                    "top-level box of \(count: boxSize, "byte") in \(path) runs past its end", at: offset)
             }
-            top.append(Box(type: fourCC(header, 4), start: Int(offset), payloadStart: Int(offset + headerSize), end: Int(offset + boxSize)))
+            top.append(
+                Box(
+                    type: fourCC(header, 4), start: Int(offset), payloadStart: Int(offset + headerSize),
+                    end: Int(offset + boxSize)))
             offset += boxSize
         }
         return top
@@ -84,7 +101,9 @@ extension MovieRewriter {
 
     /// Moves the bytes `start..<end` of the file to `start + distance`, last chunk first, so that no
     /// byte is overwritten before it has been read.
-    private static func shiftForward(_ fd: Int32, from start: Int64, to end: Int64, by distance: Int64, path: String) throws(MediaError) {
+    private static func shiftForward(_ fd: Int32, from start: Int64, to end: Int64, by distance: Int64, path: String)
+        throws(MediaError)
+    {
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 64)
         defer { buffer.deallocate() }
@@ -107,7 +126,11 @@ extension MovieRewriter {
             while done < count {
                 let n = pread(fd, base + done, count - done, off_t(offset) + off_t(done))
                 if n < 0, errno == EINTR { continue }
-                guard n >= 0 else { throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: offset + Int64(done)) }
+                guard n >= 0 else {
+                    throw MediaError(
+                        .io, "cannot read \(path): \(String(cString: strerror(errno)))",
+                        byteOffset: offset + Int64(done))
+                }
                 if n == 0 { break }
                 done += n
             }
@@ -116,26 +139,38 @@ extension MovieRewriter {
     }
 
     /// Fills `buffer` from `offset`; throws when the file ends first.
-    private static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String) throws(MediaError) {
+    private static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String)
+        throws(MediaError)
+    {
         guard let base = buffer.baseAddress else { return }
         var done = 0
         while done < buffer.count {
             let n = pread(fd, base + done, buffer.count - done, off_t(offset) + off_t(done))
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: offset + Int64(done)) }
-            guard n > 0 else { throw MediaError(.io, "\(path) ended early while rewriting it", byteOffset: offset + Int64(done)) }
+            guard n >= 0 else {
+                throw MediaError(
+                    .io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: offset + Int64(done))
+            }
+            guard n > 0 else {
+                throw MediaError(.io, "\(path) ended early while rewriting it", byteOffset: offset + Int64(done))
+            }
             done += n
         }
     }
 
     /// Writes all of `bytes` at `offset`.
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(MediaError) {
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String)
+        throws(MediaError)
+    {
         guard let base = bytes.baseAddress else { return }
         var done = 0
         while done < bytes.count {
             let n = pwrite(fd, base + done, bytes.count - done, off_t(offset) + off_t(done))
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw MediaError(.io, "cannot write \(path): \(String(cString: strerror(errno)))", byteOffset: offset + Int64(done)) }
+            guard n > 0 else {
+                throw MediaError(
+                    .io, "cannot write \(path): \(String(cString: strerror(errno)))", byteOffset: offset + Int64(done))
+            }
             done += n
         }
     }

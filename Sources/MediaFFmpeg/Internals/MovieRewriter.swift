@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MediaCore
 
@@ -14,7 +14,9 @@ enum MovieRewriter {
             let text = String(UInt64(bitPattern: value), radix: 16, uppercase: true)
             return String(repeating: "0", count: max(0, digits - text.count)) + text
         }
-        let fields = ["00000000", hex(priming, 8), hex(remainder, 8), hex(validFrames, 16)] + Array(repeating: "00000000", count: 8)
+        let fields =
+            ["00000000", hex(priming, 8), hex(remainder, 8), hex(validFrames, 16)]
+            + Array(repeating: "00000000", count: 8)
         return " " + fields.joined(separator: " ")
     }
 
@@ -41,20 +43,28 @@ enum MovieRewriter {
         var result: [Box] = []
         var offset = start
         while offset < end {
-            guard end - offset >= 8 else { throw MediaError.truncated("MP4 box header", needed: 8, available: end - offset, at: Int64(offset)) }
+            guard end - offset >= 8 else {
+                throw MediaError.truncated("MP4 box header", needed: 8, available: end - offset, at: Int64(offset))
+            }
             var size = Int(readUInt32(bytes, offset))
             var header = 8
             if size == 1 {
-                guard end - offset >= 16 else { throw MediaError.truncated("MP4 box largesize", needed: 16, available: end - offset, at: Int64(offset)) }
+                guard end - offset >= 16 else {
+                    throw MediaError.truncated(
+                        "MP4 box largesize", needed: 16, available: end - offset, at: Int64(offset))
+                }
                 size = Int(clamping: readUInt64(bytes, offset + 8))
                 header = 16
             } else if size == 0 {
                 size = end - offset
             }
             guard size >= header, size <= end - offset else {
-                throw MediaError.invalidData("MP4 box '\(fourCC(bytes, offset + 4))' of \(count: size, "byte") does not fit in the \(count: end - offset, "byte") left", at: Int64(offset))
+                throw MediaError.invalidData(
+                    "MP4 box '\(fourCC(bytes, offset + 4))' of \(count: size, "byte") does not fit in the \(count: end - offset, "byte") left",
+                    at: Int64(offset))
             }
-            result.append(Box(type: fourCC(bytes, offset + 4), start: offset, payloadStart: offset + header, end: offset + size))
+            result.append(
+                Box(type: fourCC(bytes, offset + 4), start: offset, payloadStart: offset + header, end: offset + size))
             offset += size
         }
         return result
@@ -83,10 +93,11 @@ enum MovieRewriter {
 
     /// The `----` atom: `mean` com.apple.iTunes, `name`, and a UTF-8 `data` value.
     static func freeformAtom(name: String, value: String) -> [UInt8] {
-        box("----",
+        box(
+            "----",
             box("mean", [0, 0, 0, 0] + Array("com.apple.iTunes".utf8))
-            + box("name", [0, 0, 0, 0] + Array(name.utf8))
-            + box("data", [0, 0, 0, 1, 0, 0, 0, 0] + Array(value.utf8)))   // type 1 = UTF-8, locale 0
+                + box("name", [0, 0, 0, 0] + Array(name.utf8))
+                + box("data", [0, 0, 0, 1, 0, 0, 0, 0] + Array(value.utf8)))  // type 1 = UTF-8, locale 0
     }
 
     /// A `meta` box (full box) with an iTunes `hdlr` (`mdir`/`appl`) and an `ilst` holding `items`.
@@ -99,7 +110,9 @@ enum MovieRewriter {
 
     /// `moov` (the whole box) with the tag added to its udta/meta/ilst (creating what is missing) and
     /// every chunk offset `o` replaced by `shift(o)`; throws when a shifted offset does not fit `stco`.
-    static func editedMovie(_ moov: [UInt8], tag: (name: String, value: String)?, shift: (Int64) -> Int64) throws(MediaError) -> [UInt8] {
+    static func editedMovie(_ moov: [UInt8], tag: (name: String, value: String)?, shift: (Int64) -> Int64)
+        throws(MediaError) -> [UInt8]
+    {
         let top = try boxes(in: moov, from: 0, to: moov.count)
         guard let movie = top.first, movie.type == "moov" else {
             throw MediaError.invalidData("expected a moov box, found '\(top.first?.type ?? "nothing")'")
@@ -128,7 +141,9 @@ enum MovieRewriter {
     }
 
     /// A container box (trak, mdia, minf, stbl) with its stco/co64 entries shifted.
-    private static func shifted(_ bytes: [UInt8], _ container: Box, shift: (Int64) -> Int64) throws(MediaError) -> [UInt8] {
+    private static func shifted(_ bytes: [UInt8], _ container: Box, shift: (Int64) -> Int64) throws(MediaError)
+        -> [UInt8]
+    {
         var payload: [UInt8] = []
         for child in try boxes(in: bytes, from: container.payloadStart, to: container.end) {
             switch child.type {
@@ -138,24 +153,30 @@ enum MovieRewriter {
                 let wide = child.type == "co64"
                 let entrySize = wide ? 8 : 4
                 guard child.end - child.payloadStart >= 8 else {
-                    throw MediaError.truncated("\(child.type) header", needed: 8, available: child.end - child.payloadStart, at: Int64(child.start))
+                    throw MediaError.truncated(
+                        "\(child.type) header", needed: 8, available: child.end - child.payloadStart,
+                        at: Int64(child.start))
                 }
                 let count = Int(readUInt32(bytes, child.payloadStart + 4))
                 guard count <= (child.end - child.payloadStart - 8) / entrySize else {
-                    throw MediaError.invalidData("\(child.type) declares \(count: count, "entry", plural: "entries") in \(count: child.end - child.payloadStart, "byte")", at: Int64(child.start))
+                    throw MediaError.invalidData(
+                        "\(child.type) declares \(count: count, "entry", plural: "entries") in \(count: child.end - child.payloadStart, "byte")",
+                        at: Int64(child.start))
                 }
-                var body = Array(bytes[child.payloadStart..<child.payloadStart + 8])   // version, flags, entry_count
+                var body = Array(bytes[child.payloadStart..<child.payloadStart + 8])  // version, flags, entry_count
                 for entry in 0..<count {
                     let at = child.payloadStart + 8 + entry * entrySize
                     let old = wide ? Int64(bitPattern: readUInt64(bytes, at)) : Int64(readUInt32(bytes, at))
                     let new = shift(old)
                     if wide {
-                        body += bigEndian(UInt64(bitPattern: new))                     // chunk_offset (64-bit)
+                        body += bigEndian(UInt64(bitPattern: new))  // chunk_offset (64-bit)
                     } else {
                         guard let narrow = UInt32(exactly: new) else {
-                            throw MediaError(.unsupportedFormat, "moving the moov would push a chunk offset to \(new), beyond stco's 32 bits")
+                            throw MediaError(
+                                .unsupportedFormat,
+                                "moving the moov would push a chunk offset to \(new), beyond stco's 32 bits")
                         }
-                        body += bigEndian(narrow)                                      // chunk_offset
+                        body += bigEndian(narrow)  // chunk_offset
                     }
                 }
                 body += bytes[(child.payloadStart + 8 + count * entrySize)..<child.end]
@@ -176,7 +197,7 @@ enum MovieRewriter {
                 payload += bytes[child.start..<child.end]
                 continue
             }
-            var meta = Array(bytes[child.payloadStart..<child.payloadStart + 4])   // version, flags
+            var meta = Array(bytes[child.payloadStart..<child.payloadStart + 4])  // version, flags
             var hasList = false
             for inner in try boxes(in: bytes, from: child.payloadStart + 4, to: child.end) {
                 if inner.type == "ilst", !hasList {
@@ -198,12 +219,19 @@ enum MovieRewriter {
 
     /// Adds `tag` to the `moov` that is the last box of `output`, at `offset`, whose bytes are `movie`:
     /// the grown box replaces the old one and runs on past the old end.
-    static func addTag(_ tag: String, toMovieAtEndOf output: any MediaOutput, movie: [UInt8], at offset: Int64) throws(MediaError) {
+    static func addTag(_ tag: String, toMovieAtEndOf output: any MediaOutput, movie: [UInt8], at offset: Int64)
+        throws(MediaError)
+    {
         guard offset + Int64(movie.count) == output.position else {
-            throw MediaError(.invalidData, "the trailer wrote \(count: movie.count, "byte") at \(offset) but the output ends at \(output.position)")
+            throw MediaError(
+                .invalidData,
+                "the trailer wrote \(count: movie.count, "byte") at \(offset) but the output ends at \(output.position)"
+            )
         }
         let edited = try editedMovie(movie, tag: ("iTunSMPB", tag), shift: { $0 })
-        guard edited.count >= movie.count else { throw MediaError(.invalidData, "the edited moov is shorter than the original") }
+        guard edited.count >= movie.count else {
+            throw MediaError(.invalidData, "the edited moov is shorter than the original")
+        }
         try output.overwrite(Array(edited.prefix(movie.count)), at: offset)
         try output.write(Array(edited.dropFirst(movie.count)))
     }

@@ -17,7 +17,9 @@ final class OutputFormatContext {
         let code = avformat_alloc_output_context2(&context, nil, muxerName, nil)
         try check(code, calling: "avformat_alloc_output_context2", .unavailable)
         guard let context else {
-            throw MediaError(.outOfMemory, "cannot allocate a \(muxerName) muxer context", ffmpegCall: "avformat_alloc_output_context2")
+            throw MediaError(
+                .outOfMemory, "cannot allocate a \(muxerName) muxer context",
+                ffmpegCall: "avformat_alloc_output_context2")
         }
         raw = context
         FFmpeg.didAllocate()

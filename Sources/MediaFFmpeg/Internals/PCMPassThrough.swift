@@ -23,7 +23,8 @@ final class PCMPassThrough {
             return
         }
         output = .pcm(pcm, sampleRate: input.sampleRate, channelLayout: input.channelLayout)
-        converter = try Resampler(from: .pcm(inputPCM, sampleRate: input.sampleRate, channelLayout: input.channelLayout), to: output)
+        converter = try Resampler(
+            from: .pcm(inputPCM, sampleRate: input.sampleRate, channelLayout: input.channelLayout), to: output)
     }
 
     /// Emits `sample` trimmed and in the output layout.
@@ -36,9 +37,10 @@ final class PCMPassThrough {
         guard let converter else { return try emit(sample) }
         guard sample.frameCount > 0 else { return }
         let converted = try converter.convert(planes: converter.ffmpegPlanes(of: sample), frameCount: sample.frameCount)
-        try emit(MediaSample(
-            format: .audio(output), planes: converted.planes, timing: sample.timing, frameCount: converted.frames,
-            flags: sample.flags))
+        try emit(
+            MediaSample(
+                format: .audio(output), planes: converted.planes, timing: sample.timing, frameCount: converted.frames,
+                flags: sample.flags))
     }
 
     /// `sample` without its trimmed frames, timed from its first kept frame.
@@ -50,11 +52,13 @@ final class PCMPassThrough {
         var timing = sample.timing
         let rate = Int32(clamping: input.sampleRate)
         if timing.presentationTime.isNumeric {
-            timing.presentationTime = timing.presentationTime.converted(to: rate) + MediaTime(value: Int64(start), timescale: rate)
+            timing.presentationTime =
+                timing.presentationTime.converted(to: rate) + MediaTime(value: Int64(start), timescale: rate)
             timing.decodeTime = timing.presentationTime
         }
         timing.duration = MediaTime(value: Int64(count), timescale: rate)
-        return MediaSample(format: sample.format, planes: planes, timing: timing, frameCount: count, flags: sample.flags)
+        return MediaSample(
+            format: sample.format, planes: planes, timing: timing, frameCount: count, flags: sample.flags)
     }
 }
 

@@ -63,7 +63,8 @@ extension Frame {
                 guard let base = source.baseAddress else { return }
                 for row in 0..<size.rows {
                     (destination + row * destinationStride).update(
-                        from: base.advanced(by: row * sourceStride).assumingMemoryBound(to: UInt8.self), count: size.bytesPerRow)
+                        from: base.advanced(by: row * sourceStride).assumingMemoryBound(to: UInt8.self),
+                        count: size.bytesPerRow)
                 }
             }
         }

@@ -10,13 +10,15 @@ final class Scaler {
         from source: PixelFormat, width: Int, height: Int,
         to destination: PixelFormat, width outWidth: Int, height outHeight: Int, flags: Int32
     ) throws(MediaError) {
-        guard let context = sws_getContext(
-            Int32(width), Int32(height), source.avPixelFormat,
-            Int32(outWidth), Int32(outHeight), destination.avPixelFormat,
-            flags, nil, nil, nil)
+        guard
+            let context = sws_getContext(
+                Int32(width), Int32(height), source.avPixelFormat,
+                Int32(outWidth), Int32(outHeight), destination.avPixelFormat,
+                flags, nil, nil, nil)
         else {
             throw MediaError(
-                .unsupportedFormat, "libswscale cannot convert \(source) \(width)x\(height) to \(destination) \(outWidth)x\(outHeight)",
+                .unsupportedFormat,
+                "libswscale cannot convert \(source) \(width)x\(height) to \(destination) \(outWidth)x\(outHeight)",
                 ffmpegCall: "sws_getContext")
         }
         raw = context

@@ -86,9 +86,13 @@ public struct FFmpegLicenceReport: Sendable, Hashable, CustomStringConvertible {
 
         /// The licence of FFmpeg built with `flags` (FFmpeg 5.1 configure's `license` logic).
         public init(_ flags: BuildFlags) {
-            if flags.nonfree { self = .nonfree }
-            else if flags.gpl { self = flags.version3 ? .gpl3OrLater : .gpl2OrLater }
-            else { self = flags.version3 ? .lgpl3OrLater : .lgpl21OrLater }
+            if flags.nonfree {
+                self = .nonfree
+            } else if flags.gpl {
+                self = flags.version3 ? .gpl3OrLater : .gpl2OrLater
+            } else {
+                self = flags.version3 ? .lgpl3OrLater : .lgpl21OrLater
+            }
         }
 
         /// Whether a binary linking this build must be distributed under the GPL.
@@ -114,7 +118,7 @@ public struct FFmpegLicenceReport: Sendable, Hashable, CustomStringConvertible {
             Self.library("avcodec", avcodec_version(), avcodec_license(), avcodec_configuration()),
             Self.library("avformat", avformat_version(), avformat_license(), avformat_configuration()),
             Self.library("swresample", swresample_version(), swresample_license(), swresample_configuration()),
-            Self.library("swscale", swscale_version(), swscale_license(), swscale_configuration()),
+            Self.library("swscale", swscale_version(), swscale_license(), swscale_configuration())
         ]
         codecs = LicenceFacts.usedCodecs.map { Self.codec($0.lookup, purpose: $0.purpose) }
         flags = BuildFlags(configuration: libraries[1].configuration)
@@ -124,8 +128,10 @@ public struct FFmpegLicenceReport: Sendable, Hashable, CustomStringConvertible {
     /// The licence of a binary that links MediaPipeline (Apache-2.0) against this FFmpeg build.
     public var binaryLicence: String {
         switch ffmpegLicence {
-        case .lgpl21OrLater, .lgpl3OrLater: "Apache-2.0, with FFmpeg's \(ffmpegLicence.rawValue) libraries linked dynamically"
-        case .gpl2OrLater, .gpl3OrLater: "GPL-3.0-or-later (FFmpeg is \(ffmpegLicence.rawValue) here; Apache-2.0 code is compatible with GPL version 3 only)"
+        case .lgpl21OrLater, .lgpl3OrLater:
+            "Apache-2.0, with FFmpeg's \(ffmpegLicence.rawValue) libraries linked dynamically"
+        case .gpl2OrLater, .gpl3OrLater:
+            "GPL-3.0-or-later (FFmpeg is \(ffmpegLicence.rawValue) here; Apache-2.0 code is compatible with GPL version 3 only)"
         case .nonfree: ffmpegLicence.rawValue
         }
     }

@@ -36,7 +36,7 @@ enum LicenceFacts {
         ("libopus", "BSD-3-Clause (Opus)"),
         ("libdav1d", "BSD-2-Clause (dav1d)"),
         ("libvorbis", "BSD-3-Clause (libvorbis)"),
-        ("libvpx", "BSD-3-Clause (libvpx)"),
+        ("libvpx", "BSD-3-Clause (libvpx)")
     ]
 
     /// FFmpeg's own code (a native codec or a hardware wrapper), per LICENSE.md.
@@ -71,6 +71,6 @@ enum LicenceFacts {
         (.decoder(AV_CODEC_ID_ADPCM_IMA_QT), "IMA4 decoding (AudioDecoder)"),
         (.decoder(AV_CODEC_ID_ADPCM_IMA_WAV), "IMA ADPCM decoding (AudioDecoder)"),
         (.decoder(AV_CODEC_ID_PCM_MULAW), "µ-law decoding (AudioDecoder)"),
-        (.decoder(AV_CODEC_ID_PCM_ALAW), "A-law decoding (AudioDecoder)"),
+        (.decoder(AV_CODEC_ID_PCM_ALAW), "A-law decoding (AudioDecoder)")
     ]
 }

@@ -10,8 +10,10 @@ extension ADTSDiagnostic {
     public func mediaDiagnostic(stage: String) -> MediaDiagnostic {
         let (level, code, key, value): (Logger.Level, String, String, Int)
         switch self {
-        case .id3TagSkipped(_, let length): (level, code, key, value) = (.info, "id3TagSkipped", DiagnosticKey.count, length)
-        case .resynchronized(_, let skipped): (level, code, key, value) = (.warning, "resynchronized", DiagnosticKey.count, skipped)
+        case .id3TagSkipped(_, let length):
+            (level, code, key, value) = (.info, "id3TagSkipped", DiagnosticKey.count, length)
+        case .resynchronized(_, let skipped):
+            (level, code, key, value) = (.warning, "resynchronized", DiagnosticKey.count, skipped)
         case .formatChanged(let index, _, _, _):
             (level, code, key, value) = (.info, "formatChanged", DiagnosticKey.sampleIndex, index)
         case .truncatedFrame(_, let declared, _):
@@ -25,7 +27,7 @@ extension ADTSDiagnostic {
         }
         let metadata = [
             DiagnosticKey.stage: stage, DiagnosticKey.code: code, DiagnosticKey.byteOffset: String(byteOffset),
-            key: String(value),
+            key: String(value)
         ]
         return MediaDiagnostic(level, description, metadata: metadata)
     }

@@ -185,7 +185,8 @@ public struct ADTSParser: PushParser, Sendable {
                 if buffer.count == start {
                     guard isInputEnded else { return nil }
                     guard sawFrame else {
-                        throw MediaError.invalidData("no ADTS sync word found in \(count: bytesConsumed, "byte")", at: 0)
+                        throw MediaError.invalidData(
+                            "no ADTS sync word found in \(count: bytesConsumed, "byte")", at: 0)
                     }
                     return nil
                 }

@@ -14,12 +14,12 @@ struct ID3v2TagHeader {
     init?(_ bytes: [UInt8], at index: Int) {
         guard index >= 0, bytes.count - index >= Self.headerLength else { return nil }
         guard bytes[index] == 0x49, bytes[index + 1] == 0x44, bytes[index + 2] == 0x33 else { return nil }  // "ID3"
-        let majorVersion = bytes[index + 3]                               // version (major)
-        let revision = bytes[index + 4]                                   // version (revision)
-        let flags = bytes[index + 5]                                      // flags
+        let majorVersion = bytes[index + 3]  // version (major)
+        let revision = bytes[index + 4]  // version (revision)
+        let flags = bytes[index + 5]  // flags
         guard majorVersion != 0xFF, revision != 0xFF else { return nil }
         var size = 0
-        for i in 6..<10 {                                                 // size (syncsafe, 4 x 7 bits)
+        for i in 6..<10 {  // size (syncsafe, 4 x 7 bits)
             let byte = bytes[index + i]
             guard byte & 0x80 == 0 else { return nil }
             size = size << 7 | Int(byte)

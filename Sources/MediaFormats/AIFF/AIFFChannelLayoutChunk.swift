@@ -32,7 +32,7 @@ enum AIFFChannelLayoutChunk {
         (0x3B, 135 << 16 | 4),  // quad + LFE: DVD_6
         (0x60B, 135 << 16 | 4),  // quad(side) + LFE: DVD_6
         (0xF, 136 << 16 | 4),  // 3.1: DVD_10
-        (0x10F, 137 << 16 | 5),  // 4.1: DVD_11
+        (0x10F, 137 << 16 | 5)  // 4.1: DVD_11
     ]
 
     /// The 12-byte chunk body for `layout`, or `nil` when FFmpeg writes no `CHAN` (two channels or fewer,

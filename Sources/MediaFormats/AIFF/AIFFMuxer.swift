@@ -99,7 +99,8 @@ public final class AIFFMuxer: MediaSink {
         guard layout.headerSize - 8 + end + (end & 1) <= Int64(UInt32.max) else {
             throw MediaError(
                 .unsupportedFormat,
-                "\(name) cannot write past \(count: dataBytesWritten, "byte") of sound data: AIFF's 32-bit sizes stop at 4 GiB")
+                "\(name) cannot write past \(count: dataBytesWritten, "byte") of sound data: AIFF's 32-bit sizes stop at 4 GiB"
+            )
         }
         try output.write(stored)
         dataBytesWritten = end
@@ -143,13 +144,17 @@ public final class AIFFMuxer: MediaSink {
     private func writeSizes(_ layout: Layout, pad: Int64) throws(MediaError) {
         let formSize = layout.headerSize - 8 + dataBytesWritten + pad
         try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: formSize)), at: layout.start + 4)  // FORM ckSize
-        try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: framesWritten)), at: layout.frameCountOffset)  // numSampleFrames
-        try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: 8 + dataBytesWritten)), at: layout.soundSizeOffset)  // SSND ckSize
+        // numSampleFrames
+        try output.overwrite(Self.uint32BE(UInt32(truncatingIfNeeded: framesWritten)), at: layout.frameCountOffset)
+        try output.overwrite(
+            Self.uint32BE(UInt32(truncatingIfNeeded: 8 + dataBytesWritten)), at: layout.soundSizeOffset)  // SSND ckSize
     }
 
     /// The AIFF-C compression type and the stored form for `type` under `encoding`, or `nil` compression
     /// type for plain AIFF.
-    private func storage(for type: PCMSampleType, sample: MediaSample) throws(MediaError) -> (compression: String?, stored: StoredPCM) {
+    private func storage(for type: PCMSampleType, sample: MediaSample) throws(MediaError) -> (
+        compression: String?, stored: StoredPCM
+    ) {
         switch (encoding, type) {
         case (.bigEndian, .u8), (.littleEndian, .u8):
             return (nil, .signed8)
@@ -164,7 +169,8 @@ public final class AIFFMuxer: MediaSink {
         case (.littleEndian, _):
             throw MediaError(
                 .unsupportedFormat,
-                "\(name) stores only 16-bit samples little-endian (AIFF-C 'sowt'), not \(type): use the big-endian encoding")
+                "\(name) stores only 16-bit samples little-endian (AIFF-C 'sowt'), not \(type): use the big-endian encoding"
+            )
         case (.muLaw, .s16):
             return ("ulaw", .g711(.muLaw))
         case (.aLaw, .s16):
@@ -181,12 +187,14 @@ public final class AIFFMuxer: MediaSink {
         guard output.isSeekable else {
             throw MediaError(
                 .unsupportedFormat,
-                "\(name) cannot write to an output that cannot seek: AIFF has no 'size unknown', its sizes are patched at the end")
+                "\(name) cannot write to an output that cannot seek: AIFF has no 'size unknown', its sizes are patched at the end"
+            )
         }
         let channels = audio.channelCount
         let bits = stored.storedBytes(perSampleOf: type.bytesPerSample) * 8
         guard channels >= 1, channels <= Int(UInt16.max), audio.sampleRate >= 1 else {
-            throw MediaError(.unsupportedFormat, "AIFF cannot hold \(count: channels, "channel") at \(audio.sampleRate) Hz")
+            throw MediaError(
+                .unsupportedFormat, "AIFF cannot hold \(count: channels, "channel") at \(audio.sampleRate) Hz")
         }
         let start = output.position
         var w = ByteWriter(capacity: 96)

@@ -112,7 +112,9 @@ public final class AUMuxer: MediaSink {
     }
 
     /// The AU encoding number and the stored form for `type` under `encoding`.
-    private func storage(for type: PCMSampleType, sample: MediaSample) throws(MediaError) -> (code: UInt32, stored: StoredPCM) {
+    private func storage(for type: PCMSampleType, sample: MediaSample) throws(MediaError) -> (
+        code: UInt32, stored: StoredPCM
+    ) {
         switch (encoding, type) {
         case (.linear, .u8): return (2, .signed8)
         case (.linear, .s16): return (3, .bigEndian(width: 2))
@@ -134,7 +136,8 @@ public final class AUMuxer: MediaSink {
         guard let rate = UInt32(exactly: audio.sampleRate), rate >= 1,
             let channels = UInt32(exactly: audio.channelCount), channels >= 1
         else {
-            throw MediaError(.unsupportedFormat, "AU cannot hold \(count: audio.channelCount, "channel") at \(audio.sampleRate) Hz")
+            throw MediaError(
+                .unsupportedFormat, "AU cannot hold \(count: audio.channelCount, "channel") at \(audio.sampleRate) Hz")
         }
         let start = output.position
         var w = ByteWriter(capacity: Self.headerSize)

@@ -118,7 +118,8 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
                     properties.take(event)
                     if properties.isReadyToProducePackets { break readLoop }
                 }
-                throw MediaError.truncated("\(path): the audio file's header", needed: 1, available: 0, at: input.position)
+                throw MediaError.truncated(
+                    "\(path): the audio file's header", needed: 1, available: 0, at: input.position)
             }
         }
         if deferred { try parser.readDeferredAudio(from: input, dataOffset: properties.dataOffset) }
@@ -173,7 +174,8 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
             try pump(makingSamples: false)
         }
         guard let start = batchStarts.last(where: { $0.packet <= packet }), packet <= totalPacketsSeen else {
-            throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet): the file has \(totalPacketsSeen)")
+            throw MediaError(
+                .invalidArgument, "\(name) cannot seek to packet \(packet): the file has \(totalPacketsSeen)")
         }
         try input.seek(to: start.offset)
         try parser.resume(atPacket: start.packet, byteOffset: start.offset)
@@ -243,15 +245,20 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// Keeps `diagnostic` unless it was recorded before (the file is read again after a seek back):
     /// diagnostics come in file order, so one at or before the last recorded offset is a repeat.
     private func record(_ diagnostic: AudioFileStreamDiagnostic) {
-        if let last = diagnostics.last, diagnostic.byteOffset <= last.byteOffset, diagnostics.contains(diagnostic) { return }
+        if let last = diagnostics.last, diagnostic.byteOffset <= last.byteOffset, diagnostics.contains(diagnostic) {
+            return
+        }
         diagnostics.append(diagnostic)
         onDiagnostic?(diagnostic)
         if let logger { diagnostic.mediaDiagnostic(stage: name).log(to: logger) }
     }
 
     /// Pushes the next piece of the file; `false` (after finishing the parser) at its end.
-    private static func feed(_ input: FileInput, into parser: inout AudioFileStreamParser, buffer: inout [UInt8]) throws(MediaError) -> Bool {
-        let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) } }
+    private static func feed(_ input: FileInput, into parser: inout AudioFileStreamParser, buffer: inout [UInt8])
+        throws(MediaError) -> Bool
+    {
+        let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) }
+        }
         let n = try read.get()
         guard n > 0 else {
             parser.finish()
@@ -286,12 +293,14 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
             emit(bytes, frames: frames, discontinuity: discontinuity)
         } else {
             for (i, description) in batch.descriptions.enumerated() {
-                let frames = description.variableFramesInPacket > 0 ? description.variableFramesInPacket : framesPerPacket
+                let frames =
+                    description.variableFramesInPacket > 0 ? description.variableFramesInPacket : framesPerPacket
                 if i < drop {
                     nextFrame += Int64(frames)
                     continue
                 }
-                let bytes = Array(batch.bytes[description.startOffset..<(description.startOffset + description.dataByteSize)])
+                let bytes = Array(
+                    batch.bytes[description.startOffset..<(description.startOffset + description.dataByteSize)])
                 emit(bytes, frames: frames, discontinuity: discontinuity && i == drop)
             }
         }
@@ -304,9 +313,11 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         let trimAtEnd = trimFrom.map { Int(min(Int64(frames - trimAtStart), max(0, start + Int64(frames) - $0))) } ?? 0
         var flags: MediaSample.Flags = [.keyframe]
         if discontinuity { flags.insert(.discontinuity) }
-        ready.append(MediaSample(
-            format: .audio(format), data: bytes, timing: .audio(startFrame: start, frameCount: frames, sampleRate: sampleRate),
-            frameCount: frames, flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd))
+        ready.append(
+            MediaSample(
+                format: .audio(format), data: bytes,
+                timing: .audio(startFrame: start, frameCount: frames, sampleRate: sampleRate),
+                frameCount: frames, flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd))
     }
 
     private func rewritePCM(_ bytes: inout [UInt8]) {

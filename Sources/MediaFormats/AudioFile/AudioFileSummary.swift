@@ -38,14 +38,21 @@ public struct AudioFileSummary: Sendable {
     ///   that cannot be read.
     public init(path: String) throws(MediaError) {
         let input = try FileInput(path: path)
-        var parser = AudioFileStreamParser(batching: .init(maxHeldBytes: input.size ?? (64 << 20)))  // see AudioFileReader
+        // see AudioFileReader
+        var parser = AudioFileStreamParser(batching: .init(maxHeldBytes: input.size ?? (64 << 20)))
         var chunk = [UInt8](repeating: 0, count: 1 << 18)
         var ended = false
         var deferred = false  // audio before a late chunk is read after it (see AudioFileReader)
         while !ended {
-            let read = chunk.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) } }
+            let read = chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(MediaError) in try input.read(into: raw) }
+            }
             let n = try read.get()
-            if n == 0 { parser.finish() } else { chunk.withUnsafeBytes { parser.push(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
+            if n == 0 {
+                parser.finish()
+            } else {
+                chunk.withUnsafeBytes { parser.push(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            }
             ended = n == 0
             while let event = try parser.next() {
                 take(event)

@@ -24,17 +24,21 @@ extension AudioStreamBasicDescription {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` for a rate or channel count of zero or
     ///   beyond Int32, non-interleaved PCM, or a PCM sample width MediaCore has no layout for.
-    public func audioFormat(channelLayout: ChannelLayout? = nil, magicCookie: [UInt8] = []) throws(MediaError) -> (format: AudioFormat, rewrite: PCMRewrite) {
+    public func audioFormat(channelLayout: ChannelLayout? = nil, magicCookie: [UInt8] = []) throws(MediaError) -> (
+        format: AudioFormat, rewrite: PCMRewrite
+    ) {
         guard sampleRate >= 1, sampleRate <= Double(Int32.max), channelsPerFrame >= 1, channelsPerFrame <= 4096 else {
             throw MediaError(.unsupportedFormat, "\(self): no usable sample rate or channel count")
         }
         let rate = Int(sampleRate.rounded())
         let channels = Int(channelsPerFrame)
-        let layout = channelLayout.flatMap { $0.channelCount == channels ? $0 : nil } ?? .default(channelCount: channels)
+        let layout =
+            channelLayout.flatMap { $0.channelCount == channels ? $0 : nil } ?? .default(channelCount: channels)
         switch formatID {
         case Self.linearPCM:
             guard !flags.contains(.isNonInterleaved), bytesPerFrame > 0, Int(bytesPerFrame) % channels == 0 else {
-                throw MediaError(.unsupportedFormat, "\(self): only interleaved PCM with whole bytes per sample is read")
+                throw MediaError(
+                    .unsupportedFormat, "\(self): only interleaved PCM with whole bytes per sample is read")
             }
             let width = Int(bytesPerFrame) / channels
             let float = flags.contains(.isFloat)
@@ -47,9 +51,12 @@ extension AudioStreamBasicDescription {
             case (4, true): type = .f32
             case (8, true): type = .f64
             default:
-                throw MediaError(.unsupportedFormat, "\(self): \(width)-byte \(float ? "float" : "integer") samples have no PCM layout")
+                throw MediaError(
+                    .unsupportedFormat,
+                    "\(self): \(width)-byte \(float ? "float" : "integer") samples have no PCM layout")
             }
-            let rewrite: PCMRewrite = width == 1
+            let rewrite: PCMRewrite =
+                width == 1
                 ? (flags.contains(.isSignedInteger) ? .flipSignBit : .none)
                 : (flags.contains(.isBigEndian) ? .reverseBytes(width: width) : .none)
             return (.pcm(PCMFormat(type), sampleRate: rate, channelLayout: layout), rewrite)
@@ -57,7 +64,11 @@ extension AudioStreamBasicDescription {
             return (.aac(sampleRate: rate, channelLayout: layout, audioSpecificConfig: magicCookie), .none)
         default:
             let frames = formatID == Self.uLaw || formatID == Self.aLaw ? 1 : Int(framesPerPacket)
-            return (AudioFormat(codec: .other(fourCC: formatID), sampleRate: rate, channelLayout: layout, framesPerPacket: frames, magicCookie: magicCookie), .none)
+            return (
+                AudioFormat(
+                    codec: .other(fourCC: formatID), sampleRate: rate, channelLayout: layout, framesPerPacket: frames,
+                    magicCookie: magicCookie), .none
+            )
         }
     }
 }

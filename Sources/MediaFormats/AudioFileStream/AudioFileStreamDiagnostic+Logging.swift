@@ -17,7 +17,9 @@ extension AudioFileStreamDiagnostic {
         case .dataTruncated(_, let declared, _): (level, code, count) = (.warning, "dataTruncated", declared)
         case .note: (level, code, count) = (.info, "note", nil)
         }
-        var metadata = [DiagnosticKey.stage: stage, DiagnosticKey.code: code, DiagnosticKey.byteOffset: String(byteOffset)]
+        var metadata = [
+            DiagnosticKey.stage: stage, DiagnosticKey.code: code, DiagnosticKey.byteOffset: String(byteOffset)
+        ]
         if let count { metadata[DiagnosticKey.count] = String(count) }
         return MediaDiagnostic(level, description, metadata: metadata)
     }

@@ -42,11 +42,13 @@ public enum AudioFileStreamDiagnostic: Sendable, Hashable, CustomStringConvertib
         case .resynchronized(let offset, let skipped):
             return "Skipped \(count: skipped, "byte") at byte offset \(offset) to resynchronise to the next packet."
         case .truncatedPacket(let offset, let declared, let available):
-            return "The packet at byte offset \(offset) needs \(count: declared, "byte") but the data ends after \(available)."
+            return
+                "The packet at byte offset \(offset) needs \(count: declared, "byte") but the data ends after \(available)."
         case .trailingBytesSkipped(let offset, let count):
             return "Skipped \(count: count, "trailing byte") at byte offset \(offset) that hold no whole packet."
         case .dataTruncated(let offset, let declared, let available):
-            return "The audio data at byte offset \(offset) declares \(count: declared, "byte") but the file ends after \(available)."
+            return
+                "The audio data at byte offset \(offset) declares \(count: declared, "byte") but the file ends after \(available)."
         case .note(let text, let offset):
             return "\(text) (byte offset \(offset))."
         }

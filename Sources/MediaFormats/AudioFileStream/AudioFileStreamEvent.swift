@@ -106,7 +106,8 @@ public struct AudioFilePackets: Sendable, Hashable {
 
     /// A batch with every field given.
     public init(
-        bytes: [UInt8], fileOffset: Int64, fileByteCount: Int64? = nil, firstPacket: Int64, packetCount: Int, frameCount: Int64,
+        bytes: [UInt8], fileOffset: Int64, fileByteCount: Int64? = nil, firstPacket: Int64, packetCount: Int,
+        frameCount: Int64,
         descriptions: [AudioStreamPacketDescription] = [], isDiscontinuity: Bool = false
     ) {
         self.bytes = bytes

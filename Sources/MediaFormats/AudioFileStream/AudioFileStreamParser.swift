@@ -128,7 +128,10 @@ public struct AudioFileStreamParser: PushParser, Sendable {
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when ``seekOffset(forPacket:)`` has no answer.
     public mutating func seek(toPacket packet: Int64) throws(MediaError) -> AudioFileStreamSeekOffset {
         guard let target = seekOffset(forPacket: packet) else {
-            throw MediaError(.invalidArgument, "AudioFileStreamParser cannot seek to packet \(packet) (\(fileType.map { "\($0)" } ?? "file type unknown"))")
+            throw MediaError(
+                .invalidArgument,
+                "AudioFileStreamParser cannot seek to packet \(packet) (\(fileType.map { "\($0)" } ?? "file type unknown"))"
+            )
         }
         events.removeAll(keepingCapacity: true)
         head = 0
@@ -146,7 +149,8 @@ public struct AudioFileStreamParser: PushParser, Sendable {
     ///   packet or offset.
     public mutating func resume(atPacket packet: Int64, byteOffset: Int64) throws(MediaError) {
         guard fileType != nil, packet >= 0, byteOffset >= 0 else {
-            throw MediaError(.invalidArgument, "AudioFileStreamParser cannot resume at packet \(packet), byte offset \(byteOffset)")
+            throw MediaError(
+                .invalidArgument, "AudioFileStreamParser cannot resume at packet \(packet), byte offset \(byteOffset)")
         }
         events.removeAll(keepingCapacity: true)
         head = 0
@@ -174,7 +178,9 @@ public struct AudioFileStreamParser: PushParser, Sendable {
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when no audio is held.
     public mutating func deferHeldAudio() throws(MediaError) -> Int64 {
         guard !failed, let offset = format.deferHeldAudio(&input) else {
-            throw MediaError(.invalidArgument, "AudioFileStreamParser holds no audio to defer (\(fileType.map { "\($0)" } ?? "file type unknown"))")
+            throw MediaError(
+                .invalidArgument,
+                "AudioFileStreamParser holds no audio to defer (\(fileType.map { "\($0)" } ?? "file type unknown"))")
         }
         inputEnd = PushInputEnd()
         return offset

@@ -51,7 +51,8 @@ public struct AudioStreamBasicDescription: Sendable, Hashable, CustomStringConve
         let frameBytes = UInt32(clamping: channels * ((bits + 7) / 8))
         return AudioStreamBasicDescription(
             sampleRate: sampleRate, formatID: linearPCM, formatFlags: flags.rawValue, bytesPerPacket: frameBytes,
-            framesPerPacket: 1, bytesPerFrame: frameBytes, channelsPerFrame: UInt32(clamping: channels), bitsPerChannel: UInt32(clamping: bits))
+            framesPerPacket: 1, bytesPerFrame: frameBytes, channelsPerFrame: UInt32(clamping: channels),
+            bitsPerChannel: UInt32(clamping: bits))
     }
 
     /// The format ID as four characters (`lpcm`, `aac `, `.mp3`), or `0x…` when not printable.
@@ -68,7 +69,8 @@ public struct AudioStreamBasicDescription: Sendable, Hashable, CustomStringConve
 
     /// E.g. `lpcm 44100 Hz 2 ch 16 bit big-endian signed` or `.mp3 44100 Hz 2 ch 1152 frames/packet`.
     public var description: String {
-        var text = "\(formatIDString) \(sampleRate.rounded() == sampleRate ? String(Int(sampleRate)) : String(sampleRate)) Hz \(channelsPerFrame) ch"
+        var text =
+            "\(formatIDString) \(sampleRate.rounded() == sampleRate ? String(Int(sampleRate)) : String(sampleRate)) Hz \(channelsPerFrame) ch"
         if isLinearPCM {
             text += " \(bitsPerChannel) bit"
             text += flags.contains(.isFloat) ? " float" : flags.contains(.isSignedInteger) ? " signed" : " unsigned"

@@ -18,7 +18,7 @@ enum CAFChannelLayoutChunk {
     static func layout(_ body: ArraySlice<UInt8>?, channels: Int) -> ChannelLayout {
         guard let body, body.count >= headerSize else { return .default(channelCount: channels) }
         let bytes = Array(body.prefix(8))
-        let tag = bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }     // mChannelLayoutTag
+        let tag = bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }  // mChannelLayoutTag
         let bitmap = bytes[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }  // mChannelBitmap
         if tag == CAFFile.channelLayoutTagUseBitmap, bitmap.nonzeroBitCount == channels {
             return ChannelLayout(mask: UInt64(bitmap))

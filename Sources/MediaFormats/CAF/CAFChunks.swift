@@ -82,24 +82,24 @@ public struct CAFAudioDescription: Sendable, Hashable {
     public init(parsing body: [UInt8], at offset: Int64 = 0) throws(MediaError) {
         var r = ByteReader(body, baseOffset: offset)
         sampleRate = Double(bitPattern: try r.readUInt64BE("CAF 'desc' mSampleRate"))  // mSampleRate
-        formatID = try r.readUInt32BE("CAF 'desc' mFormatID")                            // mFormatID
-        formatFlags = try r.readUInt32BE("CAF 'desc' mFormatFlags")                      // mFormatFlags
-        bytesPerPacket = try r.readUInt32BE("CAF 'desc' mBytesPerPacket")                // mBytesPerPacket
-        framesPerPacket = try r.readUInt32BE("CAF 'desc' mFramesPerPacket")              // mFramesPerPacket
-        channelsPerFrame = try r.readUInt32BE("CAF 'desc' mChannelsPerFrame")            // mChannelsPerFrame
-        bitsPerChannel = try r.readUInt32BE("CAF 'desc' mBitsPerChannel")                // mBitsPerChannel
+        formatID = try r.readUInt32BE("CAF 'desc' mFormatID")  // mFormatID
+        formatFlags = try r.readUInt32BE("CAF 'desc' mFormatFlags")  // mFormatFlags
+        bytesPerPacket = try r.readUInt32BE("CAF 'desc' mBytesPerPacket")  // mBytesPerPacket
+        framesPerPacket = try r.readUInt32BE("CAF 'desc' mFramesPerPacket")  // mFramesPerPacket
+        channelsPerFrame = try r.readUInt32BE("CAF 'desc' mChannelsPerFrame")  // mChannelsPerFrame
+        bitsPerChannel = try r.readUInt32BE("CAF 'desc' mBitsPerChannel")  // mBitsPerChannel
     }
 
     /// The 32-byte body, big-endian.
     public var bytes: [UInt8] {
         var w = ByteWriter(capacity: Self.size)
         w.writeUInt64BE(sampleRate.bitPattern)  // mSampleRate
-        w.writeUInt32BE(formatID)               // mFormatID
-        w.writeUInt32BE(formatFlags)            // mFormatFlags
-        w.writeUInt32BE(bytesPerPacket)         // mBytesPerPacket
-        w.writeUInt32BE(framesPerPacket)        // mFramesPerPacket
-        w.writeUInt32BE(channelsPerFrame)       // mChannelsPerFrame
-        w.writeUInt32BE(bitsPerChannel)         // mBitsPerChannel
+        w.writeUInt32BE(formatID)  // mFormatID
+        w.writeUInt32BE(formatFlags)  // mFormatFlags
+        w.writeUInt32BE(bytesPerPacket)  // mBytesPerPacket
+        w.writeUInt32BE(framesPerPacket)  // mFramesPerPacket
+        w.writeUInt32BE(channelsPerFrame)  // mChannelsPerFrame
+        w.writeUInt32BE(bitsPerChannel)  // mBitsPerChannel
         return w.bytes
     }
 
@@ -145,10 +145,10 @@ public struct CAFPacketTable: Sendable, Hashable {
     ///   hold, or a variable-length integer longer than 9 bytes or larger than `Int.max`.
     public init(parsing body: [UInt8], hasSizes: Bool, hasFrames: Bool, at offset: Int64 = 0) throws(MediaError) {
         var r = ByteReader(body, baseOffset: offset)
-        let packets = Int64(bitPattern: try r.readUInt64BE("CAF 'pakt' mNumberPackets"))     // mNumberPackets
-        let valid = Int64(bitPattern: try r.readUInt64BE("CAF 'pakt' mNumberValidFrames"))   // mNumberValidFrames
-        let priming = Int32(bitPattern: try r.readUInt32BE("CAF 'pakt' mPrimingFrames"))     // mPrimingFrames
-        let remainder = Int32(bitPattern: try r.readUInt32BE("CAF 'pakt' mRemainderFrames")) // mRemainderFrames
+        let packets = Int64(bitPattern: try r.readUInt64BE("CAF 'pakt' mNumberPackets"))  // mNumberPackets
+        let valid = Int64(bitPattern: try r.readUInt64BE("CAF 'pakt' mNumberValidFrames"))  // mNumberValidFrames
+        let priming = Int32(bitPattern: try r.readUInt32BE("CAF 'pakt' mPrimingFrames"))  // mPrimingFrames
+        let remainder = Int32(bitPattern: try r.readUInt32BE("CAF 'pakt' mRemainderFrames"))  // mRemainderFrames
         guard packets >= 0, valid >= 0, priming >= 0, remainder >= 0 else {
             throw MediaError.invalidData(
                 "CAF 'pakt' has a negative count (packets \(packets), valid \(valid), priming \(priming), remainder \(remainder))",
@@ -183,10 +183,10 @@ public struct CAFPacketTable: Sendable, Hashable {
     /// integers (whichever of ``packetSizes`` and ``packetFrames`` are not empty).
     public var bytes: [UInt8] {
         var w = ByteWriter(capacity: 24 + packetSizes.count * 2)
-        w.writeUInt64BE(UInt64(bitPattern: numberPackets))      // mNumberPackets
+        w.writeUInt64BE(UInt64(bitPattern: numberPackets))  // mNumberPackets
         w.writeUInt64BE(UInt64(bitPattern: numberValidFrames))  // mNumberValidFrames
-        w.writeUInt32BE(UInt32(bitPattern: primingFrames))      // mPrimingFrames
-        w.writeUInt32BE(UInt32(bitPattern: remainderFrames))    // mRemainderFrames
+        w.writeUInt32BE(UInt32(bitPattern: primingFrames))  // mPrimingFrames
+        w.writeUInt32BE(UInt32(bitPattern: remainderFrames))  // mRemainderFrames
         for i in 0..<max(packetSizes.count, packetFrames.count) {
             if i < packetSizes.count { Self.writeVarint(UInt64(clamping: packetSizes[i]), into: &w) }
             if i < packetFrames.count { Self.writeVarint(UInt64(clamping: packetFrames[i]), into: &w) }
@@ -214,7 +214,8 @@ public struct CAFPacketTable: Sendable, Hashable {
             }
         }
         throw MediaError.invalidData(
-            "CAF 'pakt' \(what()) is a variable-length integer that does not end within \(count: maxVarintBytes, "byte")", at: start)
+            "CAF 'pakt' \(what()) is a variable-length integer that does not end within \(count: maxVarintBytes, "byte")",
+            at: start)
     }
 
     /// Appends `value` as a CAF variable-length integer.
@@ -250,18 +251,18 @@ public enum CAFMagicCookie {
         audioSpecificConfig asc: [UInt8], bufferSize: UInt32 = 6144, maxBitrate: UInt32 = 0, averageBitrate: UInt32 = 0
     ) -> [UInt8] {
         var dsi = ByteWriter()
-        dsi.write(asc)                                    // DecSpecificInfo: AudioSpecificConfig
+        dsi.write(asc)  // DecSpecificInfo: AudioSpecificConfig
         var decoderConfig = ByteWriter()
-        decoderConfig.writeUInt8(0x40)                    // objectTypeIndication: MPEG-4 Audio
-        decoderConfig.writeUInt8(5 << 2 | 1)              // streamType AudioStream (5), upStream 0, reserved 1
+        decoderConfig.writeUInt8(0x40)  // objectTypeIndication: MPEG-4 Audio
+        decoderConfig.writeUInt8(5 << 2 | 1)  // streamType AudioStream (5), upStream 0, reserved 1
         decoderConfig.writeUInt8(UInt8(truncatingIfNeeded: bufferSize >> 16))  // bufferSizeDB (24 bits)
         decoderConfig.writeUInt16BE(UInt16(truncatingIfNeeded: bufferSize))
-        decoderConfig.writeUInt32BE(maxBitrate)           // maxBitrate
-        decoderConfig.writeUInt32BE(averageBitrate)       // avgBitrate
+        decoderConfig.writeUInt32BE(maxBitrate)  // maxBitrate
+        decoderConfig.writeUInt32BE(averageBitrate)  // avgBitrate
         appendDescriptor(decoderSpecificInfoTag, dsi.bytes, into: &decoderConfig)
         var es = ByteWriter()
-        es.writeUInt16BE(0)                               // ES_ID
-        es.writeUInt8(0)                                  // streamDependenceFlag, URL_Flag, OCRstreamFlag, streamPriority
+        es.writeUInt16BE(0)  // ES_ID
+        es.writeUInt8(0)  // streamDependenceFlag, URL_Flag, OCRstreamFlag, streamPriority
         appendDescriptor(decoderConfigTag, decoderConfig.bytes, into: &es)
         appendDescriptor(slConfigTag, [0x02], into: &es)  // SLConfigDescriptor predefined = 2 (MP4 file)
         var cookie = ByteWriter()
@@ -285,17 +286,21 @@ public enum CAFMagicCookie {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/truncated`` or ``/MediaCore/MediaError/Code/invalidData`` when a descriptor's length
     ///   runs past its parent or the `DecoderConfigDescriptor` or `DecSpecificInfo` is missing.
-    public static func audioSpecificConfig(unwrapping cookie: [UInt8], at offset: Int64 = 0) throws(MediaError) -> [UInt8] {
+    public static func audioSpecificConfig(unwrapping cookie: [UInt8], at offset: Int64 = 0) throws(MediaError)
+        -> [UInt8]
+    {
         guard cookie.first == esDescriptorTag else { return cookie }
         var r = ByteReader(cookie, baseOffset: offset)
         let es = try readDescriptor(&r)
         return try findDecoderSpecificInfo(in: es.body, at: es.offset)
     }
 
-    private static func findDecoderSpecificInfo(in esBody: ArraySlice<UInt8>, at offset: Int64) throws(MediaError) -> [UInt8] {
+    private static func findDecoderSpecificInfo(in esBody: ArraySlice<UInt8>, at offset: Int64) throws(MediaError)
+        -> [UInt8]
+    {
         var r = ByteReader(Array(esBody), baseOffset: offset)
-        _ = try r.readUInt16BE("ES_Descriptor ES_ID")                       // ES_ID
-        let flags = try r.readUInt8("ES_Descriptor flags")                 // streamDependenceFlag, URL_Flag, OCRstreamFlag
+        _ = try r.readUInt16BE("ES_Descriptor ES_ID")  // ES_ID
+        let flags = try r.readUInt8("ES_Descriptor flags")  // streamDependenceFlag, URL_Flag, OCRstreamFlag
         if flags & 0x80 != 0 { try r.skip(2, "ES_Descriptor dependsOn_ES_ID") }
         if flags & 0x40 != 0 {
             let urlLength = Int(try r.readUInt8("ES_Descriptor URLlength"))
@@ -328,7 +333,8 @@ public enum CAFMagicCookie {
             length = length << 7 | Int(byte & 0x7F)
             if byte & 0x80 == 0 { break }
             if i == 3 {
-                throw MediaError.invalidData("MPEG-4 descriptor 0x\(FourCC.hex(tag, digits: 2)) has a length longer than 4 bytes", at: start)
+                throw MediaError.invalidData(
+                    "MPEG-4 descriptor 0x\(FourCC.hex(tag, digits: 2)) has a length longer than 4 bytes", at: start)
             }
         }
         guard length <= r.remaining else {

@@ -130,7 +130,8 @@ public final class CAFMuxer: MediaSink {
         else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given an AAC packet of \(count: data.count, "byte") in \(count: sample.planes.count, "plane") with trims \(sample.trimAtStart)/\(sample.trimAtEnd)")
+                "\(name) was given an AAC packet of \(count: data.count, "byte") in \(count: sample.planes.count, "plane") with trims \(sample.trimAtStart)/\(sample.trimAtEnd)"
+            )
         }
         try output.write(data)
         packetSizes.append(data.count)
@@ -147,7 +148,8 @@ public final class CAFMuxer: MediaSink {
         guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")")
+                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")"
+            )
         }
         if convertsU8 {
             for i in data.indices { data[i] ^= 0x80 }  // unsigned 8-bit → CAF's signed 8-bit
@@ -161,7 +163,8 @@ public final class CAFMuxer: MediaSink {
     private func writeHeader(for audio: AudioFormat, expected: String, sample: MediaSample) throws(MediaError) {
         let channels = audio.channelCount
         guard channels >= 1, channels <= Int(UInt16.max), audio.sampleRate >= 1 else {
-            throw MediaError(.unsupportedFormat, "CAF cannot hold \(count: channels, "channel") at \(audio.sampleRate) Hz")
+            throw MediaError(
+                .unsupportedFormat, "CAF cannot hold \(count: channels, "channel") at \(audio.sampleRate) Hz")
         }
         var cookie: [UInt8]?
         let desc: CAFAudioDescription
@@ -183,10 +186,12 @@ public final class CAFMuxer: MediaSink {
             guard output.isSeekable else {
                 throw MediaError(
                     .unsupportedFormat,
-                    "\(name) cannot write AAC to an output that cannot seek: the 'pakt' packet table and the 'data' size are written at the end")
+                    "\(name) cannot write AAC to an output that cannot seek: the 'pakt' packet table and the 'data' size are written at the end"
+                )
             }
             guard audio.framesPerPacket >= 1, audio.framesPerPacket <= Int(UInt32.max) else {
-                throw MediaError(.unsupportedFormat, "CAF cannot hold AAC with \(count: audio.framesPerPacket, "frame") per packet")
+                throw MediaError(
+                    .unsupportedFormat, "CAF cannot hold AAC with \(count: audio.framesPerPacket, "frame") per packet")
             }
             desc = CAFAudioDescription(
                 sampleRate: Double(audio.sampleRate),
@@ -205,16 +210,16 @@ public final class CAFMuxer: MediaSink {
 
         let start = output.position
         var w = ByteWriter(capacity: 256)
-        w.write(CAFFile.fileType)                  // mFileType
-        w.writeUInt16BE(CAFFile.fileVersion)       // mFileVersion
-        w.writeUInt16BE(0)                         // mFileFlags
+        w.write(CAFFile.fileType)  // mFileType
+        w.writeUInt16BE(CAFFile.fileVersion)  // mFileVersion
+        w.writeUInt16BE(0)  // mFileFlags
         Self.appendChunk("desc", desc.bytes, into: &w)
         let layout = audio.channelLayout
         if layout.isSpecified, layout != .mono, layout != .stereo, let bitmap = UInt32(exactly: layout.mask) {
             var chan = ByteWriter(capacity: 12)
             chan.writeUInt32BE(CAFFile.channelLayoutTagUseBitmap)  // mChannelLayoutTag
-            chan.writeUInt32BE(bitmap)                             // mChannelBitmap
-            chan.writeUInt32BE(0)                                  // mNumberChannelDescriptions
+            chan.writeUInt32BE(bitmap)  // mChannelBitmap
+            chan.writeUInt32BE(0)  // mNumberChannelDescriptions
             Self.appendChunk("chan", chan.bytes, into: &w)
         }
         if let cookie {
@@ -235,10 +240,10 @@ public final class CAFMuxer: MediaSink {
         if reservedSpace > 0 {
             Self.appendChunk("free", [UInt8](repeating: 0, count: reservedSpace), into: &w)
         }
-        w.write(Array("data".utf8))                // mChunkType
+        w.write(Array("data".utf8))  // mChunkType
         dataSizeOffset = start + Int64(w.bytes.count)
-        w.writeUInt64BE(UInt64.max)                // mChunkSize: -1 while streaming, patched in finish()
-        w.writeUInt32BE(0)                         // mEditCount
+        w.writeUInt64BE(UInt64.max)  // mChunkSize: -1 while streaming, patched in finish()
+        w.writeUInt32BE(0)  // mEditCount
         try output.write(w.bytes)
     }
 
@@ -277,10 +282,13 @@ public final class CAFMuxer: MediaSink {
         let framesPerPacket = Int64(format.framesPerPacket)
         // Each packet's trims are within its frames (checked in write), so the sums are within the total.
         let (total, overflow) = packetsWritten.multipliedReportingOverflow(by: framesPerPacket)
-        guard !overflow, primingFrames + remainderFrames <= total, primingFrames <= Int64(Int32.max), remainderFrames <= Int64(Int32.max) else {
+        guard !overflow, primingFrames + remainderFrames <= total, primingFrames <= Int64(Int32.max),
+            remainderFrames <= Int64(Int32.max)
+        else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given trims of \(primingFrames) priming and \(count: remainderFrames, "remainder frame") for \(count: total, "frame")")
+                "\(name) was given trims of \(primingFrames) priming and \(count: remainderFrames, "remainder frame") for \(count: total, "frame")"
+            )
         }
         let table = CAFPacketTable(
             numberPackets: packetsWritten,
@@ -295,8 +303,10 @@ public final class CAFMuxer: MediaSink {
             let rate = Double(format.sampleRate)
             let average = Double(dataBytesWritten) * 8 * rate / Double(total)
             let maximum = Double(maxPacketSize) * 8 * rate / Double(framesPerPacket)
-            try output.overwrite(Self.uint32BE(Self.bitrate(maximum)), at: kukiOffset + Int64(CAFMagicCookie.maxBitrateOffset))
-            try output.overwrite(Self.uint32BE(Self.bitrate(average)), at: kukiOffset + Int64(CAFMagicCookie.averageBitrateOffset))
+            try output.overwrite(
+                Self.uint32BE(Self.bitrate(maximum)), at: kukiOffset + Int64(CAFMagicCookie.maxBitrateOffset))
+            try output.overwrite(
+                Self.uint32BE(Self.bitrate(average)), at: kukiOffset + Int64(CAFMagicCookie.averageBitrateOffset))
         }
     }
 
@@ -305,7 +315,8 @@ public final class CAFMuxer: MediaSink {
     /// configurations are kept whole.
     static func basicAudioSpecificConfig(_ asc: AudioSpecificConfig) -> [UInt8] {
         // audioObjectType (5) + samplingFrequencyIndex (4) + channelConfiguration (4) + 3 GASpecificConfig flags.
-        let fitsTwoBytes = asc.objectType < 31 && asc.samplingFrequencyIndex != nil && !asc.dependsOnCoreCoder
+        let fitsTwoBytes =
+            asc.objectType < 31 && asc.samplingFrequencyIndex != nil && !asc.dependsOnCoreCoder
             && !asc.extensionFlag && asc.sbrSignal?.isPresent != true && [1, 2, 3, 4, 6, 7].contains(asc.objectType)
         return fitsTwoBytes ? Array(asc.bytes.prefix(2)) : asc.bytes
     }
@@ -317,8 +328,8 @@ public final class CAFMuxer: MediaSink {
     }
 
     private static func appendChunk(_ type: String, _ body: [UInt8], into w: inout ByteWriter) {
-        w.write(Array(type.utf8))                  // mChunkType
-        w.writeUInt64BE(UInt64(body.count))        // mChunkSize
+        w.write(Array(type.utf8))  // mChunkType
+        w.writeUInt64BE(UInt64(body.count))  // mChunkSize
         w.write(body)
     }
 

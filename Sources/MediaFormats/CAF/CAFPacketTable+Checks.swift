@@ -57,7 +57,9 @@ extension CAFPacketTable {
     ///   - framesPerPacket: `mFramesPerPacket`.
     ///   - offset: the `pakt` chunk's header offset, for errors.
     /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the counts disagree.
-    func checkedConstantPacketCount(dataPackets: Int64?, framesPerPacket: Int, at offset: Int64) throws(MediaError) -> Int64? {
+    func checkedConstantPacketCount(dataPackets: Int64?, framesPerPacket: Int, at offset: Int64) throws(MediaError)
+        -> Int64?
+    {
         let count = numberPackets == 0 ? dataPackets : numberPackets
         guard let count else { return nil }
         let frames = Self.product(count, Int64(framesPerPacket))

@@ -47,7 +47,7 @@ extension CAFReader {
         _ level: Logger.Level, _ code: String, _ message: String, at offset: Int64, count: Int64?
     ) -> MediaDiagnostic {
         var metadata = [
-            DiagnosticKey.stage: "CAFReader", DiagnosticKey.code: code, DiagnosticKey.byteOffset: String(offset),
+            DiagnosticKey.stage: "CAFReader", DiagnosticKey.code: code, DiagnosticKey.byteOffset: String(offset)
         ]
         if let count { metadata[DiagnosticKey.count] = String(count) }
         return MediaDiagnostic(level, message, metadata: metadata)

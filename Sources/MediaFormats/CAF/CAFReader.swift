@@ -113,7 +113,9 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
     /// Parses the CAF file in `bytes`.
     public convenience init(bytes: [UInt8], framesPerSample: Int = 4096) throws(MediaError) {
         do throws(MediaError) {
-            try self.init(first: ForwardInput(bytes: bytes), open: { ForwardInput(bytes: bytes) }, framesPerSample: framesPerSample)
+            try self.init(
+                first: ForwardInput(bytes: bytes), open: { ForwardInput(bytes: bytes) },
+                framesPerSample: framesPerSample)
         } catch {
             throw error.inStage(Self.stageName)
         }
@@ -132,18 +134,23 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         magicCookie = parsed.cookie ?? []
         guard let data = parsed.data else {
             // Every chunk was complete, so the file ends where a 'data' chunk should have followed.
-            throw MediaError.truncated("CAF 'data' chunk header", needed: CAFFile.chunkHeaderSize, available: 0, at: parsed.end)
+            throw MediaError.truncated(
+                "CAF 'data' chunk header", needed: CAFFile.chunkHeaderSize, available: 0, at: parsed.end)
         }
         guard let desc = parsed.desc else {
             throw MediaError.invalidData("CAF file has no 'desc' chunk", at: Int64(CAFFile.fileHeaderSize))
         }
         description = desc.value
         let descOffset = desc.offset
-        guard desc.value.sampleRate.isFinite, desc.value.sampleRate >= 1, desc.value.sampleRate <= Double(Int32.max) else {
-            throw MediaError.invalidData("CAF 'desc' mSampleRate of \(desc.value.sampleRate) is not a usable rate", at: descOffset)
+        guard desc.value.sampleRate.isFinite, desc.value.sampleRate >= 1, desc.value.sampleRate <= Double(Int32.max)
+        else {
+            throw MediaError.invalidData(
+                "CAF 'desc' mSampleRate of \(desc.value.sampleRate) is not a usable rate", at: descOffset)
         }
         guard desc.value.channelsPerFrame >= 1, desc.value.channelsPerFrame <= 4096 else {
-            throw MediaError.invalidData("CAF 'desc' mChannelsPerFrame of \(desc.value.channelsPerFrame) is not a usable channel count", at: descOffset)
+            throw MediaError.invalidData(
+                "CAF 'desc' mChannelsPerFrame of \(desc.value.channelsPerFrame) is not a usable channel count",
+                at: descOffset)
         }
         let rate = Int(desc.value.sampleRate.rounded())
         let channels = Int(desc.value.channelsPerFrame)
@@ -184,9 +191,11 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
                     "CAF '\(CAFFile.fourCCString(desc.value.formatID))' has packets of varying \(fixedBytes == 0 ? "size" : "duration") but no 'pakt' chunk",
                     at: descOffset)
             }
-            let table = try CAFPacketTable(parsing: pakt.body, hasSizes: fixedBytes == 0, hasFrames: fixedFrames == 0, at: pakt.offset + 12)
+            let table = try CAFPacketTable(
+                parsing: pakt.body, hasSizes: fixedBytes == 0, hasFrames: fixedFrames == 0, at: pakt.offset + 12)
             let (bytes, frames) = try table.checkedVariableTotals(
-                fixedBytes: fixedBytes, fixedFrames: fixedFrames, dataSize: data.size, dataIsOpen: data.isOpen, at: pakt.offset)
+                fixedBytes: fixedBytes, fixedFrames: fixedFrames, dataSize: data.size, dataIsOpen: data.isOpen,
+                at: pakt.offset)
             packetTable = table
             packetCount = table.numberPackets
             totalFrames = frames
@@ -194,8 +203,10 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         } else {
             let packets = data.size / Int64(fixedBytes)
             if let pakt = parsed.pakt {
-                let table = try CAFPacketTable(parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
-                let count = try table.checkedConstantPacketCount(dataPackets: packets, framesPerPacket: fixedFrames, at: pakt.offset)
+                let table = try CAFPacketTable(
+                    parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
+                let count = try table.checkedConstantPacketCount(
+                    dataPackets: packets, framesPerPacket: fixedFrames, at: pakt.offset)
                 packetTable = table
                 packetCount = count ?? packets
             } else {
@@ -204,7 +215,8 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
             }
             guard let frames = CAFPacketTable.product(packetCount, Int64(fixedFrames)) else {
                 throw MediaError.invalidData(
-                    "CAF 'data' of \(count: packetCount, "packet") of \(count: fixedFrames, "frame") holds more than 2^63-1 frames", at: data.offset)
+                    "CAF 'data' of \(count: packetCount, "packet") of \(count: fixedFrames, "frame") holds more than 2^63-1 frames",
+                    at: data.offset)
             }
             totalFrames = frames
             dataSize = packetCount * Int64(fixedBytes)  // ≤ data.size: cannot overflow
@@ -213,7 +225,8 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         diagnostics = Self.diagnose(parsed.chunks, data: data, delivered: dataSize, partialFrameOf: nil)
         if desc.value.formatID == CAFAudioDescription.mpeg4AAC {
             let asc = try CAFMagicCookie.audioSpecificConfig(unwrapping: magicCookie, at: parsed.cookieOffset)
-            format = AudioFormat(codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: fixedFrames, magicCookie: asc)
+            format = AudioFormat(
+                codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: fixedFrames, magicCookie: asc)
         } else {
             format = AudioFormat(
                 codec: .other(fourCC: desc.value.formatID), sampleRate: rate, channelLayout: layout,
@@ -262,7 +275,8 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
             let frames = Int(min(Int64(framesPerSample), packetCount - nextPacket))
             let sample = try recycler.make(
                 format: .audio(format),
-                timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate), frameCount: frames
+                timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate),
+                frameCount: frames
             ) { (bytes) throws(MediaError) in
                 try readExactly(frames * frameBytes, into: &bytes)
                 Self.toLittleEndian(&bytes, pcm)
@@ -273,9 +287,17 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         }
         let index = Int(nextPacket)
         let size: Int
-        if let sizes = packetTable?.packetSizes, !sizes.isEmpty { size = sizes[index] } else { size = Int(description.bytesPerPacket) }
+        if let sizes = packetTable?.packetSizes, !sizes.isEmpty {
+            size = sizes[index]
+        } else {
+            size = Int(description.bytesPerPacket)
+        }
         let frames: Int
-        if let counts = packetTable?.packetFrames, !counts.isEmpty { frames = counts[index] } else { frames = format.framesPerPacket }
+        if let counts = packetTable?.packetFrames, !counts.isEmpty {
+            frames = counts[index]
+        } else {
+            frames = format.framesPerPacket
+        }
         let priming = Int64(packetTable?.primingFrames ?? 0)
         let validEnd = totalFrames - Int64(packetTable?.remainderFrames ?? 0)
         let end = framesRead + Int64(frames)
@@ -283,7 +305,8 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         let trimEnd = Int(max(0, min(Int64(frames), end - max(validEnd, framesRead))))
         let sample = try recycler.make(
             format: .audio(format),
-            timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate), frameCount: frames,
+            timing: .audio(startFrame: framesRead, frameCount: frames, sampleRate: format.sampleRate),
+            frameCount: frames,
             trimAtStart: trimStart, trimAtEnd: min(trimEnd, frames - trimStart)
         ) { (bytes) throws(MediaError) in try readExactly(size, into: &bytes) }
         nextPacket += 1
@@ -332,7 +355,8 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         if target < input.position { input = try reopen() }
         let wanted = target - input.position
         guard try input.skip(wanted) == wanted else {
-            throw MediaError.truncated("CAF 'data' packet \(index)", needed: Int(clamping: wanted), available: 0, at: target)
+            throw MediaError.truncated(
+                "CAF 'data' packet \(index)", needed: Int(clamping: wanted), available: 0, at: target)
         }
         nextPacket = index
         framesRead = framesBefore
@@ -379,7 +403,9 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         bytesRead += Int64(count)
     }
 
-    private static func toLittleEndian(_ bytes: inout [UInt8], _ pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)) {
+    private static func toLittleEndian(
+        _ bytes: inout [UInt8], _ pcm: (type: PCMSampleType, bigEndian: Bool, signed8: Bool)
+    ) {
         if pcm.signed8 {
             for i in bytes.indices { bytes[i] ^= 0x80 }  // CAF's signed 8-bit → unsigned u8
             return
@@ -409,10 +435,12 @@ private struct Parsed {
     init(_ input: ForwardInput) throws(MediaError) {
         let header = try input.read(upTo: CAFFile.fileHeaderSize)
         guard header.count == CAFFile.fileHeaderSize else {
-            throw MediaError.truncated("CAF file header", needed: CAFFile.fileHeaderSize, available: header.count, at: 0)
+            throw MediaError.truncated(
+                "CAF file header", needed: CAFFile.fileHeaderSize, available: header.count, at: 0)
         }
         guard Array(header[0..<4]) == CAFFile.fileType else {
-            throw MediaError.invalidData("not a CAF file: it starts with \(FourCC.describe(header[0..<4])), not 'caff'", at: 0)
+            throw MediaError.invalidData(
+                "not a CAF file: it starts with \(FourCC.describe(header[0..<4])), not 'caff'", at: 0)
         }
         let version = UInt16(header[4]) << 8 | UInt16(header[5])
         guard version == CAFFile.fileVersion else {
@@ -423,7 +451,8 @@ private struct Parsed {
             let head = try input.read(upTo: CAFFile.chunkHeaderSize)
             if head.isEmpty { break }
             guard head.count == CAFFile.chunkHeaderSize else {
-                throw MediaError.truncated("CAF chunk header", needed: CAFFile.chunkHeaderSize, available: head.count, at: offset)
+                throw MediaError.truncated(
+                    "CAF chunk header", needed: CAFFile.chunkHeaderSize, available: head.count, at: offset)
             }
             let typeBytes = Array(head[0..<4])
             let type = String(decoding: typeBytes.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x3F }, as: UTF8.self)
@@ -431,20 +460,26 @@ private struct Parsed {
             let remaining = input.remaining ?? 0
             chunks.append((type, offset, size))
             if type == "data" {
-                guard data == nil else { throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset) }
+                guard data == nil else {
+                    throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset)
+                }
                 let isOpen = size == -1
                 guard isOpen || size >= 0 else {
-                    throw MediaError.invalidData("CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset)
+                    throw MediaError.invalidData(
+                        "CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset)
                 }
                 guard remaining >= 4 else {
-                    throw MediaError.truncated("CAF 'data' mEditCount", needed: 4, available: Int(remaining), at: offset + 12)
+                    throw MediaError.truncated(
+                        "CAF 'data' mEditCount", needed: 4, available: Int(remaining), at: offset + 12)
                 }
                 if !isOpen {
                     guard size >= 4 else {
-                        throw MediaError.invalidData("CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
+                        throw MediaError.invalidData(
+                            "CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
                     }
                     guard size <= remaining else {
-                        throw MediaError.truncated("CAF 'data' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
+                        throw MediaError.truncated(
+                            "CAF 'data' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
                     }
                 }
                 let body = isOpen ? remaining : size
@@ -454,17 +489,20 @@ private struct Parsed {
                 continue
             }
             guard size >= 0 else {
-                throw MediaError.invalidData("CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset)
+                throw MediaError.invalidData(
+                    "CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset)
             }
             guard size <= remaining else {
-                throw MediaError.truncated("CAF '\(type)' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
+                throw MediaError.truncated(
+                    "CAF '\(type)' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
             }
             let bodyOffset = offset + Int64(CAFFile.chunkHeaderSize)
             switch type {
             case "desc", "kuki", "pakt", "chan", "info":
                 let body = try input.read(upTo: Int(size))
                 guard body.count == Int(size) else {
-                    throw MediaError.truncated("CAF '\(type)' chunk", needed: Int(size), available: body.count, at: offset)
+                    throw MediaError.truncated(
+                        "CAF '\(type)' chunk", needed: Int(size), available: body.count, at: offset)
                 }
                 try store(type, body, at: bodyOffset, chunkOffset: offset)
             default:
@@ -474,11 +512,14 @@ private struct Parsed {
         end = input.position
     }
 
-    private mutating func store(_ type: String, _ body: [UInt8], at bodyOffset: Int64, chunkOffset: Int64) throws(MediaError) {
+    private mutating func store(_ type: String, _ body: [UInt8], at bodyOffset: Int64, chunkOffset: Int64)
+        throws(MediaError)
+    {
         switch type {
         case "desc":
             guard body.count >= CAFAudioDescription.size else {
-                throw MediaError.truncated("CAF 'desc' chunk", needed: CAFAudioDescription.size, available: body.count, at: chunkOffset)
+                throw MediaError.truncated(
+                    "CAF 'desc' chunk", needed: CAFAudioDescription.size, available: body.count, at: chunkOffset)
             }
             desc = (try CAFAudioDescription(parsing: body, at: bodyOffset), chunkOffset)
         case "kuki":
@@ -498,7 +539,9 @@ private struct Parsed {
         var r = ByteReader(body, baseOffset: offset + Int64(CAFFile.chunkHeaderSize))
         let count = try r.readUInt32BE("CAF 'info' mNumEntries")  // mNumEntries
         guard Int(count) <= r.remaining / 2 else {
-            throw MediaError.invalidData("CAF 'info' declares \(count: count, "entry", plural: "entries") but holds \(count: r.remaining, "byte")", at: offset)
+            throw MediaError.invalidData(
+                "CAF 'info' declares \(count: count, "entry", plural: "entries") but holds \(count: r.remaining, "byte")",
+                at: offset)
         }
         var strings: [String] = []
         while strings.count < Int(count) * 2 {

@@ -107,7 +107,8 @@ public struct ToneGenerator: MediaSource, Sendable {
             let nyquist = Double(sampleRate) / 2
             guard frequency >= 0, frequency < nyquist else {
                 throw Self.invalid(
-                    "frequency of \(frequency) Hz is outside 0..<\(nyquist) Hz, below the Nyquist frequency at \(sampleRate) Hz")
+                    "frequency of \(frequency) Hz is outside 0..<\(nyquist) Hz, below the Nyquist frequency at \(sampleRate) Hz"
+                )
             }
             try Self.check(amplitude: amplitude)
             oscillator = SineOscillator(frequency: frequency, amplitude: amplitude, sampleRate: sampleRate)
@@ -172,12 +173,16 @@ public struct ToneGenerator: MediaSource, Sendable {
                 if isFloat {
                     oscillator.render(from: start, count: frames) { i, value in
                         let bits = Float(value).bitPattern.littleEndian
-                        for c in 0..<channels { raw.storeBytes(of: bits, toByteOffset: (i * channels + c) * 4, as: UInt32.self) }
+                        for c in 0..<channels {
+                            raw.storeBytes(of: bits, toByteOffset: (i * channels + c) * 4, as: UInt32.self)
+                        }
                     }
                 } else {
                     oscillator.render(from: start, count: frames) { i, value in
                         let bits = Self.int16(value).littleEndian
-                        for c in 0..<channels { raw.storeBytes(of: bits, toByteOffset: (i * channels + c) * 2, as: Int16.self) }
+                        for c in 0..<channels {
+                            raw.storeBytes(of: bits, toByteOffset: (i * channels + c) * 2, as: Int16.self)
+                        }
                     }
                 }
                 initialized = byteCount
@@ -195,7 +200,9 @@ public struct ToneGenerator: MediaSource, Sendable {
                     }
                 } else {
                     for i in 0..<values {
-                        raw.storeBytes(of: Self.int16(amplitude * random.nextSigned()).littleEndian, toByteOffset: i * 2, as: Int16.self)
+                        raw.storeBytes(
+                            of: Self.int16(amplitude * random.nextSigned()).littleEndian, toByteOffset: i * 2,
+                            as: Int16.self)
                     }
                 }
                 initialized = byteCount

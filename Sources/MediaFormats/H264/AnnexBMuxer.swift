@@ -114,7 +114,8 @@ public final class AnnexBMuxer: MediaSink {
         sample.withUnsafeBytes { raw in
             do throws(MediaError) {
                 let survey = try Self.survey(raw, readingSliceTypes: writesAccessUnitDelimiters)
-                let needsParameters = (accessUnitCount == 0 || survey.hasIDR || sample.flags.contains(.keyframe))
+                let needsParameters =
+                    (accessUnitCount == 0 || survey.hasIDR || sample.flags.contains(.keyframe))
                     && !(survey.hasSPS && survey.hasPPS)
                 if needsParameters
                     && (parameters.sequenceParameterSets.isEmpty || parameters.pictureParameterSets.isEmpty)
@@ -132,7 +133,7 @@ public final class AnnexBMuxer: MediaSink {
                         metadata: [
                             DiagnosticKey.stage: name, DiagnosticKey.code: "emptyNALUnitsSkipped",
                             DiagnosticKey.sampleIndex: String(accessUnitCount),
-                            DiagnosticKey.byteOffset: String(survey.firstEmptyNALUnitOffset ?? 0),
+                            DiagnosticKey.byteOffset: String(survey.firstEmptyNALUnitOffset ?? 0)
                         ]
                     ).log(to: logger)
                 }
@@ -161,7 +162,8 @@ public final class AnnexBMuxer: MediaSink {
         var isFirst = true
         while let unit = try parser.next(in: raw) {
             let type = raw[unit.range.lowerBound] & 0x1F  // nal_unit_type
-            if readingSliceTypes && (type == 1 || type == 2 || type == 5) {  // a slice, or slice data partition A: slice_header() first
+            // a slice, or slice data partition A: slice_header() first
+            if readingSliceTypes && (type == 1 || type == 2 || type == 5) {
                 let nal = UnsafeRawBufferPointer(rebasing: raw[unit.range])
                 survey.sliceTypes |= H264SliceHeaderStart.sliceType(of: nal).map { 1 << $0 } ?? 0x3FF
             }

@@ -126,7 +126,7 @@ extension AnnexBReader {
                     metadata: [
                         DiagnosticKey.stage: name, DiagnosticKey.code: "leadingBytesSkipped",
                         DiagnosticKey.byteOffset: "0",
-                        DiagnosticKey.count: String(skipped - reportedSkippedBytes),
+                        DiagnosticKey.count: String(skipped - reportedSkippedBytes)
                     ]))
             reportedSkippedBytes = skipped
         }
@@ -138,7 +138,7 @@ extension AnnexBReader {
                     .info, "The parameter sets change at sample \(index); it and those after it carry the new format.",
                     metadata: [
                         DiagnosticKey.stage: name, DiagnosticKey.code: "formatChanged",
-                        DiagnosticKey.sampleIndex: String(index),
+                        DiagnosticKey.sampleIndex: String(index)
                     ]))
             reportedFormatChanges = changes
         }

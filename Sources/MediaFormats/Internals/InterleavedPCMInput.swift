@@ -29,7 +29,8 @@ enum InterleavedPCMInput {
         guard sample.planeCount <= 1, sample.frameCount >= 0, !overflow, sample.byteCount == expectedBytes else {
             throw MediaError(
                 .invalidData,
-                "\(stage) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: sample.byteCount, "byte")")
+                "\(stage) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: sample.byteCount, "byte")"
+            )
         }
         return (audio, pcm.sampleType)
     }

@@ -44,7 +44,9 @@ public final class RawVideoReader: MediaSource {
         path: String, width: Int, height: Int, pixelFormat: PixelFormat, frameRate: FrameRate
     ) throws(MediaError) {
         try Self.check(width: width, height: height, frameRate: frameRate)
-        try self.init(input: ForwardInput(path: path), width: width, height: height, pixelFormat: pixelFormat, frameRate: frameRate)
+        try self.init(
+            input: ForwardInput(path: path), width: width, height: height, pixelFormat: pixelFormat,
+            frameRate: frameRate)
     }
 
     /// Reads raw video held in memory.
@@ -55,7 +57,9 @@ public final class RawVideoReader: MediaSource {
         bytes: [UInt8], width: Int, height: Int, pixelFormat: PixelFormat, frameRate: FrameRate
     ) throws(MediaError) {
         try Self.check(width: width, height: height, frameRate: frameRate)
-        self.init(input: ForwardInput(bytes: bytes), width: width, height: height, pixelFormat: pixelFormat, frameRate: frameRate)
+        self.init(
+            input: ForwardInput(bytes: bytes), width: width, height: height, pixelFormat: pixelFormat,
+            frameRate: frameRate)
     }
 
     private init(input: ForwardInput, width: Int, height: Int, pixelFormat: PixelFormat, frameRate: FrameRate) {
@@ -68,7 +72,8 @@ public final class RawVideoReader: MediaSource {
     private static func check(width: Int, height: Int, frameRate: FrameRate) throws(MediaError) {
         let limit = RawFrameInput.maximumDimension
         guard (1...limit).contains(width), (1...limit).contains(height) else {
-            throw MediaError(.invalidArgument, "RawVideoReader size \(width)x\(height) is outside 1...\(limit) in either direction")
+            throw MediaError(
+                .invalidArgument, "RawVideoReader size \(width)x\(height) is outside 1...\(limit) in either direction")
         }
         guard frameRate.isValid else {
             throw MediaError(.invalidArgument, "RawVideoReader frame rate \(frameRate) is not positive")
@@ -84,9 +89,10 @@ public final class RawVideoReader: MediaSource {
         if ended { return nil }
         let index = framesRead
         do throws(MediaError) {
-            guard let frame = try RawFrameInput.readFrame(
-                from: input, format: format, rate: frameRate, index: index, structureOffset: input.position,
-                what: "raw \(format.codec)", allowEnd: true, recycler: &recycler)
+            guard
+                let frame = try RawFrameInput.readFrame(
+                    from: input, format: format, rate: frameRate, index: index, structureOffset: input.position,
+                    what: "raw \(format.codec)", allowEnd: true, recycler: &recycler)
             else {
                 ended = true
                 return nil

@@ -222,7 +222,9 @@ public struct TestPatternGenerator: MediaSource, Sendable {
             let left = numberBox.x + cell * (1 + 6 * position)
             for row in 0..<DigitFont.rows {
                 for column in 0..<DigitFont.columns where DigitFont.isLit(digit: digit, column: column, row: row) {
-                    cells.append(Rectangle(x: left + column * cell, y: numberBox.y + cell * (1 + row), width: cell, height: cell))
+                    cells.append(
+                        Rectangle(x: left + column * cell, y: numberBox.y + cell * (1 + row), width: cell, height: cell)
+                    )
                 }
             }
         }
@@ -235,7 +237,8 @@ public struct TestPatternGenerator: MediaSource, Sendable {
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             row.withUnsafeBufferPointer { source in
                 for r in 0..<rows {
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[r * row.count..<(r + 1) * row.count]).initialize(from: source)
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[r * row.count..<(r + 1) * row.count]).initialize(
+                        from: source)
                 }
             }
             initialized = count
@@ -271,11 +274,13 @@ public struct TestPatternGenerator: MediaSource, Sendable {
         [0, 191, 0],  // green
         [191, 0, 191],  // magenta
         [191, 0, 0],  // red
-        [0, 0, 191],  // blue
+        [0, 0, 191]  // blue
     ]
 
     /// The bars in BT.601 limited-range Y′CbCr.
-    private static let barYUV: [(y: UInt8, cb: UInt8, cr: UInt8)] = barRGB.map { ycbcr(r: Int($0[0]), g: Int($0[1]), b: Int($0[2])) }
+    private static let barYUV: [(y: UInt8, cb: UInt8, cr: UInt8)] = barRGB.map {
+        ycbcr(r: Int($0[0]), g: Int($0[1]), b: Int($0[2]))
+    }
 
     /// BT.601 limited range from full-range R′G′B′, in 8-bit integer math (the coefficients × 256).
     static func ycbcr(r: Int, g: Int, b: Int) -> (y: UInt8, cb: UInt8, cr: UInt8) {

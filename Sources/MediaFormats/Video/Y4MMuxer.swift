@@ -66,7 +66,8 @@ public final class Y4MMuxer: MediaSink {
         }
         try sample.validateVideoLayout(format, index: frameCount)
         if let first = streamFormat {
-            guard format.pixelFormat == first.pixelFormat, format.width == first.width, format.height == first.height else {
+            guard format.pixelFormat == first.pixelFormat, format.width == first.width, format.height == first.height
+            else {
                 throw MediaError.formatMismatch(
                     stage: name, expected: "\(first) (the first frame's size and pixel format)", actual: sample.format)
             }
@@ -91,12 +92,18 @@ public final class Y4MMuxer: MediaSink {
     /// The stream header line for frames of `format`.
     static func header(for format: VideoFormat, firstDuration: MediaTime) throws(MediaError) -> [UInt8] {
         let rate: FrameRate
-        if let frameRate = format.frameRate, let reduced = FrameRate.reduced(Int64(frameRate.numerator), Int64(frameRate.denominator)) {
+        if let frameRate = format.frameRate,
+            let reduced = FrameRate.reduced(Int64(frameRate.numerator), Int64(frameRate.denominator))
+        {
             rate = reduced
-        } else if firstDuration.isNumeric, let inverted = FrameRate.reduced(Int64(firstDuration.timescale), firstDuration.value) {
+        } else if firstDuration.isNumeric,
+            let inverted = FrameRate.reduced(Int64(firstDuration.timescale), firstDuration.value)
+        {
             rate = inverted
         } else {
-            throw MediaError(.invalidArgument, "a YUV4MPEG2 header needs a frame rate: the format has none and the first frame no duration")
+            throw MediaError(
+                .invalidArgument,
+                "a YUV4MPEG2 header needs a frame rate: the format has none and the first frame no duration")
         }
         let aspect = format.pixelAspectRatio.map { "\($0.horizontalSpacing):\($0.verticalSpacing)" } ?? "0:0"
         let chroma: String
@@ -111,7 +118,8 @@ public final class Y4MMuxer: MediaSink {
         case .yuv444p?: chroma = "444 XYSCSS=444"
         default: chroma = "mono"
         }
-        let line = "YUV4MPEG2 W\(format.width) H\(format.height) F\(rate.numerator):\(rate.denominator) "
+        let line =
+            "YUV4MPEG2 W\(format.width) H\(format.height) F\(rate.numerator):\(rate.denominator) "
             + "Ip A\(aspect) C\(chroma)\n"
         return Array(line.utf8)
     }
@@ -128,7 +136,8 @@ public final class Y4MMuxer: MediaSink {
                         try output.write(UnsafeRawBufferPointer(rebasing: raw[0..<stride * size.rows]))
                     } else {
                         for row in 0..<size.rows {
-                            try output.write(UnsafeRawBufferPointer(rebasing: raw[row * stride..<row * stride + size.bytesPerRow]))
+                            try output.write(
+                                UnsafeRawBufferPointer(rebasing: raw[row * stride..<row * stride + size.bytesPerRow]))
                         }
                     }
                 } catch {

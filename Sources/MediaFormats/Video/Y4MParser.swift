@@ -175,12 +175,14 @@ public struct Y4MParser: PushParser, Sendable {
                     "not a YUV4MPEG2 stream: it starts with \(Y4MStreamHeader.printable(line)), not YUV4MPEG2", at: 0)
             }
             guard line.count < Y4MStreamHeader.maximumLineLength else {
-                throw MediaError.invalidData("\(what) has no newline in its first \(count: Y4MStreamHeader.maximumLineLength, "byte")", at: 0)
+                throw MediaError.invalidData(
+                    "\(what) has no newline in its first \(count: Y4MStreamHeader.maximumLineLength, "byte")", at: 0)
             }
         }
         guard inputEnd.isFinished else { return nil }
         if line.count < magic.count {
-            throw MediaError.truncated("\(what) \"YUV4MPEG2 ...\"", needed: magic.count + 1, available: line.count, at: 0)
+            throw MediaError.truncated(
+                "\(what) \"YUV4MPEG2 ...\"", needed: magic.count + 1, available: line.count, at: 0)
         }
         throw MediaError(.truncated, "\(what) ends after \(count: line.count, "byte") without a newline", byteOffset: 0)
     }
@@ -228,13 +230,16 @@ public struct Y4MParser: PushParser, Sendable {
             }
             guard length < Y4MStreamHeader.maximumLineLength else {
                 throw MediaError(
-                    .invalidData, "Y4M frame \(index) line has no newline in its first \(count: Y4MStreamHeader.maximumLineLength, "byte")",
+                    .invalidData,
+                    "Y4M frame \(index) line has no newline in its first \(count: Y4MStreamHeader.maximumLineLength, "byte")",
                     byteOffset: structureOffset, sampleIndex: index)
             }
         }
         state = .frameParameters(length: length)
         guard inputEnd.isFinished else { return false }
-        throw MediaError(.truncated, "Y4M frame \(index) line ends without a newline", byteOffset: structureOffset, sampleIndex: index)
+        throw MediaError(
+            .truncated, "Y4M frame \(index) line ends without a newline", byteOffset: structureOffset,
+            sampleIndex: index)
     }
 
     // MARK: - Frames

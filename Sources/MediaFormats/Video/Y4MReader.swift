@@ -90,7 +90,8 @@ public final class Y4MReader: MediaSource {
     }
 
     /// The parser's next output, reading no more than it needs from `input`.
-    private static func next(from parser: inout Y4MParser, input: ForwardInput) throws(MediaError) -> Y4MParser.Output? {
+    private static func next(from parser: inout Y4MParser, input: ForwardInput) throws(MediaError) -> Y4MParser.Output?
+    {
         while true {
             if let output = try parser.next() { return output }
             if try parser.push(from: input, upTo: min(parser.bytesWanted, readSize)) == 0 {

@@ -74,18 +74,23 @@ extension Y4MStreamHeader {
         var chromaLocation: ChromaLocation?
 
         init(_ line: [UInt8]) throws(MediaError) {
-            guard line.count >= Y4MStreamHeader.magic.count, Array(line.prefix(Y4MStreamHeader.magic.count)) == Y4MStreamHeader.magic else {
-                throw MediaError.invalidData("not a YUV4MPEG2 stream: it starts with \(Y4MStreamHeader.printable(line)), not YUV4MPEG2", at: 0)
+            guard line.count >= Y4MStreamHeader.magic.count,
+                Array(line.prefix(Y4MStreamHeader.magic.count)) == Y4MStreamHeader.magic
+            else {
+                throw MediaError.invalidData(
+                    "not a YUV4MPEG2 stream: it starts with \(Y4MStreamHeader.printable(line)), not YUV4MPEG2", at: 0)
             }
             if line.count > Y4MStreamHeader.magic.count, line[Y4MStreamHeader.magic.count] != 0x20 {
-                throw MediaError.invalidData("not a YUV4MPEG2 stream: it starts with \(Y4MStreamHeader.printable(line))", at: 0)
+                throw MediaError.invalidData(
+                    "not a YUV4MPEG2 stream: it starts with \(Y4MStreamHeader.printable(line))", at: 0)
             }
             var width: Int?
             var height: Int?
             var rate: FrameRate?
             var chroma: String?
             var interlacing: String?
-            let tokens = line.dropFirst(Y4MStreamHeader.magic.count).split(separator: 0x20, omittingEmptySubsequences: true)
+            let tokens = line.dropFirst(Y4MStreamHeader.magic.count).split(
+                separator: 0x20, omittingEmptySubsequences: true)
             for token in tokens {
                 guard let key = token.first else { continue }
                 let value = String(decoding: token.dropFirst(), as: UTF8.self)
@@ -100,7 +105,9 @@ extension Y4MStreamHeader {
                 }
             }
             guard let width else { throw MediaError.invalidData("Y4M stream header has no W (width) parameter", at: 0) }
-            guard let height else { throw MediaError.invalidData("Y4M stream header has no H (height) parameter", at: 0) }
+            guard let height else {
+                throw MediaError.invalidData("Y4M stream header has no H (height) parameter", at: 0)
+            }
             self.width = width
             self.height = height
             // FFmpeg's yuv4mpegdec assumes 25 frames per second when F is missing or 0:0.
@@ -129,7 +136,8 @@ extension Y4MStreamHeader {
         private static func dimension(_ text: String, _ key: String) throws(MediaError) -> Int {
             let limit = RawFrameInput.maximumDimension
             guard let value = Int(text), (1...limit).contains(value) else {
-                throw MediaError.invalidData("Y4M \(key) parameter \"\(text)\" is not a size of 1...\(count: limit, "pixel")", at: 0)
+                throw MediaError.invalidData(
+                    "Y4M \(key) parameter \"\(text)\" is not a size of 1...\(count: limit, "pixel")", at: 0)
             }
             return value
         }
@@ -145,7 +153,7 @@ extension Y4MStreamHeader {
         private static func rate(_ text: String) throws(MediaError) -> FrameRate? {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let numerator = Int32(parts[0]), let denominator = Int32(parts[1]),
-                  numerator >= 0, denominator >= 0
+                numerator >= 0, denominator >= 0
             else {
                 throw MediaError.invalidData("Y4M F parameter \"\(text)\" is not a frame rate num:den", at: 0)
             }

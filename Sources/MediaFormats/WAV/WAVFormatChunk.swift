@@ -72,7 +72,9 @@ extension WAVFormatChunk {
     /// The 14 bytes that follow the format tag in every `SubFormat` GUID of the form
     /// `XXXXXXXX-0000-0010-8000-00AA00389B71` (`KSDATAFORMAT_SUBTYPE_PCM` and its kin), in file order:
     /// the upper half of `Data1`, then `Data2`, `Data3` and `Data4`.
-    static let subFormatGUIDSuffix: [UInt8] = [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+    static let subFormatGUIDSuffix: [UInt8] = [
+        0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71
+    ]
 
     /// The size of the `WAVEFORMATEX` fields every `fmt ` chunk has.
     static let baseSize = 16
@@ -135,7 +137,8 @@ extension WAVFormatChunk {
         let data2 = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
         let data3 = UInt16(bytes[6]) | UInt16(bytes[7]) << 8
         let data4 = bytes[8...].map { FourCC.hex($0, digits: 2) }
-        return "{" + FourCC.hex(data1, digits: 8) + "-" + FourCC.hex(data2, digits: 4) + "-" + FourCC.hex(data3, digits: 4)
+        return "{" + FourCC.hex(data1, digits: 8) + "-" + FourCC.hex(data2, digits: 4) + "-"
+            + FourCC.hex(data3, digits: 4)
             + "-" + data4[0..<2].joined() + "-" + data4[2...].joined() + "}"
     }
 

@@ -68,22 +68,25 @@ struct WAVHeader {
                 guard let format else {
                     throw MediaError.invalidData("WAV 'data' chunk comes before any 'fmt ' chunk", at: chunkOffset)
                 }
-                let dataSize = dataSize(declared: size, ds64: isRF64 ? ds64DataSize : nil, input: input,
-                                        chunkOffset: chunkOffset, diagnostics: &diagnostics)
+                let dataSize = dataSize(
+                    declared: size, ds64: isRF64 ? ds64DataSize : nil, input: input,
+                    chunkOffset: chunkOffset, diagnostics: &diagnostics)
                 let sampleType = try format.chunk.pcmSampleType(chunkOffset: format.offset)
                 let (layout, maskIgnored) = format.chunk.channelLayout()
                 if maskIgnored {
                     let mask = format.chunk.channelMask
-                    diagnostics.append(.init(
-                        .channelMaskIgnored,
-                        "WAV channel mask 0x\(FourCC.hex(mask, digits: 8)) names \(mask.nonzeroBitCount) speakers but the file has \(count: format.chunk.channelCount, "channel"); using the default layout",
-                        byteOffset: format.offset + 28))
+                    diagnostics.append(
+                        .init(
+                            .channelMaskIgnored,
+                            "WAV channel mask 0x\(FourCC.hex(mask, digits: 8)) names \(mask.nonzeroBitCount) speakers but the file has \(count: format.chunk.channelCount, "channel"); using the default layout",
+                            byteOffset: format.offset + 28))
                 }
                 if format.chunk.isExtensible && format.chunk.validBitsPerSample > format.chunk.bitsPerSample {
-                    diagnostics.append(.init(
-                        .validBitsExceedContainer,
-                        "WAV wValidBitsPerSample \(format.chunk.validBitsPerSample) exceeds the \(format.chunk.bitsPerSample)-bit container; samples are delivered as stored",
-                        byteOffset: format.offset + 26))
+                    diagnostics.append(
+                        .init(
+                            .validBitsExceedContainer,
+                            "WAV wValidBitsPerSample \(format.chunk.validBitsPerSample) exceeds the \(format.chunk.bitsPerSample)-bit container; samples are delivered as stored",
+                            byteOffset: format.offset + 26))
                 }
                 return WAVHeader(
                     formatChunk: format.chunk, sampleType: sampleType, channelLayout: layout,
@@ -107,15 +110,18 @@ struct WAVHeader {
                 if format == nil {
                     format = (chunk, chunkOffset)
                 } else {
-                    diagnostics.append(.init(
-                        .duplicateFormatChunk, "WAV file has a second 'fmt ' chunk before 'data'; the first one is used",
-                        byteOffset: chunkOffset))
+                    diagnostics.append(
+                        .init(
+                            .duplicateFormatChunk,
+                            "WAV file has a second 'fmt ' chunk before 'data'; the first one is used",
+                            byteOffset: chunkOffset))
                 }
             } else if id == FourCC.ds64 && isRF64 && isFirstChunk {
                 // ds64: riffSize, dataSize, sampleCount (64-bit each), then a table this reader does not need.
                 guard size >= 24 else {
                     throw MediaError.invalidData(
-                        "RF64 'ds64' chunk of \(count: size, "byte") is shorter than its 24 bytes of sizes", at: chunkOffset)
+                        "RF64 'ds64' chunk of \(count: size, "byte") is shorter than its 24 bytes of sizes",
+                        at: chunkOffset)
                 }
                 let body = try input.read(upTo: 24)
                 consumed = Int64(body.count)
@@ -173,10 +179,11 @@ struct WAVHeader {
     ) -> DataSize {
         if declared == 0xFFFF_FFFF {
             if let ds64 { return .declared(ds64) }
-            diagnostics.append(.init(
-                .openDataSize,
-                "WAV 'data' chunk size is 0xFFFFFFFF (unknown, as streaming writers leave it); reading to the end of the file",
-                byteOffset: chunkOffset))
+            diagnostics.append(
+                .init(
+                    .openDataSize,
+                    "WAV 'data' chunk size is 0xFFFFFFFF (unknown, as streaming writers leave it); reading to the end of the file",
+                    byteOffset: chunkOffset))
             return .open
         }
         if declared == 0 {
@@ -185,14 +192,17 @@ struct WAVHeader {
             case .some(0):
                 return .declared(0)
             case .some(let remaining):
-                diagnostics.append(.init(
-                    .openDataSize,
-                    "WAV 'data' chunk declares 0 bytes but \(remaining) follow; reading them to the end of the file, as FFmpeg does",
-                    byteOffset: chunkOffset))
+                diagnostics.append(
+                    .init(
+                        .openDataSize,
+                        "WAV 'data' chunk declares 0 bytes but \(remaining) follow; reading them to the end of the file, as FFmpeg does",
+                        byteOffset: chunkOffset))
             case .none:
-                diagnostics.append(.init(
-                    .openDataSize, "WAV 'data' chunk declares 0 bytes; reading to the end of the stream, as FFmpeg does",
-                    byteOffset: chunkOffset))
+                diagnostics.append(
+                    .init(
+                        .openDataSize,
+                        "WAV 'data' chunk declares 0 bytes; reading to the end of the stream, as FFmpeg does",
+                        byteOffset: chunkOffset))
             }
             return .open
         }

@@ -85,7 +85,8 @@ public final class WAVMuxer: MediaSink {
         guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")")
+                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")"
+            )
         }
         if format == nil {
             let chunk = try Self.formatChunk(for: audio, type: pcm.sampleType)
@@ -171,12 +172,15 @@ public final class WAVMuxer: MediaSink {
         let channels = format.channelCount
         let blockAlign = channels * type.bytesPerSample
         guard channels >= 1, channels <= Int(UInt16.max), blockAlign <= Int(UInt16.max) else {
-            throw MediaError(.unsupportedFormat, "WAV cannot hold \(count: channels, "channel") of \(count: type.bytesPerSample, "byte")")
+            throw MediaError(
+                .unsupportedFormat,
+                "WAV cannot hold \(count: channels, "channel") of \(count: type.bytesPerSample, "byte")")
         }
         let (byteRate, overflow) = format.sampleRate.multipliedReportingOverflow(by: blockAlign)
         guard format.sampleRate >= 1, !overflow, byteRate <= Int(UInt32.max) else {
             throw MediaError(
-                .unsupportedFormat, "WAV cannot hold a sample rate of \(format.sampleRate) Hz with \(blockAlign)-byte frames")
+                .unsupportedFormat,
+                "WAV cannot hold a sample rate of \(format.sampleRate) Hz with \(blockAlign)-byte frames")
         }
         let tag = type.isFloat ? WAVFormatChunk.ieeeFloatTag : WAVFormatChunk.pcmTag
         let bits = type.bytesPerSample * 8

@@ -43,8 +43,10 @@ extension WAVReader {
             /// `partialFrameDropped`.
             public var identifier: String {
                 let words = name.split(separator: " ")
-                return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }
-                    .joined()
+                return words.enumerated().map {
+                    $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst()
+                }
+                .joined()
             }
         }
 
@@ -71,7 +73,7 @@ extension WAVReader {
                 .warning, description,
                 metadata: [
                     DiagnosticKey.stage: stage, DiagnosticKey.code: code.identifier,
-                    DiagnosticKey.byteOffset: String(byteOffset),
+                    DiagnosticKey.byteOffset: String(byteOffset)
                 ])
         }
     }

@@ -130,15 +130,17 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
         guard !overflow else {
             throw MediaError(
                 .invalidArgument,
-                "WAVReader frames per sample of \(framesPerSample) times \(count: blockAlign, "byte") per frame overflows")
+                "WAVReader frames per sample of \(framesPerSample) times \(count: blockAlign, "byte") per frame overflows"
+            )
         }
         self.input = input
         self.framesPerSample = framesPerSample
         bytesPerFrame = blockAlign
         maximumSampleBytes = maximumBytes
         formatChunk = header.formatChunk
-        format = .pcm(PCMFormat(header.sampleType), sampleRate: header.formatChunk.sampleRate,
-                      channelLayout: header.channelLayout)
+        format = .pcm(
+            PCMFormat(header.sampleType), sampleRate: header.formatChunk.sampleRate,
+            channelLayout: header.channelLayout)
         dataOffset = header.dataOffset
         dataChunkOffset = header.dataChunkOffset
         var diagnostics = header.diagnostics
@@ -151,10 +153,11 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
             limit = available
         case .declared(let declared):
             if let available, declared > available {
-                diagnostics.append(Diagnostic(
-                    .dataBeyondEndOfFile,
-                    "WAV 'data' chunk declares \(count: declared, "byte") but the file holds \(available) after its header; reading those",
-                    byteOffset: header.dataChunkOffset))
+                diagnostics.append(
+                    Diagnostic(
+                        .dataBeyondEndOfFile,
+                        "WAV 'data' chunk declares \(count: declared, "byte") but the file holds \(available) after its header; reading those",
+                        byteOffset: header.dataChunkOffset))
                 limit = available
             } else {
                 limit = declared
@@ -164,7 +167,8 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
             let frames = limit / Int64(blockAlign)
             let partial = limit % Int64(blockAlign)
             if partial > 0 {
-                diagnostics.append(Self.partialFrame(partial, of: blockAlign, at: header.dataOffset + frames * Int64(blockAlign)))
+                diagnostics.append(
+                    Self.partialFrame(partial, of: blockAlign, at: header.dataOffset + frames * Int64(blockAlign)))
             }
             frameCount = frames
             dataBytesLeft = frames * Int64(blockAlign)
@@ -213,10 +217,11 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
             state = .ended
             if let left = dataBytesLeft {
                 let got = offset - dataOffset + Int64(bytes.count)
-                diagnostics.append(Diagnostic(
-                    .dataBeyondEndOfFile,
-                    "WAV input ended \(count: got, "byte") into the data, \(count: left - Int64(bytes.count), "byte") short of what the header declares",
-                    byteOffset: dataChunkOffset))
+                diagnostics.append(
+                    Diagnostic(
+                        .dataBeyondEndOfFile,
+                        "WAV input ended \(count: got, "byte") into the data, \(count: left - Int64(bytes.count), "byte") short of what the header declares",
+                        byteOffset: dataChunkOffset))
             }
             let partial = bytes.count % bytesPerFrame
             if partial > 0 {

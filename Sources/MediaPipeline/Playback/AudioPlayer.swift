@@ -85,7 +85,11 @@ public final class AudioPlayer: Sendable {
     /// May change while playing.
     public var numberOfLoops: Int {
         get { state.withLock { $0.loops } }
-        set { state.withLock { s in s.loops = newValue; s.control?.loops = newValue } }
+        set {
+            state.withLock { s in
+                s.loops = newValue; s.control?.loops = newValue
+            }
+        }
     }
 
     /// Linear gain, 0…1 (clamped); changes ramp over 20 ms.
@@ -161,10 +165,14 @@ public final class AudioPlayer: Sendable {
     public func updateMeters() { if isMeteringEnabled { meter.updateMeters() } }
 
     /// The RMS level of `channel` in dBFS at the last ``updateMeters()``; −160 when off or unknown.
-    public func averagePower(forChannel channel: Int) -> Float { isMeteringEnabled ? meter.averagePower(forChannel: channel) : -160 }
+    public func averagePower(forChannel channel: Int) -> Float {
+        isMeteringEnabled ? meter.averagePower(forChannel: channel) : -160
+    }
 
     /// The held peak of `channel` in dBFS at the last ``updateMeters()``; −160 when off or unknown.
-    public func peakPower(forChannel channel: Int) -> Float { isMeteringEnabled ? meter.peakPower(forChannel: channel) : -160 }
+    public func peakPower(forChannel channel: Int) -> Float {
+        isMeteringEnabled ? meter.peakPower(forChannel: channel) : -160
+    }
 
     // MARK: - Transport
 
@@ -173,7 +181,9 @@ public final class AudioPlayer: Sendable {
     /// - Throws: the decoder's and the output's errors.
     public func prepareToPlay() throws(MediaError) {
         let file = try AudioFile(path: path)
-        do { _ = try PlayerEngine.converter(from: file, to: outputFormat()) } catch { throw PlayerEngine.mediaError(error) }
+        do { _ = try PlayerEngine.converter(from: file, to: outputFormat()) } catch {
+            throw PlayerEngine.mediaError(error)
+        }
     }
 
     /// Plays from ``currentTime``, or resumes after ``pause()``.
@@ -202,7 +212,7 @@ public final class AudioPlayer: Sendable {
         let (run, control, clock) = state.withLock { s in (s.run, s.control, s.clock) }
         guard let run else { return }
         control?.requestStop()
-        clock?.flush()   // a write blocked on a full (or paused) device returns
+        clock?.flush()  // a write blocked on a full (or paused) device returns
         clock?.resume()
         run.stop()
         run.wait()
@@ -231,7 +241,8 @@ public final class AudioPlayer: Sendable {
         let engine: PlayerEngine
         do {
             engine = try PlayerEngine(
-                file: file, startFrame: Int64((time * Double(fileSampleRate)).rounded()), control: control, clock: opened.clock,
+                file: file, startFrame: Int64((time * Double(fileSampleRate)).rounded()), control: control,
+                clock: opened.clock,
                 outputFormat: format, meter: meter, startHostTime: hostTime)
         } catch { throw PlayerEngine.mediaError(error) }
         let clock = opened.clock
@@ -244,10 +255,11 @@ public final class AudioPlayer: Sendable {
             s.isPlaying = true
         }
         let run = graph.start { [self] result in
-            let error: MediaError? = switch result {
-            case .success: nil
-            case .failure(let failure): PlayerEngine.mediaError(failure)
-            }
+            let error: MediaError? =
+                switch result {
+                case .success: nil
+                case .failure(let failure): PlayerEngine.mediaError(failure)
+                }
             let stopped = control.isStopRequested
             state.withLock { s in
                 s.isPlaying = false

@@ -17,7 +17,9 @@ extension AudioPlayerOutput {
         let outputs = try connection.outputs()
         let device = name.map { wanted in outputs.first { $0.name == wanted } } ?? outputs.first { $0.isDefault }
         guard let device else {
-            throw MediaError(.io, "no PulseAudio output \(name.map { "named \"\($0)\"" } ?? "is the default") on \(connection.server)")
+            throw MediaError(
+                .io,
+                "no PulseAudio output \(name.map { "named \"\($0)\"" } ?? "is the default") on \(connection.server)")
         }
         return AudioPlayerOutput(sampleRate: device.sampleRate, channels: device.channelCount) { format in
             let sink = try AudioPlaybackSink(

@@ -22,7 +22,8 @@ public struct AudioPlayerOutput: Sendable {
         }
     }
 
-    init(sampleRate: Int?, channels: Int?, open: @escaping @Sendable (AudioFormat) throws -> sending OpenedPlayerOutput) {
+    init(sampleRate: Int?, channels: Int?, open: @escaping @Sendable (AudioFormat) throws -> sending OpenedPlayerOutput)
+    {
         self.sampleRate = sampleRate
         self.channels = channels
         self.open = open

@@ -49,7 +49,11 @@ final class PlayerControl: Sendable {
         state.withLock { $0.seekTo = seconds }
         wake.signal()
     }
-    func takeSeek() -> Double? { state.withLock { s in defer { s.seekTo = nil }; return s.seekTo } }
+    func takeSeek() -> Double? {
+        state.withLock { s in
+            defer { s.seekTo = nil }; return s.seekTo
+        }
+    }
 
     /// Loops still to play: 0 none, negative for ever.
     var loops: Int {

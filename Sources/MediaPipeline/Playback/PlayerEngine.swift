@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MediaAudio
 import MediaCore
@@ -66,7 +66,10 @@ struct PlayerEngine: MediaSource {
 
     static func converter(from file: AudioFile, to output: AudioFormat) throws -> AudioConverter? {
         let source = file.fileFormat
-        guard source.sampleRate != output.sampleRate || source.channelLayout.channelCount != output.channelLayout.channelCount else {
+        guard
+            source.sampleRate != output.sampleRate
+                || source.channelLayout.channelCount != output.channelLayout.channelCount
+        else {
             return nil
         }
         return try AudioConverter(format: .f32, sampleRate: output.sampleRate, channelLayout: output.channelLayout)
@@ -87,7 +90,8 @@ struct PlayerEngine: MediaSource {
             try pump()
         }
         let sample = ready.removeFirst()
-        let time = fileTime(atInputFrame: stretch.sourceFrame(forOutputFrame: outputFrame - outputBase) ?? Double(inputFrames))
+        let time = fileTime(
+            atInputFrame: stretch.sourceFrame(forOutputFrame: outputFrame - outputBase) ?? Double(inputFrames))
         control.mark(output: outputFrame, fileTime: time, rate: control.rate.value, outputRate: outputFormat.sampleRate)
         outputFrame += Int64(sample.frameCount)
         return sample

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Dispatch
 public import MediaCore
@@ -59,10 +59,14 @@ public final class AudioRecorder: Sendable {
     ///   that cannot hold the format (AAC in WAV, PCM in `.aac`), or settings out of range.
     public init(path: String, settings: AudioRecorderSettings, input: AudioRecorderInput) throws(MediaError) {
         guard let container = AudioRecordingContainer(path: path) else {
-            throw MediaError(.invalidArgument, "cannot tell the container of '\(path)' from its extension; use .caf .m4a .aac .wav .aif or .aiff")
+            throw MediaError(
+                .invalidArgument,
+                "cannot tell the container of '\(path)' from its extension; use .caf .m4a .aac .wav .aif or .aiff")
         }
         guard container.holds(settings.format) else {
-            throw MediaError(.invalidArgument, "a .\(container.rawValue) file cannot hold \(settings.format == .aac ? "AAC" : "linear PCM")")
+            throw MediaError(
+                .invalidArgument,
+                "a .\(container.rawValue) file cannot hold \(settings.format == .aac ? "AAC" : "linear PCM")")
         }
         try settings.validate()
         self.path = path
@@ -136,7 +140,9 @@ public final class AudioRecorder: Sendable {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a duration that is not positive.
     public func record(forDuration seconds: Double) throws(MediaError) {
-        guard seconds > 0, seconds.isFinite else { throw MediaError(.invalidArgument, "cannot record for \(seconds) seconds") }
+        guard seconds > 0, seconds.isFinite else {
+            throw MediaError(.invalidArgument, "cannot record for \(seconds) seconds")
+        }
         try start(limit: Int64((seconds * Double(settings.sampleRate)).rounded()))
     }
 
@@ -178,7 +184,9 @@ public final class AudioRecorder: Sendable {
     ///   when the file cannot be removed.
     public func deleteRecording() throws(MediaError) {
         let running = state.withLock { s in s.control != nil && !s.isFinished }
-        guard !running else { throw MediaError(.invalidArgument, "cannot delete '\(path)' while it is being recorded; stop() first") }
+        guard !running else {
+            throw MediaError(.invalidArgument, "cannot delete '\(path)' while it is being recorded; stop() first")
+        }
         guard unlink(path) == 0 else {
             throw MediaError(.io, "cannot delete '\(path)': \(String(cString: strerror(errno)))")
         }
@@ -202,7 +210,8 @@ public final class AudioRecorder: Sendable {
             s.isFinished = false
         }
         let job = RecordingJob(
-            path: path, settings: settings, container: container, input: input, limit: limit, control: control, meter: meter)
+            path: path, settings: settings, container: container, input: input, limit: limit, control: control,
+            meter: meter)
         control.onInputLost = { [weak self] count in self?.emit(.inputLost(count: count)) }
         _ = job.start { [self] error in
             state.withLock { s in

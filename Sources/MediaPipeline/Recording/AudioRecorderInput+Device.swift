@@ -10,7 +10,9 @@ extension AudioRecorderInput {
     ///
     /// The device's overruns reach the recorder as ``AudioRecorderEvent/inputLost(count:)``; a device
     /// that goes away ends the recording with ``/MediaCore/MediaError/Code/deviceLost`` and a finished file.
-    public static func device(_ name: String?, server: String? = nil, latency: Duration = .milliseconds(50)) -> AudioRecorderInput {
+    public static func device(_ name: String?, server: String? = nil, latency: Duration = .milliseconds(50))
+        -> AudioRecorderInput
+    {
         let current = Mutex<AudioCaptureSource?>(nil)
         return AudioRecorderInput(
             make: { settings in

@@ -22,7 +22,8 @@ public struct AudioRecorderInput: Sendable {
 
     /// An input from `make`, with a way to wake a source blocked in `next()`.
     init(
-        make: @escaping @Sendable (AudioRecorderSettings) throws -> any MediaSource, interrupt: @escaping @Sendable () -> Void,
+        make: @escaping @Sendable (AudioRecorderSettings) throws -> any MediaSource,
+        interrupt: @escaping @Sendable () -> Void,
         latency: @escaping @Sendable () -> MediaTime? = { nil }
     ) {
         self.make = make

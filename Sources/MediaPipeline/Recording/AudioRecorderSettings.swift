@@ -63,7 +63,9 @@ public struct AudioRecorderSettings: Sendable, Hashable {
         guard (8_000...192_000).contains(sampleRate) else {
             throw MediaError(.invalidArgument, "a sample rate of \(sampleRate) Hz is outside 8000…192000")
         }
-        guard (1...8).contains(channels) else { throw MediaError(.invalidArgument, "\(count: channels, "channel") is outside 1…8") }
+        guard (1...8).contains(channels) else {
+            throw MediaError(.invalidArgument, "\(count: channels, "channel") is outside 1…8")
+        }
         if format == .aac, !(8_000...512_000).contains(bitRate) {
             throw MediaError(.invalidArgument, "an AAC bit rate of \(bitRate) b/s is outside 8000…512000")
         }

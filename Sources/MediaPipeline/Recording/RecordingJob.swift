@@ -37,7 +37,8 @@ struct RecordingJob: Sendable {
 
     private func makeGraph() throws -> MediaGraph {
         var graph = MediaGraph()
-        let gate = RecordingGate(input: try input.make(settings), sampleRate: settings.sampleRate, limit: limit, control: control)
+        let gate = RecordingGate(
+            input: try input.make(settings), sampleRate: settings.sampleRate, limit: limit, control: control)
         var stages: [any MediaStage] = [meter.stage]
         switch settings.format {
         case .aac: stages.append(try AACEncoder(bitRate: settings.bitRate))

@@ -3,7 +3,7 @@ import MediaCore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The mainloop-thread side of an ``AudioCaptureSource``: the read callback's state. It stamps the
@@ -38,10 +38,12 @@ final class CaptureProducer: @unchecked Sendable {
 
     /// Installs the read callback on `stream` (call with the mainloop lock held, before connecting).
     func install(on stream: OpaquePointer) {
-        pa_stream_set_read_callback(stream, { stream, _, userdata in
-            guard let stream, let userdata else { return }
-            Unmanaged<CaptureProducer>.fromOpaque(userdata).takeUnretainedValue().readable(stream)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        pa_stream_set_read_callback(
+            stream,
+            { stream, _, userdata in
+                guard let stream, let userdata else { return }
+                Unmanaged<CaptureProducer>.fromOpaque(userdata).takeUnretainedValue().readable(stream)
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Runs on the mainloop thread whenever data is readable: takes every fragment waiting.
@@ -52,7 +54,9 @@ final class CaptureProducer: @unchecked Sendable {
         let microseconds = negative != 0 ? -Int64(clamping: latency) : Int64(clamping: latency)
         if measured {
             latestLatency.store(microseconds, ordering: .relaxed)
-            if microseconds > maximumLatency.load(ordering: .relaxed) { maximumLatency.store(microseconds, ordering: .relaxed) }
+            if microseconds > maximumLatency.load(ordering: .relaxed) {
+                maximumLatency.store(microseconds, ordering: .relaxed)
+            }
         }
         while pa_stream_readable_size(stream) > 0 {
             var data: UnsafeRawPointer?

@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The hand-over between PulseAudio's mainloop thread (the producer, in the read callback) and the
@@ -95,7 +95,8 @@ final class CaptureRing: @unchecked Sendable {
             }
             let count = min(slotFrames, frames - done)
             let index = published % slotCount
-            (bytes + index * slotFrames * frameBytes).copyMemory(from: data + done * frameBytes, byteCount: count * frameBytes)
+            (bytes + index * slotFrames * frameBytes).copyMemory(
+                from: data + done * frameBytes, byteCount: count * frameBytes)
             slots[index] = Slot(frames: count, startFrame: nextFrame, lostFrames: pendingLost, holeFrames: pendingHole)
             pendingLost = 0
             pendingHole = 0
@@ -127,7 +128,8 @@ final class CaptureRing: @unchecked Sendable {
         guard taken < head.load(ordering: .acquiring) else { return nil }
         let index = taken % slotCount
         let slot = slots[index]
-        let copy = [UInt8](UnsafeRawBufferPointer(start: bytes + index * slotFrames * frameBytes, count: slot.frames * frameBytes))
+        let copy = [UInt8](
+            UnsafeRawBufferPointer(start: bytes + index * slotFrames * frameBytes, count: slot.frames * frameBytes))
         tail.store(taken + 1, ordering: .releasing)
         return (slot, copy)
     }

@@ -17,21 +17,25 @@ final class DeviceListAnswer {
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         switch kind {
         case .output:
-            return pa_context_get_sink_info_list(context, { _, info, eol, userdata in
-                guard let userdata else { return }
-                let answer = Unmanaged<DeviceListAnswer>.fromOpaque(userdata).takeUnretainedValue()
-                if eol < 0 { answer.failed = true }
-                guard eol == 0, let info else { return }
-                answer.devices.append(AudioDevice(sink: info.pointee, defaultName: answer.defaultName))
-            }, userdata)
+            return pa_context_get_sink_info_list(
+                context,
+                { _, info, eol, userdata in
+                    guard let userdata else { return }
+                    let answer = Unmanaged<DeviceListAnswer>.fromOpaque(userdata).takeUnretainedValue()
+                    if eol < 0 { answer.failed = true }
+                    guard eol == 0, let info else { return }
+                    answer.devices.append(AudioDevice(sink: info.pointee, defaultName: answer.defaultName))
+                }, userdata)
         case .input:
-            return pa_context_get_source_info_list(context, { _, info, eol, userdata in
-                guard let userdata else { return }
-                let answer = Unmanaged<DeviceListAnswer>.fromOpaque(userdata).takeUnretainedValue()
-                if eol < 0 { answer.failed = true }
-                guard eol == 0, let info else { return }
-                answer.devices.append(AudioDevice(source: info.pointee, defaultName: answer.defaultName))
-            }, userdata)
+            return pa_context_get_source_info_list(
+                context,
+                { _, info, eol, userdata in
+                    guard let userdata else { return }
+                    let answer = Unmanaged<DeviceListAnswer>.fromOpaque(userdata).takeUnretainedValue()
+                    if eol < 0 { answer.failed = true }
+                    guard eol == 0, let info else { return }
+                    answer.devices.append(AudioDevice(source: info.pointee, defaultName: answer.defaultName))
+                }, userdata)
         }
     }
 }

@@ -66,7 +66,9 @@ final class DeviceRequest {
 // An info callback is called once per device with `eol == 0`, then once with `eol > 0` at the end,
 // or `eol < 0` when the request failed (for one device: it is already gone).
 
-private func sinkAnswered(_: OpaquePointer?, _ info: UnsafePointer<pa_sink_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?) {
+private func sinkAnswered(
+    _: OpaquePointer?, _ info: UnsafePointer<pa_sink_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?
+) {
     guard let userdata else { return }
     let request = Unmanaged<DeviceRequest>.fromOpaque(userdata).takeUnretainedValue()
     if eol == 0, let info {
@@ -76,7 +78,9 @@ private func sinkAnswered(_: OpaquePointer?, _ info: UnsafePointer<pa_sink_info>
     }
 }
 
-private func sourceAnswered(_: OpaquePointer?, _ info: UnsafePointer<pa_source_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?) {
+private func sourceAnswered(
+    _: OpaquePointer?, _ info: UnsafePointer<pa_source_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?
+) {
     guard let userdata else { return }
     let request = Unmanaged<DeviceRequest>.fromOpaque(userdata).takeUnretainedValue()
     if eol == 0, let info {
@@ -86,13 +90,16 @@ private func sourceAnswered(_: OpaquePointer?, _ info: UnsafePointer<pa_source_i
     }
 }
 
-private func serverAnswered(_: OpaquePointer?, _ info: UnsafePointer<pa_server_info>?, _ userdata: UnsafeMutableRawPointer?) {
+private func serverAnswered(
+    _: OpaquePointer?, _ info: UnsafePointer<pa_server_info>?, _ userdata: UnsafeMutableRawPointer?
+) {
     guard let userdata else { return }
     let request = Unmanaged<DeviceRequest>.fromOpaque(userdata).takeUnretainedValue()
     if let info {
         request.defaults = (
             info.pointee.default_sink_name.map { String(cString: $0) } ?? "",
-            info.pointee.default_source_name.map { String(cString: $0) } ?? "")
+            info.pointee.default_source_name.map { String(cString: $0) } ?? ""
+        )
     }
     request.complete()
 }

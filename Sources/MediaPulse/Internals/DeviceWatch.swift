@@ -53,22 +53,29 @@ final class DeviceWatch: @unchecked Sendable {
     /// the connection check. Call once, with the lock held.
     func start(on context: OpaquePointer) throws(MediaError) {
         let userdata = Unmanaged.passUnretained(self).toOpaque()
-        pa_context_set_subscribe_callback(context, { _, type, index, userdata in
-            guard let userdata else { return }
-            Unmanaged<DeviceWatch>.fromOpaque(userdata).takeUnretainedValue().handle(type.rawValue, index: index)
-        }, userdata)
-        let mask = PA_SUBSCRIPTION_MASK_SINK.rawValue | PA_SUBSCRIPTION_MASK_SOURCE.rawValue | PA_SUBSCRIPTION_MASK_SERVER.rawValue
+        pa_context_set_subscribe_callback(
+            context,
+            { _, type, index, userdata in
+                guard let userdata else { return }
+                Unmanaged<DeviceWatch>.fromOpaque(userdata).takeUnretainedValue().handle(type.rawValue, index: index)
+            }, userdata)
+        let mask =
+            PA_SUBSCRIPTION_MASK_SINK.rawValue | PA_SUBSCRIPTION_MASK_SOURCE.rawValue
+            | PA_SUBSCRIPTION_MASK_SERVER.rawValue
         let subscribed = try unwrap(
-            pa_context_subscribe(context, pa_subscription_mask_t(mask), nil, nil), calling: "pa_context_subscribe", in: context,
+            pa_context_subscribe(context, pa_subscription_mask_t(mask), nil, nil), calling: "pa_context_subscribe",
+            in: context,
             "subscribing to the device events of server \(serverName)", connection.failureCode(context))
         pa_operation_unref(subscribed)  // the subscription holds without it; a failure shows as a lost connection
         enqueue(.seedServer, on: context)
         enqueue(.seedList(.output), on: context)
         enqueue(.seedList(.input), on: context)
-        timer = pa_context_rttime_new(context, pa_rtclock_now() + Self.checkInterval, { _, event, _, userdata in
-            guard let userdata, let event else { return }
-            Unmanaged<DeviceWatch>.fromOpaque(userdata).takeUnretainedValue().check(event)
-        }, userdata)
+        timer = pa_context_rttime_new(
+            context, pa_rtclock_now() + Self.checkInterval,
+            { _, event, _, userdata in
+                guard let userdata, let event else { return }
+                Unmanaged<DeviceWatch>.fromOpaque(userdata).takeUnretainedValue().check(event)
+            }, userdata)
     }
 
     /// The devices known now, outputs first, each kind in index order. Lock held.
@@ -132,7 +139,9 @@ final class DeviceWatch: @unchecked Sendable {
                 }
             }
         case .remove(let kind, let index):
-            if let device = known.removeValue(forKey: Key(kind: kind, index: index)) { continuation.yield(.removed(device)) }
+            if let device = known.removeValue(forKey: Key(kind: kind, index: index)) {
+                continuation.yield(.removed(device))
+            }
         }
         if case .seedServer = request.action { seedsLeft -= 1 }
         if case .seedList = request.action { seedsLeft -= 1 }
@@ -145,7 +154,8 @@ final class DeviceWatch: @unchecked Sendable {
     /// `device` with `isDefault` from the current defaults.
     private func marked(_ device: AudioDevice) -> AudioDevice {
         var device = device
-        device.isDefault = !device.name.isEmpty && device.name == (device.kind == .output ? defaults.sink : defaults.source)
+        device.isDefault =
+            !device.name.isEmpty && device.name == (device.kind == .output ? defaults.sink : defaults.source)
         return device
     }
 
@@ -158,7 +168,8 @@ final class DeviceWatch: @unchecked Sendable {
             return
         }
         let error = MediaError.pulse(
-            pa_context_errno(context), calling: "pa_context_get_state", "watching the devices of server \(serverName)", .deviceLost)
+            pa_context_errno(context), calling: "pa_context_get_state", "watching the devices of server \(serverName)",
+            .deviceLost)
         failure = error
         continuation.yield(.connectionLost(error))
         stop(context)

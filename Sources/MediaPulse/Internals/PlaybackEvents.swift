@@ -14,15 +14,19 @@ final class PlaybackEvents: Sendable {
     /// Installs the callbacks on `stream` (call with the mainloop lock held, before connecting).
     func install(on stream: OpaquePointer) {
         let userdata = Unmanaged.passUnretained(self).toOpaque()
-        pa_stream_set_write_callback(stream, { _, _, userdata in
-            guard let userdata else { return }
-            Unmanaged<PlaybackEvents>.fromOpaque(userdata).takeUnretainedValue().wakeup.post()
-        }, userdata)
-        pa_stream_set_underflow_callback(stream, { _, userdata in
-            guard let userdata else { return }
-            let events = Unmanaged<PlaybackEvents>.fromOpaque(userdata).takeUnretainedValue()
-            events.underruns.add(1, ordering: .relaxed)
-            events.wakeup.post()
-        }, userdata)
+        pa_stream_set_write_callback(
+            stream,
+            { _, _, userdata in
+                guard let userdata else { return }
+                Unmanaged<PlaybackEvents>.fromOpaque(userdata).takeUnretainedValue().wakeup.post()
+            }, userdata)
+        pa_stream_set_underflow_callback(
+            stream,
+            { _, userdata in
+                guard let userdata else { return }
+                let events = Unmanaged<PlaybackEvents>.fromOpaque(userdata).takeUnretainedValue()
+                events.underruns.add(1, ordering: .relaxed)
+                events.wakeup.post()
+            }, userdata)
     }
 }

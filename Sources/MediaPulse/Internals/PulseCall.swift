@@ -16,7 +16,8 @@ func check(
     _ kind: MediaError.Code = .io
 ) throws(MediaError) {
     guard code < 0 else { return }
-    throw MediaError.pulse(context.map { pa_context_errno($0) } ?? CInt(PA_ERR_UNKNOWN.rawValue), calling: function, what(), kind)
+    throw MediaError.pulse(
+        context.map { pa_context_errno($0) } ?? CInt(PA_ERR_UNKNOWN.rawValue), calling: function, what(), kind)
 }
 
 /// `pointer`, or a ``/MediaCore/MediaError`` for `function` having returned NULL (reason from the context, as
@@ -27,7 +28,8 @@ func unwrap<P>(
     _ kind: MediaError.Code = .io
 ) throws(MediaError) -> P {
     guard let pointer else {
-        throw MediaError.pulse(context.map { pa_context_errno($0) } ?? CInt(PA_ERR_UNKNOWN.rawValue), calling: function, what(), kind)
+        throw MediaError.pulse(
+            context.map { pa_context_errno($0) } ?? CInt(PA_ERR_UNKNOWN.rawValue), calling: function, what(), kind)
     }
     return pointer
 }
@@ -36,7 +38,9 @@ extension MediaError {
     /// An error for libpulse's `PA_ERR_*` code `error` from `function`, while doing `what`: e.g.
     /// "PulseAudio: connecting to server unix:/run/user/0/pulse/native failed: Connection refused
     /// (pa_context_connect, PA_ERR_CONNECTIONREFUSED = 6)".
-    static func pulse(_ error: CInt, calling function: StaticString, _ what: String, _ kind: MediaError.Code) -> MediaError {
+    static func pulse(_ error: CInt, calling function: StaticString, _ what: String, _ kind: MediaError.Code)
+        -> MediaError
+    {
         MediaError(kind, "PulseAudio: \(what) failed: \(Pulse.describe(error)) (\(function), error \(error))")
     }
 }

@@ -19,10 +19,12 @@ extension PulseConnection {
         let done = Wakeup()
         let operation = try withLock { context throws(MediaError) -> OpaquePointer in
             let operation = try unwrap(start(context), calling: function, in: context, what(), failureCode(context))
-            pa_operation_set_state_callback(operation, { _, userdata in
-                guard let userdata else { return }
-                Unmanaged<Wakeup>.fromOpaque(userdata).takeUnretainedValue().post()
-            }, Unmanaged.passUnretained(done).toOpaque())
+            pa_operation_set_state_callback(
+                operation,
+                { _, userdata in
+                    guard let userdata else { return }
+                    Unmanaged<Wakeup>.fromOpaque(userdata).takeUnretainedValue().post()
+                }, Unmanaged.passUnretained(done).toOpaque())
             return operation
         }
         defer {
@@ -43,7 +45,9 @@ extension PulseConnection {
             case PA_OPERATION_RUNNING:
                 let left = deadline - monotonicNanoseconds()
                 guard left > 0 else {
-                    throw MediaError(code == .deviceLost ? .deviceLost : .io, "PulseAudio: \(what()) failed: no answer within \(timeout) (\(function))")
+                    throw MediaError(
+                        code == .deviceLost ? .deviceLost : .io,
+                        "PulseAudio: \(what()) failed: no answer within \(timeout) (\(function))")
                 }
                 done.wait(nanoseconds: left)
             default:

@@ -35,14 +35,19 @@ enum PulseSampleSpec {
     ///   for a rate or channel count libpulse refuses (`pa_sample_spec_valid`: 1…384000 Hz, 1…32).
     static func spec(_ type: PCMSampleType, sampleRate: Int, channels: Int) throws(MediaError) -> pa_sample_spec {
         guard let format = format(for: type) else {
-            throw MediaError(.unsupportedFormat, "PulseAudio has no \(type) sample format (use s16, s24, s32, f32 or u8)")
+            throw MediaError(
+                .unsupportedFormat, "PulseAudio has no \(type) sample format (use s16, s24, s32, f32 or u8)")
         }
         guard let rate = UInt32(exactly: sampleRate), let count = UInt8(exactly: channels) else {
-            throw MediaError(.invalidArgument, "\(sampleRate) Hz, \(count: channels, "channel") is not a PulseAudio sample spec")
+            throw MediaError(
+                .invalidArgument, "\(sampleRate) Hz, \(count: channels, "channel") is not a PulseAudio sample spec")
         }
         var spec = pa_sample_spec(format: format, rate: rate, channels: count)
         guard pa_sample_spec_valid(&spec) != 0 else {
-            throw MediaError(.invalidArgument, "\(sampleRate) Hz, \(count: channels, "channel") is not a valid PulseAudio sample spec (1...384000 Hz, 1...32 channels)")
+            throw MediaError(
+                .invalidArgument,
+                "\(sampleRate) Hz, \(count: channels, "channel") is not a valid PulseAudio sample spec (1...384000 Hz, 1...32 channels)"
+            )
         }
         return spec
     }

@@ -24,19 +24,25 @@ final class PulseStream: @unchecked Sendable {
     /// What the stream is, for messages: `recording from "test.monitor"`.
     let what: String
 
-    init(connection: PulseConnection, name: String, spec: pa_sample_spec, map: pa_channel_map, what: String) throws(MediaError) {
+    init(connection: PulseConnection, name: String, spec: pa_sample_spec, map: pa_channel_map, what: String)
+        throws(MediaError)
+    {
         self.connection = connection
         self.what = what
         var spec = spec
         var map = map
         raw = try connection.withLock { context throws(MediaError) in
-            try unwrap(pa_stream_new(context, name, &spec, &map), calling: "pa_stream_new", in: context, what, connection.failureCode(context))
+            try unwrap(
+                pa_stream_new(context, name, &spec, &map), calling: "pa_stream_new", in: context, what,
+                connection.failureCode(context))
         }
         connection.withLock { _ in
-            pa_stream_set_state_callback(raw, { stream, userdata in
-                guard let stream, let userdata else { return }
-                Unmanaged<PulseStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged(stream)
-            }, Unmanaged.passUnretained(self).toOpaque())
+            pa_stream_set_state_callback(
+                raw,
+                { stream, userdata in
+                    guard let stream, let userdata else { return }
+                    Unmanaged<PulseStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged(stream)
+                }, Unmanaged.passUnretained(self).toOpaque())
         }
     }
 
@@ -87,7 +93,9 @@ final class PulseStream: @unchecked Sendable {
                 throw failure
             }
             let left = deadline - monotonicNanoseconds()
-            guard left > 0 else { throw MediaError(.io, "PulseAudio: \(what) failed: the stream was not ready within \(timeout)") }
+            guard left > 0 else {
+                throw MediaError(.io, "PulseAudio: \(what) failed: the stream was not ready within \(timeout)")
+            }
             wakeup.wait(nanoseconds: left)
         }
     }
@@ -135,9 +143,13 @@ extension PulseStream {
         let spec = pa_stream_get_sample_spec(raw)?.pointee ?? requested
         guard let type = PulseSampleSpec.sampleType(for: spec.format) else {
             let name = pa_sample_format_to_string(spec.format).map { String(cString: $0) } ?? "?"
-            throw MediaError(.unsupportedFormat, "PulseAudio: \(what) was granted sample format \(name), which MediaPipeline does not hold")
+            throw MediaError(
+                .unsupportedFormat,
+                "PulseAudio: \(what) was granted sample format \(name), which MediaPipeline does not hold")
         }
-        let layout = pa_stream_get_channel_map(raw).map { PulseSampleSpec.layout(of: $0.pointee) } ?? .default(channelCount: Int(spec.channels))
+        let layout =
+            pa_stream_get_channel_map(raw).map { PulseSampleSpec.layout(of: $0.pointee) }
+            ?? .default(channelCount: Int(spec.channels))
         let attributes = pa_stream_get_buffer_attr(raw)?.pointee
         return GrantedStream(
             format: .pcm(PCMFormat(type), sampleRate: Int(spec.rate), channelLayout: layout),

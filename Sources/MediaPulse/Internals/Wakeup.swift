@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 // timespec: with CPulseAudio in the same module, the importer credits the Glibc struct to it (pulse's
 // headers include <sys/time.h>), and MemberImportVisibility then asks for this import too.

@@ -11,7 +11,8 @@ import Testing
         var stats = LiveStreamSink.Stats()
         stats.queueSeconds = depth * 2
         stats.droppedFrames = dropped
-        return BitRateObservation(stats: stats, queueLimit: limit, bitRate: rate, time: MediaTime(value: ms, timescale: 1000))
+        return BitRateObservation(
+            stats: stats, queueLimit: limit, bitRate: rate, time: MediaTime(value: ms, timescale: 1000))
     }
 
     @Test func lowersByAQuarterWhenTheQueueIsOverHalfFullAtMostOncePerSecond() throws {
@@ -53,7 +54,9 @@ import Testing
         var rate = 2_000_000
         var rates: [Int] = []
         for second in 0..<12 {
-            if let next = policy.bitRate(after: Self.at(Int64(second) * 1000, depth: 1, dropped: second + 1, rate: rate)) {
+            if let next = policy.bitRate(
+                after: Self.at(Int64(second) * 1000, depth: 1, dropped: second + 1, rate: rate))
+            {
                 rate = next
                 rates.append(next)
             }
@@ -102,6 +105,8 @@ import Testing
         #expect { try QueueDepthBitRatePolicy(ceiling: 1_000_000, floor: 2_000_000) } throws: {
             ($0 as? MediaError)?.code == .invalidArgument
         }
-        #expect { try QueueDepthBitRatePolicy(ceiling: 1_000_000, floor: 999) } throws: { ($0 as? MediaError)?.code == .invalidArgument }
+        #expect { try QueueDepthBitRatePolicy(ceiling: 1_000_000, floor: 999) } throws: {
+            ($0 as? MediaError)?.code == .invalidArgument
+        }
     }
 }

@@ -13,7 +13,8 @@ import Testing
         let time = MediaTime(value: Int64(i), timescale: 10)
         return MediaSample(
             format: videoFormat, data: [UInt8(i)],
-            timing: SampleTiming(presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 10)),
+            timing: SampleTiming(
+                presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 10)),
             frameCount: 0, flags: i == 0 ? [.keyframe] : [])
     }
 
@@ -28,7 +29,9 @@ import Testing
     }
 
     /// Begins `live`, has the sender hold frame 0, writes `frames`, sleeps `pause` ms, writes `then`.
-    static func stall(_ live: LiveStreamSink, _ inner: GatedSink, frames: Range<Int>, pause: UInt32, then more: Range<Int>) throws {
+    static func stall(
+        _ live: LiveStreamSink, _ inner: GatedSink, frames: Range<Int>, pause: UInt32, then more: Range<Int>
+    ) throws {
         try live.begin(tracks: [videoFormat])
         try live.write(frame(0), track: 0)
         #expect(inner.entered.wait(timeout: .now() + 5) == .success)
@@ -41,7 +44,8 @@ import Testing
         let inner = GatedSink()
         let control = try BitRateControl(bitRate: 1_000_000)
         let live = try LiveStreamSink(
-            inner, clock: MediaClock(), maxQueueDuration: MediaTime(value: 1, timescale: 2), adaptiveBitRate: AdaptiveBitRate(control: control))
+            inner, clock: MediaClock(), maxQueueDuration: MediaTime(value: 1, timescale: 2),
+            adaptiveBitRate: AdaptiveBitRate(control: control))
         #expect(live.bitRateControl === control)
         // Frames 1-4 queue 0.3 s (60 %) behind the held frame; the next decision is due 250 ms after the
         // first (at frame 0, queue empty); frame 5 (80 %) comes after it.
@@ -58,7 +62,8 @@ import Testing
         let control = try BitRateControl(bitRate: 1_000_000)
         var adaptive = AdaptiveBitRate(control: control, policy: CountingPolicy())
         adaptive.interval = MediaTime(value: 1, timescale: 2)  // 500 ms
-        let live = try LiveStreamSink(inner, clock: MediaClock(), maxQueueDuration: .seconds(2), adaptiveBitRate: adaptive)
+        let live = try LiveStreamSink(
+            inner, clock: MediaClock(), maxQueueDuration: .seconds(2), adaptiveBitRate: adaptive)
         // 4 writes in far less than 500 ms: one call (the first write); after 600 ms, one more.
         try Self.stall(live, inner, frames: 1..<4, pause: 600, then: 4..<7)
         #expect(control.bitRate == 1_000_000 - 2)

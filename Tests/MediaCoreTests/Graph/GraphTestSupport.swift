@@ -7,12 +7,14 @@ func packets(count: Int, duration: Int64, timescale: Int32, format: MediaFormat,
         let start = MediaTime(value: Int64(i) * duration, timescale: timescale)
         return MediaSample(
             format: format, data: [UInt8(i & 0xFF), UInt8(i >> 8 & 0xFF)],
-            timing: SampleTiming(presentationTime: start, decodeTime: start, duration: MediaTime(value: duration, timescale: timescale)),
+            timing: SampleTiming(
+                presentationTime: start, decodeTime: start, duration: MediaTime(value: duration, timescale: timescale)),
             frameCount: format.audio == nil ? 0 : Int(duration))
     }
 }
 
-let audioFormat = MediaFormat.audio(.aac(sampleRate: 48_000, channelLayout: .default(channelCount: 2), audioSpecificConfig: [0x11, 0x90]))
+let audioFormat = MediaFormat.audio(
+    .aac(sampleRate: 48_000, channelLayout: .default(channelCount: 2), audioSpecificConfig: [0x11, 0x90]))
 let videoFormat = MediaFormat.video(.raw(.yuv420p, width: 16, height: 16))
 
 /// AAC-like packets: `seconds` of 1024-frame packets at 48 kHz.
@@ -65,7 +67,11 @@ final class CallCounts: Sendable {
 /// Two counters under a lock (test-side, so not MediaCore's internal `Locked`).
 final class LockedCounts: Sendable {
     private let values = Synchronization.Mutex<[Int64]>([0, 0])
-    func bump(_ index: Int) -> Int64 { values.withLock { $0[index] += 1; return $0[index] } }
+    func bump(_ index: Int) -> Int64 {
+        values.withLock {
+            $0[index] += 1; return $0[index]
+        }
+    }
     func read(_ index: Int) -> Int64 { values.withLock { $0[index] } }
 }
 

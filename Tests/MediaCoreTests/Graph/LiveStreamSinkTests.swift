@@ -27,11 +27,15 @@ import Testing
     func frame(_ i: Int, keyint: Int) -> MediaSample {
         let time = MediaTime(value: Int64(i), timescale: 10)
         return MediaSample(
-            format: videoFormat, data: [UInt8(i)], timing: SampleTiming(presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 10)),
+            format: videoFormat, data: [UInt8(i)],
+            timing: SampleTiming(
+                presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 10)),
             frameCount: 0, flags: i % keyint == 0 ? [.keyframe] : [])
     }
 
-    func run(frames: Range<Int>, keyint: Int, audioAt: Int64? = nil) throws -> (received: [Double], stats: LiveStreamSink.Stats) {
+    func run(frames: Range<Int>, keyint: Int, audioAt: Int64? = nil) throws -> (
+        received: [Double], stats: LiveStreamSink.Stats
+    ) {
         let inner = GatedSink()
         let live = try LiveStreamSink(inner, clock: MediaClock(), maxQueueDuration: MediaTime(value: 1, timescale: 2))
         try live.begin(tracks: [videoFormat, audioFormat])
@@ -40,7 +44,12 @@ import Testing
         for i in frames { try live.write(frame(i, keyint: keyint), track: 0) }
         if let audioAt {
             let time = MediaTime(value: audioAt, timescale: 100)
-            try live.write(MediaSample(format: audioFormat, data: [0], timing: SampleTiming(presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 100)), frameCount: 1024), track: 1)
+            try live.write(
+                MediaSample(
+                    format: audioFormat, data: [0],
+                    timing: SampleTiming(
+                        presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 100)),
+                    frameCount: 1024), track: 1)
         }
         inner.gate.signal()
         try live.finish()

@@ -4,7 +4,9 @@ import Testing
 @Suite struct MediaGraphTests {
     /// Whether the samples' decode times never go backwards.
     func isInterleaved(_ samples: [MediaSample]) -> Bool {
-        zip(samples, samples.dropFirst()).allSatisfy { !($1.timing.effectiveDecodeTime < $0.timing.effectiveDecodeTime) }
+        zip(samples, samples.dropFirst()).allSatisfy {
+            !($1.timing.effectiveDecodeTime < $0.timing.effectiveDecodeTime)
+        }
     }
 
     @Test func twoBranchesInterleaveByDecodeTimeIntoOneSink() throws {

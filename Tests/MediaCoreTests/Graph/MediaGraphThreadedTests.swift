@@ -2,7 +2,7 @@ import MediaCore
 import Synchronization
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A source that never ends: 1024-frame packets at 48 kHz, for as long as it is asked.
@@ -20,7 +20,8 @@ struct EndlessSource: MediaSource {
     /// Five seconds of audio (through a pass-through stage) and video into `sink`.
     static func build(_ sink: SampleCollector) -> MediaGraph {
         var graph = MediaGraph()
-        let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 5)), stages: [ClosureStage { s, _ in [s] }])
+        let audio = graph.addBranch(
+            source: ArraySource(audioPackets(seconds: 5)), stages: [ClosureStage { s, _ in [s] }])
         let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 5)))
         graph.addSink(sink, tracks: [audio, video])
         return graph
@@ -187,5 +188,9 @@ final class FailingSink: MediaSink, Sendable {
 final class LockedSamples: Sendable {
     private let samples = Mutex<[MediaSample]>([])
     func append(_ sample: MediaSample) { samples.withLock { $0.append(sample) } }
-    func takeAll() -> [MediaSample] { samples.withLock { all in defer { all = [] }; return all } }
+    func takeAll() -> [MediaSample] {
+        samples.withLock { all in
+            defer { all = [] }; return all
+        }
+    }
 }

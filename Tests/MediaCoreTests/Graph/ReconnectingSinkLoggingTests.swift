@@ -17,13 +17,17 @@ import Testing
         for (sample, track) in script.samples(0..<7) { try output.write(sample, track: track) }
         #expect(records.all.isEmpty)  // nothing is logged while all is well
         network.up = false
-        for (sample, track) in script.samples(7..<9) { try output.write(sample, track: track) }  // fails, then 3 refusals
+        // fails, then 3 refusals
+        for (sample, track) in script.samples(7..<9) { try output.write(sample, track: track) }
         network.up = true
         for (sample, track) in script.samples(9..<16) { try output.write(sample, track: track) }
         try output.finish()
 
         let all = records.all
-        #expect(all.map { $0.metadata["code"] } == ["disconnected", "reconnectFailed", "reconnectFailed", "reconnectFailed", "reconnected", "resumed"])
+        #expect(
+            all.map { $0.metadata["code"] } == [
+                "disconnected", "reconnectFailed", "reconnectFailed", "reconnectFailed", "reconnected", "resumed"
+            ])
         #expect(all.map(\.level) == [.warning, .warning, .warning, .warning, .info, .info])
         #expect(all.allSatisfy { $0.metadata["stage"] == "ReconnectingSink(test)" })
         #expect(all.map { $0.metadata["attempt"] } == [nil, "1", "2", "3", "4", nil])

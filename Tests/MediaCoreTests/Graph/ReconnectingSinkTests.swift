@@ -38,11 +38,20 @@ import Testing
     }
 
     /// A sink on `network`: attempts on every write once the network is down (no delay).
-    func sink(_ network: Network, attempts: Int = 5, events: EventLog? = nil, keyframes: KeyframeRequest? = nil) -> ReconnectingSink {
+    func sink(_ network: Network, attempts: Int = 5, events: EventLog? = nil, keyframes: KeyframeRequest? = nil)
+        -> ReconnectingSink
+    {
         var onEvent: (@Sendable (ReconnectingSink.Event) -> Void)?
         if let events { onEvent = { event in events.append(event) } }
-        return ReconnectingSink(name: "test", backoff: .init(maxAttempts: attempts, initialDelay: .zero), keyframeRequest: keyframes, onEvent: onEvent) {
-            if !network.up, network.writesUntilOutage == nil, let limit = network.outageRefusals, network.refusals >= limit { network.up = true }
+        return ReconnectingSink(
+            name: "test", backoff: .init(maxAttempts: attempts, initialDelay: .zero), keyframeRequest: keyframes,
+            onEvent: onEvent
+        ) {
+            if !network.up, network.writesUntilOutage == nil, let limit = network.outageRefusals,
+                network.refusals >= limit
+            {
+                network.up = true
+            }
             guard network.up else {
                 network.refusals += 1
                 throw MediaError(.io, "connection refused")
@@ -57,10 +66,15 @@ import Testing
     func samples(_ range: Range<Int>) -> [(MediaSample, Int)] {
         range.flatMap { i -> [(MediaSample, Int)] in
             let time = MediaTime(value: Int64(i), timescale: 10)
-            let timing = SampleTiming(presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 10))
+            let timing = SampleTiming(
+                presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 10))
             return [
-                (MediaSample(format: videoFormat, data: Array(repeating: 0, count: 10), timing: timing, frameCount: 0, flags: i % 5 == 0 ? [.keyframe] : []), 0),
-                (MediaSample(format: audioFormat, data: [0, 0], timing: timing, frameCount: 1024), 1),
+                (
+                    MediaSample(
+                        format: videoFormat, data: Array(repeating: 0, count: 10), timing: timing, frameCount: 0,
+                        flags: i % 5 == 0 ? [.keyframe] : []), 0
+                ),
+                (MediaSample(format: audioFormat, data: [0, 0], timing: timing, frameCount: 1024), 1)
             ]
         }
     }
@@ -153,7 +167,10 @@ import Testing
 
     @Test func backoffDoublesUpToItsLimit() {
         let backoff = ReconnectingSink.Backoff(maxAttempts: 6, initialDelay: .milliseconds(500), maxDelay: .seconds(3))
-        #expect((1...5).map { backoff.delay(beforeAttempt: $0) } == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(3), .seconds(3)])
+        #expect(
+            (1...5).map { backoff.delay(beforeAttempt: $0) } == [
+                .milliseconds(500), .seconds(1), .seconds(2), .seconds(3), .seconds(3)
+            ])
     }
 
     /// A sink whose network goes down after 6 writes and refuses 2 connections.

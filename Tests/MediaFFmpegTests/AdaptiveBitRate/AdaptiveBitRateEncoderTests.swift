@@ -69,10 +69,11 @@ import Testing
     /// Raised directly on the encoder (no control; a CBR-like VBV in the settings): 500 kb/s, then
     /// 2 Mb/s after 3 s. The rate follows both ways, and the stream stays valid.
     @Test func setAverageBitRateRaisesTheRate() throws {
-        let encoder = try H264Encoder(settings: Self.settings {
-            $0.averageBitRate = 500_000
-            $0.dataRateLimit = (maxBitRate: 500_000, bufferSize: 500_000)
-        })
+        let encoder = try H264Encoder(
+            settings: Self.settings {
+                $0.averageBitRate = 500_000
+                $0.dataRateLimit = (maxBitRate: 500_000, bufferSize: 500_000)
+            })
         #expect(encoder.bitRateControl == nil)
         let encoded = try Self.encode(encoder, seconds: 6) { n, encoder in
             if n == 3 * Self.fps { try encoder.setAverageBitRate(2_000_000) }
@@ -89,7 +90,8 @@ import Testing
     /// x264 keeps its long-term average and only the cap moves with the target, so lowering the target
     /// to 500 kb/s (cap 1 Mb/s) halves the rate rather than quartering it (measured: 2.06 → 1.02 Mb/s).
     @Test func aboveAverageMaxRateOnlyMovesTheCap() throws {
-        let encoder = try H264Encoder(settings: Self.settings { $0.dataRateLimit = (maxBitRate: 4_000_000, bufferSize: 2_000_000) })
+        let encoder = try H264Encoder(
+            settings: Self.settings { $0.dataRateLimit = (maxBitRate: 4_000_000, bufferSize: 2_000_000) })
         let encoded = try Self.encode(encoder, seconds: 6) { n, encoder in
             if n == 3 * Self.fps { try encoder.setAverageBitRate(500_000) }
         }
@@ -103,7 +105,10 @@ import Testing
     /// change without a VBV or a control (x264 would ignore it), rates out of range.
     @Test func refusals() throws {
         let control = try BitRateControl(bitRate: 1_000_000)
-        #expect(Self.refused { _ = try H264Encoder(settings: Self.settings { $0.averageBitRate = nil }, bitRateControl: control) })
+        #expect(
+            Self.refused {
+                _ = try H264Encoder(settings: Self.settings { $0.averageBitRate = nil }, bitRateControl: control)
+            })
         let plain = try H264Encoder(settings: Self.settings())
         #expect(Self.refused { try plain.setAverageBitRate(1_000_000) })
         let controlled = try H264Encoder(settings: Self.settings(), bitRateControl: control)

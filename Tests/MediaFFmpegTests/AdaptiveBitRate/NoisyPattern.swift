@@ -11,7 +11,8 @@ struct NoisyPattern: MediaSource {
     let amplitude: Int
 
     init(width: Int = 640, height: Int = 360, fps: Int32 = 25, frames: Int64, amplitude: Int = 24) throws {
-        pattern = try TestPatternGenerator(width: width, height: height, frameRate: FrameRate(fps), length: .frames(frames))
+        pattern = try TestPatternGenerator(
+            width: width, height: height, frameRate: FrameRate(fps), length: .frames(frames))
         self.amplitude = amplitude
     }
 
@@ -30,6 +31,7 @@ struct NoisyPattern: MediaSource {
             }
         }
         self.state = state
-        return MediaSample(format: .video(format), planes: planes, timing: frame.timing, frameCount: 1, flags: frame.flags)
+        return MediaSample(
+            format: .video(format), planes: planes, timing: frame.timing, frameCount: 1, flags: frame.flags)
     }
 }

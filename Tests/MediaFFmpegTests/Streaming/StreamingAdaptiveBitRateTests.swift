@@ -37,15 +37,20 @@ import Testing
         let video = graph.addBranch(
             "video",
             source: RealTimeSource(
-                try NoisyPattern(width: 320, height: 240, fps: Int32(fps), frames: Int64(seconds * fps), amplitude: 12), clock: clock),
+                try NoisyPattern(width: 320, height: 240, fps: Int32(fps), frames: Int64(seconds * fps), amplitude: 12),
+                clock: clock),
             stages: [try H264Encoder(settings: settings, bitRateControl: adaptive ? control : nil)])
         let audio = graph.addBranch(
             "audio",
-            source: RealTimeSource(try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)), clock: clock),
+            source: RealTimeSource(
+                try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)),
+                clock: clock),
             stages: [try AACEncoder(bitRate: 32_000)])
-        let muxer = try StreamingSupport.connect("tcp://127.0.0.1:\(port)", protocolOptions: ["send_buffer_size": "4096"])
+        let muxer = try StreamingSupport.connect(
+            "tcp://127.0.0.1:\(port)", protocolOptions: ["send_buffer_size": "4096"])
         let live = try LiveStreamSink(
-            muxer, clock: clock, maxQueueDuration: .seconds(1), adaptiveBitRate: adaptive ? AdaptiveBitRate(control: control) : nil)
+            muxer, clock: clock, maxQueueDuration: .seconds(1),
+            adaptiveBitRate: adaptive ? AdaptiveBitRate(control: control) : nil)
         let stats = live.statsSource
         graph.addSink(live, tracks: [video, audio])
         _ = try await graph.run()

@@ -11,13 +11,16 @@ import Testing
     static let streamer = TestPaths.executable("live-streamer")
     /// A small, cheap stream: the 320x240 pattern at 25 fps (a keyframe every `keyint` frames), a tone.
     static func small(keyint: Int = 25) -> [String] {
-        ["--pattern", "--size", "320x240", "--fps", "25", "--keyint", "\(keyint)", "--tone", "440",
-         "--preset", "ultrafast", "--bitrate", "300000", "--audio-bitrate", "64000"]
+        [
+            "--pattern", "--size", "320x240", "--fps", "25", "--keyint", "\(keyint)", "--tone", "440",
+            "--preset", "ultrafast", "--bitrate", "300000", "--audio-bitrate", "64000"
+        ]
     }
 
     /// Starts the example with `arguments`, its output in `dir`.
     static func start(_ arguments: [String], in dir: TemporaryDirectory) throws -> ChildProcess {
-        try ChildProcess(streamer, arguments, environment: ProcessInfo.processInfo.environment, outputBase: dir.file("streamer"))
+        try ChildProcess(
+            streamer, arguments, environment: ProcessInfo.processInfo.environment, outputBase: dir.file("streamer"))
     }
 
     /// The `--stats-json` lines the example printed.
@@ -56,7 +59,9 @@ import Testing
 
         let probe = try StreamingSupport.probe(records + "/test.flv")
         #expect(probe.videoFrames == 250, "\(probe)")
-        #expect(probe.audioFrames == (last["sentAudioFrames"] as? NSNumber)?.intValue && probe.audioFrames >= 468, "\(probe)")
+        #expect(
+            probe.audioFrames == (last["sentAudioFrames"] as? NSNumber)?.intValue && probe.audioFrames >= 468,
+            "\(probe)")
         #expect(abs(probe.videoStart - probe.audioStart) <= 1.0 / 25, "\(probe)")
         #expect((last["sentFrames"] as? NSNumber)?.intValue == probe.videoFrames + probe.audioFrames)
     }
@@ -67,14 +72,19 @@ import Testing
         let url = "rtmp://127.0.0.1:\(port)/live/test"
         let environment = ProcessInfo.processInfo.environment
         let first = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-listen", "1", "-i", url, "-c", "copy", "-flush_packets", "1", "-f", "mpegts", dir.file("first.ts")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-listen", "1", "-i", url, "-c", "copy", "-flush_packets", "1", "-f",
+                "mpegts", dir.file("first.ts")
+            ],
             environment: environment, outputBase: dir.file("first"))
         defer { first.kill() }
         #expect(Self.waitForListener(port))
         // Keyframes 10 s apart: the stream can resume within the test only at the keyframe the
         // reconnection asks the encoder for.
         let streamer = try Self.start(
-            ["--to", url, "--duration", "10", "--record", dir.file("local.mp4"), "--reconnect", "5", "--stats-json"] + Self.small(keyint: 250),
+            ["--to", url, "--duration", "10", "--record", dir.file("local.mp4"), "--reconnect", "5", "--stats-json"]
+                + Self.small(keyint: 250),
             in: dir)
         defer { streamer.kill() }
         usleep(3_000_000)
@@ -83,7 +93,11 @@ import Testing
         usleep(2_000_000)
         // -copyts: the second receiver keeps the timestamps it is sent, so continuity can be checked.
         let second = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-listen", "1", "-i", url, "-c", "copy", "-copyts", dir.file("second.flv")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-listen", "1", "-i", url, "-c", "copy", "-copyts",
+                dir.file("second.flv")
+            ],
             environment: environment, outputBase: dir.file("second"))
         defer { second.kill() }
         #expect(streamer.wait(timeout: 30), "live-streamer did not end")
@@ -94,7 +108,8 @@ import Testing
         #expect((last["reconnects"] as? NSNumber)?.intValue == 1, "\(last)")
 
         // After the restart: a keyframe first, timestamps continuing (not from zero), a clean decode.
-        let json = try ExternalTool.ffprobeJSON(dir.file("second.flv"), ["-show_entries", "packet=codec_type,pts_time,flags"])
+        let json = try ExternalTool.ffprobeJSON(
+            dir.file("second.flv"), ["-show_entries", "packet=codec_type,pts_time,flags"])
         let packets = try #require(json["packets"] as? [[String: Any]])
         let video = packets.filter { $0["codec_type"] as? String == "video" }
         let times = video.compactMap { Double($0["pts_time"] as? String ?? "") }
@@ -102,7 +117,8 @@ import Testing
         #expect((times.first ?? 0) >= 5 && (times.first ?? 99) <= 8, "resumed at \(times.first ?? -1) s")
         #expect(times.count >= 50, "\(times.count) frames after the restart")
         #expect(times == times.sorted() && (times.last ?? 0) >= 9.9, "\(times.suffix(2))")
-        let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("second.flv"), "-f", "null", "-"])
+        let decode = try ExternalTool.run(
+            "ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("second.flv"), "-f", "null", "-"])
         #expect(decode.status == 0, "\(decode.stderr)")
         // Before the kill: the first receiver got the start (whatever it flushed).
         #expect(try StreamingSupport.probe(dir.file("first.ts")).videoFrames >= 25)
@@ -110,7 +126,8 @@ import Testing
         // The local recording of the same encode is complete.
         let local = try StreamingSupport.probe(dir.file("local.mp4"))
         #expect(local.videoFrames == 250 && local.audioFrames >= 468, "\(local)")
-        let localDecode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("local.mp4"), "-f", "null", "-"])
+        let localDecode = try ExternalTool.run(
+            "ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("local.mp4"), "-f", "null", "-"])
         #expect(localDecode.status == 0, "\(localDecode.stderr)")
     }
 
@@ -124,14 +141,18 @@ import Testing
         let streamerURL = streamerListens ? "srt://127.0.0.1:\(port)?mode=listener" : "srt://127.0.0.1:\(port)"
         var relay: ChildProcess?
         if !streamerListens {
-            relay = try ChildProcess("srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment, outputBase: dir.file("relay"))
+            relay = try ChildProcess(
+                "srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment,
+                outputBase: dir.file("relay"))
             usleep(500_000)  // SRT is UDP: no port to poll for a listener
         }
         let streamer = try Self.start(["--to", streamerURL, "--duration", "3"] + Self.small(), in: dir)
         defer { streamer.kill() }
         if streamerListens {
             usleep(500_000)
-            relay = try ChildProcess("srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment, outputBase: dir.file("relay"))
+            relay = try ChildProcess(
+                "srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment,
+                outputBase: dir.file("relay"))
         }
         let receiver = try #require(relay)
         defer { receiver.kill() }
@@ -149,11 +170,15 @@ import Testing
         let dir = try TemporaryDirectory()
         let vod = dir.file("vod/show.m3u8")
         let made = try ExternalTool.run(
-            Self.streamer, ["--to", vod, "--duration", "4", "--hls-time", "1", "--hls-list-size", "0", "--hls-segment-type", "fmp4"] + Self.small())
+            Self.streamer,
+            ["--to", vod, "--duration", "4", "--hls-time", "1", "--hls-list-size", "0", "--hls-segment-type", "fmp4"]
+                + Self.small())
         #expect(made.status == 0, "\(made.stderr)")
         let playlist = try HLSFixtures.playlist(vod)
         #expect(playlist.lines.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.lines.last == "#EXT-X-ENDLIST")
-        #expect(playlist.segments.count == 4 && playlist.segments.allSatisfy { abs($0.duration - 1) < 0.05 }, "\(playlist.segments)")
+        #expect(
+            playlist.segments.count == 4 && playlist.segments.allSatisfy { abs($0.duration - 1) < 0.05 },
+            "\(playlist.segments)")
         let frames = try HLSFixtures.countFrames(vod)
         #expect(frames.video == 100 && (frames.audio ?? 0) >= 186, "\(frames)")
         let discovered = try HLSFixtures.discover(vod)
@@ -176,9 +201,13 @@ import Testing
         let receiver = try SlowTCPReceiver(port: port, chunk: 1316, interval: 0.05)
         receiver.start(timeout: 40)
         let streamer = try Self.start(
-            ["--to", "tcp://127.0.0.1:\(port)", "--protocol-option", "send_buffer_size=4096", "--duration", "6", "--max-latency", "1", "--stats-json",
-             "--pattern", "--size", "320x240", "--fps", "25", "--keyint", "10", "--tone", "440", "--preset", "ultrafast",
-             "--bitrate", "800000", "--audio-bitrate", "32000"],
+            [
+                "--to", "tcp://127.0.0.1:\(port)", "--protocol-option", "send_buffer_size=4096", "--duration", "6",
+                "--max-latency", "1", "--stats-json",
+                "--pattern", "--size", "320x240", "--fps", "25", "--keyint", "10", "--tone", "440", "--preset",
+                "ultrafast",
+                "--bitrate", "800000", "--audio-bitrate", "32000"
+            ],
             in: dir)
         defer { streamer.kill() }
         #expect(streamer.wait(timeout: 40), "live-streamer did not end")
@@ -207,7 +236,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/test", "-c", "copy", dir.file("got.flv")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/test", "-c",
+                "copy", dir.file("got.flv")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         #expect(Self.waitForListener(port))
@@ -222,7 +255,8 @@ import Testing
         for file in ["got.flv", "local.mkv"] {
             let probe = try StreamingSupport.probe(dir.file(file))
             #expect(probe.videoFrames >= 40 && probe.audioFrames >= 80, "\(file): \(probe)")
-            let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", dir.file(file), "-f", "null", "-"])
+            let decode = try ExternalTool.run(
+                "ffmpeg", ["-v", "error", "-xerror", "-i", dir.file(file), "-f", "null", "-"])
             #expect(decode.status == 0, "\(file): \(decode.stderr)")
         }
     }
@@ -231,19 +265,27 @@ import Testing
         let daemon = try PulseDaemon()
         let dir = try TemporaryDirectory()
         let tone = dir.file("tone.wav")
-        try ExternalTool.check("sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "8", "sine", "1000", "vol", "0.5"])
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "8", "sine", "1000", "vol", "0.5"])
         let player = try daemon.spawn("paplay", ["--device=\(daemon.sinkName)", tone])
         defer { player.kill() }
         let port = try StreamingSupport.freePort()
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts",
+                dir.file("got.ts")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         #expect(Self.waitForListener(port))
         let streamer = try daemon.spawn(
             Self.streamer,
-            ["--to", "tcp://127.0.0.1:\(port)", "--capture", daemon.monitorName, "--pattern", "--size", "320x240", "--fps", "25",
-             "--preset", "ultrafast", "--bitrate", "300000", "--duration", "3"])
+            [
+                "--to", "tcp://127.0.0.1:\(port)", "--capture", daemon.monitorName, "--pattern", "--size", "320x240",
+                "--fps", "25",
+                "--preset", "ultrafast", "--bitrate", "300000", "--duration", "3"
+            ])
         defer { streamer.kill() }
         #expect(streamer.wait(timeout: 20), "live-streamer did not end")
         #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
@@ -253,9 +295,14 @@ import Testing
         // Capture and pattern on one clock, but a null sink's monitor delivers its first block late (about
         // 1.3 s here: the idle sink's first 2-s block, see FFMPEG-NOTES), so audio may start after video
         // and never before it.
-        #expect(probe.audioStart >= probe.videoStart - 0.05 && probe.audioStart <= probe.videoStart + 2, "\(probe) \(streamer.result.stderr)")
+        #expect(
+            probe.audioStart >= probe.videoStart - 0.05 && probe.audioStart <= probe.videoStart + 2,
+            "\(probe) \(streamer.result.stderr)")
         // What was heard: the 1 kHz tone (one second from 1.5 s, before the last AAC frame's padding).
-        let pcm = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", dir.file("got.ts"), "-vn", "-ss", "1.5", "-t", "1", "-ac", "1", "-f", "f32le", "-"]).stdout
+        let pcm = try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-i", dir.file("got.ts"), "-vn", "-ss", "1.5", "-t", "1", "-ac", "1", "-f", "f32le", "-"]
+        ).stdout
         let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         #expect(samples.count == 48_000)
         #expect(abs(RawAudio.zeroCrossingFrequency(samples, sampleRate: 48_000) - 1000) < 5)
@@ -267,16 +314,23 @@ import Testing
             (["--to", "gopher://127.0.0.1:1/x", "--pattern"], "unknown scheme gopher"),
             (["--to", "rtmp://127.0.0.1:1/x"], "give video"),
             // `--capture` without a device name still counts as an audio source.
-            (["--to", "rtmp://127.0.0.1:1/x", "--tone", "440", "--capture"], "give one of --tone, --audio and --capture"),
-            (["--to", "rtmp://127.0.0.1:1/x", "--pattern", "--max-latency", "0"], "--max-latency"),
+            (
+                ["--to", "rtmp://127.0.0.1:1/x", "--tone", "440", "--capture"],
+                "give one of --tone, --audio and --capture"
+            ),
+            (["--to", "rtmp://127.0.0.1:1/x", "--pattern", "--max-latency", "0"], "--max-latency")
         ]
         for (arguments, expected) in cases {
             let result = try ExternalTool.run(Self.streamer, arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
-            #expect(lines.count == 1 && lines.first?.hasPrefix("live-streamer: ") == true && result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+            #expect(
+                lines.count == 1 && lines.first?.hasPrefix("live-streamer: ") == true
+                    && result.stderr.contains(expected), "\(arguments): \(result.stderr)")
         }
-        let refused = try ExternalTool.run(Self.streamer, ["--to", "rtmp://127.0.0.1:\(try StreamingSupport.freePort())/live/x", "--pattern", "--duration", "1"])
+        let refused = try ExternalTool.run(
+            Self.streamer,
+            ["--to", "rtmp://127.0.0.1:\(try StreamingSupport.freePort())/live/x", "--pattern", "--duration", "1"])
         #expect(refused.status == 1 && refused.stderr.contains("Connection refused"), "\(refused.stderr)")
     }
 }

@@ -22,7 +22,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/test", "-c", "copy", dir.file("got.flv")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-listen", "1", "-i", "rtmp://127.0.0.1:\(port)/live/test", "-c",
+                "copy", dir.file("got.flv")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let stats = try await StreamingSupport.stream(to: "rtmp://127.0.0.1:\(port)/live/test")

@@ -9,7 +9,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=listener", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=listener", "-c", "copy", "-f",
+                "mpegts", dir.file("got.ts")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let stats = try await StreamingSupport.stream(to: "srt://127.0.0.1:\(port)?mode=caller&latency=120000")
@@ -26,7 +30,11 @@ extension StreamingSRTTests {
         let port = try StreamingSupport.freePort()
         let secret = "loopback-only-secret"
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=listener&passphrase=\(secret)", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-i", "srt://127.0.0.1:\(port)?mode=listener&passphrase=\(secret)",
+                "-c", "copy", "-f", "mpegts", dir.file("got.ts")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let stats = try await StreamingSupport.stream(to: "srt://127.0.0.1:\(port)?mode=caller&passphrase=\(secret)")

@@ -9,7 +9,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts",
+                dir.file("got.ts")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let stats = try await StreamingSupport.stream(to: "tcp://127.0.0.1:\(port)")
@@ -21,7 +25,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "udp://127.0.0.1:\(port)?timeout=2000000&fifo_size=100000", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-i", "udp://127.0.0.1:\(port)?timeout=2000000&fifo_size=100000", "-c",
+                "copy", "-f", "mpegts", dir.file("got.ts")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         // UDP has no connection to refuse: wait until the receiver has bound its port.
@@ -36,7 +44,11 @@ import Testing
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
         let receiver = try ChildProcess(
-            "ffmpeg", ["-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts", dir.file("got.ts")],
+            "ffmpeg",
+            [
+                "-nostdin", "-y", "-v", "error", "-i", "tcp://127.0.0.1:\(port)?listen=1", "-c", "copy", "-f", "mpegts",
+                dir.file("got.ts")
+            ],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let url = "tcp://127.0.0.1:\(port)"

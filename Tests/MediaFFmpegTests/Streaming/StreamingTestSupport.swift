@@ -25,7 +25,9 @@ enum StreamingSupport {
         defer { close(fd) }
         var address = loopback(port)
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 
@@ -87,7 +89,9 @@ enum StreamingSupport {
         let deadline = Date(timeIntervalSinceNow: 5)
         var lastError: MediaError?
         while Date() < deadline {
-            let result = Result { () throws(MediaError) in try ContainerMuxer(url: url, protocolOptions: protocolOptions) }
+            let result = Result { () throws(MediaError) in
+                try ContainerMuxer(url: url, protocolOptions: protocolOptions)
+            }
             switch result {
             case .success(let muxer): return muxer
             case .failure(let error):
@@ -103,7 +107,8 @@ enum StreamingSupport {
     /// time on one clock, through a LiveStreamSink of `maxQueue` into a muxer connected to `url` (retried
     /// while the receiver is not listening yet, when `retry`); the sink's stats.
     static func stream(
-        to url: String, retry: Bool = true, protocolOptions: [String: String] = [:], keyint: Int = 25, videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
+        to url: String, retry: Bool = true, protocolOptions: [String: String] = [:], keyint: Int = 25,
+        videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
         maxQueue: MediaTime = .seconds(2)
     ) async throws -> LiveStreamSink.Stats {
         var settings = H264Encoder.Settings()
@@ -117,13 +122,19 @@ enum StreamingSupport {
         let video = graph.addBranch(
             "video",
             source: RealTimeSource(
-                try TestPatternGenerator(width: 320, height: 240, frameRate: FrameRate(Int32(fps)), length: .duration(length)), clock: clock),
+                try TestPatternGenerator(
+                    width: 320, height: 240, frameRate: FrameRate(Int32(fps)), length: .duration(length)), clock: clock),
             stages: [try H264Encoder(settings: settings)])
         let audio = graph.addBranch(
             "audio",
-            source: RealTimeSource(try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)), clock: clock),
+            source: RealTimeSource(
+                try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)),
+                clock: clock),
             stages: [try AACEncoder(bitRate: audioBitRate)])
-        let muxer = retry ? try connect(url, protocolOptions: protocolOptions) : try ContainerMuxer(url: url, protocolOptions: protocolOptions)
+        let muxer =
+            retry
+            ? try connect(url, protocolOptions: protocolOptions)
+            : try ContainerMuxer(url: url, protocolOptions: protocolOptions)
         let live = try LiveStreamSink(muxer, clock: clock, maxQueueDuration: maxQueue)
         let stats = live.statsSource
         graph.addSink(live, tracks: [video, audio])

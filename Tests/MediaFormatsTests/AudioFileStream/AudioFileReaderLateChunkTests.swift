@@ -22,9 +22,12 @@ import Testing
 
     static func ffmpegALAC(_ dir: TemporaryDirectory) throws -> String {
         let path = dir.file("late-pakt.caf")
-        try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=3", "-ac", "2", "-c:a", "alac", "-f", "caf", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=3", "-ac", "2", "-c:a", "alac",
+                "-f", "caf", path
+            ])
         return path
     }
 
@@ -69,7 +72,9 @@ import Testing
         let heldBatches = try Self.heldParse(bytes).compactMap { if case .packets(let b) = $0 { b } else { nil } }
         let reader = try AudioFileReader(path: path)
         let samples = try AudioFileReaderTests.readAll(reader)
-        let packets = heldBatches.flatMap { b in b.descriptions.map { Array(b.bytes[$0.startOffset..<($0.startOffset + $0.dataByteSize)]) } }
+        let packets = heldBatches.flatMap { b in
+            b.descriptions.map { Array(b.bytes[$0.startOffset..<($0.startOffset + $0.dataByteSize)]) }
+        }
         #expect(samples.map(\.data) == packets)
         #expect(samples.count == (try ffprobePacketCount(path)))
         #expect(!samples.contains { $0.flags.contains(.discontinuity) })
@@ -91,10 +96,13 @@ import Testing
     @Test func anAIFFWithCOMMAfterSSNDReportsTheChunkBetweenOnce() throws {
         let dir = try TemporaryDirectory()
         let source = try AIFFStreamParserTests.ffmpegAIFF(dir)
-        let file = T.form("AIFF", [
-            T.aiffChunk("SSND", T.ssndBody(source.audio)), T.aiffChunk("ANNO", Array("odd".utf8)), T.aiffChunk("COMM", source.comm),
-            T.aiffChunk("NAME", Array("after".utf8)),
-        ])
+        let file = T.form(
+            "AIFF",
+            [
+                T.aiffChunk("SSND", T.ssndBody(source.audio)), T.aiffChunk("ANNO", Array("odd".utf8)),
+                T.aiffChunk("COMM", source.comm),
+                T.aiffChunk("NAME", Array("after".utf8))
+            ])
         let path = dir.file("late-comm.aiff")
         try WAVTest.write(file, to: path)
         let reader = try AudioFileReader(path: path)

@@ -22,7 +22,10 @@ import Testing
         #expect(samples.count == (try ffprobePacketCount(path)))
         let bytes = try fileBytes(path)
         #expect(samples.map(\.data) == frameRanges(bytes).map { Array(bytes[($0.lowerBound + 7)..<$0.upperBound]) })
-        #expect(samples.enumerated().allSatisfy { $1.timing.presentationTime == MediaTime(value: Int64($0 * 1024), timescale: 44_100) })
+        #expect(
+            samples.enumerated().allSatisfy {
+                $1.timing.presentationTime == MediaTime(value: Int64($0 * 1024), timescale: 44_100)
+            })
         #expect(try reader.next() == nil)
     }
 

@@ -24,8 +24,9 @@ import Testing
 
     @Test(arguments: [
         ("RIFF", [0, 0, 0, 0], "WAVE", AudioFileType.wave), ("RF64", [0xFF, 0xFF, 0xFF, 0xFF], "WAVE", .wave),
-        ("BW64", [0xFF, 0xFF, 0xFF, 0xFF], "WAVE", .wave), ("FORM", [0, 0, 0, 4], "AIFF", .aiff), ("FORM", [0, 0, 0, 4], "AIFC", .aifc),
-        ("caff", [0, 1, 0, 0], "desc", .caf), (".snd", [0, 0, 0, 24], "\u{0}\u{0}\u{0}\u{0}", .next),
+        ("BW64", [0xFF, 0xFF, 0xFF, 0xFF], "WAVE", .wave), ("FORM", [0, 0, 0, 4], "AIFF", .aiff),
+        ("FORM", [0, 0, 0, 4], "AIFC", .aifc),
+        ("caff", [0, 1, 0, 0], "desc", .caf), (".snd", [0, 0, 0, 24], "\u{0}\u{0}\u{0}\u{0}", .next)
     ])
     func theFileTypeComesFromTheMagicNumber(magic: String, size: [UInt8], form: String, type: AudioFileType) throws {
         var parser = AudioFileStreamParser()
@@ -58,9 +59,12 @@ import Testing
     /// Two seconds of 44.1 kHz stereo AAC in ADTS, written by ffmpeg.
     static func ffmpegADTS(in dir: TemporaryDirectory) throws -> String {
         let path = dir.file("tone.aac")
-        try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=2", "-ac", "2", "-c:a", "aac", "-b:a", "96k", "-f", "adts", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=2", "-ac", "2", "-c:a", "aac",
+                "-b:a", "96k", "-f", "adts", path
+            ])
         return path
     }
 
@@ -133,7 +137,9 @@ import Testing
         }
         let first = try #require(batch)
         #expect(first.firstPacket == 50 && first.isDiscontinuity)
-        #expect(Array(first.bytes[0..<first.descriptions[0].dataByteSize]) == Array(bytes[(frames[50].lowerBound + 7)..<frames[50].upperBound]))
+        #expect(
+            Array(first.bytes[0..<first.descriptions[0].dataByteSize])
+                == Array(bytes[(frames[50].lowerBound + 7)..<frames[50].upperBound]))
     }
 
     /// ffmpeg writes ALAC in CAF with the `pakt` after the `data`: the parser holds the audio until the
@@ -141,9 +147,12 @@ import Testing
     @Test func audioHeldForALateChunkIsBounded() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("late-pakt.caf")
-        try ExternalTool.check("ffmpeg", [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=1", "-c:a", "alac", "-f", "caf", path,
-        ])
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=1", "-c:a", "alac", "-f", "caf",
+                path
+            ])
         let bytes = try fileBytes(path)
         let held = try StreamParse.verified(bytes, byteByByte: false)
         #expect(held.error == nil)

@@ -56,7 +56,7 @@ import Testing
             "ffmpeg",
             [
                 "-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=0.5",
-                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "h264", path,
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "h264", path
             ])
         let clean = try fileBytes(path)
         let reader = AnnexBReader(bytes: Array("junk".utf8) + clean)

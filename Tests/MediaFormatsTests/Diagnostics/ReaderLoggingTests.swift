@@ -46,7 +46,8 @@ import Testing
         #expect(progress.warnings.first?[DiagnosticKey.stage] == "WAVReader")
 
         let records = LogRecords()
-        var logged = Pipeline(source: try WAVReader(path: path), sink: CollectingSink(), logger: records.logger(level: .warning))
+        var logged = Pipeline(
+            source: try WAVReader(path: path), sink: CollectingSink(), logger: records.logger(level: .warning))
         let counted = try logged.run()
         #expect(counted.warningCount == 1)
         #expect(records.with(code: "dataBeyondEndOfFile").map { $0.metadata["byteOffset"] } == ["36"])
@@ -78,7 +79,8 @@ import Testing
         #expect(reader.diagnostics == [.resynchronized(byteOffset: Int64(at), skippedBytes: 37)])
         let record = try #require(records.all.only)
         #expect(record.level == .warning)
-        #expect(record.metadata == ["stage": "ADTSReader", "code": "resynchronized", "byteOffset": "\(at)", "count": "37"])
+        #expect(
+            record.metadata == ["stage": "ADTSReader", "code": "resynchronized", "byteOffset": "\(at)", "count": "37"])
         #expect(record.message == "Skipped 37 bytes at byte offset \(at) to resynchronise to the next ADTS frame.")
     }
 

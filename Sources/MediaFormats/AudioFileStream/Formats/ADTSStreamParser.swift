@@ -80,9 +80,12 @@ struct ADTSStreamParser: AudioFileFormatParser {
         if packet < Int64(packetOffsets.count) {
             return AudioFileStreamSeekOffset(byteOffset: packetOffsets[Int(packet)], isEstimated: false)
         }
-        guard let first = packetOffsets.first, let last = packetOffsets.last, packetOffsets.count > 1 else { return nil }
+        guard let first = packetOffsets.first, let last = packetOffsets.last, packetOffsets.count > 1 else {
+            return nil
+        }
         let average = Double(last - first) / Double(packetOffsets.count - 1)
-        return AudioFileStreamSeekOffset(byteOffset: first + Int64((Double(packet) * average).rounded()), isEstimated: true)
+        return AudioFileStreamSeekOffset(
+            byteOffset: first + Int64((Double(packet) * average).rounded()), isEstimated: true)
     }
 
     mutating func resume(atPacket packet: Int64, byteOffset: Int64) {
@@ -97,10 +100,13 @@ struct ADTSStreamParser: AudioFileFormatParser {
     /// The properties, from the first frame.
     private mutating func announce(_ format: AudioFormat, at offset: Int64, into events: inout [AudioFileStreamEvent]) {
         announced = true
-        events.append(.dataFormat(AudioStreamBasicDescription(
-            sampleRate: Double(format.sampleRate), formatID: AudioStreamBasicDescription.mpeg4AAC, bytesPerPacket: 0,
-            framesPerPacket: UInt32(format.framesPerPacket), bytesPerFrame: 0,
-            channelsPerFrame: UInt32(format.channelCount), bitsPerChannel: 0)))
+        events.append(
+            .dataFormat(
+                AudioStreamBasicDescription(
+                    sampleRate: Double(format.sampleRate), formatID: AudioStreamBasicDescription.mpeg4AAC,
+                    bytesPerPacket: 0,
+                    framesPerPacket: UInt32(format.framesPerPacket), bytesPerFrame: 0,
+                    channelsPerFrame: UInt32(format.channelCount), bitsPerChannel: 0)))
         events.append(.channelLayout(format.channelLayout))
         events.append(.magicCookie(format.magicCookie))
         events.append(.dataOffset(offset))
@@ -120,7 +126,8 @@ struct ADTSStreamParser: AudioFileFormatParser {
             case .resynchronized(_, let skipped):
                 events.append(.diagnostic(.resynchronized(byteOffset: offset, skippedBytes: Int64(skipped))))
             case .truncatedFrame(_, let declared, let available):
-                events.append(.diagnostic(.truncatedPacket(byteOffset: offset, declared: declared, available: available)))
+                events.append(
+                    .diagnostic(.truncatedPacket(byteOffset: offset, declared: declared, available: available)))
             case .trailingBytesSkipped(_, let count):
                 events.append(.diagnostic(.trailingBytesSkipped(byteOffset: offset, count: Int64(count))))
             case .formatChanged, .truncatedID3Tag, .unsupportedFrame:

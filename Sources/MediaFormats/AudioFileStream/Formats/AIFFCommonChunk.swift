@@ -47,7 +47,8 @@ struct AIFFCommonChunk: Sendable, Hashable {
         numSampleFrames = b[2..<6].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         let sampleSize = be16(6)
         guard channels >= 1 else {
-            throw MediaError.invalidData("AIFF 'COMM' numChannels of \(channels) is not a usable channel count", at: offset)
+            throw MediaError.invalidData(
+                "AIFF 'COMM' numChannels of \(channels) is not a usable channel count", at: offset)
         }
         let rate = try ExtendedFloat80.double(bigEndian: b[8..<18], at: offset + 8)
         guard rate >= 1, rate <= Double(Int32.max) else {
@@ -62,27 +63,35 @@ struct AIFFCommonChunk: Sendable, Hashable {
         _ code: String, channels: Int, sampleSize: Int, rate: Double, at offset: Int64
     ) throws(MediaError) -> AudioStreamBasicDescription {
         switch code {
-        case "NONE", "twos": return try integerPCM(sampleSize, channels: channels, rate: rate, bigEndian: true, at: offset)
+        case "NONE", "twos":
+            return try integerPCM(sampleSize, channels: channels, rate: rate, bigEndian: true, at: offset)
         case "sowt": return try integerPCM(sampleSize, channels: channels, rate: rate, bigEndian: false, at: offset)
         case "in24": return try integerPCM(24, channels: channels, rate: rate, bigEndian: true, at: offset)
         case "in32": return try integerPCM(32, channels: channels, rate: rate, bigEndian: true, at: offset)
         case "42ni": return try integerPCM(24, channels: channels, rate: rate, bigEndian: false, at: offset)
         case "23ni": return try integerPCM(32, channels: channels, rate: rate, bigEndian: false, at: offset)
         case "raw ":
-            return .linearPCM(sampleRate: rate, channels: channels, bits: 8, float: false, bigEndian: true, signed8: false)
-        case "fl32", "FL32": return .linearPCM(sampleRate: rate, channels: channels, bits: 32, float: true, bigEndian: true)
-        case "fl64", "FL64": return .linearPCM(sampleRate: rate, channels: channels, bits: 64, float: true, bigEndian: true)
+            return .linearPCM(
+                sampleRate: rate, channels: channels, bits: 8, float: false, bigEndian: true, signed8: false)
+        case "fl32", "FL32":
+            return .linearPCM(sampleRate: rate, channels: channels, bits: 32, float: true, bigEndian: true)
+        case "fl64", "FL64":
+            return .linearPCM(sampleRate: rate, channels: channels, bits: 64, float: true, bigEndian: true)
         case "ulaw", "ULAW", "alaw", "ALAW":
             return AudioStreamBasicDescription(
-                sampleRate: rate, formatID: code.lowercased() == "ulaw" ? AudioStreamBasicDescription.uLaw : AudioStreamBasicDescription.aLaw,
+                sampleRate: rate,
+                formatID: code.lowercased() == "ulaw"
+                    ? AudioStreamBasicDescription.uLaw : AudioStreamBasicDescription.aLaw,
                 bytesPerPacket: UInt32(channels), framesPerPacket: 1, bytesPerFrame: UInt32(channels),
                 channelsPerFrame: UInt32(channels), bitsPerChannel: 8)
         case "ima4":
             return AudioStreamBasicDescription(
-                sampleRate: rate, formatID: AudioStreamBasicDescription.appleIMA4, bytesPerPacket: UInt32(34 * channels),
+                sampleRate: rate, formatID: AudioStreamBasicDescription.appleIMA4,
+                bytesPerPacket: UInt32(34 * channels),
                 framesPerPacket: 64, bytesPerFrame: 0, channelsPerFrame: UInt32(channels), bitsPerChannel: 0)
         default:
-            throw MediaError(.unsupportedFormat, "AIFF-C compression type '\(code)' is not supported", byteOffset: offset + 18)
+            throw MediaError(
+                .unsupportedFormat, "AIFF-C compression type '\(code)' is not supported", byteOffset: offset + 18)
         }
     }
 
@@ -91,7 +100,8 @@ struct AIFFCommonChunk: Sendable, Hashable {
         _ bits: Int, channels: Int, rate: Double, bigEndian: Bool, at offset: Int64
     ) throws(MediaError) -> AudioStreamBasicDescription {
         guard (1...32).contains(bits) else {
-            throw MediaError.invalidData("AIFF 'COMM' sampleSize of \(count: bits, "bit") is not 1 to 32", at: offset + 6)
+            throw MediaError.invalidData(
+                "AIFF 'COMM' sampleSize of \(count: bits, "bit") is not 1 to 32", at: offset + 6)
         }
         guard bits % 8 != 0 else {
             return .linearPCM(sampleRate: rate, channels: channels, bits: bits, float: false, bigEndian: bigEndian)
@@ -101,7 +111,8 @@ struct AIFFCommonChunk: Sendable, Hashable {
         let frameBytes = UInt32(channels * ((bits + 7) / 8))
         return AudioStreamBasicDescription(
             sampleRate: rate, formatID: AudioStreamBasicDescription.linearPCM, formatFlags: flags.rawValue,
-            bytesPerPacket: frameBytes, framesPerPacket: 1, bytesPerFrame: frameBytes, channelsPerFrame: UInt32(channels),
+            bytesPerPacket: frameBytes, framesPerPacket: 1, bytesPerFrame: frameBytes,
+            channelsPerFrame: UInt32(channels),
             bitsPerChannel: UInt32(bits))
     }
 }

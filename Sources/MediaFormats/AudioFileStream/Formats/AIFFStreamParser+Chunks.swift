@@ -7,14 +7,16 @@ extension AIFFStreamParser {
     ) throws(MediaError) -> Bool {
         if let comm {
             guard comm.offset == offset else {
-                throw MediaError.invalidData("AIFF file has a second 'COMM' chunk (the first is at byte offset \(comm.offset))", at: offset)
+                throw MediaError.invalidData(
+                    "AIFF file has a second 'COMM' chunk (the first is at byte offset \(comm.offset))", at: offset)
             }
             // Met again after a seek into the audio that precedes it.
             skip(&input, type: "COMM", offset: offset, size: size, pad: pad, from: offset)
             return true
         }
         guard size >= Int64(AIFFCommonChunk.aiffSize) else {
-            throw MediaError.invalidData("AIFF 'COMM' chunk of \(count: size, "byte") cannot hold its 18 bytes of fields", at: offset)
+            throw MediaError.invalidData(
+                "AIFF 'COMM' chunk of \(count: size, "byte") cannot hold its 18 bytes of fields", at: offset)
         }
         let wanted = Int(min(size, Int64(isAIFC ? AIFFCommonChunk.aifcSize : AIFFCommonChunk.aiffSize)))
         guard let bytes = input.peek(8 + wanted) else {
@@ -25,7 +27,9 @@ extension AIFFStreamParser {
         skip(&input, type: "COMM", offset: offset, size: size, pad: pad, from: offset)
         comm = (chunk, offset)
         if isAIFC && wanted < AIFFCommonChunk.aifcSize {
-            events.append(.diagnostic(.note("The AIFF-C 'COMM' chunk has no compression type: read as 'NONE'", byteOffset: offset)))
+            events.append(
+                .diagnostic(
+                    .note("The AIFF-C 'COMM' chunk has no compression type: read as 'NONE'", byteOffset: offset)))
         }
         events.append(.dataFormat(chunk.format))
         events.append(.channelLayout(.default(channelCount: Int(chunk.format.channelsPerFrame))))
@@ -41,10 +45,12 @@ extension AIFFStreamParser {
         _ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent], offset: Int64, size: Int64
     ) throws(MediaError) -> Bool {
         if let sound {
-            throw MediaError.invalidData("AIFF file has a second 'SSND' chunk (the first is at byte offset \(sound.headerOffset))", at: offset)
+            throw MediaError.invalidData(
+                "AIFF file has a second 'SSND' chunk (the first is at byte offset \(sound.headerOffset))", at: offset)
         }
         guard size == 0 || size >= 8 else {
-            throw MediaError.invalidData("AIFF 'SSND' chunk of \(count: size, "byte") cannot hold its 8-byte offset and blockSize", at: offset)
+            throw MediaError.invalidData(
+                "AIFF 'SSND' chunk of \(count: size, "byte") cannot hold its 8-byte offset and blockSize", at: offset)
         }
         guard input.available >= 16 else {
             guard input.isFinished else { return false }
@@ -52,7 +58,9 @@ extension AIFFStreamParser {
         }
         let skipBytes = Int64(input.bigEndian(UInt32.self, at: 8))
         guard size == 0 || skipBytes <= size - 8 else {
-            throw MediaError.invalidData("AIFF 'SSND' offset of \(count: skipBytes, "byte") runs past the chunk's \(count: size, "byte")", at: offset + 8)
+            throw MediaError.invalidData(
+                "AIFF 'SSND' offset of \(count: skipBytes, "byte") runs past the chunk's \(count: size, "byte")",
+                at: offset + 8)
         }
         let found = SoundData(
             headerOffset: offset, declaredSize: size, audioStart: offset + 16 + skipBytes,
@@ -60,16 +68,23 @@ extension AIFFStreamParser {
         sound = found
         input.skip(16 + skipBytes)
         skipped = SkippedChunk(
-            container: "AIFF", type: "SSND", headerOffset: offset, bodyOffset: offset + 8, declaredSize: size, tolerance: 0)
+            container: "AIFF", type: "SSND", headerOffset: offset, bodyOffset: offset + 8, declaredSize: size,
+            tolerance: 0)
         if size == 0 {
-            events.append(.diagnostic(.note("The 'SSND' chunk's size is 0 (a writer that could not go back): its audio runs to the end of the file", byteOffset: offset)))
+            events.append(
+                .diagnostic(
+                    .note(
+                        "The 'SSND' chunk's size is 0 (a writer that could not go back): its audio runs to the end of the file",
+                        byteOffset: offset)))
         }
         if comm != nil {
             try startData(&events, fromHeld: false)
             return true
         }
         guard let audioSize = found.audioSize else {
-            throw MediaError.invalidData("AIFF 'SSND' chunk of unknown size (0) comes before the 'COMM' chunk, so its audio cannot be found", at: offset)
+            throw MediaError.invalidData(
+                "AIFF 'SSND' chunk of unknown size (0) comes before the 'COMM' chunk, so its audio cannot be found",
+                at: offset)
         }
         let limit = batching.maxHeldBytes
         held = try HeldAudio(size: audioSize, at: found.audioStart, limit: limit) {
@@ -97,7 +112,8 @@ extension AIFFStreamParser {
         if input.isFinished, let sound {
             throw MediaError.truncated(
                 "AIFF 'SSND' chunk (before any 'COMM' chunk)", needed: Int(clamping: sound.declaredSize),
-                available: Int(clamping: input.position - input.pendingSkip - sound.headerOffset - 8), at: sound.headerOffset)
+                available: Int(clamping: input.position - input.pendingSkip - sound.headerOffset - 8),
+                at: sound.headerOffset)
         }
         return count > 0
     }

@@ -20,17 +20,21 @@ extension AIFFStreamParser {
                     "AIFF 'COMM' numSampleFrames of \(declared) needs \(count: declared * bytesPerPacket, "byte") but the 'SSND' chunk at byte offset \(sound.headerOffset) holds \(audioSize)",
                     at: comm.offset + 10)
             }
-            events.append(.diagnostic(.note(
-                "The IMA4 'COMM' numSampleFrames of \(declared) is read as a frame count (\(count: packets, "packet") of 64 frames): the 'SSND' chunk cannot hold \(count: declared, "packet")",
-                byteOffset: comm.offset + 10)))
+            events.append(
+                .diagnostic(
+                    .note(
+                        "The IMA4 'COMM' numSampleFrames of \(declared) is read as a frame count (\(count: packets, "packet") of 64 frames): the 'SSND' chunk cannot hold \(count: declared, "packet")",
+                        byteOffset: comm.offset + 10)))
             count = packets
-            tableInfo = AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: packets * 64 - declared, validFrames: declared)
+            tableInfo = AudioFilePacketTableInfo(
+                primingFrames: 0, remainderFrames: packets * 64 - declared, validFrames: declared)
         } else if sound.audioSize == nil, declared == 0 {
             count = nil
         }
         packetCount = count
         batcher = CBRPacketBatcher(
-            bytesPerPacket: Int(bytesPerPacket), framesPerPacket: Int(format.framesPerPacket), dataOffset: sound.audioStart,
+            bytesPerPacket: Int(bytesPerPacket), framesPerPacket: Int(format.framesPerPacket),
+            dataOffset: sound.audioStart,
             declaredSize: count.map { $0 * bytesPerPacket }, batching: batching)
         events.append(.dataOffset(sound.audioStart))
         if let count {
@@ -39,7 +43,8 @@ extension AIFFStreamParser {
         }
         if let tableInfo { events.append(.packetTableInfo(tableInfo)) }
         events.append(.maximumPacketSize(Int(bytesPerPacket)))
-        events.append(.bitRate(Int((format.sampleRate * Double(bytesPerPacket) * 8 / Double(format.framesPerPacket)).rounded())))
+        events.append(
+            .bitRate(Int((format.sampleRate * Double(bytesPerPacket) * 8 / Double(format.framesPerPacket)).rounded())))
         events.append(.readyToProducePackets)
         isReady = true
         phase = !fromHeld ? .data : held.isDeferred ? .awaitingAudio : .heldData
@@ -50,7 +55,9 @@ extension AIFFStreamParser {
     mutating func finishData(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) {
         isDataDone = true
         guard let sound, let audioSize = sound.audioSize else {
-            phase = .trailing("after the \(count: packetCount ?? 0, "packet") 'COMM' declares (the 'SSND' chunk runs to the end of the file)")
+            phase = .trailing(
+                "after the \(count: packetCount ?? 0, "packet") 'COMM' declares (the 'SSND' chunk runs to the end of the file)"
+            )
             return
         }
         if input.isFinished && input.available == 0 && input.pendingSkip == 0 {

@@ -64,7 +64,8 @@ struct AIFFStreamParser: AudioFileFormatParser {
     /// parse goes on from here (the chunks in between were read before).
     var lateChunksEnd: Int64?
     /// Cuts the packets (a placeholder until ``startData(_:fromHeld:)``).
-    var batcher = CBRPacketBatcher(bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
+    var batcher = CBRPacketBatcher(
+        bytesPerPacket: 1, framesPerPacket: 1, dataOffset: 0, declaredSize: 0, batching: .init())
     /// The packet count, when known.
     var packetCount: Int64?
     /// Whether `readyToProducePackets` has been reported.
@@ -84,7 +85,9 @@ struct AIFFStreamParser: AudioFileFormatParser {
     }
 
     /// One step; `false` when nothing can be done until more bytes arrive (or ever).
-    private mutating func step(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func step(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError)
+        -> Bool
+    {
         switch phase {
         case .fileHeader: return try fileHeader(&input)
         case .chunkHeader: return try chunkHeader(&input, &events)
@@ -123,7 +126,9 @@ struct AIFFStreamParser: AudioFileFormatParser {
         }
         let type = input.fourCC(at: 8)
         guard input.fourCC(at: 0) == "FORM", type == "AIFF" || type == "AIFC" else {
-            throw MediaError.invalidData("not an AIFF file: it starts with '\(input.fourCC(at: 0))' … '\(type)', not 'FORM' … 'AIFF'/'AIFC'", at: 0)
+            throw MediaError.invalidData(
+                "not an AIFF file: it starts with '\(input.fourCC(at: 0))' … '\(type)', not 'FORM' … 'AIFF'/'AIFC'",
+                at: 0)
         }
         isAIFC = type == "AIFC"
         let size = Int64(input.bigEndian(UInt32.self, at: 4))
@@ -134,7 +139,9 @@ struct AIFFStreamParser: AudioFileFormatParser {
     }
 
     /// A chunk header: `COMM`, `SSND`, or one to skip.
-    private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
+        throws(MediaError) -> Bool
+    {
         if input.pendingSkip > 0 {
             guard input.isFinished else { return false }
             if let skipped, skipped.ranPastEnd(input) {
@@ -188,19 +195,27 @@ struct AIFFStreamParser: AudioFileFormatParser {
     mutating func skip(_ input: inout ByteWindow, type: String, offset: Int64, size: Int64, pad: Int64, from: Int64) {
         input.skip(offset + 8 + size + pad - from)
         skipped = SkippedChunk(
-            container: "AIFF", type: type, headerOffset: offset, bodyOffset: offset + 8, declaredSize: size, tolerance: pad)
+            container: "AIFF", type: type, headerOffset: offset, bodyOffset: offset + 8, declaredSize: size,
+            tolerance: pad)
     }
 
     /// The input ended at a chunk boundary or inside a chunk header.
-    private mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
+        throws(MediaError) -> Bool
+    {
         if isDataDone {
             phase = .done
             guard input.available > 0 else { return false }
-            events.append(.diagnostic(.note("Skipped \(count: input.available, "byte") after the audio data that hold no chunk header", byteOffset: input.position)))
+            events.append(
+                .diagnostic(
+                    .note(
+                        "Skipped \(count: input.available, "byte") after the audio data that hold no chunk header",
+                        byteOffset: input.position)))
             return true
         }
         let missing = comm == nil ? "'COMM'" : "'SSND'"
         let before = sound.map { " (after the 'SSND' chunk at byte offset \($0.headerOffset))" } ?? ""
-        throw MediaError.truncated("AIFF \(missing) chunk header\(before)", needed: 8, available: input.available, at: input.position)
+        throw MediaError.truncated(
+            "AIFF \(missing) chunk header\(before)", needed: 8, available: input.available, at: input.position)
     }
 }

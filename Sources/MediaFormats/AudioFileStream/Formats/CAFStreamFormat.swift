@@ -30,10 +30,12 @@ struct CAFStreamFormat: Sendable, Hashable {
     init(_ desc: CAFAudioDescription, at offset: Int64) throws(MediaError) {
         self.desc = desc
         guard desc.sampleRate.isFinite, desc.sampleRate >= 1, desc.sampleRate <= Double(Int32.max) else {
-            throw MediaError.invalidData("CAF 'desc' mSampleRate of \(desc.sampleRate) is not a usable rate", at: offset)
+            throw MediaError.invalidData(
+                "CAF 'desc' mSampleRate of \(desc.sampleRate) is not a usable rate", at: offset)
         }
         guard desc.channelsPerFrame >= 1, desc.channelsPerFrame <= 4096 else {
-            throw MediaError.invalidData("CAF 'desc' mChannelsPerFrame of \(desc.channelsPerFrame) is not a usable channel count", at: offset)
+            throw MediaError.invalidData(
+                "CAF 'desc' mChannelsPerFrame of \(desc.channelsPerFrame) is not a usable channel count", at: offset)
         }
         guard desc.isLinearPCM else {
             let onePerPacket = desc.framesPerPacket == 1 && desc.bytesPerPacket > 0
@@ -49,12 +51,14 @@ struct CAFStreamFormat: Sendable, Hashable {
         let bits = Int(desc.bitsPerChannel)
         guard isFloat ? bits == 32 || bits == 64 : (1...64).contains(bits) else {
             throw MediaError(
-                .unsupportedFormat, "CAF 'desc' linear PCM of \(bits)-bit \(isFloat ? "float" : "integer") samples is not supported",
+                .unsupportedFormat,
+                "CAF 'desc' linear PCM of \(bits)-bit \(isFloat ? "float" : "integer") samples is not supported",
                 byteOffset: offset)
         }
         guard desc.framesPerPacket == 1 else {
             throw MediaError(
-                .unsupportedFormat, "CAF 'desc' linear PCM with \(count: desc.framesPerPacket, "frame") per packet is not supported (only 1)",
+                .unsupportedFormat,
+                "CAF 'desc' linear PCM with \(count: desc.framesPerPacket, "frame") per packet is not supported (only 1)",
                 byteOffset: offset)
         }
         let channels = Int(desc.channelsPerFrame)
@@ -62,13 +66,16 @@ struct CAFStreamFormat: Sendable, Hashable {
         let frameBytes = desc.bytesPerPacket == 0 ? minimum : Int(desc.bytesPerPacket)
         guard frameBytes >= minimum else {
             throw MediaError.invalidData(
-                "CAF 'desc' linear PCM of \(count: bits, "bit") × \(count: channels, "channel") does not fit in \(count: frameBytes, "byte") per packet", at: offset)
+                "CAF 'desc' linear PCM of \(count: bits, "bit") × \(count: channels, "channel") does not fit in \(count: frameBytes, "byte") per packet",
+                at: offset)
         }
         var flags: AudioStreamBasicDescription.Flags = isFloat ? [.isFloat] : [.isSignedInteger]
         if !isLittleEndian && bits > 8 { flags.insert(.isBigEndian) }
         if frameBytes * 8 == channels * bits { flags.insert(.isPacked) }
         description = AudioStreamBasicDescription(
-            sampleRate: desc.sampleRate, formatID: desc.formatID, formatFlags: flags.rawValue, bytesPerPacket: UInt32(frameBytes),
-            framesPerPacket: 1, bytesPerFrame: UInt32(frameBytes), channelsPerFrame: desc.channelsPerFrame, bitsPerChannel: desc.bitsPerChannel)
+            sampleRate: desc.sampleRate, formatID: desc.formatID, formatFlags: flags.rawValue,
+            bytesPerPacket: UInt32(frameBytes),
+            framesPerPacket: 1, bytesPerFrame: UInt32(frameBytes), channelsPerFrame: desc.channelsPerFrame,
+            bitsPerChannel: desc.bitsPerChannel)
     }
 }

@@ -26,7 +26,9 @@ extension CAFStreamParser {
         switch type {
         case "desc":
             guard size >= Int64(CAFAudioDescription.size) else {
-                throw MediaError.invalidData("CAF 'desc' chunk of \(count: size, "byte") cannot hold its \(CAFAudioDescription.size)-byte description", at: offset)
+                throw MediaError.invalidData(
+                    "CAF 'desc' chunk of \(count: size, "byte") cannot hold its \(CAFAudioDescription.size)-byte description",
+                    at: offset)
             }
             wanted = Int64(CAFAudioDescription.size)
         case "chan": wanted = min(size, Int64(CAFChannelLayoutChunk.headerSize))
@@ -34,7 +36,8 @@ extension CAFStreamParser {
             let limit = type == "pakt" ? Self.tableLimit : Self.cookieLimit
             guard size <= limit else {
                 throw MediaError(
-                    .unsupportedFormat, "CAF '\(type)' chunk of \(count: size, "byte") is larger than the \(count: limit, "byte") a stream parser reads",
+                    .unsupportedFormat,
+                    "CAF '\(type)' chunk of \(count: size, "byte") is larger than the \(count: limit, "byte") a stream parser reads",
                     byteOffset: offset)
             }
             wanted = size
@@ -42,7 +45,8 @@ extension CAFStreamParser {
         let header = CAFFile.chunkHeaderSize
         guard let bytes = input.peek(header + Int(wanted)) else {
             guard input.isFinished else { return false }
-            throw MediaError.truncated("CAF '\(type)' chunk", needed: Int(clamping: size), available: input.available - header, at: offset)
+            throw MediaError.truncated(
+                "CAF '\(type)' chunk", needed: Int(clamping: size), available: input.available - header, at: offset)
         }
         let body = Array(bytes.dropFirst(header))
         switch type {

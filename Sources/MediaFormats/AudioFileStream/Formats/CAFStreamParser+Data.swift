@@ -8,22 +8,30 @@ extension CAFStreamParser {
     ) throws(MediaError) -> Bool {
         if audio != nil { throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset) }
         let isOpen = size == -1
-        guard isOpen || size >= 0 else { throw MediaError.invalidData("CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset) }
+        guard isOpen || size >= 0 else {
+            throw MediaError.invalidData("CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset)
+        }
         guard isOpen || size >= 4 else {
-            throw MediaError.invalidData("CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
+            throw MediaError.invalidData(
+                "CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
         }
         let header = CAFFile.chunkHeaderSize
         guard input.available >= header + 4 else {
             guard input.isFinished else { return false }
-            throw MediaError.truncated("CAF 'data' mEditCount", needed: 4, available: input.available - header, at: offset + Int64(header))
+            throw MediaError.truncated(
+                "CAF 'data' mEditCount", needed: 4, available: input.available - header, at: offset + Int64(header))
         }
         guard let desc else {
-            throw MediaError.invalidData("CAF file has no 'desc' chunk before its 'data' chunk", at: Int64(CAFFile.fileHeaderSize))
+            throw MediaError.invalidData(
+                "CAF file has no 'desc' chunk before its 'data' chunk", at: Int64(CAFFile.fileHeaderSize))
         }
         input.skip(Int64(header + 4))
-        let found = AudioData(headerOffset: offset, declaredSize: size, audioStart: offset + 16, audioSize: isOpen ? nil : size - 4)
+        let found = AudioData(
+            headerOffset: offset, declaredSize: size, audioStart: offset + 16, audioSize: isOpen ? nil : size - 4)
         audio = found
-        skipped = SkippedChunk(container: "CAF", type: "data", headerOffset: offset, bodyOffset: offset + Int64(header), declaredSize: size, tolerance: 0)
+        skipped = SkippedChunk(
+            container: "CAF", type: "data", headerOffset: offset, bodyOffset: offset + Int64(header),
+            declaredSize: size, tolerance: 0)
         guard desc.format.isVariable, pakt == nil else {
             try ready(&events, fromHeld: false)
             return true
@@ -56,26 +64,35 @@ extension CAFStreamParser {
         if input.isFinished, let audio {
             throw MediaError.truncated(
                 "CAF 'data' chunk (its 'pakt' chunk has not come yet)", needed: Int(clamping: audio.declaredSize),
-                available: Int(clamping: input.position - audio.headerOffset - Int64(CAFFile.chunkHeaderSize)), at: audio.headerOffset)
+                available: Int(clamping: input.position - audio.headerOffset - Int64(CAFFile.chunkHeaderSize)),
+                at: audio.headerOffset)
         }
         return count > 0
     }
 
     /// The input ended at a chunk boundary or inside a chunk header.
-    mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError)
+        -> Bool
+    {
         if isDataDone {
             phase = .done
             guard input.available > 0 else { return false }
-            events.append(.diagnostic(.note("Skipped \(count: input.available, "byte") after the audio data that hold no chunk header", byteOffset: input.position)))
+            events.append(
+                .diagnostic(
+                    .note(
+                        "Skipped \(count: input.available, "byte") after the audio data that hold no chunk header",
+                        byteOffset: input.position)))
             return true
         }
         if audio != nil, let desc, input.available == 0 {
             let varying = desc.format.description.bytesPerPacket == 0 ? "size" : "duration"
             throw MediaError.invalidData(
-                "CAF '\(CAFFile.fourCCString(desc.format.desc.formatID))' has packets of varying \(varying) but no 'pakt' chunk", at: desc.offset)
+                "CAF '\(CAFFile.fourCCString(desc.format.desc.formatID))' has packets of varying \(varying) but no 'pakt' chunk",
+                at: desc.offset)
         }
         let what = audio == nil ? "CAF 'data' chunk header" : "CAF chunk header"
-        throw MediaError.truncated(what, needed: CAFFile.chunkHeaderSize, available: input.available, at: input.position)
+        throw MediaError.truncated(
+            what, needed: CAFFile.chunkHeaderSize, available: input.available, at: input.position)
     }
 
     /// Reports every property and starts the packets: from the input, or from ``held``.
@@ -93,15 +110,20 @@ extension CAFStreamParser {
         let maximumPacketSize: Int
         var totalFrames: Int64?
         if desc.format.isVariable, let pakt {
-            let table = try CAFPacketTable(parsing: pakt.body, hasSizes: bytesPerPacket == 0, hasFrames: framesPerPacket == 0, at: pakt.offset + 12)
+            let table = try CAFPacketTable(
+                parsing: pakt.body, hasSizes: bytesPerPacket == 0, hasFrames: framesPerPacket == 0, at: pakt.offset + 12
+            )
             let totals = try table.checkedVariableTotals(
-                fixedBytes: bytesPerPacket, fixedFrames: framesPerPacket, dataSize: audio.audioSize, dataIsOpen: false, at: pakt.offset)
+                fixedBytes: bytesPerPacket, fixedFrames: framesPerPacket, dataSize: audio.audioSize, dataIsOpen: false,
+                at: pakt.offset)
             let batcher = PacketTableBatcher(
-                sizes: table.packetSizes, fixedBytes: bytesPerPacket, count: table.numberPackets, frames: table.packetFrames,
+                sizes: table.packetSizes, fixedBytes: bytesPerPacket, count: table.numberPackets,
+                frames: table.packetFrames,
                 framesPerPacket: framesPerPacket, dataOffset: audio.audioStart, batching: batching)
             guard batcher.maximumPacketSize <= Self.packetLimit else {
                 throw MediaError(
-                    .unsupportedFormat, "CAF 'pakt' describes a packet of \(count: batcher.maximumPacketSize, "byte"), more than the \(Self.packetLimit) a stream parser holds",
+                    .unsupportedFormat,
+                    "CAF 'pakt' describes a packet of \(count: batcher.maximumPacketSize, "byte"), more than the \(Self.packetLimit) a stream parser holds",
                     byteOffset: pakt.offset)
             }
             vbr = batcher
@@ -113,15 +135,18 @@ extension CAFStreamParser {
         } else {
             let dataPackets = audio.audioSize.map { $0 / Int64(bytesPerPacket) }
             if let pakt, !format.isLinearPCM {
-                let table = try CAFPacketTable(parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
-                packetCount = try table.checkedConstantPacketCount(dataPackets: dataPackets, framesPerPacket: framesPerPacket, at: pakt.offset)
+                let table = try CAFPacketTable(
+                    parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
+                packetCount = try table.checkedConstantPacketCount(
+                    dataPackets: dataPackets, framesPerPacket: framesPerPacket, at: pakt.offset)
                 tableInfo = Self.info(table)
             } else {
                 packetCount = dataPackets
             }
             if let count = packetCount, CAFPacketTable.product(count, Int64(bytesPerPacket)) == nil {
                 throw MediaError.invalidData(
-                    "CAF 'pakt' declares \(count: count, "packet") of \(count: bytesPerPacket, "byte"): more than 2^63-1 bytes", at: pakt?.offset ?? audio.headerOffset)
+                    "CAF 'pakt' declares \(count: count, "packet") of \(count: bytesPerPacket, "byte"): more than 2^63-1 bytes",
+                    at: pakt?.offset ?? audio.headerOffset)
             }
             vbr = nil
             cbr = CBRPacketBatcher(
@@ -140,7 +165,8 @@ extension CAFStreamParser {
         if let tableInfo { events.append(.packetTableInfo(tableInfo)) }
         events.append(.maximumPacketSize(maximumPacketSize))
         if !desc.format.isVariable {
-            events.append(.bitRate(Int((format.sampleRate * Double(bytesPerPacket) * 8 / Double(framesPerPacket)).rounded())))
+            events.append(
+                .bitRate(Int((format.sampleRate * Double(bytesPerPacket) * 8 / Double(framesPerPacket)).rounded())))
         } else if let byteCount, let totalFrames, totalFrames > 0 {
             events.append(.bitRate(Int((Double(byteCount) * 8 * format.sampleRate / Double(totalFrames)).rounded())))
         }
@@ -151,7 +177,8 @@ extension CAFStreamParser {
 
     private static func info(_ table: CAFPacketTable) -> AudioFilePacketTableInfo {
         AudioFilePacketTableInfo(
-            primingFrames: Int64(table.primingFrames), remainderFrames: Int64(table.remainderFrames), validFrames: table.numberValidFrames)
+            primingFrames: Int64(table.primingFrames), remainderFrames: Int64(table.remainderFrames),
+            validFrames: table.numberValidFrames)
     }
 
     /// After the last packet from the input: skips the rest of `data` (reporting bytes beyond the
@@ -169,7 +196,9 @@ extension CAFStreamParser {
         let used = vbr?.byteCount ?? cbr.declaredSize ?? audioSize
         let extra = max(0, audioSize - used)
         if extra > 0 { events.append(.diagnostic(.trailingBytesSkipped(byteOffset: input.position, count: extra))) }
-        skip(&input, type: "data", offset: audio.headerOffset, size: audio.declaredSize, from: input.position, tolerance: extra)
+        skip(
+            &input, type: "data", offset: audio.headerOffset, size: audio.declaredSize, from: input.position,
+            tolerance: extra)
         let dataEnd = audio.headerOffset + Int64(CAFFile.chunkHeaderSize) + audio.declaredSize
         if let lateChunksEnd, lateChunksEnd > dataEnd { input.skip(lateChunksEnd - dataEnd) }
         phase = .chunkHeader
@@ -187,7 +216,9 @@ extension CAFStreamParser {
     /// per packet; packets up to the count.
     func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? {
         guard isReady, let audio else { return nil }
-        if let vbr { return vbr.offset(ofPacket: packet).map { AudioFileStreamSeekOffset(byteOffset: $0, isEstimated: false) } }
+        if let vbr {
+            return vbr.offset(ofPacket: packet).map { AudioFileStreamSeekOffset(byteOffset: $0, isEstimated: false) }
+        }
         if let packetCount, packet > packetCount { return nil }
         let (offset, overflow) = packet.multipliedReportingOverflow(by: Int64(cbr.bytesPerPacket))
         guard !overflow, offset <= Self.skipCap else { return nil }

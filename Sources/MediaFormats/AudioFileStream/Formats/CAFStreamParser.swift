@@ -104,7 +104,9 @@ struct CAFStreamParser: AudioFileFormatParser {
     }
 
     /// One step; `false` when nothing can be done until more bytes arrive (or ever).
-    private mutating func step(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func step(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError)
+        -> Bool
+    {
         switch phase {
         case .fileHeader: return try fileHeader(&input)
         case .chunkHeader: return try chunkHeader(&input, &events)
@@ -143,7 +145,8 @@ struct CAFStreamParser: AudioFileFormatParser {
     private mutating func fileHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
         guard input.available >= CAFFile.fileHeaderSize else {
             guard input.isFinished else { return false }
-            throw MediaError.truncated("CAF file header", needed: CAFFile.fileHeaderSize, available: input.available, at: input.position)
+            throw MediaError.truncated(
+                "CAF file header", needed: CAFFile.fileHeaderSize, available: input.available, at: input.position)
         }
         guard input.fourCC(at: 0) == "caff" else {
             throw MediaError.invalidData("not a CAF file: it starts with '\(input.fourCC(at: 0))', not 'caff'", at: 0)
@@ -173,15 +176,20 @@ struct CAFStreamParser: AudioFileFormatParser {
     }
 
     /// Skips the rest of the chunk at `offset`, from file offset `from`.
-    mutating func skip(_ input: inout ByteWindow, type: String, offset: Int64, size: Int64, from: Int64, tolerance: Int64 = 0) {
+    mutating func skip(
+        _ input: inout ByteWindow, type: String, offset: Int64, size: Int64, from: Int64, tolerance: Int64 = 0
+    ) {
         let header = Int64(CAFFile.chunkHeaderSize)
         input.skip(offset + header + min(size, Self.skipCap) - from)
         skipped = SkippedChunk(
-            container: "CAF", type: type, headerOffset: offset, bodyOffset: offset + header, declaredSize: size, tolerance: tolerance)
+            container: "CAF", type: type, headerOffset: offset, bodyOffset: offset + header, declaredSize: size,
+            tolerance: tolerance)
     }
 
     /// A chunk header: `data`, a chunk to read, or one to skip.
-    private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
+        throws(MediaError) -> Bool
+    {
         if input.pendingSkip > 0 {
             guard input.isFinished else { return false }
             if let skipped, skipped.ranPastEnd(input) {
@@ -200,15 +208,20 @@ struct CAFStreamParser: AudioFileFormatParser {
         let size = Int64(bitPattern: input.bigEndian(UInt64.self, at: 4))
         if type == "data" { return try dataChunk(&input, &events, offset: offset, size: size) }
         guard size >= 0 else {
-            guard isDataDone else { throw MediaError.invalidData("CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset) }
-            phase = .trailing("from the '\(type)' chunk after the audio data, which declares a size of \(count: size, "byte")")
+            guard isDataDone else {
+                throw MediaError.invalidData(
+                    "CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset)
+            }
+            phase = .trailing(
+                "from the '\(type)' chunk after the audio data, which declares a size of \(count: size, "byte")")
             return true
         }
         if audio != nil {
             return try chunkAfterData(&input, &events, type: type, offset: offset, size: size)
         }
         switch type {
-        case "desc", "kuki", "pakt", "chan": return try readChunk(&input, &events, type: type, offset: offset, size: size)
+        case "desc", "kuki", "pakt", "chan":
+            return try readChunk(&input, &events, type: type, offset: offset, size: size)
         default:
             events.append(.diagnostic(.chunkSkipped(type: type, byteOffset: offset, size: size)))
             skip(&input, type: type, offset: offset, size: size, from: offset)

@@ -26,17 +26,22 @@ enum ExtendedFloat80 {
         let exponentField = Int(signAndExponent & 0x7FFF)
         let text = b.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true) }.joined()
         if exponentField == 0x7FFF {
-            throw MediaError.invalidData("80-bit extended float 0x\(text) is \(significand << 1 == 0 ? "infinite" : "not a number")", at: offset)
+            throw MediaError.invalidData(
+                "80-bit extended float 0x\(text) is \(significand << 1 == 0 ? "infinite" : "not a number")", at: offset)
         }
         if exponentField == 0 {
-            throw MediaError.invalidData("80-bit extended float 0x\(text) is \(significand == 0 ? "zero" : "a denormal")", at: offset)
+            throw MediaError.invalidData(
+                "80-bit extended float 0x\(text) is \(significand == 0 ? "zero" : "a denormal")", at: offset)
         }
         guard significand >> 63 == 1 else {
-            throw MediaError.invalidData("80-bit extended float 0x\(text) is unnormalised (its integer bit is clear)", at: offset)
+            throw MediaError.invalidData(
+                "80-bit extended float 0x\(text) is unnormalised (its integer bit is clear)", at: offset)
         }
         let exponent = exponentField - bias
-        guard exponent >= Double.leastNormalMagnitude.exponent, exponent <= Double.greatestFiniteMagnitude.exponent else {
-            throw MediaError.invalidData("80-bit extended float 0x\(text) has the exponent 2^\(exponent), outside a Double's range", at: offset)
+        guard exponent >= Double.leastNormalMagnitude.exponent, exponent <= Double.greatestFiniteMagnitude.exponent
+        else {
+            throw MediaError.invalidData(
+                "80-bit extended float 0x\(text) has the exponent 2^\(exponent), outside a Double's range", at: offset)
         }
         // The significand is 1.xxx × 2^63: convert (rounded to 53 bits), then scale exactly.
         let value = Double(sign: .plus, exponent: exponent - 63, significand: Double(significand))

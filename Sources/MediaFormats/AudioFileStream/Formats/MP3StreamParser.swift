@@ -138,7 +138,9 @@ struct MP3StreamParser: AudioFileFormatParser {
     // MARK: - Steps
 
     /// Makes one decision; `false` when it needs more bytes or is done.
-    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
+        -> Bool
+    {
         if case .done = mode { return false }
         if let tag = pendingTag {
             if input.pendingSkip > 0 {
@@ -167,7 +169,9 @@ struct MP3StreamParser: AudioFileFormatParser {
     }
 
     /// Locked on: a tag or a frame should start here.
-    private mutating func frameStep(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func frameStep(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent])
+        throws(MediaError) -> Bool
+    {
         let end = audioEnd(input)
         if let end, end <= 0 {
             try finish(skipStart: nil, &input, into: &events)
@@ -266,12 +270,15 @@ struct MP3StreamParser: AudioFileFormatParser {
     /// Locks on the confirmed frame `header` at the input's position: reports the skipped bytes, the
     /// stream's properties the first time, a format change later.
     private mutating func lock(
-        on header: MP3FrameHeader, skipStart: Int64, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]
+        on header: MP3FrameHeader, skipStart: Int64, _ input: inout ByteWindow,
+        into events: inout [AudioFileStreamEvent]
     ) throws(MediaError) {
         held = nil
         resynchronized(from: skipStart, input, into: &events)
         guard header.layer != 1 else {
-            throw MediaError(.unsupportedFormat, "\(header.formatName) is not supported (only Layers II and III)", byteOffset: input.position)
+            throw MediaError(
+                .unsupportedFormat, "\(header.formatName) is not supported (only Layers II and III)",
+                byteOffset: input.position)
         }
         mode = .frame
         guard let stream else {
@@ -282,15 +289,21 @@ struct MP3StreamParser: AudioFileFormatParser {
         flush(into: &events)
         events.append(.dataFormat(header.streamFormat))
         if stream.kind.channels != header.channels { events.append(.channelLayout(header.channelLayout)) }
-        if stream.maximumPacketSize != header.maximumFrameLength { events.append(.maximumPacketSize(header.maximumFrameLength)) }
+        if stream.maximumPacketSize != header.maximumFrameLength {
+            events.append(.maximumPacketSize(header.maximumFrameLength))
+        }
         self.stream = (header.streamClass, header.maximumFrameLength)
     }
 
     /// The first lock: the Xing/Info or VBRI frame (consumed, not a packet) and every property.
-    private mutating func reportProperties(_ header: MP3FrameHeader, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) {
+    private mutating func reportProperties(
+        _ header: MP3FrameHeader, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]
+    ) {
         let length = header.frameLength
         var next: MP3FrameHeader?
-        if case .yes(let found) = MP3FrameSync.header(input, at: length, end: audioEnd(input)), MP3FrameSync.continues(found, header) {
+        if case .yes(let found) = MP3FrameSync.header(input, at: length, end: audioEnd(input)),
+            MP3FrameSync.continues(found, header)
+        {
             next = found
         }
         let first = MP3FirstFrame(header: header, frame: input.peek(length), offset: input.position, next: next)
@@ -301,7 +314,9 @@ struct MP3StreamParser: AudioFileFormatParser {
     }
 
     /// Adds the frame of `length` bytes at the input's position to the batch.
-    private mutating func emit(_ header: MP3FrameHeader, length: Int, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) {
+    private mutating func emit(
+        _ header: MP3FrameHeader, length: Int, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]
+    ) {
         mode = .frame
         let offset = input.position
         if batch.isFull(adding: length), let full = batch.take() { events.append(full) }
@@ -312,7 +327,9 @@ struct MP3StreamParser: AudioFileFormatParser {
 
     /// Reports the frame at the input's position, cut off by the end of the audio after `available`
     /// bytes, and skips those bytes.
-    private mutating func reportTruncated(length: Int, available: Int, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) {
+    private mutating func reportTruncated(
+        length: Int, available: Int, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]
+    ) {
         flush(into: &events)
         events.append(.diagnostic(.truncatedPacket(byteOffset: input.position, declared: length, available: available)))
         input.skip(Int64(available))
@@ -328,7 +345,9 @@ struct MP3StreamParser: AudioFileFormatParser {
     }
 
     /// Reports the bytes skipped from `skipStart` to the input's position, if any.
-    private mutating func resynchronized(from skipStart: Int64, _ input: ByteWindow, into events: inout [AudioFileStreamEvent]) {
+    private mutating func resynchronized(
+        from skipStart: Int64, _ input: ByteWindow, into events: inout [AudioFileStreamEvent]
+    ) {
         guard input.position > skipStart else { return }
         flush(into: &events)
         events.append(.diagnostic(.resynchronized(byteOffset: skipStart, skippedBytes: input.position - skipStart)))
@@ -337,7 +356,9 @@ struct MP3StreamParser: AudioFileFormatParser {
 
     /// The end of the audio: the last batch, skipped bytes (from `skipStart`, when searching), the
     /// trailing tags.
-    private mutating func finish(skipStart: Int64?, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
+    private mutating func finish(
+        skipStart: Int64?, _ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]
+    ) throws(MediaError) {
         guard let trailer else { return }
         guard stream != nil else { throw noAudio(fileEnd: input.position + Int64(input.available)) }
         var skipStart = skipStart
@@ -352,7 +373,8 @@ struct MP3StreamParser: AudioFileFormatParser {
         flush(into: &events)
         let floor = skipStart ?? input.position
         if let skipStart, trailer.audioEnd > skipStart {
-            events.append(.diagnostic(.trailingBytesSkipped(byteOffset: skipStart, count: trailer.audioEnd - skipStart)))
+            events.append(
+                .diagnostic(.trailingBytesSkipped(byteOffset: skipStart, count: trailer.audioEnd - skipStart)))
         }
         for tag in trailer.tags where tag.offset >= floor {
             events.append(.diagnostic(.tagSkipped(kind: tag.kind, byteOffset: tag.offset, length: tag.length)))
@@ -362,12 +384,20 @@ struct MP3StreamParser: AudioFileFormatParser {
     }
 
     /// The input ended inside `tag`, `missing` bytes short.
-    private mutating func endInside(_ tag: SkippedTag, missing: Int64, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
+    private mutating func endInside(_ tag: SkippedTag, missing: Int64, into events: inout [AudioFileStreamEvent])
+        throws(MediaError)
+    {
         guard stream != nil else {
-            throw MediaError.truncated("The \(tag.kind) tag", needed: Int(clamping: tag.length), available: Int(clamping: tag.length - missing), at: tag.offset)
+            throw MediaError.truncated(
+                "The \(tag.kind) tag", needed: Int(clamping: tag.length),
+                available: Int(clamping: tag.length - missing), at: tag.offset)
         }
         flush(into: &events)
-        events.append(.diagnostic(.note("The \(tag.kind) tag declares \(count: tag.length, "byte") but the file ends after \(tag.length - missing)", byteOffset: tag.offset)))
+        events.append(
+            .diagnostic(
+                .note(
+                    "The \(tag.kind) tag declares \(count: tag.length, "byte") but the file ends after \(tag.length - missing)",
+                    byteOffset: tag.offset)))
         pendingTag = nil
         mode = .done
     }
@@ -375,10 +405,13 @@ struct MP3StreamParser: AudioFileFormatParser {
     /// The error for an input in which no frame was confirmed.
     private func noAudio(fileEnd: Int64) -> MediaError {
         if let first = firstCandidate, first.offset + Int64(first.length) > fileEnd {
-            return MediaError.truncated("The first \(first.name) frame", needed: first.length, available: Int(clamping: fileEnd - first.offset), at: first.offset)
+            return MediaError.truncated(
+                "The first \(first.name) frame", needed: first.length, available: Int(clamping: fileEnd - first.offset),
+                at: first.offset)
         }
         return MediaError.invalidData(
-            "no MPEG audio frame followed by \(MP3FrameSync.confirmingHeaders) more of the same stream in \(count: fileEnd, "byte")", at: startOffset ?? 0)
+            "no MPEG audio frame followed by \(MP3FrameSync.confirmingHeaders) more of the same stream in \(count: fileEnd, "byte")",
+            at: startOffset ?? 0)
     }
 
     /// Appends the batch, if it holds packets.

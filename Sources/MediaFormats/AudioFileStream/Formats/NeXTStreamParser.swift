@@ -57,7 +57,9 @@ struct NeXTStreamParser: AudioFileFormatParser {
     }
 
     /// One step; `false` when nothing can be done until more bytes come (or ever).
-    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
+        -> Bool
+    {
         switch stage {
         case .header:
             return try readHeader(&input)
@@ -66,11 +68,14 @@ struct NeXTStreamParser: AudioFileFormatParser {
                 guard input.isFinished else { return false }
                 let fileEnd = input.position - input.pendingSkip
                 throw MediaError.truncated(
-                    "NeXT/Sun annotation before the data at offset \(dataOffset)", needed: Int(dataOffset) - Self.headerSize,
+                    "NeXT/Sun annotation before the data at offset \(dataOffset)",
+                    needed: Int(dataOffset) - Self.headerSize,
                     available: Int(fileEnd) - Self.headerSize, at: Int64(Self.headerSize))
             }
             let packets = dataSize.map { $0 / Int64(format.bytesPerPacket) }
-            let data = CBRAudioData(format: format, dataOffset: dataOffset, declaredSize: dataSize, packetCount: packets, batching: batching)
+            let data = CBRAudioData(
+                format: format, dataOffset: dataOffset, declaredSize: dataSize, packetCount: packets, batching: batching
+            )
             data.announce(format, layout: .default(channelCount: Int(format.channelsPerFrame)), into: &events)
             audio = data
             stage = .data
@@ -107,7 +112,9 @@ struct NeXTStreamParser: AudioFileFormatParser {
             throw MediaError.truncated("NeXT/Sun header", needed: Self.headerSize, available: input.available, at: 0)
         }
         guard input.fourCC(at: 0) == ".snd" else {
-            throw MediaError.invalidData("expected '.snd' at the start of a NeXT/Sun file but found \(FourCC.describe(input.peek(upTo: 4)))", at: 0)
+            throw MediaError.invalidData(
+                "expected '.snd' at the start of a NeXT/Sun file but found \(FourCC.describe(input.peek(upTo: 4)))",
+                at: 0)
         }
         let dataOffset = Int64(input.bigEndian(UInt32.self, at: 4))
         let dataSize = input.bigEndian(UInt32.self, at: 8)
@@ -120,18 +127,25 @@ struct NeXTStreamParser: AudioFileFormatParser {
         guard rate > 0 else { throw MediaError.invalidData("NeXT/Sun header declares a sample rate of 0 Hz", at: 16) }
         guard channels > 0 else { throw MediaError.invalidData("NeXT/Sun header declares 0 channels", at: 20) }
         guard channels <= Self.maximumChannels else {
-            throw MediaError(.unsupportedFormat, "NeXT/Sun files of \(count: channels, "channel") are not supported: at most \(Self.maximumChannels) are", byteOffset: 20)
+            throw MediaError(
+                .unsupportedFormat,
+                "NeXT/Sun files of \(count: channels, "channel") are not supported: at most \(Self.maximumChannels) are",
+                byteOffset: 20)
         }
         let format = try Self.format(encoding: encoding, sampleRate: Double(rate), channels: Int(channels))
         input.skip(dataOffset)
-        stage = .annotation(format: format, dataOffset: dataOffset, dataSize: dataSize == 0xFFFF_FFFF ? nil : Int64(dataSize))
+        stage = .annotation(
+            format: format, dataOffset: dataOffset, dataSize: dataSize == 0xFFFF_FFFF ? nil : Int64(dataSize))
         return true
     }
 
     /// The packets' format of an encoding.
-    private static func format(encoding: UInt32, sampleRate: Double, channels: Int) throws(MediaError) -> AudioStreamBasicDescription {
+    private static func format(encoding: UInt32, sampleRate: Double, channels: Int) throws(MediaError)
+        -> AudioStreamBasicDescription
+    {
         func pcm(_ bits: Int, float: Bool = false) -> AudioStreamBasicDescription {
-            .linearPCM(sampleRate: sampleRate, channels: channels, bits: bits, float: float, bigEndian: true, signed8: true)
+            .linearPCM(
+                sampleRate: sampleRate, channels: channels, bits: bits, float: float, bigEndian: true, signed8: true)
         }
         switch encoding {
         case 1: return .g711(AudioStreamBasicDescription.uLaw, sampleRate: sampleRate, channels: channels)

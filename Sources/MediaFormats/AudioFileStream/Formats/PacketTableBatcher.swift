@@ -88,8 +88,13 @@ struct PacketTableBatcher: Sendable {
                 guard input.isFinished else { return false }
                 if let partial = batch.take() { events.append(partial) }
                 let end = input.position - input.pendingSkip + Int64(input.available)
-                events.append(.diagnostic(.truncatedPacket(byteOffset: input.position, declared: size, available: input.available)))
-                events.append(.diagnostic(.dataTruncated(byteOffset: dataOffset, declared: byteCount, available: max(0, end - dataOffset))))
+                events.append(
+                    .diagnostic(
+                        .truncatedPacket(byteOffset: input.position, declared: size, available: input.available)))
+                events.append(
+                    .diagnostic(
+                        .dataTruncated(byteOffset: dataOffset, declared: byteCount, available: max(0, end - dataOffset))
+                    ))
                 input.skip(Int64(input.available))
                 isDone = true
                 return true

@@ -28,7 +28,8 @@ struct SkippedChunk: Sendable, Hashable {
     /// The error for a chunk that runs past the end before the audio data.
     func truncation(_ input: ByteWindow) -> MediaError {
         MediaError.truncated(
-            "\(container) '\(type)' chunk", needed: Int(clamping: declaredSize), available: Int(clamping: available(input)),
+            "\(container) '\(type)' chunk", needed: Int(clamping: declaredSize),
+            available: Int(clamping: available(input)),
             at: headerOffset)
     }
 

@@ -6,7 +6,9 @@ extension WAVEStreamParser {
     static let formatPrefix: Int64 = 64
 
     /// Reads the chunk header at the front of `input` and what follows from it.
-    mutating func readChunk(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    mutating func readChunk(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
+        -> Bool
+    {
         guard input.available >= 8 else {
             guard input.isFinished else { return false }
             return try endOfChunks(&input, into: &events)
@@ -39,11 +41,14 @@ extension WAVEStreamParser {
 
     /// The chunk header and the first `count` bytes of the body, consumed, or `nil` while they have not
     /// all arrived. The rest of the chunk (and its pad byte) is skipped.
-    private mutating func takeChunk(_ input: inout ByteWindow, type: String, size: Int64, prefix count: Int64) throws(MediaError) -> [UInt8]? {
+    private mutating func takeChunk(_ input: inout ByteWindow, type: String, size: Int64, prefix count: Int64)
+        throws(MediaError) -> [UInt8]?
+    {
         let offset = input.position
         guard let bytes = input.take(8 + Int(count)) else {
             guard input.isFinished else { return nil }
-            throw MediaError.truncated("WAVE '\(type)' chunk", needed: Int(8 + size), available: input.available, at: offset)
+            throw MediaError.truncated(
+                "WAVE '\(type)' chunk", needed: Int(8 + size), available: input.available, at: offset)
         }
         skipping = SkippedChunk(type: type, offset: offset, size: size)
         input.skip(size - count + (size & 1))
@@ -51,11 +56,16 @@ extension WAVEStreamParser {
     }
 
     /// Reads `fmt `: the first one gives the format, a later one is ignored with a note.
-    private mutating func readFormat(_ input: inout ByteWindow, size: Int64, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func readFormat(_ input: inout ByteWindow, size: Int64, into events: inout [AudioFileStreamEvent])
+        throws(MediaError) -> Bool
+    {
         let offset = input.position
-        guard let body = try takeChunk(&input, type: "fmt ", size: size, prefix: min(size, Self.formatPrefix)) else { return false }
+        guard let body = try takeChunk(&input, type: "fmt ", size: size, prefix: min(size, Self.formatPrefix)) else {
+            return false
+        }
         guard format == nil else {
-            events.append(.diagnostic(.note("a second 'fmt ' chunk was ignored: the first one applies", byteOffset: offset)))
+            events.append(
+                .diagnostic(.note("a second 'fmt ' chunk was ignored: the first one applies", byteOffset: offset)))
             return true
         }
         let chunk = try WAVFormatChunk(parsing: body, declaredSize: size, chunkOffset: offset)
@@ -68,7 +78,8 @@ extension WAVEStreamParser {
     /// Reads RF64's `ds64`: the 64-bit RIFF size, data size and sample count (its table is skipped).
     private mutating func readDataSizes(_ input: inout ByteWindow, size: Int64) throws(MediaError) -> Bool {
         guard size >= 24 else {
-            throw MediaError.invalidData("RF64 'ds64' chunk of \(count: size, "byte") is shorter than its 24 bytes of sizes", at: input.position)
+            throw MediaError.invalidData(
+                "RF64 'ds64' chunk of \(count: size, "byte") is shorter than its 24 bytes of sizes", at: input.position)
         }
         guard let body = try takeChunk(&input, type: "ds64", size: size, prefix: 24) else { return false }
         func field(_ at: Int) -> Int64 {
@@ -92,7 +103,9 @@ extension WAVEStreamParser {
     }
 
     /// Reads the `data` chunk header and announces the properties.
-    private mutating func readDataHeader(_ input: inout ByteWindow, size field: Int64, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func readDataHeader(
+        _ input: inout ByteWindow, size field: Int64, into events: inout [AudioFileStreamEvent]
+    ) throws(MediaError) -> Bool {
         let offset = input.position
         guard let format else {
             throw MediaError.invalidData("WAVE 'data' chunk comes before any 'fmt ' chunk", at: offset)
@@ -101,28 +114,35 @@ extension WAVEStreamParser {
         if field == 0xFFFF_FFFF, isRF64, let sizes, sizes.dataSize > 0 { size = sizes.dataSize }
         if field == 0 || (field == 0xFFFF_FFFF && size == field) {
             size = nil
-            events.append(.diagnostic(.note(
-                "the 'data' chunk's size is \(field == 0 ? "0" : "0xFFFFFFFF") (a stream being recorded): the audio runs to the end of the input",
-                byteOffset: offset)))
+            events.append(
+                .diagnostic(
+                    .note(
+                        "the 'data' chunk's size is \(field == 0 ? "0" : "0xFFFFFFFF") (a stream being recorded): the audio runs to the end of the input",
+                        byteOffset: offset)))
         }
         input.skip(8)
         skipping = nil
         let asbd = format.description
         let bytesPerPacket = Int64(asbd.bytesPerPacket), framesPerPacket = Int64(asbd.framesPerPacket)
         let frames = factFrames.flatMap { $0 > 0 && framesPerPacket > 1 ? $0 : nil }
-        let packets = size.map { $0 / bytesPerPacket } ?? frames.map { $0 / framesPerPacket + ($0 % framesPerPacket == 0 ? 0 : 1) }
+        let packets =
+            size.map { $0 / bytesPerPacket }
+            ?? frames.map { $0 / framesPerPacket + ($0 % framesPerPacket == 0 ? 0 : 1) }
         var table: AudioFilePacketTableInfo?
         if let frames, let packets {
             let (total, overflow) = packets.multipliedReportingOverflow(by: framesPerPacket)
             if !overflow && frames <= total && frames > total - framesPerPacket {
                 table = AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: total - frames, validFrames: frames)
             } else {
-                events.append(.diagnostic(.note(
-                    "the 'fact' chunk's \(count: frames, "frame") do not fit \(count: packets, "packet") of \(count: framesPerPacket, "frame"); it was ignored",
-                    byteOffset: offset)))
+                events.append(
+                    .diagnostic(
+                        .note(
+                            "the 'fact' chunk's \(count: frames, "frame") do not fit \(count: packets, "packet") of \(count: framesPerPacket, "frame"); it was ignored",
+                            byteOffset: offset)))
             }
         }
-        let data = CBRAudioData(format: asbd, dataOffset: offset + 8, declaredSize: size, packetCount: packets, batching: batching)
+        let data = CBRAudioData(
+            format: asbd, dataOffset: offset + 8, declaredSize: size, packetCount: packets, batching: batching)
         data.announce(asbd, layout: format.channelLayout, packetTable: table, into: &events)
         audio = data
         stage = .data
@@ -131,16 +151,20 @@ extension WAVEStreamParser {
 
     /// At the end of the input where a chunk header belongs: the end of the file after the data, an
     /// error before it.
-    private mutating func endOfChunks(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func endOfChunks(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent])
+        throws(MediaError) -> Bool
+    {
         let fileEnd = input.position - input.pendingSkip
         let cut = skipping.flatMap { fileEnd < $0.offset + 8 + $0.size ? $0 : nil }
         skipping = nil
         if stage == .afterData {
             stage = .done
             if let cut {
-                events.append(.diagnostic(.note(
-                    "the '\(cut.type)' chunk after the audio declares \(count: cut.size, "byte") but the file ends after \(max(0, fileEnd - cut.offset - 8))",
-                    byteOffset: cut.offset)))
+                events.append(
+                    .diagnostic(
+                        .note(
+                            "the '\(cut.type)' chunk after the audio declares \(count: cut.size, "byte") but the file ends after \(max(0, fileEnd - cut.offset - 8))",
+                            byteOffset: cut.offset)))
                 return true
             }
             guard input.available > 0 else { return false }

@@ -94,7 +94,9 @@ struct WAVEStreamParser: AudioFileFormatParser {
     }
 
     /// One step; `false` when nothing can be done until more bytes come (or ever).
-    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool {
+    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
+        -> Bool
+    {
         switch stage {
         case .riffHeader: return try readRIFFHeader(&input)
         case .chunks, .afterData: return try readChunk(&input, into: &events)
@@ -112,7 +114,8 @@ struct WAVEStreamParser: AudioFileFormatParser {
         }
         let magic = input.fourCC(at: 0)
         guard ["RIFF", "RF64", "BW64"].contains(magic), Array(header.dropFirst(8)) == FourCC.wave else {
-            throw MediaError.invalidData("expected 'RIFF', 'RF64' or 'BW64' and then 'WAVE' but found \(FourCC.describe(header))", at: 0)
+            throw MediaError.invalidData(
+                "expected 'RIFF', 'RF64' or 'BW64' and then 'WAVE' but found \(FourCC.describe(header))", at: 0)
         }
         isRF64 = magic != "RIFF"
         riffSize = Int64(input.littleEndian(UInt32.self, at: 4))

@@ -75,7 +75,10 @@ struct CBRPacketBatcher: Sendable {
     private(set) var isDone = false
 
     /// A batcher for data of `declaredSize` bytes (`nil`: to the end) starting at `dataOffset`.
-    init(bytesPerPacket: Int, framesPerPacket: Int, dataOffset: Int64, declaredSize: Int64?, batching: AudioFileStreamParser.Batching) {
+    init(
+        bytesPerPacket: Int, framesPerPacket: Int, dataOffset: Int64, declaredSize: Int64?,
+        batching: AudioFileStreamParser.Batching
+    ) {
         self.bytesPerPacket = max(1, bytesPerPacket)
         self.framesPerPacket = framesPerPacket
         self.dataOffset = dataOffset
@@ -135,20 +138,24 @@ struct CBRPacketBatcher: Sendable {
             appended = true
         }
         if let declaredSize, consumed < declaredSize {
-            events.append(.diagnostic(.dataTruncated(byteOffset: dataOffset, declared: declaredSize, available: consumed)))
+            events.append(
+                .diagnostic(.dataTruncated(byteOffset: dataOffset, declared: declaredSize, available: consumed)))
             appended = true
         }
         isDone = true
         return appended
     }
 
-    private mutating func append(packets: Int, from input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) {
+    private mutating func append(packets: Int, from input: inout ByteWindow, into events: inout [AudioFileStreamEvent])
+    {
         let size = packets * bytesPerPacket
         let offset = input.position
         guard let bytes = input.take(size) else { return }
-        events.append(.packets(AudioFilePackets(
-            bytes: Array(bytes), fileOffset: offset, firstPacket: nextPacket, packetCount: packets,
-            frameCount: Int64(packets) * Int64(framesPerPacket), isDiscontinuity: discontinuity)))
+        events.append(
+            .packets(
+                AudioFilePackets(
+                    bytes: Array(bytes), fileOffset: offset, firstPacket: nextPacket, packetCount: packets,
+                    frameCount: Int64(packets) * Int64(framesPerPacket), isDiscontinuity: discontinuity)))
         discontinuity = false
         nextPacket += Int64(packets)
         consumed += Int64(size)
@@ -187,14 +194,18 @@ struct VBRPacketBatch: Sendable {
     /// Appends one packet of `frames` frames (`variableFrames`: the description's
     /// `variableFramesInPacket`, 0 when the format's count applies) that starts at file offset `offset`
     /// and spans `fileLength` bytes of the file (its size unless the container wraps it).
-    mutating func append(_ packet: some Collection<UInt8>, frames: Int, variableFrames: Int = 0, at offset: Int64, fileLength: Int? = nil) {
+    mutating func append(
+        _ packet: some Collection<UInt8>, frames: Int, variableFrames: Int = 0, at offset: Int64, fileLength: Int? = nil
+    ) {
         if isEmpty {
             fileOffset = offset
             firstPacket = nextPacket
             bytes.reserveCapacity(min(batching.maxBytes, max(lastSize.bytes, packet.count)))
             descriptions.reserveCapacity(min(batching.maxPackets, lastSize.packets + 1))
         }
-        descriptions.append(AudioStreamPacketDescription(startOffset: bytes.count, dataByteSize: packet.count, variableFramesInPacket: variableFrames))
+        descriptions.append(
+            AudioStreamPacketDescription(
+                startOffset: bytes.count, dataByteSize: packet.count, variableFramesInPacket: variableFrames))
         bytes.append(contentsOf: packet)
         fileEnd = offset + Int64(fileLength ?? packet.count)
         self.frames += Int64(frames)
@@ -217,9 +228,11 @@ struct VBRPacketBatch: Sendable {
     mutating func take() -> AudioFileStreamEvent? {
         guard !isEmpty else { return nil }
         let batch = AudioFilePackets(
-            bytes: bytes, fileOffset: fileOffset, fileByteCount: fileEnd - fileOffset, firstPacket: firstPacket, packetCount: descriptions.count,
+            bytes: bytes, fileOffset: fileOffset, fileByteCount: fileEnd - fileOffset, firstPacket: firstPacket,
+            packetCount: descriptions.count,
             frameCount: frames, descriptions: descriptions, isDiscontinuity: discontinuity)
-        lastSize = (bytes.count + bytes.count / 8, descriptions.count + descriptions.count / 8)  // room for a slightly larger one
+        // room for a slightly larger one
+        lastSize = (bytes.count + bytes.count / 8, descriptions.count + descriptions.count / 8)
         bytes = []
         descriptions = []
         frames = 0

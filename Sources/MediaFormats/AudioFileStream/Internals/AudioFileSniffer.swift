@@ -30,7 +30,9 @@ enum AudioFileSniffer {
         if b.count < 12 && !isComplete { return .needMoreBytes }
         // A complete input of fewer than 12 bytes that starts like a WAVE file is one cut short: its
         // parser reports it as truncated.
-        if (starts("RIFF") || starts("RF64") || starts("BW64")) && (b.count < 12 || starts("WAVE", at: 8)) { return .type(.wave) }
+        if (starts("RIFF") || starts("RF64") || starts("BW64")) && (b.count < 12 || starts("WAVE", at: 8)) {
+            return .type(.wave)
+        }
         if starts("FORM") && starts("AIFF", at: 8) { return .type(.aiff) }
         if starts("FORM") && starts("AIFC", at: 8) { return .type(.aifc) }
         if starts("caff") { return .type(.caf) }

@@ -39,7 +39,11 @@ struct ByteWindow: Sendable {
         }
         if start > 0 && start * 2 >= buffer.count {
             bufferOffset += Int64(start)
-            if start == buffer.count { buffer.removeAll(keepingCapacity: true) } else { buffer.removeSubrange(0..<start) }
+            if start == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+            } else {
+                buffer.removeSubrange(0..<start)
+            }
             start = 0
         }
         buffer.append(contentsOf: bytes)

@@ -53,7 +53,8 @@ struct HeldAudio: Sendable {
     /// Reports held bytes that no packet took, then lets go of the audio.
     mutating func finish(into events: inout [AudioFileStreamEvent]) {
         if window.available > 0 {
-            events.append(.diagnostic(.trailingBytesSkipped(byteOffset: window.position, count: Int64(window.available))))
+            events.append(
+                .diagnostic(.trailingBytesSkipped(byteOffset: window.position, count: Int64(window.available))))
         }
         self = HeldAudio()
     }

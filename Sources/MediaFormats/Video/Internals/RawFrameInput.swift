@@ -25,7 +25,8 @@ enum RawFrameInput {
         if let remaining = input.remaining {
             if remaining == 0, allowEnd { return nil }
             guard remaining >= Int64(total) else {
-                throw truncated(what, format: format, index: index, needed: total, available: Int(remaining), at: structureOffset)
+                throw truncated(
+                    what, format: format, index: index, needed: total, available: Int(remaining), at: structureOffset)
             }
         }
         var got = 0

@@ -17,7 +17,10 @@ struct CBRAudioData: Sendable {
 
     /// Data of `declaredSize` bytes (`nil`: to the end of the input) at `dataOffset`, in packets of
     /// `format`; `packetCount` when it is known.
-    init(format: AudioStreamBasicDescription, dataOffset: Int64, declaredSize: Int64?, packetCount: Int64?, batching: AudioFileStreamParser.Batching) {
+    init(
+        format: AudioStreamBasicDescription, dataOffset: Int64, declaredSize: Int64?, packetCount: Int64?,
+        batching: AudioFileStreamParser.Batching
+    ) {
         batcher = CBRPacketBatcher(
             bytesPerPacket: Int(format.bytesPerPacket), framesPerPacket: Int(format.framesPerPacket),
             dataOffset: dataOffset, declaredSize: declaredSize, batching: batching)

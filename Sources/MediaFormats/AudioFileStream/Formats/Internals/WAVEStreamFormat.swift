@@ -47,9 +47,10 @@ struct WAVEStreamFormat: Sendable {
                 if chunk.validBitsPerSample <= chunk.bitsPerSample {
                     bits = chunk.validBitsPerSample
                 } else {
-                    diagnostics.append(.note(
-                        "wValidBitsPerSample \(chunk.validBitsPerSample) exceeds the \(chunk.bitsPerSample)-bit container; the container's bits are used",
-                        byteOffset: chunkOffset + 26))
+                    diagnostics.append(
+                        .note(
+                            "wValidBitsPerSample \(chunk.validBitsPerSample) exceeds the \(chunk.bitsPerSample)-bit container; the container's bits are used",
+                            byteOffset: chunkOffset + 26))
                 }
             }
             description = .linearPCM(
@@ -63,7 +64,8 @@ struct WAVEStreamFormat: Sendable {
             try Self.checkRateAndChannels(chunk, chunkOffset: chunkOffset)
             guard chunk.bitsPerSample == 8 || chunk.bitsPerSample == 0 else {
                 throw MediaError(
-                    .unsupportedFormat, "WAVE G.711 with \(count: chunk.bitsPerSample, "bit") per sample is not supported: only 8 bits are",
+                    .unsupportedFormat,
+                    "WAVE G.711 with \(count: chunk.bitsPerSample, "bit") per sample is not supported: only 8 bits are",
                     byteOffset: chunkOffset + 22)
             }
             guard chunk.blockAlign == chunk.channelCount else {
@@ -71,7 +73,8 @@ struct WAVEStreamFormat: Sendable {
                     "WAVE G.711 block align of \(count: chunk.blockAlign, "byte") does not match \(count: chunk.channelCount, "channel") × 1 byte",
                     at: chunkOffset + 20)
             }
-            let id = chunk.codecTag == Self.aLawTag ? AudioStreamBasicDescription.aLaw : AudioStreamBasicDescription.uLaw
+            let id =
+                chunk.codecTag == Self.aLawTag ? AudioStreamBasicDescription.aLaw : AudioStreamBasicDescription.uLaw
             description = .g711(id, sampleRate: rate, channels: chunk.channelCount)
         case Self.imaADPCMTag:
             description = try Self.imaADPCM(chunk, body: body, chunkOffset: chunkOffset)
@@ -86,19 +89,23 @@ struct WAVEStreamFormat: Sendable {
         let (layout, maskIgnored) = chunk.channelLayout()
         channelLayout = layout
         if maskIgnored {
-            diagnostics.append(.note(
-                "dwChannelMask 0x\(FourCC.hex(chunk.channelMask, digits: 8)) names \(chunk.channelMask.nonzeroBitCount) speakers but the file has \(count: chunk.channelCount, "channel"); the default layout is used",
-                byteOffset: chunkOffset + 28))
+            diagnostics.append(
+                .note(
+                    "dwChannelMask 0x\(FourCC.hex(chunk.channelMask, digits: 8)) names \(chunk.channelMask.nonzeroBitCount) speakers but the file has \(count: chunk.channelCount, "channel"); the default layout is used",
+                    byteOffset: chunkOffset + 28))
         }
     }
 
     /// The IMA ADPCM format: blocks of `nBlockAlign` bytes, each a 4-byte header per channel and then
     /// 4-bit samples in 4-byte words per channel.
-    private static func imaADPCM(_ chunk: WAVFormatChunk, body: [UInt8], chunkOffset: Int64) throws(MediaError) -> AudioStreamBasicDescription {
+    private static func imaADPCM(_ chunk: WAVFormatChunk, body: [UInt8], chunkOffset: Int64) throws(MediaError)
+        -> AudioStreamBasicDescription
+    {
         try checkRateAndChannels(chunk, chunkOffset: chunkOffset)
         guard chunk.bitsPerSample == 4 else {
             throw MediaError(
-                .unsupportedFormat, "WAVE IMA ADPCM with \(count: chunk.bitsPerSample, "bit") per sample is not supported: only 4 bits are",
+                .unsupportedFormat,
+                "WAVE IMA ADPCM with \(count: chunk.bitsPerSample, "bit") per sample is not supported: only 4 bits are",
                 byteOffset: chunkOffset + 22)
         }
         let channels = chunk.channelCount

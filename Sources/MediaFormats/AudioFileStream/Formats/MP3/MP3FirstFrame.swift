@@ -64,7 +64,7 @@ struct MP3FirstFrame: Sendable {
     /// The events from `dataFormat` to `readyToProducePackets`, in order.
     var events: [AudioFileStreamEvent] {
         var events: [AudioFileStreamEvent] = [
-            .dataFormat(header.streamFormat), .channelLayout(header.channelLayout), .dataOffset(dataOffset),
+            .dataFormat(header.streamFormat), .channelLayout(header.channelLayout), .dataOffset(dataOffset)
         ]
         if let audioBytes { events.append(.audioDataByteCount(audioBytes)) }
         if let packetCount { events.append(.audioDataPacketCount(packetCount)) }

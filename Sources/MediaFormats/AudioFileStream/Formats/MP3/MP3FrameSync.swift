@@ -57,7 +57,9 @@ enum MP3FrameSync {
         guard available > 1 else { return input.isFinished ? .no : .needMoreBytes }
         guard input[index + 1] & 0xE0 == 0xE0 else { return .no }
         guard available > 3 else { return input.isFinished ? .no : .needMoreBytes }
-        guard let header = MP3FrameHeader(input[index], input[index + 1], input[index + 2], input[index + 3]) else { return .no }
+        guard let header = MP3FrameHeader(input[index], input[index + 1], input[index + 2], input[index + 3]) else {
+            return .no
+        }
         return .yes(header)
     }
 

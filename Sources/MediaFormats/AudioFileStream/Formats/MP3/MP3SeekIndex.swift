@@ -44,7 +44,10 @@ struct MP3SeekIndex: Sendable {
     /// Records an audio frame the parser emitted.
     mutating func record(_ header: MP3FrameHeader, length: Int) {
         if shape == nil {
-            shape = (Int64(header.lengthCoefficient), Int64(header.bitRate), Int64(header.sampleRate), Int64(length - (header.hasPadding ? 1 : 0)))
+            shape = (
+                Int64(header.lengthCoefficient), Int64(header.bitRate), Int64(header.sampleRate),
+                Int64(length - (header.hasPadding ? 1 : 0))
+            )
             uniformBitRate = header.bitRateIndex
         } else if uniformBitRate != header.bitRateIndex {
             sawVaryingBitRate = true
@@ -60,7 +63,10 @@ struct MP3SeekIndex: Sendable {
         if let packetCount, packet >= packetCount { return nil }
         if packet == 0 { return AudioFileStreamSeekOffset(byteOffset: dataOffset, isEstimated: false) }
         if let packetCount, packetCount > 0, let xing {
-            return AudioFileStreamSeekOffset(byteOffset: dataOffset + Self.tocOffset(xing.toc, packet: packet, of: packetCount, bytes: xing.audioBytes), isEstimated: true)
+            return AudioFileStreamSeekOffset(
+                byteOffset: dataOffset
+                    + Self.tocOffset(xing.toc, packet: packet, of: packetCount, bytes: xing.audioBytes),
+                isEstimated: true)
         }
         if let vbri, vbri.framesPerEntry > 0 {
             let run = Int(min(packet / Int64(vbri.framesPerEntry), Int64(vbri.toc.count)))

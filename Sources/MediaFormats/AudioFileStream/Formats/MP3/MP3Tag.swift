@@ -47,7 +47,7 @@ struct MP3Tag: Sendable, Hashable {
         let available = input.available - index
         guard available > 0 else { return input.isFinished ? .none : .needMoreBytes }
         switch input[index] {
-        case 0x49: return probeID3v2(input, at: index)      // "I"
+        case 0x49: return probeID3v2(input, at: index)  // "I"
         case 0x41: return probeAPEHeader(input, at: index)  // "A"
         case 0x54: return id3v1 ? probeID3v1(input, at: index) : .none  // "T"
         default: return .none

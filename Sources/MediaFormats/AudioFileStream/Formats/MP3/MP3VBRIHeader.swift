@@ -34,7 +34,8 @@ struct MP3VBRIHeader: Sendable, Hashable {
         byteCount = bytes
         frameCount = frames
         let tableStart = start + 26
-        if (1...4).contains(entrySize), perEntry > 0, entries > 0, tableStart + Int(entries * entrySize) <= frame.count {
+        if (1...4).contains(entrySize), perEntry > 0, entries > 0, tableStart + Int(entries * entrySize) <= frame.count
+        {
             tableOfContents = (0..<Int(entries)).map { i in
                 (Self.bigEndian(frame, at: tableStart + i * Int(entrySize), bytes: Int(entrySize)) ?? 0) * max(1, scale)
             }
