@@ -44,6 +44,7 @@ LIVE_TESTS = MediaPulseTests|AudioRecorder|\.Streaming
 
 # The whole test suite. The tests run the example executables, so build everything first.
 test: deps
+	$(MAKE) lint
 	$(SWIFT) build --build-tests
 	$(MAKE) docs-check
 	$(MAKE) bench-check
