@@ -83,7 +83,7 @@ public struct AnnexBAccessUnitParser: PushParser, Sendable {
     public private(set) var formatChangeCount = 0
     /// NAL units read so far.
     public private(set) var nalUnitCount: Int64 = 0
-    /// Non-zero bytes before the first start code, skipped (see ``AnnexBScanner/skippedLeadingBytes``).
+    /// Non-zero bytes before the first start code, skipped (see ``/MediaBitstream/AnnexBScanner/skippedLeadingBytes``).
     public var skippedLeadingBytes: Int { scanner.skippedLeadingBytes }
 
     /// A parser at the start of a stream, using `defaultFrameRate` when the SPS carries no timing
