@@ -6,7 +6,7 @@
 ///     var pipeline = Pipeline(source: try CAFReader(bytes: cutCAF), stages: [AudioDecoder()], sink: CollectingSink())
 ///     try pipeline.run()
 /// } catch let error as MediaError where error.code == .truncated {
-///     print(error)   // "CAF 'data' chunk needs 16392 bytes but only 3929 remain at byte offset 103."
+///     print(error)  // "CAF 'data' chunk needs 16392 bytes but only 3929 remain at byte offset 103."
 /// }
 /// ```
 ///

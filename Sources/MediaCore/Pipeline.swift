@@ -4,8 +4,9 @@ public import Logging
 ///
 /// ```swift
 /// var pipeline = Pipeline(
-///     source: try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), sampleRate: 48_000, channels: 2,
-///                               length: .duration(MediaTime(value: 5, timescale: 1))),
+///     source: try ToneGenerator(
+///         .sine(frequency: 440, amplitude: 0.5), sampleRate: 48_000, channels: 2,
+///         length: .duration(MediaTime(value: 5, timescale: 1))),
 ///     stages: [try AACEncoder(bitRate: 128_000)],
 ///     sink: ADTSMuxer(output: try FileOutput(path: "tone.aac")))
 /// let result = try pipeline.run { progress in print(progress.position) }

@@ -9,9 +9,10 @@ extension WAVReader {
     /// let reader = try WAVReader(bytes: cutWAV)
     /// var frames = 0
     /// while let sample = try reader.next() { frames += sample.frameCount }
-    /// print(frames)   // 1000: every whole frame the file holds
+    /// print(frames)  // 1000: every whole frame the file holds
     /// for diagnostic in reader.diagnostics where diagnostic.code == .dataBeyondEndOfFile {
-    ///     print(diagnostic)   // "WAV 'data' chunk declares 192000 bytes but the file holds 4000 after its header; reading those at byte offset 36."
+    ///     // "WAV 'data' chunk declares 192000 bytes but the file holds 4000 after its header; reading those at byte offset 36."
+    ///     print(diagnostic)
     /// }
     /// ```
     public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
