@@ -62,11 +62,29 @@ public struct AnnexBScanner: Sendable {
     public init() {}
 
     /// Appends the next bytes of the stream. Bytes pushed after ``finish()`` make ``next()`` throw.
+    ///
+    /// Inlined into the caller, which hands the bytes of an array, slice or other contiguous collection
+    /// to the non-generic ``push(contiguous:)`` without a copy (any other collection is copied first).
+    @inlinable
     public mutating func push(_ chunk: some Collection<UInt8>) {
+        let pushed: Void? = chunk.withContiguousStorageIfAvailable { push(contiguous: UnsafeRawBufferPointer($0)) }
+        if pushed == nil { Array(chunk).withUnsafeBytes { push(contiguous: $0) } }
+    }
+
+    /// Appends `chunk`, as ``push(_:)``.
+    @usableFromInline
+    mutating func push(contiguous chunk: UnsafeRawBufferPointer) {
         guard inputEnd.accept(chunk.count) else { return }
+        guard chunk.count > 0 else {
+            compact()
+            return
+        }
         compact()
         makeRoom(for: chunk.count)
-        buffer.replaceSubrange(end..<end + chunk.count, with: chunk)
+        let at = end
+        buffer.withUnsafeMutableBytes { raw in
+            UnsafeMutableRawBufferPointer(rebasing: raw[at..<at + chunk.count]).copyMemory(from: chunk)
+        }
         end += chunk.count
     }
 
@@ -151,6 +169,7 @@ public struct AnnexBScanner: Sendable {
     }
 
     /// Splits a whole stream into NAL units.
+    @inlinable
     public static func split<C: Collection>(_ stream: C) throws(MediaError) -> [NALUnit] where C.Element == UInt8 {
         var scanner = AnnexBScanner()
         scanner.push(stream)
