@@ -64,7 +64,7 @@ public struct AnnexBScanner: Sendable {
     /// Appends the next bytes of the stream. Bytes pushed after ``finish()`` make ``next()`` throw.
     ///
     /// Inlined into the caller, which hands the bytes of an array, slice or other contiguous collection
-    /// to the non-generic ``push(contiguous:)`` without a copy (any other collection is copied first).
+    /// to the non-generic `push(contiguous:)` without a copy (any other collection is copied first).
     @inlinable
     public mutating func push(_ chunk: some Collection<UInt8>) {
         let pushed: Void? = chunk.withContiguousStorageIfAvailable { push(contiguous: UnsafeRawBufferPointer($0)) }
