@@ -348,7 +348,10 @@ extension H264Encoder {
                         .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS",
                         ffmpegCall: "avcodec_receive_packet")
                 }
-                let units = all.filter { ![.sps, .pps].contains(H264Bitstream.nalUnitType(of: $0)) }
+                let units = all.filter {
+                    let type = H264Bitstream.nalUnitType(of: $0)
+                    return type != .sps && type != .pps  // not an array literal per unit: no allocation
+                }
                 guard !units.isEmpty else { return }  // parameter sets alone: nothing to emit
                 let original = pending.removeValue(forKey: ptsTick)
                 let pts = original?.presentationTime ?? time(ofTick: ptsTick)

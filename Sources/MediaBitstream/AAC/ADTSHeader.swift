@@ -104,7 +104,10 @@ public struct ADTSHeader: Sendable, Hashable {
     ///   ``/MediaCore/MediaError/Code/invalidData`` when the sync word is not 0xFFF, the layer is not 0, the sampling
     ///   frequency index is 13, 14 or 15, or `aac_frame_length` is shorter than the header. The error's
     ///   byte offset is `offset`.
+    @inlinable
     public init(parsing bytes: some Collection<UInt8>, at offset: Int64 = 0) throws(MediaError) {
+        // Inlined into the caller, so that this loop is specialised for its collection (a parser calls it
+        // for every frame); the checks are not generic.
         var fixed: UInt64 = 0
         var crc: UInt16 = 0
         var count = 0
@@ -112,6 +115,13 @@ public struct ADTSHeader: Sendable, Hashable {
             if count < 7 { fixed = fixed << 8 | UInt64(byte) } else { crc = crc << 8 | UInt16(byte) }
             count += 1
         }
+        try self.init(fixed: fixed, crc: crc, count: count, at: offset)
+    }
+
+    /// The header in the first `count` (at most 9) bytes read, the first 7 big-endian in the low bits of
+    /// `fixed` and the next 2 in `crc`; the errors of ``init(parsing:at:)``.
+    @usableFromInline
+    init(fixed: UInt64, crc: UInt16, count: Int, at offset: Int64) throws(MediaError) {
         guard count >= 7 else {
             throw MediaError.truncated("ADTS header", needed: 7, available: count, at: offset)
         }

@@ -109,6 +109,7 @@ public struct AVCCParser: Sendable {
     /// Every remaining non-empty NAL unit of `bytes`, in order; empty ones are counted as by ``next(in:)``.
     ///
     /// - Throws: as ``next(in:)``.
+    @inlinable
     public mutating func all<Bytes: RandomAccessCollection>(
         in bytes: Bytes
     ) throws(MediaError) -> [NALUnit] where Bytes.Element == UInt8, Bytes.Index == Int {

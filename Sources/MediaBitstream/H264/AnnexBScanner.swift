@@ -62,11 +62,29 @@ public struct AnnexBScanner: Sendable {
     public init() {}
 
     /// Appends the next bytes of the stream. Bytes pushed after ``finish()`` make ``next()`` throw.
+    ///
+    /// Inlined into the caller, which hands the bytes of an array, slice or other contiguous collection
+    /// to the non-generic `push(contiguous:)` without a copy (any other collection is copied first).
+    @inlinable
     public mutating func push(_ chunk: some Collection<UInt8>) {
+        let pushed: Void? = chunk.withContiguousStorageIfAvailable { push(contiguous: UnsafeRawBufferPointer($0)) }
+        if pushed == nil { Array(chunk).withUnsafeBytes { push(contiguous: $0) } }
+    }
+
+    /// Appends `chunk`, as ``push(_:)``.
+    @usableFromInline
+    mutating func push(contiguous chunk: UnsafeRawBufferPointer) {
         guard inputEnd.accept(chunk.count) else { return }
+        guard chunk.count > 0 else {
+            compact()
+            return
+        }
         compact()
         makeRoom(for: chunk.count)
-        buffer.replaceSubrange(end..<end + chunk.count, with: chunk)
+        let at = end
+        buffer.withUnsafeMutableBytes { raw in
+            UnsafeMutableRawBufferPointer(rebasing: raw[at..<at + chunk.count]).copyMemory(from: chunk)
+        }
         end += chunk.count
     }
 
@@ -151,6 +169,7 @@ public struct AnnexBScanner: Sendable {
     }
 
     /// Splits a whole stream into NAL units.
+    @inlinable
     public static func split<C: Collection>(_ stream: C) throws(MediaError) -> [NALUnit] where C.Element == UInt8 {
         var scanner = AnnexBScanner()
         scanner.push(stream)
@@ -173,35 +192,39 @@ public struct AnnexBScanner: Sendable {
         let count = end
         guard scanIndex + 2 < count else { return nil }
         let from = scanIndex
-        let found: Int? = buffer.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress else { return nil }
-            func startCode(in range: Range<Int>) -> Int? {
-                for j in range where j + 2 < count && bytes[j] == 0 && bytes[j + 1] == 0 && bytes[j + 2] == 1 {
-                    return j
-                }
-                return nil
-            }
-            // Lane k of `low` (of `high`) is zero exactly when bytes i + k and i + k + 1 (i + 16 + k and
-            // i + 17 + k) both are.
-            let zero = SIMD16<UInt8>()
-            var i = from
-            while i + 33 <= count {
-                // Unaligned loads, within bounds by the loop condition.
-                let low =
-                    base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-                    | base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
-                let high =
-                    base.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)
-                    | base.loadUnaligned(fromByteOffset: i + 17, as: SIMD16<UInt8>.self)
-                let hits = unsafeBitCast((low .== zero) .| (high .== zero), to: SIMD2<UInt64>.self)
-                if hits[0] | hits[1] != 0, let j = startCode(in: i..<i + 32) { return j }
-                i += 32
-            }
-            return startCode(in: i..<count)
-        }
+        let found = buffer.withUnsafeBytes { Self.startCode(in: $0, from: from, count: count) }
         // Without a hit, every start position below `count - 2` has been ruled out.
         scanIndex = found ?? count - 2
         return found
+    }
+
+    /// The index of the first `00 00 01` in `bytes[from..<count]`, as ``findStartCode()`` looks for it;
+    /// also what ``H264Bitstream/annexBNALUnits(_:)`` splits a whole buffer with, in place.
+    static func startCode(in bytes: UnsafeRawBufferPointer, from: Int, count: Int) -> Int? {
+        guard from + 2 < count, let base = bytes.baseAddress else { return nil }
+        func startCode(in range: Range<Int>) -> Int? {
+            for j in range where j + 2 < count && bytes[j] == 0 && bytes[j + 1] == 0 && bytes[j + 2] == 1 {
+                return j
+            }
+            return nil
+        }
+        // Lane k of `low` (of `high`) is zero exactly when bytes i + k and i + k + 1 (i + 16 + k and
+        // i + 17 + k) both are.
+        let zero = SIMD16<UInt8>()
+        var i = from
+        while i + 33 <= count {
+            // Unaligned loads, within bounds by the loop condition.
+            let low =
+                base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                | base.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
+            let high =
+                base.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)
+                | base.loadUnaligned(fromByteOffset: i + 17, as: SIMD16<UInt8>.self)
+            let hits = unsafeBitCast((low .== zero) .| (high .== zero), to: SIMD2<UInt64>.self)
+            if hits[0] | hits[1] != 0, let j = startCode(in: i..<i + 32) { return j }
+            i += 32
+        }
+        return startCode(in: i..<count)
     }
 
     /// The NAL unit from `nalStart` to `end` without trailing zeros, or nil before the first start

@@ -2,34 +2,49 @@ public import MediaCore
 
 extension H264Bitstream {
     /// The NAL units of a whole Annex-B buffer (an encoder's packet, a demuxed MPEG-TS access unit), as
-    /// ``AnnexBScanner`` splits it, each as a slice of one copy of the buffer. A NAL unit of only zero
-    /// bytes (two start codes with nothing else between them) is skipped, as ``AVCCParser`` skips a
-    /// zero-length AVCC NAL unit; bytes before the first start code are ignored.
+    /// ``AnnexBScanner`` splits it, each as a slice of the array (of a copy of another collection), indexed
+    /// from 0 either way. A NAL unit of only zero bytes (two start codes with nothing else between them)
+    /// is skipped, as ``AVCCParser`` skips a zero-length AVCC NAL unit; bytes before the first start code
+    /// are ignored.
+    @inlinable  // an encoder's every packet: no copy of an array, the split is not generic
     public static func annexBNALUnits<C: Collection>(_ stream: C) -> [ArraySlice<UInt8>] where C.Element == UInt8 {
-        var scanner = AnnexBScanner()
-        scanner.push(stream)
-        scanner.finish()
-        var ranges: [Range<Int>] = []
-        while true {
-            do {
-                guard let unit = try scanner.nextNALUnitRange() else { break }
-                ranges.append(unit.range)
-            } catch {
-                continue  // an all-zero unit; the scanner goes on after it
+        nalUnits(of: Array(stream))
+    }
+
+    /// ``annexBNALUnits(_:)`` of an array, as slices of it: the start codes found in place, as
+    /// ``AnnexBScanner`` finds them, and the trailing zero bytes before each dropped.
+    @usableFromInline
+    static func nalUnits(of stream: [UInt8]) -> [ArraySlice<UInt8>] {
+        var units: [ArraySlice<UInt8>] = []
+        stream.withUnsafeBytes { bytes in
+            let count = bytes.count
+            var unitStart: Int?
+            var from = 0
+            while true {
+                let code = AnnexBScanner.startCode(in: bytes, from: from, count: count)
+                if let start = unitStart {
+                    // The unit up to the start code (or the end) without its trailing_zero_8bits.
+                    var last = code ?? count
+                    while last > start && bytes[last - 1] == 0 { last -= 1 }
+                    if last > start { units.append(stream[start..<last]) }
+                }
+                guard let code else { break }
+                unitStart = code + 3
+                from = code + 3
             }
         }
-        // Nothing was pushed after finish(), so the buffer was never compacted: the ranges index it.
-        let buffer = scanner.buffer
-        return ranges.map { buffer[$0] }
+        return units
     }
 
     /// `nal_unit_type` of a NAL unit (the low five bits of its header byte); ``H264NALUnitType/unspecified``
     /// for an empty one.
+    @inlinable
     public static func nalUnitType<C: Collection>(of unit: C) -> H264NALUnitType where C.Element == UInt8 {
         H264NALUnitType(rawValue: unit.first ?? 0)
     }
 
     /// The SPS and PPS among `units`, in order, or `nil` when there is not at least one of each.
+    @inlinable
     public static func parameterSets<C: Collection>(in units: [C]) -> H264Parameters? where C.Element == UInt8 {
         let sps = units.filter { nalUnitType(of: $0) == .sps }.map { Array($0) }
         let pps = units.filter { nalUnitType(of: $0) == .pps }.map { Array($0) }

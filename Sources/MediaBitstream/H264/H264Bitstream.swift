@@ -35,20 +35,27 @@ public enum H264Bitstream {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for an empty NAL unit or one longer than
     ///   a 32-bit length can say.
+    @inlinable  // called for every packet an encoder or demuxer gives: specialised in the caller
     public static func avcc<C: Collection>(_ units: [C]) throws(MediaError) -> [UInt8] where C.Element == UInt8 {
-        var writer = ByteWriter(capacity: units.reduce(0) { $0 + $1.count + 4 })
+        var output: [UInt8] = []
+        output.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
         for unit in units {
             guard !unit.isEmpty, let length = UInt32(exactly: unit.count) else {
                 throw MediaError(
                     .invalidArgument, "a NAL unit of \(unit.count) bytes cannot be written with a 4-byte length")
             }
-            writer.writeUInt32BE(length)  // NALUnitLength
-            writer.write(unit)  // NALUnit
+            // NALUnitLength, big-endian
+            output.append(UInt8(truncatingIfNeeded: length >> 24))
+            output.append(UInt8(truncatingIfNeeded: length >> 16))
+            output.append(UInt8(truncatingIfNeeded: length >> 8))
+            output.append(UInt8(truncatingIfNeeded: length))
+            output.append(contentsOf: unit)  // NALUnit
         }
-        return writer.bytes
+        return output
     }
 
     /// NAL units as Annex B: each behind the 4-byte start code `00 00 00 01`.
+    @inlinable  // called for every access unit a decoder is given: specialised in the caller
     public static func annexB<C: Collection>(_ units: [C]) -> [UInt8] where C.Element == UInt8 {
         var output: [UInt8] = []
         output.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })

@@ -101,6 +101,7 @@ public struct H264NALHeader: Sendable, Hashable {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/truncated`` for an empty NAL unit; ``/MediaCore/MediaError/Code/invalidData``
     ///   when `forbidden_zero_bit` is 1.
+    @inlinable  // every NAL unit of a stream is read with it: specialised in the caller
     public init<C: Collection>(parsing nalUnit: C, baseOffset: Int64 = 0) throws(MediaError) where C.Element == UInt8 {
         guard let first = nalUnit.first else {
             throw MediaError.truncated("NAL unit header", needed: 1, available: 0, at: baseOffset)

@@ -12,6 +12,7 @@
 public enum H264RBSP {
     /// `bytes` with every `emulation_prevention_three_byte` removed: each 0x03 that follows two zero
     /// bytes (counted since the last removed 0x03) is dropped.
+    @inlinable
     public static func removeEmulationPrevention<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
         unescape(bytes).rbsp
     }
@@ -25,7 +26,18 @@ public enum H264RBSP {
     /// appended 0x03 then follows only one zero and is not an emulation prevention byte. A valid RBSP
     /// never ends that way (it ends with `rbsp_stop_one_bit` or whole two-byte `cabac_zero_word`s
     /// after it).
+    @inlinable
     public static func insertEmulationPrevention<C: Collection>(_ payload: C) -> [UInt8] where C.Element == UInt8 {
+        // Specialised in the caller down to the contiguous bytes; the loop is not generic.
+        if let output = payload.withContiguousStorageIfAvailable({ insertEmulationPrevention(contiguous: $0) }) {
+            return output
+        }
+        return Array(payload).withUnsafeBufferPointer { insertEmulationPrevention(contiguous: $0) }
+    }
+
+    /// ``insertEmulationPrevention(_:)`` of contiguous bytes.
+    @usableFromInline
+    static func insertEmulationPrevention(contiguous payload: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(payload.count + payload.count / 64 + 1)
         var zeros = 0
@@ -43,9 +55,18 @@ public enum H264RBSP {
 
     /// The RBSP and, for each removed byte, the RBSP index it stood before (to map RBSP positions back
     /// to positions in the NAL unit).
+    @inlinable
     package static func unescape<C: Collection>(
         _ bytes: C
     ) -> (rbsp: [UInt8], removed: [Int]) where C.Element == UInt8 {
+        // Every parameter set parsed goes through here: the loop runs on contiguous bytes, not generic.
+        if let result = bytes.withContiguousStorageIfAvailable({ unescape(contiguous: $0) }) { return result }
+        return Array(bytes).withUnsafeBufferPointer { unescape(contiguous: $0) }
+    }
+
+    /// ``unescape(_:)`` of contiguous bytes.
+    @usableFromInline
+    static func unescape(contiguous bytes: UnsafeBufferPointer<UInt8>) -> (rbsp: [UInt8], removed: [Int]) {
         var rbsp: [UInt8] = []
         rbsp.reserveCapacity(bytes.count)
         var removed: [Int] = []

@@ -132,7 +132,14 @@ public struct H264SPS: Sendable, Hashable {
     /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the NAL unit is not an SPS or a field is out of
     ///   its range; ``/MediaCore/MediaError/Code/truncated`` when the fields run past the end. The error's byte
     ///   offset is the position in the input (emulation prevention bytes counted) of the offending field.
+    @inlinable  // specialised in the caller: an array is parsed without a copy, and not generically
     public init<C: Collection>(parsing nalUnit: C, baseOffset: Int64 = 0) throws(MediaError) where C.Element == UInt8 {
+        try self.init(parsingArray: Array(nalUnit), baseOffset: baseOffset)
+    }
+
+    /// ``init(parsing:baseOffset:)`` of an array.
+    @usableFromInline
+    init(parsingArray nalUnit: [UInt8], baseOffset: Int64) throws(MediaError) {
         let header = try H264NALHeader(parsing: nalUnit, baseOffset: baseOffset)
         guard header.nalUnitType == .sps else {
             throw MediaError.invalidData("NAL unit of type \(header.nalUnitType) is not an SPS", at: baseOffset)
@@ -381,7 +388,14 @@ public struct H264PPS: Sendable, Hashable {
     /// Parses the PPS NAL unit `nalUnit` (header byte included), which starts at `baseOffset`.
     ///
     /// - Throws: as ``H264SPS/init(parsing:baseOffset:)``.
+    @inlinable  // specialised in the caller: an array is parsed without a copy, and not generically
     public init<C: Collection>(parsing nalUnit: C, baseOffset: Int64 = 0) throws(MediaError) where C.Element == UInt8 {
+        try self.init(parsingArray: Array(nalUnit), baseOffset: baseOffset)
+    }
+
+    /// ``init(parsing:baseOffset:)`` of an array.
+    @usableFromInline
+    init(parsingArray nalUnit: [UInt8], baseOffset: Int64) throws(MediaError) {
         let header = try H264NALHeader(parsing: nalUnit, baseOffset: baseOffset)
         guard header.nalUnitType == .pps else {
             throw MediaError.invalidData("NAL unit of type \(header.nalUnitType) is not a PPS", at: baseOffset)
