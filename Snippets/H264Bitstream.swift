@@ -32,3 +32,13 @@ for unit in try H264Bitstream.avccNALUnits(first.data, lengthSize: 4) {
 let annexB = try H264Bitstream.avccToAnnexB(first.data)  // start codes instead of lengths; no SPS/PPS added
 print(Array(annexB.prefix(4)))  // [0, 0, 0, 1]
 // snippet.end
+
+// snippet.avcc
+// One AVCC sample: an access unit delimiter (2 bytes), then a zero-length NAL unit.
+let sample: [UInt8] = [0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 0]
+var parser = try AVCCParser()
+while let unit = try parser.next(in: sample) {
+    print(H264Bitstream.nalUnitType(of: sample[unit.range]))  // AUD (9)
+}
+print(parser.emptyNALUnitWarning ?? "")  // skipped 1 zero-length AVCC NAL unit (the first at byte 6)
+// snippet.end
