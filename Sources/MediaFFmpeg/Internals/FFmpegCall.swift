@@ -1,5 +1,8 @@
 internal import CMediaFFmpeg
-import MediaCore
+package import MediaCore
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Synchronization
 
 /// The one funnel for FFmpeg return codes: a negative code becomes a ``/MediaCore/MediaError`` naming the call.
@@ -13,8 +16,13 @@ func check(_ code: CInt, calling function: StaticString, _ errorCode: MediaError
 
 extension MediaError {
     /// An error for FFmpeg's `code` returned by `function`, with FFmpeg's own description of the code.
-    static func ffmpeg(_ code: CInt, calling function: StaticString, _ kind: MediaError.Code) -> MediaError {
-        MediaError(kind, FFmpeg.describe(code), ffmpegCall: "\(function)", ffmpegCode: code)
+    ///
+    /// `kind` is what the call's failure means at the call site, except for `AVERROR(ENOMEM)`, which is
+    /// always ``/MediaCore/MediaError/Code/outOfMemory``: any FFmpeg call can fail to allocate, and a
+    /// caller deciding whether to retry or give up must not read that as an invalid argument.
+    package static func ffmpeg(_ code: Int32, calling function: StaticString, _ kind: MediaError.Code) -> MediaError {
+        let kind: MediaError.Code = code == -ENOMEM ? .outOfMemory : kind
+        return MediaError(kind, FFmpeg.describe(code), ffmpegCall: "\(function)", ffmpegCode: code)
     }
 }
 
