@@ -5,13 +5,16 @@ import MediaPipeline
 
 do {
     // snippet.hide
-    let camera = RealTimeSource(try TestPatternGenerator(width: 1280, height: 720, length: .frames(300)))
-    let microphone = RealTimeSource(try ToneGenerator(length: .frames(480_000)))
     var settings = H264Encoder.Settings()
     settings.averageBitRate = 2_500_000
     // snippet.show
     // snippet.live
     let clock = MediaClock()
+    // snippet.hide
+    let camera = RealTimeSource(
+        try TestPatternGenerator(width: 1280, height: 720, length: .frames(300)), clock: clock)
+    let microphone = RealTimeSource(try ToneGenerator(length: .frames(480_000)), clock: clock)
+    // snippet.show
     let control = try BitRateControl(bitRate: 2_500_000)  // the encoder's target, shared
     let keyframes = KeyframeRequest()  // a reconnection asks for a keyframe
     let encoder = try H264Encoder(settings: settings, bitRateControl: control)
