@@ -61,7 +61,7 @@ do {
     // snippet.end
 }
 
-do {
+func streamOverSRT() async throws {
     // snippet.hide
     var graph = MediaGraph()
     let camera = try TestPatternGenerator(width: 640, height: 360, length: .frames(300))
@@ -79,7 +79,7 @@ do {
     try await graph.run()
 }
 
-do {
+func adaptBitRate() async throws {
     // snippet.hide
     let clock = MediaClock()
     var settings = H264Encoder.Settings()
@@ -98,7 +98,7 @@ do {
     try await graph.run()
 }
 
-do {
+func writeHLS() async throws {
     // snippet.hls
     let hls = HLSOptions(segmentType: .fragmentedMP4, playlist: .live(windowSize: 6))
     let muxer = try ContainerMuxer(hlsPlaylist: "/var/www/live/stream.m3u8", hls: hls)
@@ -109,3 +109,7 @@ do {
     graph.addSink(muxer, tracks: [video])
     try await graph.run()
 }
+
+try await streamOverSRT()
+try await adaptBitRate()
+try await writeHLS()

@@ -2,7 +2,7 @@
 // time on one clock. A test pattern and a tone stand in for the camera and the microphone.
 import MediaPipeline
 
-do {
+func encodeTwice() async throws {
     // snippet.hide
     let camera = try TestPatternGenerator(width: 640, height: 360, length: .frames(60))
     let microphone = try ToneGenerator(length: .frames(96_000))
@@ -19,7 +19,7 @@ do {
     // snippet.end
 }
 
-do {
+func paceOnOneClock() async throws {
     // snippet.hide
     let camera = try TestPatternGenerator(width: 640, height: 360, length: .frames(60))
     let microphone = try ToneGenerator(length: .frames(96_000))
@@ -33,3 +33,6 @@ do {
     graph.addSink(try ContainerMuxer(path: "paced.mp4"), tracks: [video, audio])
     try await graph.run()
 }
+
+try await encodeTwice()
+try await paceOnOneClock()

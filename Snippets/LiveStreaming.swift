@@ -3,7 +3,7 @@
 // test pattern and a tone, paced on the clock) to run; `swift build` only compiles it.
 import MediaPipeline
 
-do {
+func streamLive() async throws {
     // snippet.hide
     var settings = H264Encoder.Settings()
     settings.averageBitRate = 2_500_000
@@ -35,3 +35,5 @@ do {
     try await graph.run()
     // snippet.end
 }
+
+try await streamLive()
