@@ -62,4 +62,32 @@ import Testing
         let doc = try Self.docExample(in: example.source, containing: example.anchor)
         #expect(doc == snippet, "\(example.source)'s example differs from \(example.snippet) slice \(example.slice)")
     }
+
+    /// The DocC articles of every module: each `@Snippet` names a program in `Snippets/` and a slice it has,
+    /// and no article has a ```swift block of its own (which nothing would compile), but for the one
+    /// `Package.swift` fragment in GettingStarted, which is a manifest, not a program.
+    @Test func articlesShowOnlyCompiledSnippets() throws {
+        let sources = Self.packageRoot.appendingPathComponent("Sources")
+        let articles = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.contains(".docc/") && $0.hasSuffix(".md") }
+        #expect(articles.count > 10)
+        var snippetCount = 0
+        for article in articles {
+            let lines = try Self.lines("Sources/" + article)
+            for (index, line) in lines.enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed == "```swift" {
+                    let next = lines.indices.contains(index + 1) ? lines[index + 1] : ""
+                    #expect(next == "// Package.swift", "\(article):\(index + 1) has a Swift block nothing compiles")
+                }
+                guard trimmed.hasPrefix("@Snippet(path: \"MediaPipeline/Snippets/") else { continue }
+                let parts = trimmed.split(separator: "\"")
+                try #require(parts.count >= 4, "\(article):\(index + 1): \(trimmed)")
+                let file = "Snippets/" + parts[1].dropFirst("MediaPipeline/Snippets/".count) + ".swift"
+                #expect(try !Self.slice(String(parts[3]), of: file).isEmpty, "\(article):\(index + 1)")
+                snippetCount += 1
+            }
+        }
+        #expect(snippetCount >= 30)
+    }
 }
