@@ -21,6 +21,12 @@ struct POSIXCallTests {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         defer { close(ends[0]); close(ends[1]) }
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGUSR1)
+        var oldMask = sigset_t()
+        pthread_sigmask(SIG_UNBLOCK, &unblock, &oldMask)
+        defer { pthread_sigmask(SIG_SETMASK, &oldMask, nil) }
         let reader = pthread_self()
         let writeEnd = ends[1]
         let before = interrupts.load(ordering: .relaxed)
