@@ -84,12 +84,22 @@ public final class FileOutput: MediaOutput {
         try flush()
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes {
-                pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            let at = offset + Int64(done)
+            var failure: MediaError?
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                do throws(MediaError) {
+                    return try POSIXCall.check("pwrite", path: path, at: at) {
+                        pwrite(fd, base + done, raw.count - done, off_t(at))
+                    }
+                } catch {
+                    failure = error
+                    return 0
+                }
             }
+            if let failure { throw failure }
             guard n > 0 else {
-                throw MediaError(
-                    .io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: offset)
+                throw MediaError(.io, "pwrite on \(path) wrote nothing", byteOffset: at)
             }
             done += n
         }
@@ -121,11 +131,11 @@ public final class FileOutput: MediaOutput {
         guard let base = raw.baseAddress else { return }
         var done = 0
         while done < raw.count {
-            let n = Glibc.write(fd, base + done, raw.count - done)
-            if n < 0 && errno == EINTR { continue }
+            let n = try POSIXCall.check("write", path: path, at: flushedBytes) {
+                Glibc.write(fd, base + done, raw.count - done)
+            }
             guard n > 0 else {
-                throw MediaError(
-                    .io, "cannot write to \(path): \(String(cString: strerror(errno)))", byteOffset: flushedBytes)
+                throw MediaError(.io, "write on \(path) wrote nothing", byteOffset: flushedBytes)
             }
             done += n
             flushedBytes += Int64(n)
