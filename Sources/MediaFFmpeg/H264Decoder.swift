@@ -115,8 +115,22 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
 
     /// Drains the decoder: emits every frame it still holds.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
+        let damagedBefore = session?.damagedFrameCount ?? 0
         try session?.drain(into: emit)
         drained = true
+        // Frames the decoder held back (reordering, frame threads) come out here: their concealment is
+        // reported too, against the last access unit, so that the warnings add up to damagedFrameCount.
+        if let session, session.damagedFrameCount > damagedBefore {
+            let count = session.damagedFrameCount - damagedBefore
+            MediaDiagnostic(
+                .warning,
+                "H.264 decoder drained \(count: count, "frame") with errors concealed at the end of the stream.",
+                metadata: [
+                    DiagnosticKey.stage: name, DiagnosticKey.code: "framesConcealed",
+                    DiagnosticKey.sampleIndex: String(max(index - 1, 0)), DiagnosticKey.count: String(count)
+                ]
+            ).log(to: logger)
+        }
         let missing = missingFrameCount
         if missing > 0 {
             MediaDiagnostic(
