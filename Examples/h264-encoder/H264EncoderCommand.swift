@@ -13,7 +13,8 @@ struct H264EncoderCommand: ParsableCommand {
             1280x720, 25 fps, 240 frames). A .y4m input carries its own size and rate; a .yuv input needs \
             --size and --pix-fmt; an .h264 input is read, decoded and re-encoded, and damage the decoder gets \
             past is reported in a warning line. Pixel formats libx264 does not take (bgra, rgb24, …) are \
-            converted to yuv420p first.
+            converted to yuv420p first, and so are .h264 inputs of any kind (10-bit High 10, 4:2:2, 4:4:4): \
+            8-bit 4:2:0 plays everywhere. --pixel-format chooses another, e.g. yuv420p10le to keep 10 bits.
 
             Defaults follow the ffmpeg CLI's for libx264, so the same settings give the same stream: preset \
             medium, CRF 23 unless --bitrate is given, keyframe interval 250, B-frames as the preset says. \
@@ -26,6 +27,7 @@ struct H264EncoderCommand: ParsableCommand {
               h264-encoder -o video.h264 -i in.y4m --bitrate 1500000 --preset veryfast
               h264-encoder -o video.h264 -i in.yuv --size 1280x720 --pix-fmt nv12
               h264-encoder -o again.h264 -i other.h264 --bframes 0
+              h264-encoder -o keep10.h264 -i high10.h264 --pixel-format yuv420p10le
             """,
         version: "0.2.0")
 
@@ -50,6 +52,14 @@ struct H264EncoderCommand: ParsableCommand {
         help: ArgumentHelp(
             "A raw input's pixel format: yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24 or gray.", valueName: "FMT"))
     var pixFmt: String?
+
+    @Option(
+        name: .customLong("pixel-format"),
+        help: ArgumentHelp(
+            "The pixel format to encode: \(encodablePixelFormats.map(\.rawValue).joined(separator: ", ")) "
+                + "(default: yuv420p, or a raw input's own when libx264 takes it).",
+            valueName: "FMT"))
+    var encodedPixelFormatName: String?
 
     @Option(help: ArgumentHelp("The pattern's length (default 240); also caps a file input.", valueName: "N"))
     var frames: Int?
@@ -115,6 +125,7 @@ struct H264EncoderCommand: ParsableCommand {
     func validate() throws {
         _ = try videoSize
         _ = try pixelFormat
+        _ = try encodedPixelFormat
         _ = try frameRate
         if pattern && input != nil { throw ValidationError("give either --input or --pattern, not both") }
         if frames != nil && duration != nil { throw ValidationError("give either --frames or --duration, not both") }
@@ -154,6 +165,18 @@ struct H264EncoderCommand: ParsableCommand {
             guard let format = PixelFormat(rawValue: pixFmt) else {
                 let names = PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("--pix-fmt '\(pixFmt)' is not one of \(names)")
+            }
+            return format
+        }
+    }
+
+    /// `--pixel-format`, by FFmpeg's name: one libx264 encodes.
+    var encodedPixelFormat: PixelFormat? {
+        get throws(ValidationError) {
+            guard let name = encodedPixelFormatName else { return nil }
+            guard let format = PixelFormat(rawValue: name), encodablePixelFormats.contains(format) else {
+                let names = encodablePixelFormats.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--pixel-format '\(name)' is not one of \(names)")
             }
             return format
         }

@@ -56,7 +56,10 @@ struct H264Encoding {
         // --realtime: frames arrive at the pace of their timestamps, as from a camera, and the encoder is
         // tuned for zero latency (one access unit out per frame in).
         if options.realtime { source = RealTimeSource(source) }
-        if pixelFormat.map({ !encoderPixelFormats.contains($0) }) ?? true {
+        if let target = try options.encodedPixelFormat {
+            stages.append(try VideoConverter(to: target))  // passes frames already in it through
+        } else if pixelFormat.map({ !encoderPixelFormats.contains($0) }) ?? true {
+            // Frames libx264 does not take, and every .h264 input's (8-bit or not, 4:2:0 or not): yuv420p.
             stages.append(try VideoConverter(to: .yuv420p))
         }
         stages.append(try H264Encoder(settings: settings, encoderName: options.encoder))
@@ -109,5 +112,10 @@ struct H264Encoding {
     }
 }
 
-/// The pixel formats libx264 takes as they are; others are converted to yuv420p first.
+/// The 8-bit pixel formats libx264 takes as they are by default; others are converted to yuv420p first.
 let encoderPixelFormats: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .nv12]
+
+/// The pixel formats `--pixel-format` offers: libx264's 8- and 10-bit planar ones, and nv12.
+let encodablePixelFormats: [PixelFormat] = [
+    .yuv420p, .yuv422p, .yuv444p, .nv12, .yuv420p10le, .yuv422p10le, .yuv444p10le
+]

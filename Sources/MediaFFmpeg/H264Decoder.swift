@@ -14,8 +14,10 @@ public import MediaCore
 ///   end throws ``/MediaCore/MediaError/Code/truncated`` with its byte offset, a zero-length NAL unit is
 ///   skipped and reported to ``logger`` (code `emptyNALUnitsSkipped`).
 /// - Output: one raw frame per picture, in presentation order, tightly packed, in the pixel format the
-///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams); a
-///   stream in a format ``/MediaCore/PixelFormat`` has no case for (10-bit, ...) throws
+///   stream has (`yuv420p` for 8-bit 4:2:0; `yuv422p`, `yuv444p`, `gray` for other 8-bit streams;
+///   `yuv420p10le`, `yuv422p10le`, `yuv444p10le` for High 10 / High 4:2:2 / High 4:4:4 at 10 bits:
+///   ``VideoConverter`` brings them to 8 bits); a stream in a format ``/MediaCore/PixelFormat`` has no
+///   case for (9 or 12–14 bits, 10-bit grey) throws
 ///   ``/MediaCore/MediaError/Code/unsupportedFormat``. Each frame has the input's frame rate, and the pixel aspect
 ///   ratio and chroma location the stream gives (the SPS's VUI; H.264's default chroma location is left).
 /// - Output times: strictly increasing presentation times (after a sample flagged

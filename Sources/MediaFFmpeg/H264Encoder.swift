@@ -12,9 +12,12 @@ public import MediaCore
 /// let encoder = try H264Encoder(settings: settings)
 /// ```
 ///
-/// - Input: raw frames of `yuv420p` (or `yuv422p`, `yuv444p`, `nv12`, which libx264 also takes), any
+/// - Input: raw frames of `yuv420p` (or `yuv422p`, `yuv444p`, `nv12`, which libx264 also takes, or
+///   `yuv420p10le`, `yuv422p10le`, `yuv444p10le` for a 10-bit High 10 / High 4:2:2 / High 4:4:4 stream), any
 ///   stride, one frame per sample, presentation times increasing (the first need not be 0). Other pixel
-///   formats throw ``/MediaCore/MediaError/Code/formatMismatch``: put a ``VideoConverter`` in front.
+///   formats throw ``/MediaCore/MediaError/Code/formatMismatch``: put a ``VideoConverter`` in front. A
+///   format the FFmpeg build's encoder does not list (a libx264 built for 8 bits only, a hardware
+///   encoder) throws ``/MediaCore/MediaError/Code/unsupportedFormat`` naming the formats it takes.
 /// - Output: one access unit per sample in AVCC form (4-byte big-endian length before each NAL unit),
 ///   without SPS/PPS in-band: they are in the format (``/MediaCore/VideoFormat/h264(width:height:frameRate:parameters:)``).
 ///   IDR access units carry ``/MediaCore/MediaSample/Flags/keyframe``. Presentation times are the input's; decode
@@ -120,9 +123,11 @@ public final class H264Encoder: MediaStage {
         guard case .video(let input) = sample.format, let pixels = input.pixelFormat else {
             throw MediaError.formatMismatch(stage: name, expected: "raw video (yuv420p)", actual: sample.format)
         }
-        guard [.yuv420p, .yuv422p, .yuv444p, .nv12].contains(pixels) else {
+        guard Self.acceptedPixelFormats.contains(pixels) else {
             throw MediaError.formatMismatch(
-                stage: name, expected: "yuv420p, yuv422p, yuv444p or nv12 frames (put a VideoConverter in front)",
+                stage: name,
+                expected:
+                    "yuv420p, yuv422p, yuv444p, nv12 or their 10-bit planar frames (put a VideoConverter in front)",
                 actual: sample.format)
         }
         defer { index += 1 }
@@ -188,6 +193,7 @@ extension H264Encoder {
             guard let pixels = input.pixelFormat else {
                 throw MediaError(.invalidArgument, "H264Encoder input \(input) is not raw video")
             }
+            try H264Encoder.checkEncoder(encoder, encodes: pixels)
             self.input = input
             let firstTime = first.presentationTime
             timescale = firstTime.isNumeric ? firstTime.timescale : (input.frameRate?.numerator ?? 90_000)

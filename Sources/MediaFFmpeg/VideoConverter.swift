@@ -9,8 +9,10 @@ public import MediaCore
 /// let thumbnail = try VideoConverter(to: .yuv420p, width: 160, height: 120)
 /// ```
 ///
-/// - Input: raw frames of any ``/MediaCore/PixelFormat`` (yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24, gray), at any
-///   stride: the format's ``/MediaCore/VideoFormat/bytesPerRow`` is honoured. The size may change from frame to frame.
+/// - Input: raw frames of any ``/MediaCore/PixelFormat`` (yuv420p, yuv422p, yuv444p, nv12, bgra, rgb24, gray, and
+///   the 10-bit yuv420p10le, yuv422p10le, yuv444p10le), at any stride: the format's
+///   ``/MediaCore/VideoFormat/bytesPerRow`` is honoured. The size may change from frame to frame. 10 bits to 8 is
+///   swscale's, as the ffmpeg CLI's `-pix_fmt yuv420p` does it (the same bytes: `h264-encoder` is tested against it).
 /// - Output: frames of ``pixelFormat`` at the target size (the input's size where none is given),
 ///   tightly packed; timing, flags and frame rate are the input's, untouched. The chroma location is
 ///   the input's and the pixel aspect ratio is scaled with the picture so that the display shape stays

@@ -339,9 +339,9 @@ import Testing
             try Self.strictDecodeCount(out) == 7, "the frames before the damage are in the file, the encoder drained")
 
         // Unsupported chroma, an .h264 without SPS, garbage, a missing file.
-        let tenBit = dir.file("tenbit.y4m")
-        try Data(Array("YUV4MPEG2 W176 H144 F25:1 C420p10\nFRAME\n".utf8) + [UInt8](repeating: 0, count: 100)).write(
-            to: URL(fileURLWithPath: tenBit))
+        let twelveBit = dir.file("twelvebit.y4m")
+        try Data(Array("YUV4MPEG2 W176 H144 F25:1 C420p12\nFRAME\n".utf8) + [UInt8](repeating: 0, count: 100)).write(
+            to: URL(fileURLWithPath: twelveBit))
         let noSPS = dir.file("nosps.h264")
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try makeStream(dir))))
         let slicesOnly: [UInt8] = try AnnexBScanner.split(source).filter { $0.header.nalUnitType.isVCL }.flatMap {
@@ -357,7 +357,7 @@ import Testing
         }
         try Data(noise).write(to: URL(fileURLWithPath: garbage))
         for (input, mention) in [
-            (tenBit, "C420p10"), (noSPS, "SPS"), (garbage, "start code"), (dir.file("missing.y4m"), "missing.y4m")
+            (twelveBit, "C420p12"), (noSPS, "SPS"), (garbage, "start code"), (dir.file("missing.y4m"), "missing.y4m")
         ] {
             run = try Self.encode(["--input", input, "--output", dir.file("bad.h264")])
             #expect(run.status != 0, "\(input)")

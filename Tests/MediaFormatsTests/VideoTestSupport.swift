@@ -16,7 +16,8 @@ enum VideoTest {
             "ffmpeg",
             [
                 "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate),format=rgb24",
-                "-frames:v", String(frames), "-pix_fmt", pixelFormat, "-f", container, "-y", path
+                "-frames:v", String(frames), "-pix_fmt", pixelFormat, "-strict", "-1",  // -strict -1: 10-bit Y4M
+                "-f", container, "-y", path
             ])
     }
 

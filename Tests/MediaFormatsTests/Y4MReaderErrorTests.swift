@@ -88,7 +88,7 @@ import Testing
         #expect(thrown.sampleIndex == 1)
     }
 
-    @Test(arguments: ["C420p10", "C444alpha", "C411", "Cmono16"])
+    @Test(arguments: ["C420p12", "C444alpha", "C411", "Cmono16"])
     func unsupportedChromaTagIsNamed(tag: String) throws {
         let error = Self.error(VideoTest.ascii("YUV4MPEG2 W16 H16 F25:1 \(tag)\n"))
         #expect(error?.code == .unsupportedFormat)

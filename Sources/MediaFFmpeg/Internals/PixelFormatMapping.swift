@@ -12,6 +12,9 @@ extension PixelFormat {
         case .bgra: return AV_PIX_FMT_BGRA
         case .rgb24: return AV_PIX_FMT_RGB24
         case .gray: return AV_PIX_FMT_GRAY8
+        case .yuv420p10le: return AV_PIX_FMT_YUV420P10LE
+        case .yuv422p10le: return AV_PIX_FMT_YUV422P10LE
+        case .yuv444p10le: return AV_PIX_FMT_YUV444P10LE
         }
     }
 
@@ -26,6 +29,9 @@ extension PixelFormat {
         case AV_PIX_FMT_BGRA: self = .bgra
         case AV_PIX_FMT_RGB24: self = .rgb24
         case AV_PIX_FMT_GRAY8: self = .gray
+        case AV_PIX_FMT_YUV420P10LE: self = .yuv420p10le
+        case AV_PIX_FMT_YUV422P10LE: self = .yuv422p10le
+        case AV_PIX_FMT_YUV444P10LE: self = .yuv444p10le
         default: return nil
         }
     }

@@ -144,6 +144,22 @@ public struct TestPatternGenerator: MediaSource, Sendable {
 
     /// The planes of frame `index`.
     func render(frame index: Int64) -> [[UInt8]] {
+        guard pixelFormat.bitDepth > 8 else { return render(frame: index, in: pixelFormat) }
+        // 10 bits: the 8-bit picture with each component shifted up two bits (`x << 2`, what swscale gives
+        // for limited-range video), as 16-bit little-endian words.
+        return render(frame: index, in: pixelFormat.eightBitEquivalent).map { plane in
+            var words = [UInt8](repeating: 0, count: 2 * plane.count)
+            for (index, value) in plane.enumerated() {
+                let word = UInt16(value) << 2
+                words[2 * index] = UInt8(truncatingIfNeeded: word)
+                words[2 * index + 1] = UInt8(truncatingIfNeeded: word >> 8)
+            }
+            return words
+        }
+    }
+
+    /// The planes of frame `index` in the 8-bit `pixelFormat`.
+    private func render(frame index: Int64, in pixelFormat: PixelFormat) -> [[UInt8]] {
         let width = format.width
         let offset = Int((Int128(index) * Int128(scrollStep)) % Int128(width))
         // The bar under each column of this frame, computed once per frame.
@@ -167,7 +183,7 @@ public struct TestPatternGenerator: MediaSource, Sendable {
             Self.fill(&plane, bytesPerRow: row.count, box, pixel: black)
             for rect in digits { Self.fill(&plane, bytesPerRow: row.count, rect, pixel: white) }
             return [plane]
-        case .yuv420p, .yuv422p, .yuv444p, .gray, .nv12:
+        case .yuv420p, .yuv422p, .yuv444p, .gray, .nv12, .yuv420p10le, .yuv422p10le, .yuv444p10le:
             var lumaRow = [UInt8](repeating: 0, count: width)
             for x in 0..<width { lumaRow[x] = Self.barYUV[bars[x]].y }
             var luma = Self.plane(repeating: lumaRow, rows: format.height)

@@ -14,12 +14,13 @@ public import MediaCore
 /// without one, the first frame's duration inverted); the aspect is the format's pixel aspect ratio,
 /// `0:0` when unknown; the chroma tag is `420jpeg`, `420mpeg2` or `420paldv` for `yuv420p` by the
 /// format's chroma location (centre or unspecified, left, top left: what ``Y4MReader`` reads back),
-/// `422`, `444`, or `mono` for `gray`, each with FFmpeg's `XYSCSS=` extension. Every frame is then
+/// `422`, `444`, or `mono` for `gray`, and `420p10`, `422p10`, `444p10` for the 10-bit formats (which
+/// FFmpeg writes only with `-strict -1`: they are its extension), each with FFmpeg's `XYSCSS=` extension. Every frame is then
 /// `FRAME` and a newline and its planes, row by row without the stride's padding. So frames that
 /// FFmpeg's H.264 decoder gives, written here, are the bytes of `ffmpeg -i in.h264 -f yuv4mpegpipe`.
 ///
 /// The muxer refuses what YUV4MPEG2 cannot carry and writes nothing of that frame: a format that is
-/// not raw `yuv420p`, `yuv422p`, `yuv444p` or `gray` (``/MediaCore/MediaError/Code/formatMismatch``: put a
+/// not raw `yuv420p`, `yuv422p`, `yuv444p`, `gray` or their 10-bit counterparts (``/MediaCore/MediaError/Code/formatMismatch``: put a
 /// `VideoConverter` in front), a frame whose size or pixel format differs from the first's (the header
 /// is written once; ``/MediaCore/MediaError/Code/formatMismatch``), planes smaller than the format says
 /// (``/MediaCore/MediaError/Code/invalidData``), no frame rate at all
@@ -37,7 +38,9 @@ public import MediaCore
 /// to one task at a time.
 public final class Y4MMuxer: MediaSink {
     private static let frameHeader = Array("FRAME\n".utf8)
-    private static let supported: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .gray]
+    private static let supported: Set<PixelFormat> = [
+        .yuv420p, .yuv422p, .yuv444p, .gray, .yuv420p10le, .yuv422p10le, .yuv444p10le
+    ]
 
     private let output: any MediaOutput
     /// The first frame's format: every later frame must have its pixel format and size.
@@ -116,6 +119,9 @@ public final class Y4MMuxer: MediaSink {
             }
         case .yuv422p?: chroma = "422 XYSCSS=422"
         case .yuv444p?: chroma = "444 XYSCSS=444"
+        case .yuv420p10le?: chroma = "420p10 XYSCSS=420P10"
+        case .yuv422p10le?: chroma = "422p10 XYSCSS=422P10"
+        case .yuv444p10le?: chroma = "444p10 XYSCSS=444P10"
         default: chroma = "mono"
         }
         let line =

@@ -9,7 +9,9 @@ public import MediaCore
 /// - `C`, the chroma layout: `420jpeg`, `420paldv`, `420mpeg2` and `420` give
 ///   ``/MediaCore/PixelFormat/yuv420p`` (the siting differs, the bytes do not), `422` gives
 ///   ``/MediaCore/PixelFormat/yuv422p``, `444` gives ``/MediaCore/PixelFormat/yuv444p``, `mono` gives
-///   ``/MediaCore/PixelFormat/gray``; a missing `C` means 4:2:0;
+///   ``/MediaCore/PixelFormat/gray``, and FFmpeg's 10-bit tags `420p10`, `422p10`, `444p10` give
+///   ``/MediaCore/PixelFormat/yuv420p10le``, ``/MediaCore/PixelFormat/yuv422p10le``,
+///   ``/MediaCore/PixelFormat/yuv444p10le`` (16-bit little-endian words); a missing `C` means 4:2:0;
 /// - `I` (interlacing), `A` (pixel aspect ratio), `X` (extensions) and unknown parameters are passed
 ///   over: fields of an interlaced stream come out as the frames they are stored in.
 public struct Y4MStreamHeader: Sendable, Hashable {
@@ -125,10 +127,13 @@ extension Y4MStreamHeader {
             case "422": pixelFormat = .yuv422p
             case "444": pixelFormat = .yuv444p
             case "mono": pixelFormat = .gray
+            case "420p10": pixelFormat = .yuv420p10le
+            case "422p10": pixelFormat = .yuv422p10le
+            case "444p10": pixelFormat = .yuv444p10le
             case let tag?:
                 throw MediaError(
                     .unsupportedFormat,
-                    "Y4M chroma tag C\(tag) is not supported (only 8-bit C420jpeg, C420paldv, C420mpeg2, C420, C422, C444 and Cmono are)",
+                    "Y4M chroma tag C\(tag) is not supported (only C420jpeg, C420paldv, C420mpeg2, C420, C422, C444, Cmono, C420p10, C422p10 and C444p10 are)",
                     byteOffset: 0)
             }
         }
