@@ -109,8 +109,9 @@ import Testing
         #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
     }
 
-    /// A 10-bit stream decodes to a pixel format PixelFormat has no case for: unsupportedFormat.
-    @Test func tenBitIsUnsupported() throws {
+    /// A 10-bit (High 10) stream decodes to yuv420p10le frames, the same as ffmpeg's (framemd5 of the
+    /// 16-bit little-endian planes). It was refused (unsupportedFormat) before issue 14.
+    @Test func tenBitDecodesToTheSameFramesAsFFmpeg() throws {
         let clip = try VideoClip(count: 2)
         let path = clip.dir.file("10bit.h264")
         try ExternalTool.check(
@@ -119,9 +120,10 @@ import Testing
         let samples = Video.avccSamples(
             annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: 320, height: 240, rate: clip.rate)
         #expect(samples.count == 2)
-        #expect { try Video.run(H264Decoder(), samples) } throws: {
-            ($0 as? MediaError)?.code == .unsupportedFormat && "\($0)".contains("yuv420p10")
-        }
+        let decoded = try Video.run(H264Decoder(), samples)
+        #expect(decoded.map(\.format.video?.pixelFormat) == [.yuv420p10le, .yuv420p10le])
+        #expect(decoded.first?.planes.map(\.count) == [320 * 2 * 240, 160 * 2 * 120, 160 * 2 * 120])
+        #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
     }
 
     /// A raw `.h264` has no times: ContainerDemuxer times it in decode order (presentation = decode
