@@ -170,21 +170,20 @@ public final class FileInput {
 
     /// Up to `count` bytes; an empty array at the end of the file.
     public func read(upTo count: Int) throws(MediaError) -> [UInt8] {
-        guard fd >= 0 else { return [] }
-        var result = [UInt8](repeating: 0, count: count)
+        guard fd >= 0, count > 0 else { return [] }
         var filled = 0
-        while filled < count {
-            let n = result.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else {
-                throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: position)
+        return try [UInt8](unsafeUninitializedCapacity: count) { (raw, initialized) throws(MediaError) in
+            defer { initialized = filled }
+            guard let base = raw.baseAddress else { return }
+            while filled < count {
+                let n = try POSIXCall.check("read", path: path, at: position) {
+                    Glibc.read(fd, base + filled, count - filled)
+                }
+                if n == 0 { break }
+                filled += n
+                position += Int64(n)
             }
-            if n == 0 { break }
-            filled += n
-            position += Int64(n)
         }
-        result.removeLast(count - filled)
-        return result
     }
 
     /// Reads into `destination` until it is full or the file ends, and returns how many bytes were read
@@ -193,10 +192,8 @@ public final class FileInput {
         guard fd >= 0, let base = destination.baseAddress else { return 0 }
         var filled = 0
         while filled < destination.count {
-            let n = Glibc.read(fd, base + filled, destination.count - filled)
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else {
-                throw MediaError(.io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: position)
+            let n = try POSIXCall.check("read", path: path, at: position) {
+                Glibc.read(fd, base + filled, destination.count - filled)
             }
             if n == 0 { break }
             filled += n

@@ -74,4 +74,20 @@ struct POSIXCallTests {
         #expect(error?.message.contains("(errno \(EBADF))") == true)
         #expect(error?.byteOffset == 7)
     }
+
+    @Test("FileInput's reads go through the funnel: a failing read names read, the path, errno and offset")
+    func fileInputReadFailureNamesTheCall() throws {
+        // A directory opens for reading, and then every read fails with EISDIR.
+        let input = try FileInput(path: "/tmp")
+        let whole = #expect(throws: MediaError.self) { try input.read(upTo: 16) }
+        #expect(whole?.code == .io)
+        #expect(whole?.message.contains("read on /tmp failed") == true)
+        #expect(whole?.message.contains("(errno \(EISDIR))") == true)
+        #expect(whole?.byteOffset == 0)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let into = #expect(throws: MediaError.self) {
+            try buffer.withUnsafeMutableBytes { raw in _ = try input.read(into: raw) }
+        }
+        #expect(into?.message.contains("(errno \(EISDIR))") == true)
+    }
 }

@@ -124,12 +124,8 @@ extension MovieRewriter {
             defer { initialized = done }
             guard let base = raw.baseAddress else { return }
             while done < count {
-                let n = pread(fd, base + done, count - done, off_t(offset) + off_t(done))
-                if n < 0, errno == EINTR { continue }
-                guard n >= 0 else {
-                    throw MediaError(
-                        .io, "cannot read \(path): \(String(cString: strerror(errno)))",
-                        byteOffset: offset + Int64(done))
+                let n = try POSIXCall.check("pread", path: path, at: offset + Int64(done)) {
+                    pread(fd, base + done, count - done, off_t(offset) + off_t(done))
                 }
                 if n == 0 { break }
                 done += n
@@ -145,11 +141,8 @@ extension MovieRewriter {
         guard let base = buffer.baseAddress else { return }
         var done = 0
         while done < buffer.count {
-            let n = pread(fd, base + done, buffer.count - done, off_t(offset) + off_t(done))
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else {
-                throw MediaError(
-                    .io, "cannot read \(path): \(String(cString: strerror(errno)))", byteOffset: offset + Int64(done))
+            let n = try POSIXCall.check("pread", path: path, at: offset + Int64(done)) {
+                pread(fd, base + done, buffer.count - done, off_t(offset) + off_t(done))
             }
             guard n > 0 else {
                 throw MediaError(.io, "\(path) ended early while rewriting it", byteOffset: offset + Int64(done))
@@ -165,11 +158,11 @@ extension MovieRewriter {
         guard let base = bytes.baseAddress else { return }
         var done = 0
         while done < bytes.count {
-            let n = pwrite(fd, base + done, bytes.count - done, off_t(offset) + off_t(done))
-            if n < 0, errno == EINTR { continue }
+            let n = try POSIXCall.check("pwrite", path: path, at: offset + Int64(done)) {
+                pwrite(fd, base + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
             guard n > 0 else {
-                throw MediaError(
-                    .io, "cannot write \(path): \(String(cString: strerror(errno)))", byteOffset: offset + Int64(done))
+                throw MediaError(.io, "pwrite on \(path) wrote nothing", byteOffset: offset + Int64(done))
             }
             done += n
         }
