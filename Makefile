@@ -16,7 +16,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
-.PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint
+.PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint soak
 
 all: build
 
@@ -128,6 +128,14 @@ bench: deps
 	$(BENCH_BUILD) --product live-streamer
 	Benchmarks/run.sh
 
+# Soak (issue 14; not part of `make test`: about 15 minutes): each file-based example on a one-hour generated input
+# against a one-minute one (peak memory within 5 %), then 10,000 open/encode/close runs in one process (flat memory,
+# no FFmpeg object or descriptor left). See Benchmarks/soak.sh and Documentation/Reliability.md.
+SOAK_PRODUCTS = aac-encoder caf-recorder caf-info audio-convert media-info h264-encoder av-encoder transcode soak-loop
+soak: deps
+	$(foreach product,$(SOAK_PRODUCTS),$(BENCH_BUILD) --product $(product) &&) true
+	Benchmarks/soak.sh
+
 # Mallocs per sample of every parser, muxer and stage (Benchmarks/Package.swift, a package of its own on
 # ordo-one/benchmark; release build in Benchmarks/.build) against the counts checked in under Benchmarks/Thresholds.
 # Fails on any difference: more mallocs is a regression; fewer, run `make bench-thresholds` and commit the new
@@ -150,7 +158,7 @@ bench-thresholds: deps
 # columns, the rules the code already followed. `make format` rewrites the files in place; `make lint`
 # (run by `make test`) fails on any difference or rule warning.
 FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/graph-benchmark \
-	Benchmarks/mux-benchmark
+	Benchmarks/mux-benchmark Benchmarks/soak-loop
 
 format:
 	$(SWIFT) format format --configuration .swift-format --in-place --recursive --parallel $(FORMAT_PATHS)

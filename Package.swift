@@ -230,6 +230,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The 10,000-run open/encode/close loop of `make soak` (Documentation/Reliability.md).
+        .executableTarget(
+            name: "soak-loop",
+            dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg"],
+            path: "Benchmarks/soak-loop",
+            swiftSettings: strict
+        ),
+
         .testTarget(
             name: "MediaBitstreamTests", dependencies: ["MediaBitstream", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
