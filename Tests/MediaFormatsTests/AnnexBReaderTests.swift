@@ -126,13 +126,17 @@ import Testing
         #expect(annexBError { _ = try reader.next() } == error)
     }
 
-    /// A NAL unit of only zero bytes between two start codes.
-    @Test func zeroNALUnit() throws {
-        let bytes: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x09, 0xF0]
-        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
-        #expect(error.code == .invalidData)
-        #expect(error.byteOffset == 4)
-        #expect("\(error)".contains("at byte offset 4"))
+    /// A start code followed only by zero bytes (trailing_zero_8bits, H.264 B.1) between every two NAL
+    /// units and at the end: skipped, every frame still comes out.
+    @Test func startCodesFollowedOnlyByZerosAreSkipped() throws {
+        let bytes = try H264Fixtures.stream("baseline").bytes
+        var padded: [UInt8] = []
+        for unit in try AnnexBScanner.split(bytes) {
+            padded += [0, 0, 0, 1] + unit.bytes + [0, 0, 1, 0, 0, 0, 0]
+        }
+        let expected = try AnnexBAccessUnitParser.parse(bytes).count
+        #expect(expected > 1)
+        #expect(try AnnexBAccessUnitParser.parse(padded).count == expected)
     }
 
     /// Only zero bytes, no start code: not an empty stream.
@@ -200,9 +204,8 @@ import Testing
         #expect(error.message.contains("slice header"))
 
         let startCodeOnly = Array(stream[..<Int(secondSlice.offset)])
-        let error2 = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(startCodeOnly) })
-        #expect(error2.code == .invalidData)
-        #expect(error2.byteOffset == secondSlice.offset)
+        // A start code with nothing after it at the end: trailing, skipped (H.264 B.1), no error.
+        #expect(annexBError { _ = try AnnexBAccessUnitParser.parse(startCodeOnly) } == nil)
     }
 
     /// A slice naming a PPS id the stream never gave.
