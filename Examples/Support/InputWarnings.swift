@@ -1,6 +1,7 @@
 // The one warning line aac-encoder and caf-recorder print after a run whose reader worked around
 // damage: how many times it resynchronised and how many bytes it skipped, or what a WAV file needed,
 // as the ffmpeg CLI ends a run on a damaged input with a count.
+import Logging
 public import MediaCore
 public import MediaFormats
 
@@ -54,6 +55,12 @@ public enum InputWarnings {
         let more = warningCount > warnings.count ? ", and \(warningCount - warnings.count) more" : ""
         return "\(example): warning: \(path): worked around \(count: warningCount, "problem") "
             + "(\(kinds.joined(separator: ", "))\(more))"
+    }
+
+    /// ``line(example:path:warningCount:warnings:)`` over the warnings (and worse) among `diagnostics`.
+    public static func line(example: String, path: String, diagnostics: [MediaDiagnostic]) -> String? {
+        let warnings = diagnostics.filter { $0.level >= .warning }
+        return line(example: example, path: path, warningCount: warnings.count, warnings: warnings)
     }
 
     /// The counts of a WAV reader's diagnostics, by kind, and the frames it delivered of those declared.

@@ -3,7 +3,7 @@ import MediaPipeline
 import MediaTestSupport
 import Testing
 
-/// audio-convert, transcode, h264-encoder and av-encoder end a run on a damaged input with ONE summary
+/// audio-convert, transcode, h264-encoder, av-encoder and media-info end a run on a damaged input with ONE summary
 /// warning line that counts what the readers skipped and the decoders concealed (issue 14), after the
 /// individual warnings; an intact input gives none, `--quiet` gives nothing.
 @Suite struct ExampleInputWarningTests {
@@ -73,6 +73,21 @@ import Testing
         let clean = dir.file("clean.aac")
         let intact = try Self.run("audio-convert", ["--input", clean, "--output", dir.file("clean.wav")])
         #expect(intact.status == 0 && !intact.lines.contains { $0.contains("warning") }, "\(intact.lines)")
+    }
+
+    /// media-info lists each diagnostic as a note in its report (standard output) and sums the warnings up
+    /// in one line on standard error; an intact file gives none.
+    @Test func mediaInfoCountsTheBytesSkipped() throws {
+        let dir = try TemporaryDirectory()
+        let gap = try Self.adtsWithAGap(in: dir)
+        let result = try ExternalTool.run(TestPaths.executable("media-info"), [gap])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.output.contains("Note:               Skipped 100 bytes"), "\(result.output)")
+        #expect(
+            result.stderr == "media-info: warning: \(gap): worked around 1 problem (resynchronized ×1 count 100)\n",
+            "\(result.stderr)")
+        let intact = try ExternalTool.run(TestPaths.executable("media-info"), [dir.file("clean.aac")])
+        #expect(intact.status == 0 && intact.stderr.isEmpty, "\(intact.stderr)")
     }
 
     @Test func transcodeAndH264EncoderCountTheFramesTheDecoderConcealedOrMissed() throws {
