@@ -130,6 +130,10 @@ struct AudioConvert: ParsableCommand {
             "audio-convert: \(fileType) \(source) → \(data.rawValue), \(written) "
                 + "in \(formatDecimal(wall, 2)) s → \(output)"
                 + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
+        // What the reader and decoders worked around, summed up in one line after the warnings themselves.
+        let warning = InputWarnings.line(
+            example: "audio-convert", path: input, warningCount: progress.warningCount, warnings: progress.warnings)
+        if let warning { printError(warning) }
     }
 }
 

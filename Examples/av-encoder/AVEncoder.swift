@@ -162,6 +162,11 @@ struct AVEncoder: ParsableCommand {
         printError(
             "av-encoder: \(parts.joined(separator: "; ")); \(formatDecimal(wall, 2)) s → \(files.joined(separator: ", "))"
                 + (Interrupt.wasRequested ? " (interrupted: the files end there)" : ""))
+        // What the readers and decoders worked around, summed up in one line after the warnings themselves.
+        let inputs = [sources.video, sources.audio].compactMap { $0 }.joined(separator: ", ")
+        let warning = InputWarnings.line(
+            example: "av-encoder", path: inputs, warningCount: progress.warningCount, warnings: progress.warnings)
+        if let warning { printError(warning) }
     }
 }
 

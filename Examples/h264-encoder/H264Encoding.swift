@@ -13,7 +13,6 @@ struct H264Encoding {
         // Source, and the stages that bring it to raw frames libx264 takes.
         var source: any MediaSource
         var stages: [any MediaStage] = []
-        var decoder: H264Decoder?  // an .h264 input's, for its count of damaged access units
         var pixelFormat: PixelFormat?
         switch options.input {
         case nil:
@@ -38,9 +37,7 @@ struct H264Encoding {
         case let path? where path.hasSuffix(".h264") || path.hasSuffix(".264"):
             // Read the access units, decode them to frames, re-encode below.
             source = try AnnexBReader(path: path, defaultFrameRate: fps ?? FrameRate(25))
-            let h264Decoder = H264Decoder()
-            decoder = h264Decoder
-            stages.append(h264Decoder)
+            stages.append(H264Decoder())
             stages.append(Retimer())
             pixelFormat = nil  // known after decoding: convert when it is not one libx264 takes
         case let path?:
@@ -70,7 +67,8 @@ struct H264Encoding {
         // standard error as ffmpeg prints them; --quiet: errors only, --verbose: debug and up.
         let logger = ExampleLogHandler.logger(
             for: "h264-encoder", verbose: options.logging.verbose, quiet: options.quiet)
-        decoder?.logger = logger  // the pipeline hands it on too, but say so where the decoder is made
+        // The pipeline hands the logger to the reader and decoder through its collector, which counts their
+        // warnings for the summary line below (a logger set here by hand would bypass it).
         let muxer = AnnexBMuxer(output: output, accessUnitDelimiters: options.aud)
         var pipeline = Pipeline(source: source, stages: stages, sink: CountingMuxer(muxer: muxer), logger: logger)
         let progress = ProgressReporter(
@@ -89,6 +87,11 @@ struct H264Encoding {
             "h264-encoder: \(count: result.samplesRead, "frame") in, \(count: counted.frames, "frame") out, \(count: counted.keyframes, "keyframe"), "
                 + "\(count: bytes, "byte"), \(formatDecimal(bitRate / 1000, 1)) kb/s over \(formatDecimal(seconds, 3)) s, "
                 + "\(formatDecimal(Double(counted.frames) / max(wall, 1e-9), 1)) fps → \(options.output)")
+        // What the reader and decoder worked around, summed up in one line after the warnings themselves.
+        let warning = InputWarnings.line(
+            example: "h264-encoder", path: options.input ?? "--pattern", warningCount: result.warningCount,
+            warnings: result.warnings)
+        if let warning { printError(warning) }
     }
 
     /// The encoder settings: the ffmpeg CLI's libx264 defaults, changed only where asked.

@@ -56,6 +56,11 @@ struct MediaInfo: ParsableCommand {
         } else {
             print(info.text)
         }
+        // What the parser skipped or worked around, summed up in one warning line (the report has each).
+        let warning = InputWarnings.line(
+            example: "media-info", path: file,
+            diagnostics: summary.diagnostics.map { $0.mediaDiagnostic(stage: "AudioFileSummary") })
+        if !quiet, let warning { printError(warning) }
     }
 }
 

@@ -167,6 +167,11 @@ struct Transcode: ParsableCommand {
             "transcode: \(read) in; \(count: samples, "sample") out in \(formatDecimal(wall, 2)) s → "
                 + "\(toStandardOutput ? "standard output" : output) (\(count: size, "byte"))"
                 + (Interrupt.wasRequested ? " (interrupted: the file ends there)" : ""))
+        // What the demuxer and decoders worked around, summed up in one line after the warnings themselves.
+        let warning = InputWarnings.line(
+            example: "transcode", path: input.joined(separator: ", "), warningCount: progress.warningCount,
+            warnings: progress.warnings)
+        if let warning { printError(warning) }
     }
 
     /// The stages that bring `stream` to what `kind` takes.

@@ -156,6 +156,13 @@ public final class ContainerDemuxer {
     ///   `avformat_find_stream_info`.
     public convenience init(path: String) throws(MediaError) {
         FFmpeg.quietLogging()
+        // An empty regular file is refused before libavformat sees it: for raw formats probed by the
+        // extension (`.h264`) it would open with one stream and no packet.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 {
+            throw MediaError(.truncated, "cannot open '\(path)' as a container: it is empty").inStage(
+                "ContainerDemuxer")
+        }
         let context: InputFormatContext
         do throws(MediaError) {
             // "file:" so that the path is only ever a file: no "http:", "pipe:" or "concat:" protocol.
@@ -179,6 +186,9 @@ public final class ContainerDemuxer {
     public convenience init(bytes: [UInt8], formatName: String? = nil) throws(MediaError) {
         FFmpeg.quietLogging()
         let name = "in-memory input (\(count: bytes.count, "byte"))"
+        guard !bytes.isEmpty else {
+            throw MediaError(.truncated, "cannot open \(name) as a container: it is empty").inStage("ContainerDemuxer")
+        }
         let context: InputFormatContext
         do throws(MediaError) {
             let io = try MemoryIOContext(bytes: bytes)

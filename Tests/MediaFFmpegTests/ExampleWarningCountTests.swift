@@ -40,6 +40,38 @@ import Testing
         #expect(!intact.contains { $0.contains("warning") }, "\(intact)")
     }
 
+    /// One valid ADTS header followed by 4 KB of noise (issue 14): before, remuxed as a packet, exit 0, no
+    /// warning. Alone it is no stream: one error line, exit 1. Before a real stream: skipped, one warning.
+    @Test func cafRecorderRefusesOrSkipsALoneADTSHeaderInNoise() throws {
+        let dir = try TemporaryDirectory()
+        var state: UInt32 = 7
+        let noise = (0..<4096).map { _ -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16) & 0x7F  // never 0xFF: no sync word of its own
+        }
+        // An AAC LC 48 kHz stereo header declaring a 303-byte frame, then the noise.
+        let garbage: [UInt8] = [0xFF, 0xF1, 0x4C, 0x80, 0x25, 0xFF, 0xFC] + noise
+        let alone = dir.file("alone.aac")
+        try Data(garbage).write(to: URL(fileURLWithPath: alone))
+        let run = try ExternalTool.run(
+            TestPaths.executable("caf-recorder"), ["--input", alone, "--output", dir.file("alone.caf")])
+        let errors = run.stderr.split(separator: "\n")
+        #expect(run.status == 1, "\(run.stderr)")
+        // The reader's warning as it skips the bytes, then the error: no frame in them.
+        #expect(errors.count == 2 && errors.first?.contains("code=trailingBytesSkipped, count=4103") == true)
+        #expect(errors.last?.contains("no ADTS sync word found in 4103 bytes") == true, "\(run.stderr)")
+
+        let clean = dir.file("clean.aac")
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=1", "-c:a", "aac", "-f", "adts", clean]
+        )
+        let prefixed = dir.file("prefixed.aac")
+        try (Data(garbage) + Data(contentsOf: URL(fileURLWithPath: clean))).write(to: URL(fileURLWithPath: prefixed))
+        let lines = try Self.lines("caf-recorder", ["--input", prefixed, "--output", dir.file("prefixed.caf")])
+        let summary = "caf-recorder: warning: \(prefixed): resynchronised 1 time, skipped \(garbage.count) bytes"
+        #expect(lines.filter { $0.hasPrefix(summary) }.count == 1, "\(lines)")
+    }
+
     @Test func aacEncoderCountsWhatAWAVCutShortNeeded() throws {
         let dir = try TemporaryDirectory()
         let good = dir.file("good.wav")

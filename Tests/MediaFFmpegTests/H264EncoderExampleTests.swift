@@ -356,8 +356,16 @@ import Testing
             noise.append(UInt8(truncatingIfNeeded: seed >> 33))
         }
         try Data(noise).write(to: URL(fileURLWithPath: garbage))
+        // An empty .h264 and one with only its parameter sets (issue 14: these used to exit 0, "0 frames in").
+        let empty = dir.file("empty.h264")
+        try Data().write(to: URL(fileURLWithPath: empty))
+        let headersOnly = dir.file("headers.h264")
+        let parameterSets: [UInt8] = try AnnexBScanner.split(source).filter { !$0.header.nalUnitType.isVCL }
+            .flatMap { [0, 0, 0, 1] + $0.bytes }
+        try Data(parameterSets).write(to: URL(fileURLWithPath: headersOnly))
         for (input, mention) in [
-            (twelveBit, "C420p12"), (noSPS, "SPS"), (garbage, "start code"), (dir.file("missing.y4m"), "missing.y4m")
+            (twelveBit, "C420p12"), (noSPS, "SPS"), (garbage, "start code"), (dir.file("missing.y4m"), "missing.y4m"),
+            (empty, "holds no H.264: it is empty"), (headersOnly, "holds no H.264 picture")
         ] {
             run = try Self.encode(["--input", input, "--output", dir.file("bad.h264")])
             #expect(run.status != 0, "\(input)")

@@ -126,13 +126,17 @@ import Testing
         #expect(annexBError { _ = try reader.next() } == error)
     }
 
-    /// A NAL unit of only zero bytes between two start codes.
-    @Test func zeroNALUnit() throws {
-        let bytes: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x09, 0xF0]
-        let error = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(bytes) })
-        #expect(error.code == .invalidData)
-        #expect(error.byteOffset == 4)
-        #expect("\(error)".contains("at byte offset 4"))
+    /// A start code followed only by zero bytes (trailing_zero_8bits, H.264 B.1) between every two NAL
+    /// units and at the end: skipped, every frame still comes out.
+    @Test func startCodesFollowedOnlyByZerosAreSkipped() throws {
+        let bytes = try H264Fixtures.stream("baseline").bytes
+        var padded: [UInt8] = []
+        for unit in try AnnexBScanner.split(bytes) {
+            padded += [0, 0, 0, 1] + unit.bytes + [0, 0, 1, 0, 0, 0, 0]
+        }
+        let expected = try AnnexBAccessUnitParser.parse(bytes).count
+        #expect(expected > 1)
+        #expect(try AnnexBAccessUnitParser.parse(padded).count == expected)
     }
 
     /// Only zero bytes, no start code: not an empty stream.
@@ -183,9 +187,37 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = try writeAnnexBFile([0, 0, 0, 1, 0x09, 0xF0], "aud.h264", in: dir)
         #expect(annexBError { _ = try AnnexBReader(path: path, readSize: 0) }?.code == .invalidArgument)
+        // An access unit delimiter and no slice: no picture, refused (issue 14), every time asked.
         let reader = try AnnexBReader(path: path)
-        #expect(try reader.next() == nil)
-        #expect(try reader.next() == nil)
+        let error = MediaError.invalidData("the input holds no H.264 picture: 1 NAL unit in 6 bytes, no slice", at: 0)
+        #expect(annexBError { _ = try reader.next() } == error.inStage("AnnexBReader"))
+        #expect(annexBError { _ = try reader.next() } == error.inStage("AnnexBReader"))
+    }
+
+    /// An empty file and one with only the parameter sets (SPS, PPS) of a real stream: a typed error that
+    /// says the input holds no H.264, at byte offset 0, as ffmpeg refuses both ("Invalid data found").
+    /// Before issue 14 both were read as an empty stream and `h264-encoder` wrote an empty file, exit 0.
+    @Test func emptyAndHeaderOnlyInputsAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        let empty = try writeAnnexBFile([], "empty.h264", in: dir)
+        let emptyReader = try AnnexBReader(path: empty)
+        let error = try #require(annexBError { while try emptyReader.next() != nil {} })
+        #expect(error == MediaError.invalidData("the input holds no H.264: it is empty", at: 0).inStage("AnnexBReader"))
+
+        let stream = try H264Fixtures.stream("baseline").bytes
+        let firstSlice = try #require(try AnnexBScanner.split(stream).first { $0.header.nalUnitType.isVCL })
+        let headers = Array(stream[..<Int(firstSlice.offset - 4)])  // cut before the slice's start code
+        let headerOnly = try writeAnnexBFile(headers, "headers.h264", in: dir)
+        let units = try AnnexBScanner.split(headers).count
+        #expect(units >= 2)
+        let headerReader = try AnnexBReader(path: headerOnly)
+        let error2 = try #require(annexBError { while try headerReader.next() != nil {} })
+        #expect(error2.code == .invalidData && error2.byteOffset == 0)
+        #expect(error2.message.contains("holds no H.264 picture: \(units) NAL units in \(headers.count) bytes"))
+        for path in [empty, headerOnly] {
+            let ffmpeg = try ExternalTool.run("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+            #expect(ffmpeg.status != 0, "ffmpeg, too, refuses \(path)")
+        }
     }
 
     /// The stream cut inside the last slice's header, and cut right after a start code.
@@ -200,9 +232,8 @@ import Testing
         #expect(error.message.contains("slice header"))
 
         let startCodeOnly = Array(stream[..<Int(secondSlice.offset)])
-        let error2 = try #require(annexBError { _ = try AnnexBAccessUnitParser.parse(startCodeOnly) })
-        #expect(error2.code == .invalidData)
-        #expect(error2.byteOffset == secondSlice.offset)
+        // A start code with nothing after it at the end: trailing, skipped (H.264 B.1), no error.
+        #expect(annexBError { _ = try AnnexBAccessUnitParser.parse(startCodeOnly) } == nil)
     }
 
     /// A slice naming a PPS id the stream never gave.

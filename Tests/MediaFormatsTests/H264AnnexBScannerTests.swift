@@ -41,16 +41,17 @@ func scanAnnexB(_ bytes: [UInt8], seeds: [UInt64] = PushParserVerifier.standardS
         #expect(scanner.skippedLeadingBytes == 2)
     }
 
-    @Test func nalOfOnlyZerosThrowsWithItsOffsetAndScanningGoesOn() throws {
+    /// A start code followed only by zero bytes is trailing_zero_8bits (H.264 B.1): skipped and counted,
+    /// between units and at the end of the stream.
+    @Test func startCodeFollowedOnlyByZerosIsSkippedAndCounted() throws {
         var scanner = AnnexBScanner()
         scanner.push([0x00, 0x00, 0x01, 0x09, 0xF0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x41, 0x9A])
+        scanner.push([0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00])
         scanner.finish()
         #expect(try scanner.next()?.bytes == [0x09, 0xF0])
-        #expect(throws: MediaError.invalidData("NAL unit between two start codes holds only zero bytes", at: 8)) {
-            try scanner.next()
-        }
         #expect(try scanner.next()?.bytes == [0x41, 0x9A])
         #expect(try scanner.next() == nil)
+        #expect(scanner.zeroOnlyUnits == 2)
     }
 
     @Test func emptyAndStartCodeFreeInputsGiveNothing() throws {

@@ -28,9 +28,9 @@ import Testing
         #expect(throws: MediaError(.invalidArgument, "AVCC length size must be 1, 2 or 4 bytes, not 3")) {
             try H264Bitstream.avccToAnnexB([0, 0, 1, 0x09], lengthSize: 3)
         }
-        #expect(throws: MediaError.invalidData("NAL unit between two start codes holds only zero bytes", at: 4)) {
-            try H264Bitstream.annexBToAVCC([0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x09, 0xF0])
-        }
+        // A start code followed only by zeros is trailing_zero_8bits: no NAL unit.
+        let avcc = try H264Bitstream.annexBToAVCC([0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x09, 0xF0])
+        #expect(avcc == [0, 0, 0, 2, 0x09, 0xF0])
     }
 
     @Test func spsTruncatedAtEveryByteThrowsTruncatedInsideTheNAL() throws {

@@ -58,6 +58,9 @@ public struct AnnexBScanner: Sendable {
     /// Non-zero bytes seen before the first start code (not part of any NAL unit).
     public private(set) var skippedLeadingBytes = 0
 
+    /// Start codes followed only by zero bytes (trailing_zero_8bits), skipped without a NAL unit.
+    public private(set) var zeroOnlyUnits = 0
+
     /// A scanner at the start of a stream.
     public init() {}
 
@@ -136,9 +139,10 @@ public struct AnnexBScanner: Sendable {
 
     /// The next complete NAL unit, or `nil` when more input (or ``finish()``) is needed.
     ///
-    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` for a NAL unit of only zero bytes (two start codes
-    ///   with nothing but zeros between them), with its offset; the scanner then continues after it.
-    ///   ``/MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
+    /// A start code followed only by zero bytes (trailing_zero_8bits, H.264 B.1) gives no NAL unit: it is
+    /// skipped and counted in ``zeroOnlyUnits``, as FFmpeg skips it.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when bytes were pushed after ``finish()``.
     public mutating func next() throws(MediaError) -> NALUnit? {
         guard let (range, offset) = try nextNALUnitRange() else { return nil }
         return NALUnit(bytes: Array(buffer[range]), offset: offset)
@@ -155,7 +159,7 @@ public struct AnnexBScanner: Sendable {
                 nalStart = end + 3
                 scanIndex = end + 3
                 consumed = end + 3
-                if let unit { return try checked(unit) }
+                if let unit { if unit.range.isEmpty { zeroOnlyUnits += 1 } else { return unit } }
                 continue
             }
             guard inputEnd.isFinished, nalStart != nil else { return nil }
@@ -163,7 +167,7 @@ public struct AnnexBScanner: Sendable {
             nalStart = nil
             consumed = end
             scanIndex = end
-            if let unit { return try checked(unit) }
+            if let unit { if unit.range.isEmpty { zeroOnlyUnits += 1 } else { return unit } }
             return nil
         }
     }
@@ -237,14 +241,5 @@ public struct AnnexBScanner: Sendable {
         var last = end
         while last > start && buffer[last - 1] == 0 { last -= 1 }  // trailing_zero_8bits
         return (start..<last, bufferBase + Int64(start))
-    }
-
-    private func checked(
-        _ unit: (range: Range<Int>, offset: Int64)
-    ) throws(MediaError) -> (range: Range<Int>, offset: Int64) {
-        guard !unit.range.isEmpty else {
-            throw MediaError.invalidData("NAL unit between two start codes holds only zero bytes", at: unit.offset)
-        }
-        return unit
     }
 }

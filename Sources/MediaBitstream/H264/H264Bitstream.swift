@@ -77,7 +77,9 @@ public enum H264Bitstream {
     /// An Annex-B byte stream (or one access unit of it) as AVCC: every NAL unit that
     /// ``AnnexBScanner`` finds, preceded by its length in 4 big-endian bytes.
     ///
-    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` for a NAL unit of only zero bytes.
+    /// A start code followed only by zero bytes (trailing_zero_8bits) gives no NAL unit.
+    ///
+    /// - Throws: Nothing for a whole stream; the scanner's errors are only for misuse.
     public static func annexBToAVCC(_ stream: [UInt8]) throws(MediaError) -> [UInt8] {
         var scanner = AnnexBScanner()
         scanner.push(stream)

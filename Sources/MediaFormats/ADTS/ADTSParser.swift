@@ -36,7 +36,12 @@ public import MediaCore
 /// - A valid header whose frame is not confirmed may have a damaged `aac_frame_length`: the parser looks
 ///   for a confirmed frame starting inside the declared extent. If there is one, the suspect frame is
 ///   dropped and the parser resynchronises there (so one damaged length costs one frame, not the
-///   frames it would swallow); if not, the frame is emitted and the damage is after it. A frame whose
+///   frames it would swallow); if not, the frame is emitted and the damage is after it, but only when
+///   its header is where a confirmed frame before it ended. A header that nothing confirms (the first of
+///   the input, or the first after an ID3v2 tag or after damage) is a sync word in noise: it is skipped
+///   with the bytes around it (``ADTSDiagnostic/resynchronized(byteOffset:skippedBytes:)`` or
+///   ``ADTSDiagnostic/trailingBytesSkipped(byteOffset:count:)``), so one header followed by noise is no
+///   stream and ``next()`` throws. A frame whose
 ///   format differs from the stream's while the next header has the stream's format again is a damaged
 ///   header and is skipped the same way.
 /// - A frame whose format differs from the one before gives a packet with the new format and
@@ -117,6 +122,9 @@ public struct ADTSParser: PushParser, Sendable {
     private var pendingTag: (offset: Int64, length: Int) = (0, 0)
     private var nextIsDiscontinuity = false
     private var sawFrame = false
+    /// Whether the frame at `start` is where the last frame emitted said the next one starts, that frame
+    /// having been confirmed by what followed it: the header at `start` is then already confirmed.
+    private var inSync = false
     /// Packets emitted so far.
     private var frameIndex = 0
     /// The start of the next packet, in frames at the current sample rate.
@@ -194,6 +202,7 @@ public struct ADTSParser: PushParser, Sendable {
                 case .needMoreBytes: return nil
                 case .yes(let length):
                     diagnostics.append(.id3TagSkipped(byteOffset: bytesConsumed, length: length))
+                    inSync = false  // the tag confirmed the frame before it, not the header after it
                     pendingTag = (bytesConsumed, length)
                     pendingTagSkip = length
                     continue
@@ -208,14 +217,20 @@ public struct ADTSParser: PushParser, Sendable {
                     switch checkFollower(of: frame, at: start + frame.length) {
                     case .needMoreBytes: return nil
                     case .no: mode = .verifying(frame: frame, scan: 1)
-                    case .yes: if let packet = takeFrame(length: frame.length) { return packet }
+                    case .yes:
+                        let packet = takeFrame(length: frame.length)
+                        inSync = true
+                        if let packet { return packet }
                     }
                 }
             case .verifying(let frame, let scan):
                 switch verify(frame, from: scan) {
                 case .needMoreBytes: return nil
-                case .resynchronized, .truncated: continue
-                case .trusted: if let packet = takeFrame(length: frame.length) { return packet }
+                case .resynchronized, .truncated, .unconfirmed: continue
+                case .trusted:
+                    let packet = takeFrame(length: frame.length)
+                    inSync = false  // what follows it is not a header of the stream: damage
+                    if let packet { return packet }
                 }
             case .searching(let skipStart):
                 guard search(skipStart: skipStart) else { return nil }
@@ -295,6 +310,9 @@ public struct ADTSParser: PushParser, Sendable {
         /// No confirmed frame starts inside, and the input ends inside the suspect frame; it was reported
         /// and consumed.
         case truncated
+        /// The suspect frame is confirmed neither by what follows it nor by the frame before it (it is the
+        /// first, or comes after damage): a sync word in noise. The parser now searches from its second byte.
+        case unconfirmed
     }
 
     /// Looks for a confirmed frame inside the unconfirmed `frame` at `start`, from `scan` bytes into it.
@@ -326,6 +344,12 @@ public struct ADTSParser: PushParser, Sendable {
             return .needMoreBytes
         }
         mode = .frame
+        guard inSync else {
+            // Nothing confirms this header: not a frame. Skip it as noise, reported by the search.
+            mode = .searching(skipStart: bytesConsumed)
+            start += 1
+            return .unconfirmed
+        }
         let available = buffer.count - start
         guard available >= frameLength else {
             sawFrame = true

@@ -42,8 +42,8 @@ public import MediaCore
 ///
 /// Errors (``/MediaCore/MediaError``, each with the byte offset in the stream): a slice before any SPS or
 /// PPS, or one referring to a PPS (or a PPS referring to an SPS) not given
-/// (``/MediaCore/MediaError/Code/invalidData``); a NAL unit of only zero bytes, a start code with nothing
-/// after it, a NAL unit with `forbidden_zero_bit` set, input that is not empty but has no start code at all
+/// (``/MediaCore/MediaError/Code/invalidData``); a
+/// NAL unit with `forbidden_zero_bit` set, input that is not empty but has no start code at all
 /// (``/MediaCore/MediaError/Code/invalidData``); a slice header or parameter set cut short
 /// (``/MediaCore/MediaError/Code/truncated``). After an error every call throws it again.
 public struct AnnexBAccessUnitParser: PushParser, Sendable {

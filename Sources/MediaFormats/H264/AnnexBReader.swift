@@ -29,6 +29,7 @@ public final class AnnexBReader: MediaSource, DiagnosticReporting {
     private let input: ForwardInput
     private let readSize: Int
     private var failure: MediaError?
+    private var bytesRead: Int64 = 0
 
     /// A reader of the file at `path` (`-` for standard input), reading `readSize` bytes at a time.
     ///
@@ -88,7 +89,9 @@ public final class AnnexBReader: MediaSource, DiagnosticReporting {
     /// The next access unit, or `nil` at the end of the stream.
     ///
     /// - Throws: the parser's errors, and ``/MediaCore/MediaError/Code/io`` when reading fails; all in
-    ///   stage `AnnexBReader`. After an error, every call throws it again.
+    ///   stage `AnnexBReader`. ``/MediaCore/MediaError/Code/invalidData`` (at byte offset 0) when the input
+    ///   ends without a single access unit: empty, or parameter sets and no slice (ffmpeg, too, refuses
+    ///   such a file as invalid data). After an error, every call throws it again.
     public func next() throws(MediaError) -> MediaSample? {
         defer {
             if parser.skippedLeadingBytes != reportedSkippedBytes
@@ -101,9 +104,13 @@ public final class AnnexBReader: MediaSource, DiagnosticReporting {
         do throws(MediaError) {
             while true {
                 if let sample = try parser.next() { return sample }
-                if try parser.append(from: input, upTo: readSize) == 0 {
+                let got = try parser.append(from: input, upTo: readSize)
+                bytesRead += Int64(got)
+                if got == 0 {
                     parser.finish()
-                    return try parser.next()
+                    if let last = try parser.next() { return last }
+                    guard parser.accessUnitCount > 0 else { throw noAccessUnit() }
+                    return nil
                 }
             }
         } catch {
@@ -115,6 +122,15 @@ public final class AnnexBReader: MediaSource, DiagnosticReporting {
 }
 
 extension AnnexBReader {
+    /// The error for an input that ended before its first access unit.
+    private func noAccessUnit() -> MediaError {
+        if bytesRead == 0 { return MediaError.invalidData("the input holds no H.264: it is empty", at: 0) }
+        let units = parser.nalUnitCount
+        return MediaError.invalidData(
+            "the input holds no H.264 picture: \(count: units, "NAL unit") in \(count: bytesRead, "byte"), no slice",
+            at: 0)
+    }
+
     /// Records (and logs) what the parser skipped or noticed since the last call.
     private func reportNew() {
         let skipped = parser.skippedLeadingBytes
