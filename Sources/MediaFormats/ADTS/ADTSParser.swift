@@ -37,8 +37,9 @@ public import MediaCore
 ///   for a confirmed frame starting inside the declared extent. If there is one, the suspect frame is
 ///   dropped and the parser resynchronises there (so one damaged length costs one frame, not the
 ///   frames it would swallow); if not, the frame is emitted and the damage is after it, but only when
-///   its header is where a confirmed frame before it ended. A header that nothing confirms (the first of
-///   the input, or the first after an ID3v2 tag or after damage) is a sync word in noise: it is skipped
+///   its header is where a confirmed frame before it ended, or a confirmed frame of another format starts
+///   where it ends (a format change). A header that nothing confirms (the first of the input, or the
+///   first after an ID3v2 tag or after damage, with noise after it) is a sync word in noise: it is skipped
 ///   with the bytes around it (``ADTSDiagnostic/resynchronized(byteOffset:skippedBytes:)`` or
 ///   ``ADTSDiagnostic/trailingBytesSkipped(byteOffset:count:)``), so one header followed by noise is no
 ///   stream and ``next()`` throws. A frame whose
@@ -344,7 +345,19 @@ public struct ADTSParser: PushParser, Sendable {
             return .needMoreBytes
         }
         mode = .frame
-        guard inSync else {
+        var confirmedByNextFrame = false
+        if !inSync {
+            // A header of another format right after it, itself confirmed by its follower, confirms it: a
+            // format change at the suspect frame's end (the first frame of an input can be the old format).
+            switch checkConfirmedFrame(at: start + frameLength) {
+            case .needMoreBytes:
+                mode = .verifying(frame: frame, scan: scan)
+                return .needMoreBytes
+            case .no: break
+            case .yes: confirmedByNextFrame = true
+            }
+        }
+        guard inSync || confirmedByNextFrame else {
             // Nothing confirms this header: not a frame. Skip it as noise, reported by the search.
             mode = .searching(skipStart: bytesConsumed)
             start += 1
