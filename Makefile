@@ -16,7 +16,8 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
-.PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint soak
+.PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
+	sanitize sanitize-address sanitize-thread
 
 all: build
 
@@ -49,14 +50,55 @@ test: deps
 	$(MAKE) docs-check
 	$(MAKE) bench-check
 	$(call run_tests,parallel,--skip '$(LIVE_TESTS)')
-	$(call run_tests,live,--no-parallel --filter '$(LIVE_TESTS)')
+	$(call run_tests,live,--no-parallel --filter '$(LIVE_TESTS)',$(LEAK_GATE))
+	$(MAKE) leak-check
 
-# Runs `swift test --skip-build $(2)`, keeping its whole output in .build/test-logs/$(1).log; when it
-# fails, the failed tests and their issues are printed again at the end, where a CI log's tail shows them.
+# The leak gate (Sources/MediaTestSupport/FFmpegLeakGate.swift): with $(LEAK_GATE) set, every test of a suite marked
+# `.ffmpegLeakGate` fails when FFmpegResources.liveCount is not back at its value from before the test. The count is
+# process-wide, so the gate is only set for runs with --no-parallel: the live run above, and this one, which runs the
+# other tests of the suites whose library code can create FFmpeg objects (MediaAudio links no FFmpeg).
+LEAK_GATE = MEDIAPIPELINE_LEAK_GATE=1
+FFMPEG_TESTS = MediaFFmpegTests|MediaPulseTests
+
+leak-check:
+	$(call run_tests,leak-check,--no-parallel --filter '$(FFMPEG_TESTS)' --skip '$(LIVE_TESTS)',$(LEAK_GATE))
+
+# The whole test suite, both runs of `make test`, under AddressSanitizer (with LeakSanitizer) and then under
+# ThreadSanitizer, each in its own build folder (.build-asan, .build-tsan), where the tests also find the sanitized
+# example executables they run. (Swift on Linux refuses -sanitize=undefined.) Every sanitized process, examples
+# included, writes its reports to $(TEST_LOGS)/<sanitizer>/report.<pid> instead of stderr, so a report in a child whose
+# exit status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
+# Tests/Sanitizers/. MemoryCheckTests run valgrind, which cannot run a sanitized program: they are skipped.
+SANITIZER_SKIP = MemoryCheckTests
+SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
+SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:$(call SAN_OPTIONS,address,asan) \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp
+SANITIZER_ENV_thread = TSAN_OPTIONS=$(call SAN_OPTIONS,thread,tsan)
+SANITIZER_BUILD_address = .build-asan
+SANITIZER_BUILD_thread = .build-tsan
+
+sanitize: deps
+	$(MAKE) sanitize-address
+	$(MAKE) sanitize-thread
+
+sanitize-address sanitize-thread: sanitize-%:
+	$(SWIFT) build --build-tests --sanitize=$* --scratch-path $(SANITIZER_BUILD_$*)
+	@rm -rf $(TEST_LOGS)/$* && mkdir -p $(TEST_LOGS)/$*
+	$(call run_tests,$*-parallel,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) \
+		--skip '$(LIVE_TESTS)|$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
+	$(call run_tests,$*-live,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) --no-parallel \
+		--filter '$(LIVE_TESTS)',$(SANITIZER_ENV_$*))
+	@if ls $(TEST_LOGS)/$*/report.* >/dev/null 2>&1; then \
+		echo "---- $* sanitizer reports ($(TEST_LOGS)/$*/) ----"; head -n 40 $(TEST_LOGS)/$*/report.*; exit 1; \
+	else echo "No $* sanitizer report."; fi
+
+# Runs `swift test --skip-build $(2)` with the environment assignments $(3), keeping its whole output in
+# .build/test-logs/$(1).log; when it fails, the failed tests and their issues are printed again at the end, where a CI
+# log's tail shows them.
 TEST_LOGS = $(CURDIR)/.build/test-logs
 define run_tests
 	@mkdir -p $(TEST_LOGS)
-	@set -o pipefail; $(SWIFT) test --skip-build $(2) 2>&1 | tee $(TEST_LOGS)/$(1).log || { \
+	@set -o pipefail; $(3) $(SWIFT) test --skip-build $(2) 2>&1 | tee $(TEST_LOGS)/$(1).log || { \
 		echo "---- failed in the $(1) tests (whole output: $(TEST_LOGS)/$(1).log) ----"; \
 		grep -a -E '✘|error:|Fatal error|Crash' $(TEST_LOGS)/$(1).log | grep -a -v ' passed after ' | head -60; \
 		exit 1; }

@@ -100,7 +100,7 @@ let package = Package(
         // as NIOTestUtils needs NIOCore for ByteToMessageDecoderVerifier). Pure Swift, no FFmpeg.
         .target(
             name: "MediaTestSupport",
-            dependencies: ["MediaCore", "MediaFormats", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
 

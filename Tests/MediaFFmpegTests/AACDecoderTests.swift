@@ -1,9 +1,10 @@
 import Foundation
 import MediaCore
 import MediaFFmpeg
+import MediaTestSupport
 import Testing
 
-@Suite struct AACDecoderTests {
+@Suite(.ffmpegLeakGate) struct AACDecoderTests {
     /// Encode → decode returns exactly the frames that went in, whatever the length.
     @Test(arguments: [1, 1023, 1024, 4097, 48_000, 100_003])
     func roundTripKeepsTheFrameCount(frames: Int) throws {

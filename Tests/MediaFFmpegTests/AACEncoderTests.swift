@@ -1,8 +1,9 @@
 import MediaCore
 import MediaFFmpeg
+import MediaTestSupport
 import Testing
 
-@Suite struct AACEncoderTests {
+@Suite(.ffmpegLeakGate) struct AACEncoderTests {
     /// priming + valid + remainder = packets × 1024, for lengths around the packet boundaries.
     @Test(arguments: [1, 1000, 1024, 1025, 2048, 48_000, 48_037])
     func trimsAccountForEveryFrame(frames: Int) throws {

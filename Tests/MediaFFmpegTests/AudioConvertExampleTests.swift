@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// The `audio-convert` example end to end, judged by ffmpeg and ffprobe.
-@Suite(.serialized) struct AudioConvertExampleTests {
+@Suite(.serialized, .ffmpegLeakGate) struct AudioConvertExampleTests {
     static let convert = TestPaths.executable("audio-convert")
 
     static func make(_ path: String, _ arguments: [String], seconds: Double = 2) throws {

@@ -1,8 +1,9 @@
 import MediaCore
 import MediaFFmpeg
+import MediaTestSupport
 import Testing
 
-@Suite struct AudioConverterTests {
+@Suite(.ffmpegLeakGate) struct AudioConverterTests {
     /// N frames at rate A come out as exactly N × B / A frames (rounded to nearest) at rate B, with the
     /// resampler's delay drained, whatever the length (even a single frame).
     @Test(arguments: [1, 441, 1000, 44_100, 100_000, 123_457])

@@ -6,7 +6,7 @@ import Testing
 
 /// ``AudioRecorder`` from generated input (no device): exact durations, every container judged by
 /// ffprobe/ffmpeg/sox, pauses without a gap or a click, deleting, refusals.
-@Suite struct AudioRecorderTests {
+@Suite(.ffmpegLeakGate) struct AudioRecorderTests {
     static func tone(realTime: Bool, seconds: Double = 30, rate: Int = 48_000) -> AudioRecorderInput {
         .source {
             let tone = try ToneGenerator(

@@ -8,7 +8,7 @@ import Testing
 
 /// caf-recorder's files judged by ffprobe, ffmpeg and libsndfile, and by our own reader and decoder;
 /// Apple's AAC CAF read and decoded by ours.
-@Suite struct CAFEndToEndTests {
+@Suite(.ffmpegLeakGate) struct CAFEndToEndTests {
     let recorder = TestPaths.executable("caf-recorder")
     let info = TestPaths.executable("caf-info")
 

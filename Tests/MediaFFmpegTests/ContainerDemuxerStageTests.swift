@@ -1,8 +1,9 @@
 import MediaPipeline
+import MediaTestSupport
 import Testing
 
 /// The demuxer's errors name it as their stage, like every other reader's (issue 13).
-@Suite struct ContainerDemuxerStageTests {
+@Suite(.ffmpegLeakGate) struct ContainerDemuxerStageTests {
     @Test func openErrorsNameTheDemuxer() {
         do {
             _ = try ContainerDemuxer(bytes: Array("not a container, only some text".utf8))

@@ -4,7 +4,7 @@ import Testing
 
 /// The example under valgrind's memcheck: every FFmpeg allocation freed (no definite leak) and no
 /// invalid read or write in the interop, through the encoder and through the resampler.
-@Suite struct MemoryCheckTests {
+@Suite(.ffmpegLeakGate) struct MemoryCheckTests {
     func memcheck(_ arguments: [String], example: String = "aac-encoder") throws -> String {
         let result = try ExternalTool.run(
             "valgrind",

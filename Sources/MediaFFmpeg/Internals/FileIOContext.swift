@@ -11,7 +11,8 @@ final class FileIOContext {
     /// Creates (or truncates) the file at `path`, or connects to the URL `path` (libavformat's
     /// protocols, with `options` for the protocol); the error names the path.
     init(path: String, options: [String: String] = [:]) throws(MediaError) {
-        self.path = path
+        // `path` is set only once the file is open: a throw before every stored property is set skips
+        // `deinit`, whose `didFree` would otherwise uncount an object never counted (liveCount went to -1).
         var context: UnsafeMutablePointer<AVIOContext>? = nil
         var dictionary: OpaquePointer? = nil
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
@@ -23,6 +24,7 @@ final class FileIOContext {
                 ffmpegCode: code < 0 ? code : nil)
         }
         owned = context
+        self.path = path
         FFmpeg.didAllocate()
     }
 

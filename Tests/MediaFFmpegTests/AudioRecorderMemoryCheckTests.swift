@@ -1,0 +1,46 @@
+import Foundation
+import MediaTestSupport
+import Testing
+
+/// The examples that need a PulseAudio device, under valgrind's memcheck against a private daemon: no
+/// definite leak, no invalid read or write. (The name puts the suite among the live tests, which run one at a
+/// time: the recorder captures in real time.)
+@Suite(.ffmpegLeakGate) struct AudioRecorderMemoryCheckTests {
+    func memcheck(_ daemon: PulseDaemon, _ example: String, _ arguments: [String]) throws -> String {
+        let child = try daemon.spawn(
+            "valgrind",
+            [
+                "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=9",
+                TestPaths.executable(example), "--quiet"
+            ] + arguments)
+        guard child.wait(timeout: 120) else {
+            child.kill()
+            Issue.record("valgrind \(example) did not finish within 120 s")
+            return ""
+        }
+        let result = child.result
+        #expect(result.status == 0, "valgrind: \(result.stderr.suffix(3000))")
+        #expect(result.stderr.contains("ERROR SUMMARY: 0 errors"))
+        #expect(result.stderr.contains("definitely lost: 0 bytes") || result.stderr.contains("no leaks are possible"))
+        return result.output
+    }
+
+    /// The null sink's monitor (a tone playing into the sink) → AudioCaptureSource → WAV.
+    @Test func recordingFromADeviceLeaksNothing() throws {
+        let daemon = try PulseDaemon()
+        let dir = try TemporaryDirectory()
+        let tone = try AudioPlayerTests.source(dir, seconds: 4)
+        let player = try daemon.spawn("paplay", ["--device=\(daemon.sinkName)", tone])
+        defer { player.kill() }
+        let out = dir.file("monitor.wav")
+        _ = try memcheck(daemon, "audio-recorder", ["--output", out, "--device", daemon.monitorName, "--duration", "1"])
+        #expect(try ExternalTool.probeFirstStream(out)["codec_name"] as? String == "pcm_s16le")
+    }
+
+    /// The device list and its JSON, from the daemon.
+    @Test func listingDevicesLeaksNothing() throws {
+        let daemon = try PulseDaemon()
+        let output = try memcheck(daemon, "audio-devices", ["--json"])
+        #expect(output.contains(daemon.sinkName))
+    }
+}
