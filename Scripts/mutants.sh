@@ -109,12 +109,12 @@ while IFS=$'\t' read -r id module file original replacement filter why; do
                 detail=$(grep -a -m1 -E '✘ Test .*(failed|recorded)|error:|Fatal error' "$LOGS/$id.test.log" \
                     | sed -E 's/^.*✘ Test //' | cut -c1-110)
             elif grep -a -q -E 'Test run with 0 tests' "$LOGS/$id.test.log" \
-                || ! grep -a -q -E 'Test run with [0-9]+ tests? passed|Executed [1-9]' "$LOGS/$id.test.log"; then
+                || ! grep -a -q -E 'Test run with [0-9]+ tests?( in [0-9]+ suites?)? passed|Executed [1-9]' "$LOGS/$id.test.log"; then
                 result="NO-TESTS"
                 detail="filter '$filter' selected no test"
             else
                 result="SURVIVED"
-                detail=$(grep -a -m1 -o -E 'Test run with [0-9]+ tests? passed' "$LOGS/$id.test.log")
+                detail=$(grep -a -m1 -o -E 'Test run with [0-9]+ tests?( in [0-9]+ suites?)? passed' "$LOGS/$id.test.log")
             fi
         fi
         restore
