@@ -17,7 +17,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
 .PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
-	sanitize sanitize-address sanitize-thread
+	sanitize sanitize-address sanitize-thread mutants
 
 all: build
 
@@ -201,6 +201,13 @@ bench-thresholds: deps
 # (run by `make test`) fails on any difference or rule warning.
 FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/graph-benchmark \
 	Benchmarks/mux-benchmark Benchmarks/soak-loop
+
+# Hand-made mutation testing (issue 14; not part of `make test`: about one module rebuild per mutant):
+# applies each mutant in Tests/Mutants/mutants.txt, builds, runs the suites it names, restores the
+# source and prints KILLED/SURVIVED per mutant; fails if any survived. `make mutants MUTANTS="id ..."`
+# runs only those.
+mutants: deps
+	Scripts/mutants.sh $(MUTANTS)
 
 format:
 	$(SWIFT) format format --configuration .swift-format --in-place --recursive --parallel $(FORMAT_PATHS)
