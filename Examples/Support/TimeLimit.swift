@@ -3,7 +3,7 @@ public import MediaCore
 /// Ends another source at a media time (ffmpeg's `-t`): samples that start at or after `limit` (measured
 /// from the first sample's presentation time) are not handed out, and an interleaved PCM sample that
 /// straddles it is cut to the frames before it.
-public struct TimeLimit: MediaSource {
+public struct TimeLimit: MediaSource, WrappingComponent {
     private var base: any MediaSource
     private let limit: MediaTime
     private var start: MediaTime?
@@ -17,6 +17,9 @@ public struct TimeLimit: MediaSource {
 
     /// The wrapped source's name.
     public var name: String { base.name }
+
+    /// The wrapped source, so that a run's logger reaches it (see ``WrappingComponent``).
+    public var wrappedComponent: Any { base }
 
     /// The next sample before the limit, or `nil`.
     public mutating func next() throws -> MediaSample? {

@@ -220,7 +220,12 @@ struct LiveStreamer: ParsableCommand {
         if !quiet {
             printError("live-streamer: \(Self.summary(final))" + (Interrupt.wasRequested ? " (interrupted)" : ""))
         }
-        _ = try outcome.get()
+        let progress = try outcome.get()
+        // What the readers and decoders worked around, summed up in one line after the warnings themselves.
+        let inputs = [sources.video, sources.audio].compactMap { $0 }.joined(separator: ", ")
+        let warning = InputWarnings.line(
+            example: "live-streamer", path: inputs, warningCount: progress.warningCount, warnings: progress.warnings)
+        if let warning, !quiet { printError(warning) }
     }
 
     /// The `--hls-…` options.

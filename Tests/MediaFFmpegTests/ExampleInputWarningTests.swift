@@ -3,7 +3,7 @@ import MediaPipeline
 import MediaTestSupport
 import Testing
 
-/// audio-convert, transcode, h264-encoder, av-encoder and media-info end a run on a damaged input with ONE summary
+/// audio-convert, transcode, h264-encoder, av-encoder, live-streamer and media-info end a run on a damaged input with ONE summary
 /// warning line that counts what the readers skipped and the decoders concealed (issue 14), after the
 /// individual warnings; an intact input gives none, `--quiet` gives nothing.
 @Suite(.ffmpegLeakGate) struct ExampleInputWarningTests {
@@ -130,6 +130,25 @@ import Testing
             Self.summaries("av-encoder", cut, in: run.lines)
                 == ["av-encoder: warning: \(cut): worked around 1 problem (dataBeyondEndOfFile ×1)"], "\(run.lines)")
         let intact = try Self.run("av-encoder", ["--audio", good, "--output", dir.file("good.m4a")])
+        #expect(intact.status == 0 && !intact.lines.contains { $0.contains("warning") }, "\(intact.lines)")
+    }
+
+    /// live-streamer paces its file inputs (RealTimeSource, TimeLimit): the WAV reader behind them still
+    /// reports to the run, so a WAV cut short gives the one summary line, as in av-encoder.
+    @Test func liveStreamerCountsWhatAWAVCutShortNeeded() throws {
+        let dir = try TemporaryDirectory()
+        let good = dir.file("good.wav")
+        try ExternalTool.check("sox", ["-n", "-b", "16", "-c", "2", "-r", "48000", good, "synth", "0.2", "sine", "440"])
+        let cut = dir.file("cut.wav")
+        try Data(contentsOf: URL(fileURLWithPath: good)).prefix(44 + 4 * 4000).write(to: URL(fileURLWithPath: cut))
+        let arguments = ["--to", dir.file("live.m3u8"), "--hls-list-size", "0", "--duration", "1"]
+        let run = try Self.run("live-streamer", ["--audio", cut] + arguments)
+        #expect(run.status == 0, "\(run.lines)")
+        #expect(
+            Self.summaries("live-streamer", cut, in: run.lines)
+                == ["live-streamer: warning: \(cut): worked around 1 problem (dataBeyondEndOfFile ×1)"], "\(run.lines)")
+        let intact = try Self.run(
+            "live-streamer", ["--audio", good, "--to", dir.file("good.m3u8"), "--hls-list-size", "0"])
         #expect(intact.status == 0 && !intact.lines.contains { $0.contains("warning") }, "\(intact.lines)")
     }
 }

@@ -31,8 +31,13 @@ final class DiagnosticCollector: Sendable {
         }
     }
 
-    /// Hands a collecting logger to `component` if it reports diagnostics and has no logger of its own.
+    /// Hands a collecting logger to `component` if it reports diagnostics and has no logger of its own;
+    /// through a ``WrappingComponent``, to the component it wraps.
     func attach(to component: Any, user: Logger?) {
+        if let wrapper = component as? any WrappingComponent {
+            attach(to: wrapper.wrappedComponent, user: user)
+            return
+        }
         guard let reporter = component as? any DiagnosticReporting, reporter.logger == nil else { return }
         reporter.logger = logger(forwardingTo: user)
     }

@@ -20,7 +20,7 @@
 /// - Without a clock, the source uses a clock of its own anchored when its first sample is read.
 ///
 /// A sample with neither a numeric presentation nor decode time is handed out at once, as it is.
-public struct RealTimeSource: MediaSource {
+public struct RealTimeSource: MediaSource, WrappingComponent {
     private var base: any MediaSource
     private let clock: MediaClock?
     private let start: MediaTime
@@ -45,6 +45,9 @@ public struct RealTimeSource: MediaSource {
     public init(_ base: any MediaSource, clock: MediaClock? = nil, start: Duration) {
         self.init(base, clock: clock, start: MediaTime(start))
     }
+
+    /// The wrapped source, so that a run's logger reaches it (see ``WrappingComponent``).
+    public var wrappedComponent: Any { base }
 
     /// The next sample of the wrapped source, stamped on the clock, once its time has come.
     public mutating func next() throws -> MediaSample? {
