@@ -68,8 +68,8 @@ leak-check:
 # example executables they run. (Swift on Linux refuses -sanitize=undefined.) Every sanitized process, examples
 # included, writes its reports to $(TEST_LOGS)/<sanitizer>/report.<pid> instead of stderr, so a report in a child whose
 # exit status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
-# Tests/Sanitizers/. MemoryCheckTests run valgrind, which cannot run a sanitized program: they are skipped.
-SANITIZER_SKIP = MemoryCheckTests
+# Tests/Sanitizers/. The MemoryCheck suites run valgrind, which cannot run a sanitized program: they are skipped.
+SANITIZER_SKIP = MemoryCheck
 SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
 SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:$(call SAN_OPTIONS,address,asan) \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp
@@ -87,7 +87,7 @@ sanitize-address sanitize-thread: sanitize-%:
 	$(call run_tests,$*-parallel,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) \
 		--skip '$(LIVE_TESTS)|$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
 	$(call run_tests,$*-live,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) --no-parallel \
-		--filter '$(LIVE_TESTS)',$(SANITIZER_ENV_$*))
+		--filter '$(LIVE_TESTS)' --skip '$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
 	@if ls $(TEST_LOGS)/$*/report.* >/dev/null 2>&1; then \
 		echo "---- $* sanitizer reports ($(TEST_LOGS)/$*/) ----"; head -n 40 $(TEST_LOGS)/$*/report.*; exit 1; \
 	else echo "No $* sanitizer report."; fi
