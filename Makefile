@@ -70,7 +70,7 @@ leak-check:
 # exit status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
 # Tests/Sanitizers/. The MemoryCheck suites run valgrind, which cannot run a sanitized program: they are skipped.
 SANITIZER_SKIP = MemoryCheck
-SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
+SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:print_suppressions=0:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
 SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:$(call SAN_OPTIONS,address,asan) \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp
 SANITIZER_ENV_thread = TSAN_OPTIONS=$(call SAN_OPTIONS,thread,tsan)
@@ -88,8 +88,9 @@ sanitize-address sanitize-thread: sanitize-%:
 		--skip '$(LIVE_TESTS)|$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
 	$(call run_tests,$*-live,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) --no-parallel \
 		--filter '$(LIVE_TESTS)' --skip '$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
-	@if ls $(TEST_LOGS)/$*/report.* >/dev/null 2>&1; then \
-		echo "---- $* sanitizer reports ($(TEST_LOGS)/$*/) ----"; head -n 40 $(TEST_LOGS)/$*/report.*; exit 1; \
+	@reports=$$(grep -l -a -E 'ERROR: |WARNING: ThreadSanitizer|runtime error' $(TEST_LOGS)/$*/report.* 2>/dev/null); \
+	if [ -n "$$reports" ]; then \
+		echo "---- $* sanitizer reports ($(TEST_LOGS)/$*/) ----"; head -n 40 $$reports; exit 1; \
 	else echo "No $* sanitizer report."; fi
 
 # Runs `swift test --skip-build $(2)` with the environment assignments $(3), keeping its whole output in
