@@ -148,7 +148,10 @@ import Testing
         let input = try Self.source(dir, seconds: 0.2)
         let player = try AudioPlayer(path: input, output: Self.output(dir.file("later.wav")))
         let ended = EndTime()
-        player.onEvent = { if case .finished = $0 { ended.record(player.deviceCurrentTime) } }
+        // Weak: the player keeps its onEvent closure (LeakSanitizer found the cycle a strong capture made).
+        player.onEvent = { [weak player] event in
+            if case .finished = event, let player { ended.record(player.deviceCurrentTime) }
+        }
         let start = player.deviceCurrentTime + 0.3
         try player.play(atTime: start)
         try await AudioRecorderTests.waitUntil { ended.time != nil }

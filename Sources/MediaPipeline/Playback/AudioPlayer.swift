@@ -147,7 +147,9 @@ public final class AudioPlayer: Sendable {
     /// The host clock in seconds (monotonic), the time base of ``play(atTime:)``.
     public var deviceCurrentTime: Double { MediaClock.hostTime.seconds ?? 0 }
 
-    /// Called with every event too, on the playback thread (the delegate's place).
+    /// Called with every event too, on the playback thread (the delegate's place). The player keeps the
+    /// closure, as it would keep a strong delegate: capture the player itself `[weak player]` in it, or
+    /// the two keep each other alive (AVAudioPlayer's delegate is weak for the same reason).
     public var onEvent: (@Sendable (AudioPlayerEvent) -> Void)? {
         get { state.withLock { $0.onEvent } }
         set { state.withLock { $0.onEvent = newValue } }
