@@ -17,7 +17,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
 .PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
-	sanitize sanitize-address sanitize-thread mutants
+	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus
 
 all: build
 
@@ -49,6 +49,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) docs-check
 	$(MAKE) bench-check
+	$(MAKE) fuzz-replay
 	$(call run_tests,parallel,--skip '$(LIVE_TESTS)')
 	$(call run_tests,live,--no-parallel --filter '$(LIVE_TESTS)',$(LEAK_GATE))
 	$(MAKE) leak-check
@@ -201,7 +202,7 @@ bench-thresholds: deps
 # columns, the rules the code already followed. `make format` rewrites the files in place; `make lint`
 # (run by `make test`) fails on any difference or rule warning.
 FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/graph-benchmark \
-	Benchmarks/mux-benchmark Benchmarks/soak-loop
+	Benchmarks/mux-benchmark Benchmarks/soak-loop Fuzz/Package.swift Fuzz/Sources
 
 # Hand-made mutation testing (issue 14; not part of `make test`: about one module rebuild per mutant):
 # applies each mutant in Tests/Mutants/mutants.txt, builds, runs the suites it names, restores the
@@ -216,5 +217,46 @@ format:
 lint:
 	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMAT_PATHS)
 
+# Fuzzing (Fuzz/Package.swift, a package of its own; see Documentation/Reliability.md, "Fuzzing"): one
+# libFuzzer target per parser, built with Swift's -sanitize=fuzzer,address. `make fuzz` runs each for
+# FUZZ_RUNS executions or FUZZ_TIME seconds, whichever comes first; what it adds to the corpus goes to
+# $(FUZZ_SCRATCH)/<target>, what crashes to Fuzz/Crashes/. A size field of 2^63 must not allocate, so
+# any malloc over 512 MB is a finding. `make fuzz-replay` (part of `make test`) runs every target over its
+# checked-in corpus, Fuzz/Corpus/<target>, and fails on any crash. `make fuzz-corpus` merges fresh seeds
+# (Fuzz/make-seeds.sh: fixtures, ../shared/conformance, tiny ffmpeg/sox/lame files) and the scratch
+# finds into Fuzz/Corpus, keeping only the inputs that add coverage.
+FUZZ_RUNS ?= 10000000
+FUZZ_TIME ?= 900
+FUZZ_TARGETS ?= $(patsubst Fuzz/Sources/Fuzz%/main.swift,%,$(wildcard Fuzz/Sources/Fuzz*/main.swift))
+FUZZ_SCRATCH ?= $(CURDIR)/.build/fuzz
+FUZZ_BIN = $(CURDIR)/Fuzz/.build/release
+FUZZ_LIMITS = -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10
+
+fuzz-build: deps
+	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+
+fuzz: fuzz-build
+	@mkdir -p Fuzz/Crashes; failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_SCRATCH)/$$t; echo "---- fuzzing $$t"; \
+		$(FUZZ_BIN)/Fuzz$$t -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_TIME) $(FUZZ_LIMITS) \
+			-artifact_prefix=Fuzz/Crashes/$$t- $(FUZZ_SCRATCH)/$$t Fuzz/Corpus/$$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "Fuzzing found crashes in:$$failed (inputs in Fuzz/Crashes/)"; exit 1; fi
+
+fuzz-replay: fuzz-build
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+		$(FUZZ_BIN)/Fuzz$$t -runs=0 $(FUZZ_LIMITS) Fuzz/Corpus/$$t 2>&1 | grep -a -E "INITED|ERROR|SUMMARY" \
+			| sed "s/^/$$t: /"; [ $${PIPESTATUS[0]} -eq 0 ] || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "The fuzz corpus crashes:$$failed"; exit 1; fi
+
+fuzz-corpus: fuzz-build
+	rm -rf $(FUZZ_SCRATCH)-seeds && Fuzz/make-seeds.sh $(FUZZ_SCRATCH)-seeds
+	@for t in $(FUZZ_TARGETS); do mkdir -p Fuzz/Corpus/$$t $(FUZZ_SCRATCH)/$$t $(FUZZ_SCRATCH)-seeds/$$t; \
+		$(FUZZ_BIN)/Fuzz$$t -merge=1 -max_len=65536 $(FUZZ_LIMITS) Fuzz/Corpus/$$t $(FUZZ_SCRATCH)-seeds/$$t \
+			$(FUZZ_SCRATCH)/$$t 2>&1 | grep -a -E "MERGE-OUTER: [0-9]+ new files" | sed "s/^/$$t: /"; \
+	done
+
 clean:
-	rm -rf .build Benchmarks/.build $(OUT)
+	rm -rf .build Benchmarks/.build Fuzz/.build $(OUT)
