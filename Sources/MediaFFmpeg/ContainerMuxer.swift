@@ -130,6 +130,16 @@ public final class ContainerMuxer: MultiTrackSink {
     /// what was sent, and its errors name the URL).
     private var networkURL: String?
 
+    /// An HLS muxer dropped after its header without ``finish()`` (after a write error, say) is ended
+    /// here. Deviation from the other destinations, which need nothing: FFmpeg 5.1's `hls` muxer frees its
+    /// in-memory segment buffer in its trailer only, not when its context is freed, so each abandoned HLS
+    /// output leaked a segment's bytes (found by LeakSanitizer in
+    /// `HLSOutputTests.aFolderRemovedWhileWritingIsAnIOErrorNamingTheSegment`). The trailer's error, if
+    /// any, has nowhere to go; what it writes ends the playlist as ``finish()`` would.
+    deinit {
+        if headerWritten, !isClosed, case .hls = destination { _ = av_write_trailer(context.raw) }
+    }
+
     /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
     /// format of the path's extension. For ``ContainerFormat/hls`` (or a path ending in `.m3u8`), this is
     /// ``init(hlsPlaylist:hls:)`` with the default ``HLSOptions``.
