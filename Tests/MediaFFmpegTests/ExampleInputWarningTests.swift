@@ -39,6 +39,16 @@ import Testing
         return path
     }
 
+    /// A 0.2-s stereo WAV from sox, and the same cut after 4,000 of its frames (its header still
+    /// declaring them all).
+    static func wavAndItsCut(in dir: TemporaryDirectory) throws -> (good: String, cut: String) {
+        let good = dir.file("good.wav")
+        try ExternalTool.check("sox", ["-n", "-b", "16", "-c", "2", "-r", "48000", good, "synth", "0.2", "sine", "440"])
+        let cut = dir.file("cut.wav")
+        try Data(contentsOf: URL(fileURLWithPath: good)).prefix(44 + 4 * 4000).write(to: URL(fileURLWithPath: cut))
+        return (good, cut)
+    }
+
     /// h264-encoder's 48-frame pattern with its first IDR slice relabelled non-IDR: the decoder conceals one
     /// frame and gets none from 15 access units (as ffmpeg decodes the same bytes).
     static func h264WithoutItsFirstIDR(in dir: TemporaryDirectory) throws -> String {
@@ -120,10 +130,7 @@ import Testing
 
     @Test func avEncoderCountsWhatAWAVCutShortNeeded() throws {
         let dir = try TemporaryDirectory()
-        let good = dir.file("good.wav")
-        try ExternalTool.check("sox", ["-n", "-b", "16", "-c", "2", "-r", "48000", good, "synth", "0.2", "sine", "440"])
-        let cut = dir.file("cut.wav")
-        try Data(contentsOf: URL(fileURLWithPath: good)).prefix(44 + 4 * 4000).write(to: URL(fileURLWithPath: cut))
+        let (good, cut) = try Self.wavAndItsCut(in: dir)
         let run = try Self.run("av-encoder", ["--audio", cut, "--output", dir.file("out.m4a")])
         #expect(run.status == 0, "\(run.lines)")
         #expect(
@@ -137,10 +144,7 @@ import Testing
     /// reports to the run, so a WAV cut short gives the one summary line, as in av-encoder.
     @Test func liveStreamerCountsWhatAWAVCutShortNeeded() throws {
         let dir = try TemporaryDirectory()
-        let good = dir.file("good.wav")
-        try ExternalTool.check("sox", ["-n", "-b", "16", "-c", "2", "-r", "48000", good, "synth", "0.2", "sine", "440"])
-        let cut = dir.file("cut.wav")
-        try Data(contentsOf: URL(fileURLWithPath: good)).prefix(44 + 4 * 4000).write(to: URL(fileURLWithPath: cut))
+        let (good, cut) = try Self.wavAndItsCut(in: dir)
         let arguments = ["--to", dir.file("live.m3u8"), "--hls-list-size", "0", "--duration", "1"]
         let run = try Self.run("live-streamer", ["--audio", cut] + arguments)
         #expect(run.status == 0, "\(run.lines)")

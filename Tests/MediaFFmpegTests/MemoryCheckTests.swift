@@ -5,16 +5,25 @@ import Testing
 /// The example under valgrind's memcheck: every FFmpeg allocation freed (no definite leak) and no
 /// invalid read or write in the interop, through the encoder and through the resampler.
 @Suite(.ffmpegLeakGate) struct MemoryCheckTests {
-    func memcheck(_ arguments: [String], example: String = "aac-encoder") throws -> String {
-        let result = try ExternalTool.run(
-            "valgrind",
-            [
-                "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=9",
-                TestPaths.executable(example), "--quiet"
-            ] + arguments)
+    /// valgrind's arguments for `example` (before the example's own): a full leak check in which a
+    /// definite leak is an error.
+    static func valgrind(_ example: String) -> [String] {
+        [
+            "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=9",
+            TestPaths.executable(example), "--quiet"
+        ]
+    }
+
+    /// Records an issue unless valgrind's run was clean: exit 0, no error, no definite leak.
+    static func expectClean(_ result: ExternalTool.Result) {
         #expect(result.status == 0, "valgrind: \(result.stderr.suffix(3000))")
         #expect(result.stderr.contains("ERROR SUMMARY: 0 errors"))
         #expect(result.stderr.contains("definitely lost: 0 bytes") || result.stderr.contains("no leaks are possible"))
+    }
+
+    func memcheck(_ arguments: [String], example: String = "aac-encoder") throws -> String {
+        let result = try ExternalTool.run("valgrind", Self.valgrind(example) + arguments)
+        Self.expectClean(result)
         return result.stderr
     }
 
