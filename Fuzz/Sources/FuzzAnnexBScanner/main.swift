@@ -8,14 +8,7 @@ import MediaFormats
 public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = fuzzBytes(start, count)
     var scanner = AnnexBScanner()
-    do throws(MediaError) {
-        for piece in fuzzPieces(bytes) {
-            scanner.push(piece)
-            while try scanner.next() != nil {}
-        }
-        scanner.finish()
-        while try scanner.next() != nil {}
-    } catch {}
+    fuzzPush(&scanner, bytes)
     _ = try? AnnexBScanner.split(bytes)
     _ = H264Bitstream.annexBNALUnits(bytes)
     _ = try? H264Bitstream.annexBToAVCC(bytes)
