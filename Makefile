@@ -75,6 +75,10 @@ SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:print_suppressions=0:suppression
 SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:$(call SAN_OPTIONS,address,asan) \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp
 SANITIZER_ENV_thread = TSAN_OPTIONS=$(call SAN_OPTIONS,thread,tsan)
+# What in a sanitizer's log file is a report (the rest is the suppression statistics that print_suppressions=0 keeps
+# short). A process with a report exits with status 66 (TSan) or 1 (ASan), so `swift test` fails too; the test
+# runner's failure branch then prints the reports.
+SANITIZER_REPORT = ERROR: |WARNING: ThreadSanitizer|runtime error
 SANITIZER_BUILD_address = .build-asan
 SANITIZER_BUILD_thread = .build-tsan
 
@@ -89,20 +93,24 @@ sanitize-address sanitize-thread: sanitize-%:
 		--skip '$(LIVE_TESTS)|$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
 	$(call run_tests,$*-live,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) --no-parallel \
 		--filter '$(LIVE_TESTS)' --skip '$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
-	@reports=$$(grep -l -a -E 'ERROR: |WARNING: ThreadSanitizer|runtime error' $(TEST_LOGS)/$*/report.* 2>/dev/null); \
+	@reports=$$(grep -l -a -E '$(SANITIZER_REPORT)' $(TEST_LOGS)/$*/report.* 2>/dev/null); \
 	if [ -n "$$reports" ]; then \
 		echo "---- $* sanitizer reports ($(TEST_LOGS)/$*/) ----"; head -n 40 $$reports; exit 1; \
 	else echo "No $* sanitizer report."; fi
 
 # Runs `swift test --skip-build $(2)` with the environment assignments $(3), keeping its whole output in
-# .build/test-logs/$(1).log; when it fails, the failed tests and their issues are printed again at the end, where a CI
-# log's tail shows them.
+# .build/test-logs/$(1).log; when it fails, the failed tests and their issues, the log's last lines and the reports of
+# a sanitizer run (in $(TEST_LOGS)/<sanitizer>/) are printed again at the end, where a CI log's tail shows them.
 TEST_LOGS = $(CURDIR)/.build/test-logs
 define run_tests
 	@mkdir -p $(TEST_LOGS)
 	@set -o pipefail; $(3) $(SWIFT) test --skip-build $(2) 2>&1 | tee $(TEST_LOGS)/$(1).log || { \
 		echo "---- failed in the $(1) tests (whole output: $(TEST_LOGS)/$(1).log) ----"; \
-		grep -a -E '✘|error:|Fatal error|Crash' $(TEST_LOGS)/$(1).log | grep -a -v ' passed after ' | head -60; \
+		grep -a -E '✘|error:|Fatal error|^Crash|exited with|signal [0-9]' $(TEST_LOGS)/$(1).log \
+			| grep -a -v ' passed after ' | head -60; \
+		echo "---- its last lines ----"; tail -n 5 $(TEST_LOGS)/$(1).log; \
+		reports=$$(grep -l -a -E '$(SANITIZER_REPORT)' $(TEST_LOGS)/$(firstword $(subst -, ,$(1)))/report.* 2>/dev/null); \
+		if [ -n "$$reports" ]; then echo "---- sanitizer reports ----"; head -n 60 $$reports; fi; \
 		exit 1; }
 endef
 
