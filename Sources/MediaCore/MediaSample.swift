@@ -152,25 +152,45 @@ public struct MediaSample: Sendable {
         trimAtStart: Int, trimAtEnd: Int, planeCount: Int, fill: (Int, inout [UInt8]) throws(E) -> Void
     ) throws(E) {
         if isKnownUniquelyReferenced(&storage) {
-            storage.format = format
-            storage.timing = timing
-            storage.frameCount = frameCount
-            storage.flags = flags
-            storage.trimAtStart = trimAtStart
-            storage.trimAtEnd = trimAtEnd
-            if storage.planes.count != planeCount {
-                storage.planes = Array(repeating: [], count: max(0, planeCount))
-            }
-            for plane in storage.planes.indices {
-                storage.planes[plane].removeAll(keepingCapacity: true)  // allocates only if a consumer kept the bytes
-                try fill(plane, &storage.planes[plane])
-            }
+            try refillInPlace(
+                format: format, timing: timing, frameCount: frameCount, flags: flags,
+                trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, planeCount: planeCount, fill: fill)
         } else {
             var planes: [[UInt8]] = Array(repeating: [], count: max(0, planeCount))
             for plane in planes.indices { try fill(plane, &planes[plane]) }
             storage = Storage(
                 format: format, planes: planes, timing: timing, frameCount: frameCount,
                 flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
+        }
+    }
+
+    /// ``refill(format:timing:frameCount:flags:trimAtStart:trimAtEnd:planeCount:fill:)`` when this value
+    /// holds the only reference to its storage: rewrites the storage and its buffers in place.
+    ///
+    /// Its own function, never inlined, so that `Tests/Sanitizers/tsan.supp` can name it. A consumer on
+    /// another thread that read this sample and then let go of it is ordered before these writes by the
+    /// reference count alone: its release is a releasing decrement and `isKnownUniquelyReferenced` an
+    /// acquiring load, both inside the Swift runtime, which ThreadSanitizer does not instrument (it is the
+    /// hand-off every copy-on-write type, `Array` included, relies on). ThreadSanitizer therefore reports
+    /// the consumer's reads and these writes as a race that cannot happen: a consumer still holding the
+    /// sample makes the count 2, and then the `else` branch makes fresh storage.
+    @inline(never)
+    private mutating func refillInPlace<E: Error>(
+        format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
+        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, fill: (Int, inout [UInt8]) throws(E) -> Void
+    ) throws(E) {
+        storage.format = format
+        storage.timing = timing
+        storage.frameCount = frameCount
+        storage.flags = flags
+        storage.trimAtStart = trimAtStart
+        storage.trimAtEnd = trimAtEnd
+        if storage.planes.count != planeCount {
+            storage.planes = Array(repeating: [], count: max(0, planeCount))
+        }
+        for plane in storage.planes.indices {
+            storage.planes[plane].removeAll(keepingCapacity: true)  // allocates only if a consumer kept the bytes
+            try fill(plane, &storage.planes[plane])
         }
     }
 

@@ -1,5 +1,4 @@
 public import Logging
-import Synchronization
 
 /// What a ``RecordingLogHandler`` received, shared by every copy of its logger: the records in order.
 public final class LogRecords: Sendable {
@@ -18,7 +17,7 @@ public final class LogRecords: Sendable {
         }
     }
 
-    private let stored = Mutex<[Record]>([])
+    private let stored = LockedBox<[Record]>([])
 
     /// An empty record list.
     public init() {}

@@ -1,7 +1,6 @@
 import Foundation
 import MediaPipeline
 import MediaTestSupport
-import Synchronization
 import Testing
 
 /// ``AudioPlayer`` into a file sink (as fast as the sink takes it; the device is tested with PulseAudio):
@@ -162,7 +161,7 @@ import Testing
 
 /// When the player said it finished, on the host clock.
 final class EndTime: Sendable {
-    private let value = Mutex<Double?>(nil)
+    private let value = LockedBox<Double?>(nil)
     func record(_ time: Double) { value.withLock { $0 = time } }
     var time: Double? { value.withLock { $0 } }
 }

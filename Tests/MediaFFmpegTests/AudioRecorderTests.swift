@@ -1,7 +1,6 @@
 import Foundation
 import MediaPipeline
 import MediaTestSupport
-import Synchronization
 import Testing
 
 /// ``AudioRecorder`` from generated input (no device): exact durations, every container judged by
@@ -171,7 +170,7 @@ import Testing
 
 /// Events collected from a callback on another thread.
 final class EventLog: Sendable {
-    private let log = Mutex<[AudioRecorderEvent]>([])
+    private let log = LockedBox<[AudioRecorderEvent]>([])
     func append(_ event: AudioRecorderEvent) { log.withLock { $0.append(event) } }
     var events: [AudioRecorderEvent] { log.withLock { $0 } }
 }

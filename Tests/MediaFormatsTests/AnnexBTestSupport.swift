@@ -2,12 +2,11 @@ import Foundation
 import MediaCore
 import MediaFormats
 import MediaTestSupport
-import Synchronization
 
 /// Annex-B streams for the reader and muxer tests that H264Fixtures does not make, and what FFmpeg's
 /// tools say about a stream.
 enum AnnexBFixtures {
-    private static let cache = Mutex<[String: [UInt8]]>([:])
+    private static let cache = LockedBox<[String: [UInt8]]>([:])
 
     /// The extra x264 variants: name and the ffmpeg arguments between the input and `-f h264`.
     static let variants: [String: [String]] = [

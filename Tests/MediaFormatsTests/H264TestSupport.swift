@@ -2,7 +2,6 @@ import Foundation
 import MediaCore
 import MediaFormats
 import MediaTestSupport
-import Synchronization
 
 /// One H.264 elementary stream made by an external encoder, with what FFmpeg's tools say about it.
 struct H264Stream: Sendable {
@@ -45,7 +44,7 @@ enum H264Fixtures {
     /// Every stream name, x264 ones and the GStreamer OpenH264 one.
     static let allNames: [String] = x264Variants.map(\.0) + ["openh264"]
 
-    private static let cache = Mutex<[String: H264Stream]>([:])
+    private static let cache = LockedBox<[String: H264Stream]>([:])
 
     /// The stream `name`, made once per test run.
     static func stream(_ name: String) throws -> H264Stream {

@@ -1,7 +1,6 @@
 import Foundation
 import MediaPipeline
 import MediaTestSupport
-import Synchronization
 import Testing
 
 /// ``AudioPlayer`` on a private PulseAudio daemon while `parecord` records the null sink's monitor: what
@@ -216,7 +215,7 @@ import Testing
 
 /// Player events collected from the playback thread.
 final class PlayerEventLog: Sendable {
-    private let log = Mutex<[AudioPlayerEvent]>([])
+    private let log = LockedBox<[AudioPlayerEvent]>([])
     func append(_ event: AudioPlayerEvent) { log.withLock { $0.append(event) } }
     var events: [AudioPlayerEvent] { log.withLock { $0 } }
 }

@@ -1,4 +1,5 @@
 import MediaCore
+import MediaTestSupport
 
 /// Samples for graph tests: packets of `duration` ticks at `timescale`, numbered in their first byte
 /// (mod 256) and second byte (div 256).
@@ -66,7 +67,7 @@ final class CallCounts: Sendable {
 
 /// Two counters under a lock (test-side, so not MediaCore's internal `Locked`).
 final class LockedCounts: Sendable {
-    private let values = Synchronization.Mutex<[Int64]>([0, 0])
+    private let values = LockedBox<[Int64]>([0, 0])
     func bump(_ index: Int) -> Int64 {
         values.withLock {
             $0[index] += 1; return $0[index]
@@ -83,5 +84,3 @@ struct FailingArraySource: MediaSource {
         return samples.removeFirst()
     }
 }
-
-import Synchronization

@@ -1,5 +1,5 @@
 import MediaCore
-import Synchronization
+import MediaTestSupport
 import Testing
 #if canImport(Glibc)
     import Glibc
@@ -186,7 +186,7 @@ final class FailingSink: MediaSink, Sendable {
 
 /// Samples a test stage holds back, shared with its `finish`.
 final class LockedSamples: Sendable {
-    private let samples = Mutex<[MediaSample]>([])
+    private let samples = LockedBox<[MediaSample]>([])
     func append(_ sample: MediaSample) { samples.withLock { $0.append(sample) } }
     func takeAll() -> [MediaSample] {
         samples.withLock { all in
