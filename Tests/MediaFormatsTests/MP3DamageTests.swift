@@ -68,6 +68,24 @@ import Testing
         #expect(parse.packets.map(\.bytes) == frames.dropFirst(4).map { Self.slice(clean, $0) })
     }
 
+    /// An ADTS sync pattern in the bytes skipped before the first whole frame (about one random position
+    /// in 20,000 has one) does not make the stream ADTS: the type sniffer's scan takes a header only when
+    /// another of its type follows where its length says, and an MP3 hint makes it look for MP3 only.
+    @Test(arguments: [nil, AudioFileType.mp3])
+    func anADTSPatternInTheSkippedBytesIsNotTakenForADTS(hint: AudioFileType?) throws {
+        let (clean, frames) = try Self.clean()
+        let cut = frames[3].offset + 100
+        var bytes = Array(clean[cut...])
+        #expect(frames[4].offset - cut > 140)
+        // AAC LC, 44.1 kHz, stereo, a 128-byte frame, whose follower's place holds no header.
+        bytes.replaceSubrange(10..<17, with: [0xFF, 0xF1, 0x50, 0x80, 0x10, 0x1F, 0xFC])
+        bytes[138] = 0
+        let parse = try MP3Test.parse(bytes, hint: hint)
+        #expect(parse.error == nil)
+        #expect(parse.diagnostics == [.resynchronized(byteOffset: 0, skippedBytes: Int64(frames[4].offset - cut))])
+        #expect(parse.packets.map(\.bytes) == frames.dropFirst(4).map { Self.slice(clean, $0) })
+    }
+
     /// A damaged bit-rate index makes the header claim another length: the next header is not where it
     /// says, so the frame is dropped and the parser resynchronises at the next one.
     @Test(arguments: [0xE0, 0x60, 0x10] as [UInt8])

@@ -194,7 +194,7 @@ public struct AudioFileStreamParser: PushParser, Sendable {
 
     /// The file type from the first bytes, `nil` while they are too few to tell.
     private func sniff() throws(MediaError) -> AudioFileType? {
-        switch AudioFileSniffer.sniff(input.peek(upTo: input.available), isComplete: input.isFinished) {
+        switch AudioFileSniffer.sniff(input.peek(upTo: input.available), isComplete: input.isFinished, hint: hint) {
         case .type(let type): return type
         case .needMoreBytes: return nil
         case .unknown:

@@ -7,9 +7,14 @@ import MediaCore
 /// - An ID3v2 tag (`ID3`, then its syncsafe size, plus a footer when flagged): the frame header after
 ///   it decides, so the tag must have arrived (or the input ended).
 /// - A frame header at offset 0: ADTS (sync `0xFFF`, layer 0) or MPEG audio (sync `0xFFE`, layer I–III).
-/// - Otherwise the first such header in the first ``scanLimit`` bytes (garbage before an MP3 stream),
-///   decided once that many bytes are here or the input ended; the format's parser then confirms it
-///   and reports the skipped bytes.
+/// - Otherwise the first such header in the first ``scanLimit`` bytes (garbage before an MP3 stream,
+///   a stream joined mid-frame), decided once that many bytes are here or the input ended; the format's
+///   parser then confirms it and reports the skipped bytes. Here a header counts only when the header
+///   its length points to is one of the same type (or lies past the scanned bytes), since a sync pattern
+///   in garbage is common: about one random position in 20,000 looks like an ADTS header, so an MP3
+///   stream joined 200 bytes before a frame was taken for ADTS about once in a hundred. A file type hint of
+///   ADTS or MP3 (`AudioFileStreamOpen`'s, for types that "cannot be uniquely determined from the data")
+///   makes the scan look for that type's headers only.
 enum AudioFileSniffer {
     /// How far a stream that starts with neither a magic number nor a frame is searched for a frame.
     static let scanLimit = 65_536
@@ -20,8 +25,9 @@ enum AudioFileSniffer {
         case unknown
     }
 
-    /// The verdict on `bytes`, the file's first bytes so far; `isComplete` when no more will come.
-    static func sniff(_ bytes: ArraySlice<UInt8>, isComplete: Bool) -> Verdict {
+    /// The verdict on `bytes`, the file's first bytes so far; `isComplete` when no more will come;
+    /// `hint`, the type the caller expects, if any.
+    static func sniff(_ bytes: ArraySlice<UInt8>, isComplete: Bool, hint: AudioFileType? = nil) -> Verdict {
         let b = Array(bytes.prefix(12))
         func starts(_ text: String, at offset: Int = 0) -> Bool {
             let t = Array(text.utf8)
@@ -47,12 +53,41 @@ enum AudioFileSniffer {
         }
         if let type = frameType(bytes, at: start) { return .type(type) }
         guard bytes.count - (start - bytes.startIndex) >= scanLimit || isComplete else { return .needMoreBytes }
+        // Only the first scanLimit bytes count, however many have arrived, so that the verdict does not
+        // depend on how the input was split.
+        let window = bytes[start..<min(bytes.endIndex, start + scanLimit)]
+        let wanted: AudioFileType? = hint == .adts || hint == .mp3 ? hint : nil
         var i = start
-        while i + 4 <= min(bytes.endIndex, start + scanLimit) {
-            if let type = frameType(bytes, at: i) { return .type(type) }
+        while i + 4 <= window.endIndex {
+            if let type = frameType(window, at: i), wanted.map({ $0 == type }) ?? true,
+                isConfirmed(type, in: window, at: i)
+            {
+                return .type(type)
+            }
             i += 1
         }
         return .unknown
+    }
+
+    /// Whether the header of `type` at `i` is followed, where its frame length says, by another header of
+    /// `type`; also when that place is past `window`'s end, or the length is unknown (the free format):
+    /// the format's parser confirms those.
+    private static func isConfirmed(_ type: AudioFileType, in window: ArraySlice<UInt8>, at i: Int) -> Bool {
+        let length: Int
+        if type == .adts {
+            guard i + 6 <= window.endIndex else { return true }
+            length = Int(window[i + 3] & 3) << 11 | Int(window[i + 4]) << 3 | Int(window[i + 5]) >> 5
+            guard length >= 7 else { return false }  // shorter than its own header
+        } else {
+            guard let header = MP3FrameHeader(window[i], window[i + 1], window[i + 2], window[i + 3]) else {
+                return false
+            }
+            length = header.frameLength
+            guard length > 0 else { return true }
+        }
+        let next = i + length
+        guard next + 4 <= window.endIndex else { return true }
+        return frameType(window, at: next) == type
     }
 
     /// ADTS or MPEG audio when a valid frame header starts at `i`.
