@@ -3,24 +3,31 @@ import ExampleSupport
 import MediaPipeline
 
 /// `aac-encoder --output FILE.aac [--input IN.wav | --tone HZ …]`: PCM (a WAV file or a generated tone)
-/// → AAC-LC → ADTS, the pipeline README.md shows in code.
+/// → AAC-LC → ADTS (or CAF, or M4A, by the output's extension), the pipeline README.md shows in code.
 struct AACEncoderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aac-encoder",
-        abstract: "Encode PCM (a WAV file or a sine tone) to AAC-LC and write an ADTS (.aac) file.",
+        abstract: "Encode PCM (a WAV file or a sine tone) to AAC-LC and write an ADTS (.aac), CAF or M4A file.",
         discussion: """
             Without --input, encodes a sine tone (440 Hz, amplitude 0.5, phase 0, 48 kHz stereo, 5 seconds). \
             --sample-rate and --channels convert first and default to the input's. With the same input and \
             bit rate the file is byte-identical to `ffmpeg -i in.wav -c:a aac -b:a 128k -f adts out.aac`. \
-            By default everything runs on one thread, which measures faster for audio alone; --threads runs \
-            the encoder and the muxer on threads of their own (Pipeline.runConcurrently). A WAV file cut \
-            short is encoded as far as it goes, with a warning. Ctrl-C finishes the file and exits 130.
+            The output's extension picks the container: .caf (CAFMuxer), .m4a or .mp4 (ContainerMuxer), \
+            anything else (and '-') ADTS. \
+            --parallel cuts a WAV file into segments encoded on all CPUs at once (ParallelAACEncoder): one \
+            valid stream with the serial encode's priming, length and quality, not its bytes. It is on by \
+            itself for WAV files of at least 3072 AAC packets (65.5 s at 48 kHz) when there are two CPUs \
+            or more; --no-parallel turns it off. Otherwise everything runs on one thread, which measures \
+            faster for audio alone; --threads runs the encoder and the muxer on threads of their own \
+            (Pipeline.runConcurrently). A WAV file cut short is encoded as far as it goes, with a warning. \
+            Ctrl-C finishes the file and exits 130.
 
             Examples:
               aac-encoder --output tone.aac
               aac-encoder --output tone.aac --tone 1000 --frames 240000 --bitrate 96000
               aac-encoder -i speech.wav -o speech.aac --sample-rate 44100 --channels 1
               aac-encoder --input in.wav --output - | ffplay -
+              aac-encoder --input long.wav --output long.m4a --parallel
             """,
         version: "0.2.0")
 
@@ -62,6 +69,12 @@ struct AACEncoderCommand: ParsableCommand {
     @Flag(help: "Run the encoder and the muxer on threads of their own (same output; slower for audio alone).")
     var threads = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Encode segments of a WAV file on all CPUs at once (default: on from 3072 packets with 2+ CPUs)."))
+    var parallel: Bool?
+
     @Flag(name: .shortAndLong, help: "Print no progress line, no summary and no warnings (errors only).")
     var quiet = false
 
@@ -81,9 +94,17 @@ struct AACEncoderCommand: ParsableCommand {
         }
         if let frames, frames <= 0 { throw ValidationError("--frames must be positive") }
         if let channels, !(1...8).contains(channels) { throw ValidationError("--channels must be 1 to 8") }
+        if parallel == true {
+            guard let input, input != "-" else { throw ValidationError("--parallel needs a WAV file as --input") }
+            if sampleRate != nil || channels != nil {
+                throw ValidationError("--parallel encodes the file as it is: drop --sample-rate and --channels")
+            }
+            if threads { throw ValidationError("give either --parallel or --threads, not both") }
+        }
     }
 
     func run() throws {
+        if let input, try usesParallel(input: input) { return try runParallel(input: input) }
         // Source: a WAV file, or a sine tone (phase 0, amplitude 0.5, 48 kHz stereo unless told otherwise).
         let source: any MediaSource
         let inputFormat: AudioFormat
@@ -119,13 +140,11 @@ struct AACEncoderCommand: ParsableCommand {
         }
         stages.append(try AACEncoder(bitRate: bitrate))
 
-        // Sink: ADTS to the output file (or standard output for "-").
-        let file = try FileOutput(path: output)
         // The library's diagnostics (a WAV file cut short …), one line each on standard error; --quiet:
         // errors only, --verbose: debug and up.
         let logger = ExampleLogHandler.logger(for: "aac-encoder", verbose: logging.verbose, quiet: quiet)
         wavReader?.logger = logger  // also when wrapped (RealTimeSource), where the pipeline cannot see it
-        var pipeline = Pipeline(source: source, stages: stages, sink: ADTSMuxer(output: file), logger: logger)
+        var pipeline = Pipeline(source: source, stages: stages, sink: try makeSink(), logger: logger)
 
         let progress = ProgressReporter(name: "aac-encoder", verb: "encoded", enabled: !quiet && output != "-")
         // By default everything runs on this thread: for audio alone, handing each packet to another

@@ -2,8 +2,8 @@
     import Glibc
 #endif
 
-/// A value guarded by a `pthread_mutex_t`, for the threads of a concurrent ``Pipeline`` and a threaded
-/// ``MediaGraph``.
+/// A value guarded by a `pthread_mutex_t`, for the threads of a concurrent ``Pipeline``, a threaded
+/// ``MediaGraph`` and MediaFFmpeg's `ParallelAACEncoder` (hence `package`).
 ///
 /// The value must be `Sendable`: the lock keeps two threads from touching it at once, but what
 /// `withLock` hands out (a copy of the value, or something read from it) leaves the lock and may be
@@ -14,14 +14,14 @@
 /// The standard library's `Mutex` would do, but on Linux it is built on raw futex calls that
 /// ThreadSanitizer cannot see; a pthread mutex keeps the concurrent pipeline checkable with
 /// `-sanitize=thread`.
-final class Locked<Value: Sendable>: @unchecked Sendable {
+package final class Locked<Value: Sendable>: @unchecked Sendable {
     // Sendable by construction: `value` is only read or written inside `withLock`, between
     // pthread_mutex_lock and pthread_mutex_unlock on `mutex`, so no two threads touch it at once; and
     // `Value: Sendable`, so whatever leaves the lock may cross threads (the compiler checks that).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -35,7 +35,7 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -2,11 +2,12 @@
     import Glibc
 #endif
 
-/// A POSIX thread running one closure, joined explicitly: one per stage of a concurrent ``Pipeline``.
+/// A POSIX thread running one closure, joined explicitly: one per stage of a concurrent ``Pipeline``, and
+/// the workers of MediaFFmpeg's `ParallelAACEncoder` (hence `package`).
 ///
 /// Dispatch's global queues are not used because each stage blocks on its queues for the whole run, and
 /// a pool about as wide as the machine's cores could leave a stage unscheduled.
-final class StageThread {
+package final class StageThread {
     private var thread = pthread_t()
     private var joined = false
 
@@ -15,7 +16,7 @@ final class StageThread {
     /// The closure, and the stage it captures, move to the new thread: the thread that starts it does
     /// not touch the stage again until ``join()`` returns, which orders all of the new thread's writes
     /// before the joiner's reads. That is why a non-`Sendable` stage can run there safely.
-    init(_ body: @escaping () -> Void) throws(MediaError) {
+    package init(_ body: @escaping () -> Void) throws(MediaError) {
         try Self.create(&thread, attributes: nil, body)
     }
 
@@ -53,7 +54,7 @@ final class StageThread {
     }
 
     /// Waits for the thread to end.
-    func join() {
+    package func join() {
         guard !joined else { return }
         joined = true
         pthread_join(thread, nil)

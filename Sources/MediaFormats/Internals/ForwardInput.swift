@@ -135,6 +135,22 @@ final class ForwardInput {
         return got
     }
 
+    /// Moves to `offset` from the start (forward or back), dropping what was read ahead. A byte array
+    /// stops at its end; a file may be positioned past its end, where reads return nothing.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` for standard input or a pipe, which cannot seek.
+    func seek(to offset: Int64) throws(MediaError) {
+        switch backing {
+        case .file(let file):
+            try file.seek(to: offset)
+            buffer.removeAll(keepingCapacity: true)
+            bufferIndex = 0
+            position = offset
+        case .memory(let bytes):
+            position = min(max(0, offset), Int64(bytes.count))
+        }
+    }
+
     /// Moves forward by `count` bytes, or to the end if it comes first. Returns how many were skipped.
     func skip(_ count: Int64) throws(MediaError) -> Int64 {
         guard count > 0 else { return 0 }

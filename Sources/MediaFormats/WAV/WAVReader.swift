@@ -103,6 +103,34 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
         }
     }
 
+    /// Opens the WAV file at `path` and reads only the frames in `frames`: the reader seeks to the
+    /// first, its samples' timing starts there (frame `frames.lowerBound` of the whole file), and it
+    /// ends after the last (or at the end of the data, whichever comes first).
+    ///
+    /// This is how several readers share one file, each reading its own part on its own thread: the
+    /// segments of ``/MediaFFmpeg/ParallelAACEncoder`` are read this way. ``frameCount`` stays the whole
+    /// file's; ``framesRead`` starts at `frames.lowerBound`.
+    ///
+    /// - Parameters:
+    ///   - path: the file to read; a regular file (standard input and pipes cannot seek).
+    ///   - frames: the frames to deliver, in the file's frame numbers.
+    ///   - framesPerSample: the most frames in one sample (at least 1).
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a negative range start or
+    ///   `framesPerSample` below 1, ``/MediaCore/MediaError/Code/io`` for a pipe or a failed seek, and
+    ///   the header errors the type's documentation lists.
+    public convenience init(path: String, frames: Range<Int64>, framesPerSample: Int = 4096) throws(MediaError) {
+        do throws(MediaError) {
+            try Self.check(framesPerSample: framesPerSample)
+            guard frames.lowerBound >= 0 else {
+                throw MediaError(.invalidArgument, "WAVReader frame range \(frames) starts before frame 0")
+            }
+            try self.init(input: ForwardInput(path: path), framesPerSample: framesPerSample)
+            try restrict(to: frames)
+        } catch {
+            throw error.inStage(Self.stageName)
+        }
+    }
+
     /// Reads a WAV file held in memory and parses its header.
     ///
     /// - Parameters:
@@ -177,6 +205,17 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
             dataBytesLeft = nil
         }
         self.diagnostics = diagnostics
+    }
+
+    /// Narrows a reader that has read nothing yet to `frames` (cut to the data it holds) and seeks to
+    /// the first of them.
+    private func restrict(to frames: Range<Int64>) throws(MediaError) {
+        let available = frameCount >= 0 ? frameCount : Int64.max
+        let first = min(frames.lowerBound, available)
+        let end = max(first, min(frames.upperBound, available))
+        if first > 0 { try input.seek(to: dataOffset + first * Int64(bytesPerFrame)) }
+        framesRead = first
+        dataBytesLeft = (end - first) * Int64(bytesPerFrame)
     }
 
     /// The next up to ``framesPerSample`` frames, or `nil` after the last.
