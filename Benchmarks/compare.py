@@ -131,16 +131,26 @@ def aac_encoder_section():
     make_wav(wav, 10)
     ours_out = os.path.join(WORK, "ours.aac")
     cli_out = os.path.join(WORK, "ffmpeg.aac")
-    ours = [ENCODER, "--quiet", "--input", wav, "--bitrate", "128000", "--output", ours_out]
+    parallel_out = os.path.join(WORK, "ours-parallel.aac")
+    parallel = [ENCODER, "--quiet", "--parallel", "--input", wav, "--bitrate", "128000", "--output", parallel_out]
+    ours = [ENCODER, "--quiet", "--no-parallel", "--input", wav, "--bitrate", "128000", "--output", ours_out]
     threads_out = os.path.join(WORK, "ours-threads.aac")
     threads = [ENCODER, "--quiet", "--threads", "--input", wav, "--bitrate", "128000", "--output", threads_out]
     theirs = ["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", "aac", "-b:a", "128k", "-f", "adts", cli_out]
     print("AAC encoding: 10 minutes of 48 kHz stereo s16 WAV → AAC-LC 128 kb/s → ADTS")
     compare("aac-encoder vs ffmpeg -c:a aac -b:a 128k -f adts", [
-        ("aac-encoder", ours), ("aac-encoder --threads", threads), ("ffmpeg CLI", theirs)])
+        ("aac-encoder (--parallel)", parallel), ("aac-encoder --no-parallel", ours),
+        ("aac-encoder --threads", threads), ("ffmpeg CLI", theirs)])
     cli_bytes = open(cli_out, "rb").read()
     same = open(ours_out, "rb").read() == cli_bytes and open(threads_out, "rb").read() == cli_bytes
-    print(f"  outputs byte-identical: {'yes' if same else 'NO'}")
+    print(f"  --no-parallel and --threads byte-identical to the CLI: {'yes' if same else 'NO'}")
+    def packet_total(path):
+        return subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-show_entries",
+                               "stream=nb_read_packets", "-of", "csv=p=0", path],
+                              capture_output=True, text=True).stdout.strip()
+    print(f"  packets (ffprobe): --parallel {packet_total(parallel_out)}, CLI {packet_total(cli_out)}")
+    from aac_parallel_section import aac_parallel_section
+    aac_parallel_section(wav, ours_out)
 
     if os.environ.get("SKIP_CALLGRIND") != "1" and shutil.which("valgrind"):
         short = os.path.join(WORK, "in-1min.wav")
@@ -160,17 +170,21 @@ def aac_encoder_section():
 
     if os.environ.get("SKIP_FLAT") != "1":
         short = os.path.join(WORK, "in-1min.wav")
+        two = os.path.join(WORK, "in-2min.wav")
         long = os.path.join(WORK, "in-60min.wav")
         make_wav(short, 1)
+        make_wav(two, 2)
         make_wav(long, 60)
-        peaks = {}
-        for label, path in (("1 min", short), ("60 min", long)):
-            _, _, peak = timed([ENCODER, "--quiet", "--input", path, "--output", os.path.join(WORK, "flat.aac")])
-            peaks[label] = peak
         print("\nMemory flatness (aac-encoder peak RSS by input length)")
-        for label, peak in peaks.items():
-            print(f"  {label:8}{peak / 1024:8.1f} MiB")
-        print(f"  difference: {(peaks['60 min'] - peaks['1 min']) / 1024:.1f} MiB")
+        for mode, first in (("--no-parallel", short), ("--parallel", two)):
+            peaks = {}
+            for path in (first, long):
+                _, _, peak = timed([ENCODER, "--quiet", mode, "--input", path,
+                                    "--output", os.path.join(WORK, "flat.aac")])
+                peaks[os.path.basename(path)] = peak
+            (a, pa), (b, pb) = peaks.items()
+            print(f"  {mode:14} {a}: {pa / 1024:6.1f} MiB, {b}: {pb / 1024:6.1f} MiB, "
+                  f"difference {(pb - pa) / 1024:+.1f} MiB")
 
 
 def heap_allocs(command):

@@ -26,6 +26,9 @@ extension AACEncoderCommand {
         let encoder = try ParallelAACEncoder(frameCount: header.frameCount, bitRate: bitrate) {
             range throws(MediaError) in try WAVReader(path: input, frames: range)
         }
+        for (index, segment) in encoder.segments.enumerated() where logging.verbose {
+            printError("aac-encoder: segment \(index + 1) of \(encoder.segments.count): \(segment)")
+        }
         var pipeline = Pipeline(source: encoder, sink: try makeSink(), logger: logger)
         let progress = ProgressReporter(name: "aac-encoder", verb: "encoded", enabled: !quiet && output != "-")
         let result = try pipeline.run(progress: progress.reportUntilInterrupted)
