@@ -73,7 +73,7 @@ public final class ParallelAACEncoder: MediaSource {
     /// `threads` threads. Nothing is read and no thread starts until the first ``next()``.
     ///
     /// - Parameters:
-    ///   - frameCount: the input's length in frames (a `WAVReader`'s ``/MediaFormats/WAVReader/frameCount``).
+    ///   - frameCount: the input's length in frames (a `WAVReader`'s `frameCount`).
     ///   - bitRate: as for ``AACEncoder/init(bitRate:)``.
     ///   - threads: worker threads; default ``availableThreads``.
     ///   - preRollPackets: packets each later segment encodes before its first kept one.

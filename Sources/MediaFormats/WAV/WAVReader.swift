@@ -108,7 +108,7 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     /// ends after the last (or at the end of the data, whichever comes first).
     ///
     /// This is how several readers share one file, each reading its own part on its own thread: the
-    /// segments of ``/MediaFFmpeg/ParallelAACEncoder`` are read this way. ``frameCount`` stays the whole
+    /// segments of MediaFFmpeg's `ParallelAACEncoder` are read this way. ``frameCount`` stays the whole
     /// file's; ``framesRead`` starts at `frames.lowerBound`.
     ///
     /// - Parameters:
