@@ -76,6 +76,24 @@ def timed(command):
     return wall, float(user) + float(system), int(peak)
 
 
+def user_and_kernel(commands, runs):
+    """Median user-space and kernel CPU seconds of each (label, command), alternating, from the child's
+    rusage (wait4, microsecond resolution): the time spent in the program and its libraries against the
+    time spent in system calls (for a rewrite into /dev/null, mostly copying the input out of the page
+    cache)."""
+    samples = {label: [] for label, _ in commands}
+    for i in range(runs):
+        for label, command in (commands if i % 2 == 0 else commands[::-1]):
+            child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            if child.returncode != 0:
+                sys.exit(f"failed: {' '.join(command)}")
+            samples[label].append((usage.ru_utime, usage.ru_stime))
+    return {label: (statistics.median(u for u, _ in v), statistics.median(s for _, s in v))
+            for label, v in samples.items()}
+
+
 def compare(name, commands, runs=RUNS, remove=None):
     """Runs each (label, command) pair `runs` times, rotating the order every round so that none
     always runs first, and prints medians and ratios against the last pair (the reference).
@@ -328,6 +346,10 @@ def video_section():
     med = compare(f"{title}: mux-benchmark annexb x.h264 - vs ffmpeg -i x.h264 -c copy -f h264 - (stdout: /dev/null)",
                   [("AnnexB rewrite (ours)", ours), ("ffmpeg -c copy -f h264", theirs)], runs=max(RUNS, 11))
     sinks["/dev/null"] = med
+    split = user_and_kernel([("AnnexB rewrite (ours)", ours), ("ffmpeg -c copy -f h264", theirs)], max(RUNS, 11))
+    print("  user-space / kernel CPU (medians, from wait4's rusage):")
+    for label, (user, system) in split.items():
+        print(f"    {label:24} user {user:.3f} s, kernel {system:.3f} s")
     piped = lambda command: ["sh", "-c", " ".join(command) + " | cat > /dev/null"]
     sinks["a pipe (| cat)"] = compare(f"{title}, piped: ... - | cat > /dev/null",
                                       [("AnnexB rewrite (ours)", piped(ours)),

@@ -28,7 +28,7 @@ def slope(points):
 
 
 def hop_section(samples=1_000_000, runs=5):
-    ours = {"graph": [], "pipeline": []}
+    ours = {"graph": [], "threaded": [], "async": [], "pipeline": [], "concurrent": []}
     gst = []
     for stages in (0, 2, 4, 8):
         for driver in ours:
@@ -51,9 +51,19 @@ def hop_section(samples=1_000_000, runs=5):
     print(f"\nStage hop cost: {samples} one-byte samples through 0/2/4/8 identity stages (medians of {runs})")
     print(f"  {'':22}" + "".join(f"{k:>9}" for k in ("0", "2", "4", "8")) + f"{'µs/hop':>9}{'ratio':>7}")
     gst_hop = slope(gst) / samples * 1e6
-    for label, points in (("MediaGraph.run", ours["graph"]), ("Pipeline.run", ours["pipeline"]), ("GStreamer identity", gst)):
+    rows = (("MediaGraph.run", ours["graph"]), ("MediaGraph.runThreaded", ours["threaded"]),
+            ("await MediaGraph.run", ours["async"]), ("Pipeline.run", ours["pipeline"]),
+            ("GStreamer identity", gst))
+    for label, points in rows:
         hop = slope(points) / samples * 1e6
         print(f"  {label:22}" + "".join(f"{t:9.3f}" for _, t in points) + f"{hop:9.3f}{hop / gst_hop:7.2f}")
+    # Pipeline.runConcurrently: every stage and the sink on a thread of its own, so K stages make K + 1
+    # hops between threads. Its cost per hop is the time over the hops (not a slope: the first hop,
+    # source to sink, is already one between threads).
+    print("  Pipeline.runConcurrently (every hop between threads; time / (stages + 1) / samples):")
+    for stages, seconds in ours["concurrent"]:
+        print(f"    {stages} stages, {stages + 1} hops: {seconds:.3f} s, "
+              f"{seconds / (stages + 1) / samples * 1e6:.3f} µs per hop between threads")
 
 
 def av_section(seconds=20):

@@ -2,7 +2,12 @@
 // (`gst-launch-1.0 fakesrc num-buffers=N ! identity ! … ! fakesink`): N one-byte samples through 0, 2, 4
 // and 8 identity stages; the slope of time against stage count is the cost of one hop.
 //
-//     graph-benchmark [--samples N] [--stages K] [--driver graph|threaded|pipeline]
+//     graph-benchmark [--samples N] [--stages K] [--driver graph|threaded|async|pipeline|concurrent]
+//
+// `graph`, `threaded` and `async` run one MediaGraph branch (run(), runThreaded(), `await run()`): the
+// stages share the branch's thread, so a hop is a function call. `pipeline` is Pipeline.run();
+// `concurrent` is Pipeline.runConcurrently(), where every stage and the sink have a thread of their own,
+// so each of the K + 1 hops crosses threads through a queue.
 //
 // Prints one line: `driver stages samples seconds`. Benchmarks/compare.py runs it beside GStreamer.
 import MediaCore
@@ -50,7 +55,7 @@ while let flag = arguments.next() {
     case "--stages": stageCount = Int(arguments.next() ?? "") ?? stageCount
     case "--driver": driver = arguments.next() ?? driver
     default:
-        print("usage: graph-benchmark [--samples N] [--stages K] [--driver graph|threaded|pipeline]")
+        print("usage: graph-benchmark [--samples N] [--stages K] [--driver graph|threaded|async|pipeline|concurrent]")
         exit(64)
     }
 }
@@ -58,17 +63,26 @@ while let flag = arguments.next() {
 let started = MediaClock.hostTime
 do {
     switch driver {
-    case "pipeline":
+    case "pipeline", "concurrent":
         var pipeline = Pipeline(
             source: RepeatingSource(count: samples), stages: Array(repeating: Identity(), count: stageCount),
             sink: CountingSink())
-        try pipeline.run()
-    case "threaded", "graph":
+        let progress = driver == "pipeline" ? try pipeline.run() : try pipeline.runConcurrently()
+        guard progress.samplesWritten == Int64(samples) else {
+            print("error: the sink received \(progress.samplesWritten) samples, not \(samples)")
+            exit(1)
+        }
+    case "threaded", "graph", "async":
         var graph = MediaGraph()
         let branch = graph.addBranch(
             source: RepeatingSource(count: samples), stages: Array(repeating: Identity(), count: stageCount))
         graph.addSink(CountingSink(), input: branch)
-        let progress = driver == "graph" ? try graph.run() : try graph.runThreaded()
+        let progress =
+            switch driver {
+            case "graph": try graph.run()
+            case "threaded": try graph.runThreaded()
+            default: try await graph.run(queueDepth: 16, progress: nil)
+            }
         guard progress.sinks[0].samplesWritten == Int64(samples) else {
             print("error: the sink received \(progress.sinks[0].samplesWritten) samples, not \(samples)")
             exit(1)

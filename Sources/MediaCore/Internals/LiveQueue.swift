@@ -10,8 +10,8 @@ final class LiveQueue: @unchecked Sendable {
     // Sendable by construction: `state`, `closed`, `finishing`, `senderDone` and `failure` are read and
     // written only between pthread_mutex_lock and pthread_mutex_unlock on `mutex` (every access goes
     // through `locked`), and what leaves the lock is Sendable (samples, stats, errors).
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let mutex = PthreadMutex()
+    private let condition = PthreadCondition(monotonic: true)
     private var state: LiveQueueState
     private var finishing = false
     private var senderDone = false
@@ -21,30 +21,11 @@ final class LiveQueue: @unchecked Sendable {
 
     init(limit: MediaTime) {
         state = LiveQueueState(limit: limit)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deinitialize(count: 1)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     private func locked<R>(_ body: () throws(MediaError) -> R) throws(MediaError) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        mutex.lock()
+        defer { mutex.unlock() }
         return try body()
     }
 
@@ -54,7 +35,7 @@ final class LiveQueue: @unchecked Sendable {
         clock_gettime(CLOCK_MONOTONIC, &now)
         let end = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + waitSlice
         var deadline = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
-        _ = pthread_cond_timedwait(condition, mutex, &deadline)
+        _ = pthread_cond_timedwait(condition.raw, mutex.raw, &deadline)
     }
 
     /// Queues `entry` or drops it by the policy; waits (bounded slices) while audio would exceed the
@@ -66,7 +47,7 @@ final class LiveQueue: @unchecked Sendable {
                 if let failure { throw failure }
                 switch state.admit(entry) {
                 case .queued, .dropped:
-                    pthread_cond_broadcast(condition)
+                    condition.broadcast()
                     return
                 case .mustWait:
                     if !waited { state.stats.writerWaits += 1 }
@@ -84,7 +65,7 @@ final class LiveQueue: @unchecked Sendable {
         (try? locked { () throws(MediaError) -> LiveQueueState.Entry? in
             while true {
                 if let entry = state.takeFirst() {
-                    pthread_cond_broadcast(condition)
+                    condition.broadcast()
                     return entry
                 }
                 if finishing { return nil }
@@ -119,7 +100,7 @@ final class LiveQueue: @unchecked Sendable {
     func fail(_ error: MediaError) {
         try? locked { () throws(MediaError) in
             if failure == nil { failure = error }
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
         }
     }
 
@@ -127,7 +108,7 @@ final class LiveQueue: @unchecked Sendable {
     func finish() {
         try? locked { () throws(MediaError) in
             finishing = true
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
         }
     }
 
@@ -136,7 +117,7 @@ final class LiveQueue: @unchecked Sendable {
         try? locked { () throws(MediaError) in
             if let bytes { state.stats.sentBytes = bytes }
             senderDone = true
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
         }
     }
 

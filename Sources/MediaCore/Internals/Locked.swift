@@ -18,26 +18,17 @@ package final class Locked<Value: Sendable>: @unchecked Sendable {
     // Sendable by construction: `value` is only read or written inside `withLock`, between
     // pthread_mutex_lock and pthread_mutex_unlock on `mutex`, so no two threads touch it at once; and
     // `Value: Sendable`, so whatever leaves the lock may cross threads (the compiler checks that).
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = PthreadMutex()
     private var value: Value
 
     package init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        mutex.lock()
+        defer { mutex.unlock() }
         return try body(&value)
     }
 }
