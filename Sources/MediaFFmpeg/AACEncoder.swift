@@ -80,6 +80,26 @@ public final class AACEncoder: MediaStage {
 @available(*, unavailable) extension AACEncoder: Sendable {}
 
 extension AACEncoder {
+    /// The timing and trims of packet `packet` of a stream of `inputFrames` input frames delayed by
+    /// `priming`: packet k decodes to frames [k·1024, (k+1)·1024) of the decoded stream, whose first
+    /// `priming` frames are delay and whose frames after `priming + inputFrames` are padding. Shared by
+    /// the encoder's own packets and ``ParallelAACEncoder``'s, which must carry the same.
+    static func packetTiming(
+        packet: Int64, priming: Int, inputFrames: Int64, start: MediaTime, timescale: Int32
+    ) -> (timing: SampleTiming, trimAtStart: Int, trimAtEnd: Int) {
+        let size = Int64(framesPerPacket)
+        let first = packet * size
+        let trimStart = Int(min(max(Int64(priming) - first, 0), size))
+        let validEnd = Int64(priming) + inputFrames
+        let trimEnd = Int(min(max(first + size - validEnd, 0), size - Int64(trimStart)))
+        let pts = start + MediaTime(value: first - Int64(priming), timescale: timescale)
+        let timing = SampleTiming(
+            presentationTime: pts, decodeTime: pts, duration: MediaTime(value: size, timescale: timescale))
+        return (timing, trimStart, trimEnd)
+    }
+}
+
+extension AACEncoder {
     /// The open encoder and its buffers.
     fileprivate final class Session {
         let input: AudioFormat
@@ -211,21 +231,15 @@ extension AACEncoder {
             }
         }
 
-        /// Packet k decodes to frames [k·1024, (k+1)·1024) of the decoded stream, whose first `priming`
-        /// frames are delay and whose frames after `priming + framesIn` are padding.
+        /// The next packet, timed and trimmed by ``AACEncoder/packetTiming(packet:priming:inputFrames:start:timescale:)``.
         private func makePacket(_ bytes: [UInt8]) -> MediaSample {
-            let size = Int64(AACEncoder.framesPerPacket)
-            let first = packetsOut * size
+            let packet = AACEncoder.packetTiming(
+                packet: packetsOut, priming: priming, inputFrames: framesIn, start: start, timescale: timescale)
             packetsOut += 1
-            let trimStart = Int(min(max(Int64(priming) - first, 0), size))
-            let validEnd = Int64(priming) + framesIn
-            let trimEnd = Int(min(max(first + size - validEnd, 0), size - Int64(trimStart)))
-            let pts = start + MediaTime(value: first - Int64(priming), timescale: timescale)
-            let timing = SampleTiming(
-                presentationTime: pts, decodeTime: pts, duration: MediaTime(value: size, timescale: timescale))
             return MediaSample(
-                format: .audio(outputFormat), data: bytes, timing: timing, frameCount: Int(size),
-                flags: .keyframe, trimAtStart: trimStart, trimAtEnd: trimEnd)
+                format: .audio(outputFormat), data: bytes, timing: packet.timing,
+                frameCount: AACEncoder.framesPerPacket,
+                flags: .keyframe, trimAtStart: packet.trimAtStart, trimAtEnd: packet.trimAtEnd)
         }
     }
 }

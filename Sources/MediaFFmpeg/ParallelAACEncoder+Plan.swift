@@ -13,7 +13,9 @@ extension ParallelAACEncoder {
         public let inputFrames: Range<Int64>
 
         /// The packets the segment's encoder makes and drops before the first kept one.
-        public var preRollPackets: Int64 { packets.lowerBound - inputFrames.lowerBound / Int64(framesPerPacket) }
+        public var preRollPackets: Int64 {
+            packets.lowerBound - inputFrames.lowerBound / Int64(AACEncoder.framesPerPacket)
+        }
 
         /// `packets 14575..<28126 from frames 13899776..<28800000`.
         public var description: String {
@@ -21,9 +23,6 @@ extension ParallelAACEncoder {
                 + "\(inputFrames.lowerBound)..<\(inputFrames.upperBound)"
         }
     }
-
-    /// Frames per AAC packet.
-    public static let framesPerPacket = AACEncoder.framesPerPacket
 
     /// The encoder delay of FFmpeg's native AAC encoder, in frames: the first packet is all priming.
     /// Checked against the opened encoder's `initial_padding` at run time.
@@ -54,7 +53,7 @@ extension ParallelAACEncoder {
     /// The packets a serial encode of `frameCount` frames makes: the priming packet, the input, and the
     /// padding of the last packet, ⌈(frameCount + 1024) / 1024⌉.
     public static func packetCount(frameCount: Int64) -> Int64 {
-        let frames = Int64(framesPerPacket)
+        let frames = Int64(AACEncoder.framesPerPacket)
         return (max(0, frameCount) + Int64(encoderDelay) + frames - 1) / frames
     }
 
@@ -84,7 +83,7 @@ extension ParallelAACEncoder {
     ) -> [Segment] {
         let total = packetCount(frameCount: frameCount)
         let preRoll = Int64(max(1, preRollPackets))
-        let frames = Int64(framesPerPacket)
+        let frames = Int64(AACEncoder.framesPerPacket)
         guard isWorthwhile(frameCount: frameCount, threads: threads, preRollPackets: preRollPackets) else {
             return [Segment(packets: 0..<total, inputFrames: 0..<max(0, frameCount))]
         }

@@ -34,8 +34,15 @@ final class SegmentWorkers: Sendable {
     /// Starts the threads; the caller joins them (``StageThread/join()``) after ``cancel()`` or the end.
     func start() throws(MediaError) -> [StageThread] {
         var threads: [StageThread] = []
-        for _ in 0..<threadCount {
-            threads.append(try StageThread { [self] in self.work() })
+        do {
+            for _ in 0..<threadCount {
+                threads.append(try StageThread { [self] in self.work() })
+            }
+        } catch {
+            // The threads already started must end before `threads` is released (a StageThread joins
+            // when released): stop them first, or the join would wait for ever.
+            cancel()
+            throw error
         }
         return threads
     }
@@ -73,7 +80,7 @@ final class SegmentWorkers: Sendable {
     /// as the serial encode's packets at those places.
     private func encode(segment index: Int) throws(MediaError) {
         let segment = job.segments[index]
-        let frames = Int64(ParallelAACEncoder.framesPerPacket)
+        let frames = Int64(AACEncoder.framesPerPacket)
         var input = try job.openInput(segment.inputFrames)
         let encoder = try AACEncoder(bitRate: job.bitRate)
         let channel = channels[index]
@@ -96,7 +103,7 @@ final class SegmentWorkers: Sendable {
                 if isCancelled { return }
                 framesIn += Int64(sample.frameCount)
                 try encoder.process(sample, into: emit)
-                if encoder.primingFrames != ParallelAACEncoder.encoderDelay {
+                if framesIn == Int64(sample.frameCount) && encoder.primingFrames != ParallelAACEncoder.encoderDelay {
                     throw MediaError(
                         .encoderFailure,
                         "the AAC encoder delays by \(encoder.primingFrames) frames, not the \(ParallelAACEncoder.encoderDelay) segments are cut for"
@@ -126,21 +133,18 @@ final class SegmentWorkers: Sendable {
     }
 
     /// `sample` with the serial encode's timing and trims for packet `packet` of a stream of `frameCount`
-    /// input frames (as ``AACEncoder`` computes them for its own packets).
+    /// input frames (``AACEncoder/packetTiming(packet:priming:inputFrames:start:timescale:)``, as the
+    /// encoder computes them for its own packets).
     static func retimed(_ sample: MediaSample, packet: Int64, frameCount: Int64) -> MediaSample {
-        let size = Int64(ParallelAACEncoder.framesPerPacket)
-        let priming = Int64(ParallelAACEncoder.encoderDelay)
-        let first = packet * size
-        let trimStart = Int(min(max(priming - first, 0), size))
-        let trimEnd = Int(min(max(first + size - (priming + frameCount), 0), size - Int64(trimStart)))
         guard case .audio(let format) = sample.format else { return sample }
         let rate = Int32(format.sampleRate)
+        let serial = AACEncoder.packetTiming(
+            packet: packet, priming: ParallelAACEncoder.encoderDelay, inputFrames: frameCount,
+            start: MediaTime(value: 0, timescale: rate), timescale: rate)
         var out = sample
-        let pts = MediaTime(value: first - priming, timescale: rate)
-        out.timing = SampleTiming(
-            presentationTime: pts, decodeTime: pts, duration: MediaTime(value: size, timescale: rate))
-        out.trimAtStart = trimStart
-        out.trimAtEnd = trimEnd
+        out.timing = serial.timing
+        out.trimAtStart = serial.trimAtStart
+        out.trimAtEnd = serial.trimAtEnd
         return out
     }
 }
