@@ -136,7 +136,7 @@ extension MediaSample {
         try validatePCMLayout()
         let width = audio.bytesPerFrame
         let bytes = range.lowerBound * width..<range.upperBound * width
-        let planes = storage.planes.map { Array($0[bytes]) }
+        let planes = storage.planes.map { $0.copy(bytes) }
         let scale = Int32(clamping: audio.sampleRate)
         let offset = MediaTime(value: Int64(range.lowerBound), timescale: scale)
         var timing = self.timing

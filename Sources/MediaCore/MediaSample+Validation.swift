@@ -9,13 +9,13 @@ extension MediaSample {
         guard frameCount >= 0 else {
             throw MediaError(.invalidData, "PCM sample has a negative frame count \(frameCount)")
         }
-        guard planes.count == audio.planeCount else {
+        guard planeCount == audio.planeCount else {
             throw MediaError(
                 .invalidData,
-                "\(audio) sample has \(count: planes.count, "plane") but its format needs \(audio.planeCount)")
+                "\(audio) sample has \(count: planeCount, "plane") but its format needs \(audio.planeCount)")
         }
         let needed = frameCount * audio.bytesPerFrame
-        for (index, plane) in planes.enumerated() where plane.count < needed {
+        for (index, plane) in storage.planes.enumerated() where plane.count < needed {
             throw MediaError(
                 .invalidData,
                 "PCM plane \(index) holds \(count: plane.count, "byte") but \(count: frameCount, "frame") of \(audio) need \(needed)"
@@ -38,10 +38,10 @@ extension MediaSample {
             throw MediaError(
                 .invalidData, "raw video frame has a size of \(format.width)x\(format.height)", sampleIndex: index)
         }
-        guard planes.count == pixelFormat.planeCount, format.bytesPerRow.count == pixelFormat.planeCount else {
+        guard planeCount == pixelFormat.planeCount, format.bytesPerRow.count == pixelFormat.planeCount else {
             throw MediaError(
                 .invalidData,
-                "\(pixelFormat) frame has \(count: planes.count, "plane") and \(format.bytesPerRow.count) strides but the format needs \(pixelFormat.planeCount)",
+                "\(pixelFormat) frame has \(count: planeCount, "plane") and \(format.bytesPerRow.count) strides but the format needs \(pixelFormat.planeCount)",
                 sampleIndex: index)
         }
         for plane in 0..<pixelFormat.planeCount {
@@ -54,10 +54,10 @@ extension MediaSample {
                     sampleIndex: index)
             }
             let needed = stride * (size.rows - 1) + size.bytesPerRow
-            guard planes[plane].count >= needed else {
+            guard storage.planes[plane].count >= needed else {
                 throw MediaError(
                     .invalidData,
-                    "plane \(plane) of a \(format) frame holds \(count: planes[plane].count, "byte") but \(size.rows) rows of \(count: stride, "byte") need \(needed)",
+                    "plane \(plane) of a \(format) frame holds \(count: storage.planes[plane].count, "byte") but \(size.rows) rows of \(count: stride, "byte") need \(needed)",
                     sampleIndex: index)
             }
         }

@@ -37,7 +37,7 @@ public struct MediaSample: Sendable {
         trimAtEnd: Int = 0
     ) {
         storage = Storage(
-            format: format, planes: [data], timing: timing, frameCount: frameCount,
+            format: format, planes: [SamplePlane(data)], timing: timing, frameCount: frameCount,
             flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
         )
     }
@@ -53,8 +53,39 @@ public struct MediaSample: Sendable {
         trimAtEnd: Int = 0
     ) {
         storage = Storage(
-            format: format, planes: planes, timing: timing, frameCount: frameCount,
+            format: format, planes: planes.map(SamplePlane.init), timing: timing, frameCount: frameCount,
             flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
+        )
+    }
+
+    /// A sample whose bytes are not copied: each plane borrows its bytes from memory that `owner` keeps
+    /// alive (a decoder's frame, a pool's slot, a slice of a reader's buffer): `CMBlockBuffer` over a
+    /// custom block source, or a `GstBuffer` wrapping foreign memory.
+    ///
+    /// The sample keeps `owner` until every copy of it has let go (the last one may be on another
+    /// thread), and never writes the borrowed bytes: a mutation (``withUnsafeMutableBytes(plane:_:)``,
+    /// setting ``planes``) first copies them into memory of the sample's own. So the bytes must stay
+    /// unchanged for as long as `owner` lives; a type whose memory is reused (a pool) reuses it only
+    /// once nothing refers to the owner any more (`isKnownUniquelyReferenced`).
+    ///
+    /// ```swift
+    /// let sample = MediaSample(
+    ///     format: format, borrowing: [UnsafeRawBufferPointer(start: base, count: size)], owner: slot,
+    ///     timing: timing, frameCount: 1)
+    /// ```
+    public init(
+        format: MediaFormat,
+        borrowing planes: [UnsafeRawBufferPointer],
+        owner: some AnyObject & Sendable,
+        timing: SampleTiming,
+        frameCount: Int,
+        flags: Flags = [.keyframe],
+        trimAtStart: Int = 0,
+        trimAtEnd: Int = 0
+    ) {
+        storage = Storage(
+            format: format, planes: planes.map { SamplePlane(borrowing: $0, owner: owner) }, timing: timing,
+            frameCount: frameCount, flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
         )
     }
 
@@ -100,32 +131,53 @@ public struct MediaSample: Sendable {
     public var validFrameCount: Int { max(0, frameCount - trimAtStart - trimAtEnd) }
 
     /// All buffers: one for packets and interleaved PCM, one per channel for planar PCM.
+    ///
+    /// Borrowed bytes (``init(format:borrowing:owner:timing:frameCount:flags:trimAtStart:trimAtEnd:)``)
+    /// are copied into the arrays returned: read them with ``withUnsafeBytes(plane:_:)`` to avoid that.
     public var planes: [[UInt8]] {
-        get { storage.planes }
-        set { makeUnique(); storage.planes = newValue }
+        get { storage.planes.map(\.bytes) }
+        set { makeUnique(); storage.planes = newValue.map(SamplePlane.init) }
     }
 
-    /// The first (for packets and interleaved PCM, the only) buffer.
+    /// The first (for packets and interleaved PCM, the only) buffer; a copy when it is borrowed (see
+    /// ``planes``).
     public var data: [UInt8] {
-        get { storage.planes.first ?? [] }
+        get { storage.planes.first?.bytes ?? [] }
         set {
             makeUnique()
-            if storage.planes.isEmpty { storage.planes = [newValue] } else { storage.planes[0] = newValue }
+            if storage.planes.isEmpty {
+                storage.planes = [SamplePlane(newValue)]
+            } else {
+                storage.planes[0] = SamplePlane(newValue)
+            }
         }
     }
 
     /// The total number of bytes in all planes.
     public var byteCount: Int { storage.planes.reduce(0) { $0 + $1.count } }
 
-    /// Calls `body` with the bytes of plane `index` (an empty buffer if there is no such plane).
-    public func withUnsafeBytes<R>(plane index: Int = 0, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    /// The number of bytes in plane `index` (0 when there is no such plane), without copying them.
+    public func byteCount(plane index: Int) -> Int {
+        storage.planes.indices.contains(index) ? storage.planes[index].count : 0
+    }
+
+    /// Whether any plane borrows its bytes from an owner object instead of holding them (zero-copy;
+    /// see ``init(format:borrowing:owner:timing:frameCount:flags:trimAtStart:trimAtEnd:)``).
+    public var borrowsMemory: Bool { storage.planes.contains { $0.isBorrowed } }
+
+    /// Calls `body` with the bytes of plane `index` (an empty buffer if there is no such plane), owned or
+    /// borrowed, without copying them.
+    public func withUnsafeBytes<R, E: Error>(
+        plane index: Int = 0, _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
         guard storage.planes.indices.contains(index) else {
             return try body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         return try storage.planes[index].withUnsafeBytes(body)
     }
 
-    /// Calls `body` with the mutable bytes of plane `index`, copying the storage first if it is shared.
+    /// Calls `body` with the mutable bytes of plane `index`, copying the storage first if it is shared,
+    /// and the plane's bytes into the sample's own memory if they are borrowed.
     public mutating func withUnsafeMutableBytes<R>(
         plane index: Int = 0,
         _ body: (UnsafeMutableRawBufferPointer) throws -> R
@@ -151,13 +203,43 @@ public struct MediaSample: Sendable {
         format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
         trimAtStart: Int, trimAtEnd: Int, planeCount: Int, fill: (Int, inout [UInt8]) throws(E) -> Void
     ) throws(E) {
+        try refill(
+            format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
+            trimAtEnd: trimAtEnd, planeCount: planeCount
+        ) { (index, plane) throws(E) in
+            plane.removeAllKeepingCapacity()
+            try fill(index, &plane.array)
+        }
+    }
+
+    /// ``refill(format:timing:frameCount:flags:trimAtStart:trimAtEnd:planeCount:fill:)`` with borrowed
+    /// bytes: plane `index` borrows `plane(index)` from `owner`. Reuses the storage in place when this
+    /// value holds the only reference to it (the owner it borrowed from before is let go).
+    mutating func refill(
+        format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
+        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, owner: some AnyObject & Sendable,
+        borrowing plane: (Int) -> UnsafeRawBufferPointer
+    ) {
+        refill(
+            format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
+            trimAtEnd: trimAtEnd, planeCount: planeCount
+        ) { (index, bytes) in bytes.borrow(plane(index), from: owner) }
+    }
+
+    /// Replaces every field and sets each of `planeCount` planes with `set` (given the plane's index, in
+    /// order; a reused plane still holds what it held before), in place when this value holds the only
+    /// reference to its storage, else in fresh storage.
+    private mutating func refill<E: Error>(
+        format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
+        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, set: (Int, inout SamplePlane) throws(E) -> Void
+    ) throws(E) {
         if isKnownUniquelyReferenced(&storage) {
             try refillInPlace(
                 format: format, timing: timing, frameCount: frameCount, flags: flags,
-                trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, planeCount: planeCount, fill: fill)
+                trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, planeCount: planeCount, set: set)
         } else {
-            var planes: [[UInt8]] = Array(repeating: [], count: max(0, planeCount))
-            for plane in planes.indices { try fill(plane, &planes[plane]) }
+            var planes = Array(repeating: SamplePlane([]), count: max(0, planeCount))
+            for plane in planes.indices { try set(plane, &planes[plane]) }
             storage = Storage(
                 format: format, planes: planes, timing: timing, frameCount: frameCount,
                 flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
@@ -177,7 +259,7 @@ public struct MediaSample: Sendable {
     @inline(never)
     private mutating func refillInPlace<E: Error>(
         format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
-        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, fill: (Int, inout [UInt8]) throws(E) -> Void
+        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, set: (Int, inout SamplePlane) throws(E) -> Void
     ) throws(E) {
         storage.format = format
         storage.timing = timing
@@ -186,11 +268,10 @@ public struct MediaSample: Sendable {
         storage.trimAtStart = trimAtStart
         storage.trimAtEnd = trimAtEnd
         if storage.planes.count != planeCount {
-            storage.planes = Array(repeating: [], count: max(0, planeCount))
+            storage.planes = Array(repeating: SamplePlane([]), count: max(0, planeCount))
         }
         for plane in storage.planes.indices {
-            storage.planes[plane].removeAll(keepingCapacity: true)  // allocates only if a consumer kept the bytes
-            try fill(plane, &storage.planes[plane])
+            try set(plane, &storage.planes[plane])
         }
     }
 
@@ -219,10 +300,11 @@ extension MediaSample {
     // The storage is mutated only through `makeUnique()`, i.e. when this struct holds the only
     // reference. A storage that two values (and so possibly two tasks) can see is never mutated,
     // only copied, so sharing it across concurrency domains is race-free. This is the argument
-    // swift-nio makes for `ByteBuffer: @unchecked Sendable`.
+    // swift-nio makes for `ByteBuffer: @unchecked Sendable`. Borrowed planes hold only `Sendable`
+    // owners and are never written through (a mutation copies them first), so they add no race.
     @usableFromInline final class Storage: @unchecked Sendable {
         var format: MediaFormat
-        var planes: [[UInt8]]
+        var planes: [SamplePlane]
         var timing: SampleTiming
         var frameCount: Int
         var flags: Flags
@@ -230,7 +312,7 @@ extension MediaSample {
         var trimAtEnd: Int
 
         init(
-            format: MediaFormat, planes: [[UInt8]], timing: SampleTiming, frameCount: Int,
+            format: MediaFormat, planes: [SamplePlane], timing: SampleTiming, frameCount: Int,
             flags: Flags, trimAtStart: Int, trimAtEnd: Int
         ) {
             self.format = format

@@ -51,18 +51,46 @@ public struct SampleRecycler: Sendable {
         planeCount: Int,
         fill: (Int, inout [UInt8]) throws(E) -> Void
     ) throws(E) -> MediaSample {
-        var sample: MediaSample
-        if let previous = last {
-            last = nil  // so that `previous` is the only reference when the consumer has let go
-            sample = previous
-        } else {
-            sample = MediaSample(format: format, data: [], timing: timing, frameCount: frameCount)
-        }
+        var sample = takeLast(format: format, timing: timing, frameCount: frameCount)
         try sample.refill(
             format: format, timing: timing, frameCount: frameCount, flags: flags,
             trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, planeCount: planeCount, fill: fill)
         last = sample
         return sample
+    }
+
+    /// A sample of `planeCount` planes that borrow their bytes, `plane(index)`, from `owner` (zero-copy:
+    /// see ``MediaSample/init(format:borrowing:owner:timing:frameCount:flags:trimAtStart:trimAtEnd:)``).
+    /// Reuses the previous sample's storage when nothing else refers to it, letting go of the owner it
+    /// borrowed from; an owner that is a pool's slot can then check with `isKnownUniquelyReferenced`
+    /// that no sample refers to it any more.
+    public mutating func make(
+        format: MediaFormat,
+        timing: SampleTiming,
+        frameCount: Int,
+        flags: MediaSample.Flags = [.keyframe],
+        trimAtStart: Int = 0,
+        trimAtEnd: Int = 0,
+        planeCount: Int,
+        owner: some AnyObject & Sendable,
+        borrowing plane: (Int) -> UnsafeRawBufferPointer
+    ) -> MediaSample {
+        var sample = takeLast(format: format, timing: timing, frameCount: frameCount)
+        sample.refill(
+            format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
+            trimAtEnd: trimAtEnd, planeCount: planeCount, owner: owner, borrowing: plane)
+        last = sample
+        return sample
+    }
+
+    /// The sample kept for reuse, no longer kept (so that it is the only reference once its consumers
+    /// have let go), or a new one.
+    private mutating func takeLast(format: MediaFormat, timing: SampleTiming, frameCount: Int) -> MediaSample {
+        guard let previous = last else {
+            return MediaSample(format: format, data: [], timing: timing, frameCount: frameCount)
+        }
+        last = nil
+        return previous
     }
 
     /// Lets go of the sample kept for reuse (its memory is freed once consumers let go too).

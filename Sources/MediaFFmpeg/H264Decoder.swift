@@ -152,7 +152,12 @@ extension H264Decoder {
     /// The open decoder and the timing bookkeeping.
     fileprivate final class Session {
         private let codec: CodecContext
-        private let frame: Frame
+        /// The decoded frames the emitted samples borrow their planes from.
+        private let frames = FramePool()
+        /// The emitted samples' storage, reused once a consumer has let go of a sample.
+        private var recycler = SampleRecycler()
+        /// The format of the last frame emitted, reused while the next frames have the same.
+        private var lastFormat: VideoFormat?
         private let packet: Packet
         private var parameters: H264Parameters?
         private var frameRate: FrameRate?
@@ -183,7 +188,6 @@ extension H264Decoder {
             timescale = reference.isNumeric ? reference.timescale : (format.frameRate?.numerator ?? 90_000)
             frameRate = format.frameRate
             codec = try CodecContext(codec: decoder)
-            frame = try Frame()
             packet = try Packet()
             let ctx = codec.raw
             ctx.pointee.pkt_timebase = AVRational(num: 1, den: timescale)
@@ -213,25 +217,15 @@ extension H264Decoder {
         private(set) var emptyNALUnits: (warning: String, offset: Int64)?
 
         func decode(_ sample: MediaSample, format: VideoFormat, into emit: (MediaSample) throws -> Void) throws {
-            // The AVCC walk every stage shares: zero-length NAL units skipped (and reported), a length
-            // past the end refused with its byte offset.
-            let data = sample.data
-            var parser = try AVCCParser()
-            var units = try parser.all(in: data).map { Array(data[$0.range]) }
-            emptyNALUnits = parser.emptyNALUnitWarning.map { ($0, parser.firstEmptyNALUnitOffset ?? 0) }
+            var inBand: [[UInt8]] = []
             if let new = format.h264, new != parameters {
                 // New parameter sets: in-band, before this access unit.
-                units = new.sequenceParameterSets + new.pictureParameterSets + units
+                inBand = new.sequenceParameterSets + new.pictureParameterSets
                 parameters = new
             }
             if let rate = format.frameRate { frameRate = rate }
-            let bytes = H264Bitstream.annexB(units)
-            guard bytes.count < Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
-                throw MediaError(.invalidData, "H.264 access unit of \(bytes.count) bytes is too large for FFmpeg")
-            }
-            try check(av_new_packet(packet.raw, Int32(bytes.count)), calling: "av_new_packet", .outOfMemory)
+            try sample.withUnsafeBytes { raw in try fillPacket(avcc: raw.assumingMemoryBound(to: UInt8.self), inBand) }
             defer { av_packet_unref(packet.raw) }
-            if let data = packet.raw.pointee.data { data.update(from: bytes, count: bytes.count) }
             if sample.flags.contains(.discontinuity) { lastTick = nil }
             let dts = ticks(sample.timing.effectiveDecodeTime)
             // Placeholder presentation times are not handed on: the frames are timed by decode time.
@@ -252,9 +246,38 @@ extension H264Decoder {
             try receive(into: emit)
         }
 
+        /// Puts the access unit `avcc` into ``packet`` as Annex-B, after the parameter sets `inBand`:
+        /// written straight into the packet's buffer, without an array per NAL unit. The AVCC walk every
+        /// stage shares: zero-length NAL units skipped (and reported), a length past the end refused
+        /// with its byte offset.
+        private func fillPacket(avcc bytes: UnsafeBufferPointer<UInt8>, _ inBand: [[UInt8]]) throws(MediaError) {
+            var parser = try AVCCParser()
+            var size = inBand.reduce(0) { $0 + H264Bitstream.startCode.count + $1.count }
+            while let unit = try parser.next(in: bytes) { size += H264Bitstream.startCode.count + unit.range.count }
+            emptyNALUnits = parser.emptyNALUnitWarning.map { ($0, parser.firstEmptyNALUnitOffset ?? 0) }
+            guard size < Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+                throw MediaError(.invalidData, "H.264 access unit of \(size) bytes is too large for FFmpeg")
+            }
+            try check(av_new_packet(packet.raw, Int32(size)), calling: "av_new_packet", .outOfMemory)
+            guard let output = packet.raw.pointee.data else { return }
+            var written = 0
+            func put(_ unit: UnsafeBufferPointer<UInt8>) {
+                for byte in H264Bitstream.startCode {
+                    output[written] = byte
+                    written += 1
+                }
+                if let base = unit.baseAddress { (output + written).update(from: base, count: unit.count) }
+                written += unit.count
+            }
+            for unit in inBand { unit.withUnsafeBufferPointer(put) }
+            parser = try AVCCParser()
+            while let unit = try parser.next(in: bytes) { put(UnsafeBufferPointer(rebasing: bytes[unit.range])) }
+        }
+
         func drain(into emit: (MediaSample) throws -> Void) throws {
             try codec.sendPacket(nil)
             try receive(into: emit)
+            recycler.removeAll()
         }
 
         /// The tick and duration of the frame `raw` (see ``H264Decoder``'s output times): by
@@ -291,34 +314,75 @@ extension H264Decoder {
         }
 
         private func receive(into emit: (MediaSample) throws -> Void) throws {
-            try codec.receiveFrames(into: frame) {
-                let raw = frame.raw.pointee
-                guard let pixels = PixelFormat(AVPixelFormat(rawValue: raw.format)) else {
-                    throw MediaError(
-                        .unsupportedFormat,
-                        "the H.264 stream decodes to \(PixelFormat.name(of: AVPixelFormat(rawValue: raw.format))), which PixelFormat does not represent"
-                    )
-                }
-                let width = Int(raw.width)
-                let height = Int(raw.height)
+            while let slot = try frames.receive(from: codec) {
+                let raw = slot.frame.raw.pointee
+                let format = try outputFormat(of: raw)
                 let (ptsTick, duration) = frameTime(raw)
                 let pts =
                     ptsTick == mp_nopts_value() ? MediaTime.invalid : MediaTime(value: ptsTick, timescale: timescale)
-                var format = VideoFormat.raw(pixels, width: width, height: height, frameRate: frameRate)
-                if raw.sample_aspect_ratio.num > 0 && raw.sample_aspect_ratio.den > 0 {
-                    format.pixelAspectRatio = PixelAspectRatio(
-                        Int(raw.sample_aspect_ratio.num), Int(raw.sample_aspect_ratio.den))
-                }
-                // AVChromaLocation counts from 1 (0 is unspecified); H.264's chroma_sample_loc_type from 0.
-                format.chromaLocation = ChromaLocation(rawValue: Int(raw.chroma_location.rawValue) - 1)
+                let timing = SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration)
+                let flags: MediaSample.Flags = raw.key_frame != 0 ? .keyframe : []
                 frameCount += 1
                 if raw.decode_error_flags != 0 || raw.flags & AV_FRAME_FLAG_CORRUPT != 0 { damagedFrameCount += 1 }
-                try emit(
-                    MediaSample(
-                        format: .video(format), planes: frame.packedPlanes(pixels, width: width, height: height),
-                        timing: SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration),
-                        frameCount: 1, flags: raw.key_frame != 0 ? .keyframe : []))
+                let pixels = format.pixelFormat ?? .yuv420p
+                let rowBytes = format.bytesPerRow
+                func rows(_ plane: Int) -> Int {
+                    pixels.planeSize(plane, width: format.width, height: format.height).rows
+                }
+                let sample: MediaSample
+                if rowBytes.indices.allSatisfy({ slot.linesize($0) == rowBytes[$0] }) {
+                    // FFmpeg's rows are already tightly packed (every line size a multiple of its
+                    // alignment: 1280, 1920 wide...): the sample borrows the decoder's planes.
+                    sample = recycler.make(
+                        format: .video(format), timing: timing, frameCount: 1, flags: flags,
+                        planeCount: rowBytes.count, owner: slot
+                    ) { plane in slot.plane(plane, rows: rows(plane), rowBytes: rowBytes[plane]) }
+                } else {
+                    // Padded rows: packed into the sample's own (recycled) buffers.
+                    sample = recycler.make(
+                        format: .video(format), timing: timing, frameCount: 1, flags: flags,
+                        planeCount: rowBytes.count
+                    ) { plane, bytes in
+                        let source = slot.plane(plane, rows: rows(plane), rowBytes: rowBytes[plane])
+                        let stride = slot.linesize(plane)
+                        for row in 0..<rows(plane) {
+                            bytes.append(contentsOf: source[(row * stride)..<(row * stride + rowBytes[plane])])
+                        }
+                    }
+                    av_frame_unref(slot.frame.raw)
+                }
+                try emit(sample)
             }
+        }
+
+        /// The format of the frame `raw`: the one made for the previous frame when nothing changed, so
+        /// that a frame costs no new format (and no new array of line sizes).
+        private func outputFormat(of raw: AVFrame) throws(MediaError) -> VideoFormat {
+            guard let pixels = PixelFormat(AVPixelFormat(rawValue: raw.format)) else {
+                throw MediaError(
+                    .unsupportedFormat,
+                    "the H.264 stream decodes to \(PixelFormat.name(of: AVPixelFormat(rawValue: raw.format))), which PixelFormat does not represent"
+                )
+            }
+            var format: VideoFormat
+            if let last = lastFormat, last.pixelFormat == pixels, last.width == Int(raw.width),
+                last.height == Int(raw.height), last.frameRate == frameRate
+            {
+                format = last
+            } else {
+                format = VideoFormat.raw(pixels, width: Int(raw.width), height: Int(raw.height), frameRate: frameRate)
+            }
+            if raw.sample_aspect_ratio.num > 0 && raw.sample_aspect_ratio.den > 0 {
+                let ratio = PixelAspectRatio(Int(raw.sample_aspect_ratio.num), Int(raw.sample_aspect_ratio.den))
+                if format.pixelAspectRatio != ratio { format.pixelAspectRatio = ratio }
+            } else if format.pixelAspectRatio != nil {
+                format.pixelAspectRatio = nil
+            }
+            // AVChromaLocation counts from 1 (0 is unspecified); H.264's chroma_sample_loc_type from 0.
+            let location = ChromaLocation(rawValue: Int(raw.chroma_location.rawValue) - 1)
+            if format.chromaLocation != location { format.chromaLocation = location }
+            lastFormat = format
+            return format
         }
     }
 }

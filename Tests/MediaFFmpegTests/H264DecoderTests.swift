@@ -55,6 +55,33 @@ import Testing
         #expect(zip(clip.frames, decoded).allSatisfy { Video.lumaPSNR($0, $1) >= 35 })
     }
 
+    /// Where FFmpeg's rows are tightly packed (1024 and 512 bytes: a multiple of any line-size
+    /// alignment), the frames borrow the decoder's own buffers instead of copies; they stay valid
+    /// after the decoder is gone, while the decoder reuses its buffers for the frames that follow,
+    /// and equal ffmpeg's frames. At 320×240 (chroma rows of 160 bytes) they are packed copies.
+    @Test(arguments: [(1024, 64, true), (320, 240, false)])
+    func packedFramesAreBorrowedNotCopied(width: Int, height: Int, borrowedWhenPacked: Bool) throws {
+        let clip = try VideoClip(width: width, height: height, count: 12)
+        let path = clip.dir.file("cli.h264")
+        try ExternalTool.check(
+            "ffmpeg",
+            ["-v", "error", "-i", clip.y4mPath, "-c:v", "libx264", "-preset", "veryfast", "-g", "5", "-f", "h264", path]
+        )
+        let samples = Video.avccSamples(
+            annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), width: width, height: height,
+            rate: clip.rate)
+        let decoded = try Video.run(H264Decoder(), samples)  // every frame held, the decoder gone
+        #expect(decoded.count == 12)
+        if borrowedWhenPacked {
+            #expect(decoded.allSatisfy { $0.borrowsMemory })
+            let addresses = Set(decoded.map { frame in frame.withUnsafeBytes(plane: 0) { $0.baseAddress } })
+            #expect(addresses.count == 12)  // one buffer per frame held: none was reused under a holder
+        } else {
+            #expect(!decoded.contains { $0.borrowsMemory })
+        }
+        #expect(try Video.frameHashes(path) == decoded.map(Self.md5))
+    }
+
     /// AnnexBReader → H264Decoder → Y4MMuxer writes the bytes of `ffmpeg -i x.h264 -f yuv4mpegpipe`:
     /// frames, order and header (size, rate, the SPS's pixel aspect ratio, H.264's chroma siting).
     @Test func decodingToY4MMatchesTheCLI() throws {

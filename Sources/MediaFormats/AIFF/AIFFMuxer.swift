@@ -50,6 +50,8 @@ public final class AIFFMuxer: MediaSink {
     public private(set) var framesWritten: Int64 = 0
     /// The number of sound data bytes written so far, as stored (after conversion).
     public private(set) var dataBytesWritten: Int64 = 0
+    /// The stored (converted) bytes of the sample being written, reused from one sample to the next.
+    private var scratch: [UInt8] = []
 
     /// How samples are stored.
     public enum Encoding: Sendable, Hashable {
@@ -93,17 +95,20 @@ public final class AIFFMuxer: MediaSink {
             format = audio
         }
         guard let layout else { return }
-        let stored = layout.stored.encode(sample.data)
-        let end = dataBytesWritten + Int64(stored.count)
-        // FORM size = header after its first 8 bytes + data + pad byte; 32 bits.
-        guard layout.headerSize - 8 + end + (end & 1) <= Int64(UInt32.max) else {
-            throw MediaError(
-                .unsupportedFormat,
-                "\(name) cannot write past \(count: dataBytesWritten, "byte") of sound data: AIFF's 32-bit sizes stop at 4 GiB"
-            )
+        try sample.withUnsafeBytes { (data) throws(MediaError) in
+            try layout.stored.withStoredBytes(of: data, scratch: &scratch) { (stored) throws(MediaError) in
+                let end = dataBytesWritten + Int64(stored.count)
+                // FORM size = header after its first 8 bytes + data + pad byte; 32 bits.
+                guard layout.headerSize - 8 + end + (end & 1) <= Int64(UInt32.max) else {
+                    throw MediaError(
+                        .unsupportedFormat,
+                        "\(name) cannot write past \(count: dataBytesWritten, "byte") of sound data: AIFF's 32-bit sizes stop at 4 GiB"
+                    )
+                }
+                try output.write(stored)
+                dataBytesWritten = end
+            }
         }
-        try output.write(stored)
-        dataBytesWritten = end
         framesWritten += Int64(sample.frameCount)
     }
 

@@ -43,6 +43,8 @@ public final class AUMuxer: MediaSink {
     public private(set) var framesWritten: Int64 = 0
     /// The number of audio data bytes written so far, as stored (after conversion).
     public private(set) var dataBytesWritten: Int64 = 0
+    /// The stored (converted) bytes of the sample being written, reused from one sample to the next.
+    private var scratch: [UInt8] = []
 
     /// How samples are stored.
     public enum Encoding: Sendable, Hashable {
@@ -85,9 +87,12 @@ public final class AUMuxer: MediaSink {
             format = audio
         }
         guard let layout else { return }
-        let stored = layout.stored.encode(sample.data)
-        try output.write(stored)
-        dataBytesWritten += Int64(stored.count)
+        try sample.withUnsafeBytes { (data) throws(MediaError) in
+            try layout.stored.withStoredBytes(of: data, scratch: &scratch) { (stored) throws(MediaError) in
+                try output.write(stored)
+                dataBytesWritten += Int64(stored.count)
+            }
+        }
         framesWritten += Int64(sample.frameCount)
     }
 

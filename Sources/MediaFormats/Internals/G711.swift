@@ -60,18 +60,19 @@ enum G711 {
     /// A-law codes by 14-bit linear value, built once.
     static let aLawTable = encodingTable(.aLaw)
 
-    /// The codes of `samples`, 16-bit little-endian signed integers (a trailing odd byte is ignored).
-    static func encode(s16LE samples: [UInt8], law: Law) -> [UInt8] {
+    /// Replaces `codes` with the codes of `samples`, 16-bit little-endian signed integers (a trailing odd
+    /// byte is ignored); `codes` keeps its capacity, so a reused array costs no allocation.
+    static func encode(s16LE samples: UnsafeRawBufferPointer, law: Law, into codes: inout [UInt8]) {
         let table = law == .muLaw ? muLawTable : aLawTable
-        var codes = [UInt8](repeating: 0, count: samples.count / 2)
-        samples.withUnsafeBufferPointer { input in
+        codes.removeAll(keepingCapacity: true)
+        codes.append(contentsOf: repeatElement(0, count: samples.count / 2))
+        codes.withUnsafeMutableBufferPointer { output in
             table.withUnsafeBufferPointer { lookup in
-                for i in codes.indices {
-                    let value = Int(Int16(bitPattern: UInt16(input[2 * i]) | UInt16(input[2 * i + 1]) << 8))
-                    codes[i] = lookup[(value + 32_768) >> 2]
+                for i in output.indices {
+                    let value = Int(Int16(bitPattern: UInt16(samples[2 * i]) | UInt16(samples[2 * i + 1]) << 8))
+                    output[i] = lookup[(value + 32_768) >> 2]
                 }
             }
         }
-        return codes
     }
 }

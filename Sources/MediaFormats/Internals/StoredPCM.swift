@@ -10,22 +10,27 @@ enum StoredPCM: Sendable, Equatable {
     /// 16-bit linear to 8-bit G.711 codes.
     case g711(G711.Law)
 
-    /// The stored bytes of `data`, interleaved PCM of whole frames.
-    func encode(_ data: [UInt8]) -> [UInt8] {
+    /// Calls `body` with the stored bytes of `data`, interleaved PCM of whole frames: `data` itself when
+    /// it is stored as given, else its conversion in `scratch`, which keeps its capacity from one call to
+    /// the next (so a muxer that keeps it allocates nothing per sample).
+    func withStoredBytes<E: Error>(
+        of data: UnsafeRawBufferPointer, scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) throws(E) -> Void
+    ) throws(E) {
         switch self {
         case .asIs:
-            return data
+            return try body(data)
         case .signed8:
-            var bytes = data
-            for i in bytes.indices { bytes[i] ^= 0x80 }
-            return bytes
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: data)
+            for i in scratch.indices { scratch[i] ^= 0x80 }
         case .bigEndian(let width):
-            var bytes = data
-            reverseByteOrder(of: &bytes, width: width)
-            return bytes
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: data)
+            reverseByteOrder(of: &scratch, width: width)
         case .g711(let law):
-            return G711.encode(s16LE: data, law: law)
+            G711.encode(s16LE: data, law: law, into: &scratch)
         }
+        try scratch.withUnsafeBytes { bytes in Result { () throws(E) in try body(bytes) } }.get()
     }
 
     /// Stored bytes per input sample value of `bytesPerSample` bytes.

@@ -1,0 +1,81 @@
+internal import CMediaFFmpeg
+import MediaCore
+
+/// Decoded frames that samples borrow their planes from, reused once no sample refers to them: how a
+/// decoder hands out FFmpeg's picture and audio buffers without copying them, and without a heap
+/// allocation per frame in steady state (`CVPixelBufferPool` behind `VTDecompressionSession`).
+///
+/// Each ``FrameSlot`` owns one `AVFrame`. The decoder receives into a free slot
+/// (``receive(from:)``); the samples it emits borrow the frame's planes with the slot as their owner,
+/// so the frame's buffers (FFmpeg's own, refcounted) stay alive for as long as any sample does, on
+/// whichever thread. A slot is free again when the pool holds the only reference to it; it is then
+/// unreferenced (its buffers go back to the decoder's buffer pool) before it is reused.
+final class FramePool {
+    private var slots: [FrameSlot] = []
+
+    /// Receives the decoder's next frame into a free slot: the slot, or `nil` when the decoder wants more
+    /// input or has ended (`EAGAIN`, `EOF`).
+    func receive(from codec: CodecContext) throws(MediaError) -> FrameSlot? {
+        let slot = try freeSlot()
+        let code = avcodec_receive_frame(codec.raw, slot.frame.raw)
+        if code == mp_averror_eagain() || code == mp_averror_eof() { return nil }
+        try check(code, calling: "avcodec_receive_frame", .decoderFailure)
+        return slot
+    }
+
+    /// A slot no sample refers to, its frame unreferenced; a new one when every slot is borrowed from.
+    /// Every other free slot is unreferenced too, so that frames nobody reads give their buffers back.
+    private func freeSlot() throws(MediaError) -> FrameSlot {
+        var found: Int?
+        for index in slots.indices where isKnownUniquelyReferenced(&slots[index]) {
+            Self.release(slots[index])
+            if found == nil { found = index }
+        }
+        if let found { return slots[found] }
+        let slot = try FrameSlot()
+        slots.append(slot)
+        return slot
+    }
+
+    /// Gives `slot`'s buffers back, once no sample refers to it.
+    ///
+    /// Its own function, never inlined, so that `Tests/Sanitizers/tsan.supp` can name it: a consumer on
+    /// another thread that read the samples borrowing from this slot and then let go of them is ordered
+    /// before this by the reference count alone (a releasing decrement, and the acquiring load in
+    /// `isKnownUniquelyReferenced`, inside the uninstrumented Swift runtime), as for
+    /// `MediaSample.refillInPlace`.
+    @inline(never)
+    private static func release(_ slot: FrameSlot) {
+        av_frame_unref(slot.frame.raw)
+    }
+}
+
+@available(*, unavailable) extension FramePool: Sendable {}
+
+/// One decoded `AVFrame` of a ``FramePool``: the owner samples borrow planes from.
+///
+/// `@unchecked Sendable` because a sample that borrows from it may be released on another thread:
+/// the frame is written (received into, unreferenced) only by the pool, and only while the pool holds
+/// the only reference to the slot, i.e. while no sample on any thread can read it; samples only read
+/// the planes' bytes, through pointers taken when they were made, which FFmpeg leaves unchanged for
+/// as long as the frame references its buffers.
+final class FrameSlot: @unchecked Sendable {
+    let frame: Frame
+
+    init() throws(MediaError) {
+        frame = try Frame()
+    }
+
+    /// The bytes of plane `plane`: `rows` rows `linesize` apart, the last one `rowBytes` long (the
+    /// padding after the last row is not FFmpeg's to promise).
+    func plane(_ plane: Int, rows: Int, rowBytes: Int) -> UnsafeRawBufferPointer {
+        guard let base = mp_frame_data(frame.raw, Int32(plane)), rows > 0 else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        let stride = Int(mp_frame_linesize(frame.raw, Int32(plane)))
+        return UnsafeRawBufferPointer(start: base, count: stride * (rows - 1) + rowBytes)
+    }
+
+    /// The line size of plane `plane`.
+    func linesize(_ plane: Int) -> Int { Int(mp_frame_linesize(frame.raw, Int32(plane))) }
+}
