@@ -74,7 +74,7 @@ extension MediaSample {
         as type: Value.Type, plane: Int = 0, _ body: (UnsafeBufferPointer<Value>) throws -> Result
     ) throws -> Result {
         try checkPCMPlane(plane, holds: Value.self)
-        return try storage.planes[plane].withUnsafeBytes { raw in
+        return try storage.bytes.withUnsafeBytes(plane) { raw in
             try raw.withMemoryRebound(to: Value.self, body)
         }
     }
@@ -93,7 +93,7 @@ extension MediaSample {
     ) throws -> Result {
         try checkPCMPlane(plane, holds: Value.self)
         makeUnique()
-        return try storage.planes[plane].withUnsafeMutableBytes { raw in
+        return try storage.bytes.withUnsafeMutableBytes(plane) { raw in
             try raw.withMemoryRebound(to: Value.self, body)
         }
     }
@@ -106,7 +106,7 @@ extension MediaSample {
     /// ```
     public func pcm<Value: PCMSampleValue>(as type: Value.Type, plane: Int = 0) throws(MediaError) -> [Value] {
         try checkPCMPlane(plane, holds: Value.self)
-        return storage.planes[plane].withUnsafeBytes { raw in
+        return storage.bytes.withUnsafeBytes(plane) { raw in
             raw.withMemoryRebound(to: Value.self) { Array($0) }
         }
     }
@@ -136,7 +136,7 @@ extension MediaSample {
         try validatePCMLayout()
         let width = audio.bytesPerFrame
         let bytes = range.lowerBound * width..<range.upperBound * width
-        let planes = storage.planes.map { $0.copy(bytes) }
+        let planes = (0..<storage.bytes.planeCount).map { storage.bytes.copy($0, bytes) }
         let scale = Int32(clamping: audio.sampleRate)
         let offset = MediaTime(value: Int64(range.lowerBound), timescale: scale)
         var timing = self.timing
@@ -177,10 +177,10 @@ extension MediaSample {
                 "the sample holds \(pcm.sampleType) PCM, which cannot be read as \(Value.self) "
                     + "(\(Value.self) is \(Value.pcmSampleType))")
         }
-        guard storage.planes.indices.contains(plane) else {
-            throw MediaError(.invalidArgument, "the sample has no plane \(plane) (it has \(storage.planes.count))")
+        guard (0..<storage.bytes.planeCount).contains(plane) else {
+            throw MediaError(.invalidArgument, "the sample has no plane \(plane) (it has \(storage.bytes.planeCount))")
         }
-        let size = storage.planes[plane].count
+        let size = storage.bytes.count(plane)
         guard size % MemoryLayout<Value>.stride == 0 else {
             throw MediaError(
                 .invalidData,

@@ -15,10 +15,10 @@ extension MediaSample {
                 "\(audio) sample has \(count: planeCount, "plane") but its format needs \(audio.planeCount)")
         }
         let needed = frameCount * audio.bytesPerFrame
-        for (index, plane) in storage.planes.enumerated() where plane.count < needed {
+        for index in 0..<planeCount where storage.bytes.count(index) < needed {
             throw MediaError(
                 .invalidData,
-                "PCM plane \(index) holds \(count: plane.count, "byte") but \(count: frameCount, "frame") of \(audio) need \(needed)"
+                "PCM plane \(index) holds \(count: storage.bytes.count(index), "byte") but \(count: frameCount, "frame") of \(audio) need \(needed)"
             )
         }
     }
@@ -54,10 +54,10 @@ extension MediaSample {
                     sampleIndex: index)
             }
             let needed = stride * (size.rows - 1) + size.bytesPerRow
-            guard storage.planes[plane].count >= needed else {
+            guard storage.bytes.count(plane) >= needed else {
                 throw MediaError(
                     .invalidData,
-                    "plane \(plane) of a \(format) frame holds \(count: storage.planes[plane].count, "byte") but \(size.rows) rows of \(count: stride, "byte") need \(needed)",
+                    "plane \(plane) of a \(format) frame holds \(count: storage.bytes.count(plane), "byte") but \(size.rows) rows of \(count: stride, "byte") need \(needed)",
                     sampleIndex: index)
             }
         }

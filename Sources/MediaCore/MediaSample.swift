@@ -37,7 +37,7 @@ public struct MediaSample: Sendable {
         trimAtEnd: Int = 0
     ) {
         storage = Storage(
-            format: format, planes: [SamplePlane(data)], timing: timing, frameCount: frameCount,
+            format: format, bytes: SampleBytes([data]), timing: timing, frameCount: frameCount,
             flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
         )
     }
@@ -53,7 +53,7 @@ public struct MediaSample: Sendable {
         trimAtEnd: Int = 0
     ) {
         storage = Storage(
-            format: format, planes: planes.map(SamplePlane.init), timing: timing, frameCount: frameCount,
+            format: format, bytes: SampleBytes(planes), timing: timing, frameCount: frameCount,
             flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
         )
     }
@@ -84,7 +84,7 @@ public struct MediaSample: Sendable {
         trimAtEnd: Int = 0
     ) {
         storage = Storage(
-            format: format, planes: planes.map { SamplePlane(borrowing: $0, owner: owner) }, timing: timing,
+            format: format, bytes: SampleBytes(borrowing: planes, owner: owner), timing: timing,
             frameCount: frameCount, flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
         )
     }
@@ -135,45 +135,41 @@ public struct MediaSample: Sendable {
     /// Borrowed bytes (``init(format:borrowing:owner:timing:frameCount:flags:trimAtStart:trimAtEnd:)``)
     /// are copied into the arrays returned: read them with ``withUnsafeBytes(plane:_:)`` to avoid that.
     public var planes: [[UInt8]] {
-        get { storage.planes.map(\.bytes) }
-        set { makeUnique(); storage.planes = newValue.map(SamplePlane.init) }
+        get { storage.bytes.planes }
+        set { makeUnique(); storage.bytes.replace(with: newValue) }
     }
 
     /// The first (for packets and interleaved PCM, the only) buffer; a copy when it is borrowed (see
     /// ``planes``).
     public var data: [UInt8] {
-        get { storage.planes.first?.bytes ?? [] }
+        get { storage.bytes.firstPlane }
         set {
             makeUnique()
-            if storage.planes.isEmpty {
-                storage.planes = [SamplePlane(newValue)]
-            } else {
-                storage.planes[0] = SamplePlane(newValue)
-            }
+            storage.bytes.replace(0, with: newValue)
         }
     }
 
     /// The total number of bytes in all planes.
-    public var byteCount: Int { storage.planes.reduce(0) { $0 + $1.count } }
+    public var byteCount: Int { (0..<storage.bytes.planeCount).reduce(0) { $0 + storage.bytes.count($1) } }
 
     /// The number of bytes in plane `index` (0 when there is no such plane), without copying them.
     public func byteCount(plane index: Int) -> Int {
-        storage.planes.indices.contains(index) ? storage.planes[index].count : 0
+        (0..<storage.bytes.planeCount).contains(index) ? storage.bytes.count(index) : 0
     }
 
     /// Whether any plane borrows its bytes from an owner object instead of holding them (zero-copy;
     /// see ``init(format:borrowing:owner:timing:frameCount:flags:trimAtStart:trimAtEnd:)``).
-    public var borrowsMemory: Bool { storage.planes.contains { $0.isBorrowed } }
+    public var borrowsMemory: Bool { storage.bytes.isBorrowed }
 
     /// Calls `body` with the bytes of plane `index` (an empty buffer if there is no such plane), owned or
     /// borrowed, without copying them.
     public func withUnsafeBytes<R, E: Error>(
         plane index: Int = 0, _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
-        guard storage.planes.indices.contains(index) else {
+        guard (0..<storage.bytes.planeCount).contains(index) else {
             return try body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
-        return try storage.planes[index].withUnsafeBytes(body)
+        return try storage.bytes.withUnsafeBytes(index, body)
     }
 
     /// Calls `body` with the mutable bytes of plane `index`, copying the storage first if it is shared,
@@ -183,14 +179,14 @@ public struct MediaSample: Sendable {
         _ body: (UnsafeMutableRawBufferPointer) throws -> R
     ) rethrows -> R {
         makeUnique()
-        guard storage.planes.indices.contains(index) else {
+        guard (0..<storage.bytes.planeCount).contains(index) else {
             return try body(UnsafeMutableRawBufferPointer(start: nil, count: 0))
         }
-        return try storage.planes[index].withUnsafeMutableBytes(body)
+        return try storage.bytes.withUnsafeMutableBytes(index, body)
     }
 
     /// How many buffers the sample holds: 1 for packets and interleaved PCM, the plane count otherwise.
-    public var planeCount: Int { storage.planes.count }
+    public var planeCount: Int { storage.bytes.planeCount }
 
     /// Whether two samples share one storage (for tests of copy-on-write).
     public func sharesStorage(with other: MediaSample) -> Bool { storage === other.storage }
@@ -205,11 +201,8 @@ public struct MediaSample: Sendable {
     ) throws(E) {
         try refill(
             format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
-            trimAtEnd: trimAtEnd, planeCount: planeCount
-        ) { (index, plane) throws(E) in
-            plane.removeAllKeepingCapacity()
-            try fill(index, &plane.array)
-        }
+            trimAtEnd: trimAtEnd
+        ) { (bytes) throws(E) in try bytes.refill(planeCount: planeCount, fill) }
     }
 
     /// ``refill(format:timing:frameCount:flags:trimAtStart:trimAtEnd:planeCount:fill:)`` with borrowed
@@ -222,26 +215,26 @@ public struct MediaSample: Sendable {
     ) {
         refill(
             format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
-            trimAtEnd: trimAtEnd, planeCount: planeCount
-        ) { (index, bytes) in bytes.borrow(plane(index), from: owner) }
+            trimAtEnd: trimAtEnd
+        ) { bytes in bytes.refill(planeCount: planeCount, owner: owner, borrowing: plane) }
     }
 
-    /// Replaces every field and sets each of `planeCount` planes with `set` (given the plane's index, in
-    /// order; a reused plane still holds what it held before), in place when this value holds the only
-    /// reference to its storage, else in fresh storage.
+    /// Replaces every field and the bytes with what `set` makes of them, in place when this value holds
+    /// the only reference to its storage (`set` is then given the old bytes, to reuse their capacity),
+    /// else in fresh storage.
     private mutating func refill<E: Error>(
         format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
-        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, set: (Int, inout SamplePlane) throws(E) -> Void
+        trimAtStart: Int, trimAtEnd: Int, set: (inout SampleBytes) throws(E) -> Void
     ) throws(E) {
         if isKnownUniquelyReferenced(&storage) {
             try refillInPlace(
                 format: format, timing: timing, frameCount: frameCount, flags: flags,
-                trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, planeCount: planeCount, set: set)
+                trimAtStart: trimAtStart, trimAtEnd: trimAtEnd, set: set)
         } else {
-            var planes = Array(repeating: SamplePlane([]), count: max(0, planeCount))
-            for plane in planes.indices { try set(plane, &planes[plane]) }
+            var bytes = SampleBytes([])
+            try set(&bytes)
             storage = Storage(
-                format: format, planes: planes, timing: timing, frameCount: frameCount,
+                format: format, bytes: bytes, timing: timing, frameCount: frameCount,
                 flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
         }
     }
@@ -259,7 +252,7 @@ public struct MediaSample: Sendable {
     @inline(never)
     private mutating func refillInPlace<E: Error>(
         format: MediaFormat, timing: SampleTiming, frameCount: Int, flags: Flags,
-        trimAtStart: Int, trimAtEnd: Int, planeCount: Int, set: (Int, inout SamplePlane) throws(E) -> Void
+        trimAtStart: Int, trimAtEnd: Int, set: (inout SampleBytes) throws(E) -> Void
     ) throws(E) {
         storage.format = format
         storage.timing = timing
@@ -267,12 +260,7 @@ public struct MediaSample: Sendable {
         storage.flags = flags
         storage.trimAtStart = trimAtStart
         storage.trimAtEnd = trimAtEnd
-        if storage.planes.count != planeCount {
-            storage.planes = Array(repeating: SamplePlane([]), count: max(0, planeCount))
-        }
-        for plane in storage.planes.indices {
-            try set(plane, &storage.planes[plane])
-        }
+        try set(&storage.bytes)
     }
 
     @inlinable mutating func makeUnique() {
@@ -304,7 +292,7 @@ extension MediaSample {
     // owners and are never written through (a mutation copies them first), so they add no race.
     @usableFromInline final class Storage: @unchecked Sendable {
         var format: MediaFormat
-        var planes: [SamplePlane]
+        var bytes: SampleBytes
         var timing: SampleTiming
         var frameCount: Int
         var flags: Flags
@@ -312,11 +300,11 @@ extension MediaSample {
         var trimAtEnd: Int
 
         init(
-            format: MediaFormat, planes: [SamplePlane], timing: SampleTiming, frameCount: Int,
+            format: MediaFormat, bytes: SampleBytes, timing: SampleTiming, frameCount: Int,
             flags: Flags, trimAtStart: Int, trimAtEnd: Int
         ) {
             self.format = format
-            self.planes = planes
+            self.bytes = bytes
             self.timing = timing
             self.frameCount = frameCount
             self.flags = flags
@@ -326,7 +314,7 @@ extension MediaSample {
 
         @usableFromInline func copy() -> Storage {
             Storage(
-                format: format, planes: planes, timing: timing, frameCount: frameCount,
+                format: format, bytes: bytes, timing: timing, frameCount: frameCount,
                 flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
             )
         }
@@ -340,7 +328,7 @@ extension MediaSample: Hashable {
         let a = lhs.storage
         let b = rhs.storage
         return a.format == b.format && a.timing == b.timing && a.frameCount == b.frameCount && a.flags == b.flags
-            && a.trimAtStart == b.trimAtStart && a.trimAtEnd == b.trimAtEnd && a.planes == b.planes
+            && a.trimAtStart == b.trimAtStart && a.trimAtEnd == b.trimAtEnd && a.bytes == b.bytes
     }
 
     /// Hashes the content.
@@ -348,7 +336,7 @@ extension MediaSample: Hashable {
         hasher.combine(storage.format)
         hasher.combine(storage.timing)
         hasher.combine(storage.frameCount)
-        hasher.combine(storage.planes)
+        hasher.combine(storage.bytes)
     }
 }
 

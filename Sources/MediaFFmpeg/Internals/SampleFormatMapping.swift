@@ -102,3 +102,25 @@ func withPlanePointers<R>(
     }
     return try nest(0)
 }
+
+/// ``withPlanePointers(_:_:)`` over a sample's own planes, owned or borrowed, without copying them and
+/// without a heap allocation (the pointer array is on the stack).
+func withPlanePointers<R, E: Error>(
+    of sample: MediaSample,
+    _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>) throws(E) -> R
+) throws(E) -> R {
+    let planeCount = sample.planeCount
+    let result = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: max(8, planeCount)) {
+        pointers -> Result<R, E> in
+        pointers.initialize(repeating: nil)
+        func nest(_ index: Int) throws(E) -> R {
+            if index == planeCount { return try body(pointers.baseAddress!) }
+            return try sample.withUnsafeBytes(plane: index) { (bytes) throws(E) in
+                pointers[index] = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                return try nest(index + 1)
+            }
+        }
+        return Result { () throws(E) in try nest(0) }
+    }
+    return try result.get()
+}

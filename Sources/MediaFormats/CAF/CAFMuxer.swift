@@ -125,12 +125,12 @@ public final class CAFMuxer: MediaSink {
     private func appendPacket(_ sample: MediaSample) throws(MediaError) {
         let data = sample.data
         let frames = format?.framesPerPacket ?? 0
-        guard sample.planes.count == 1, !data.isEmpty, sample.trimAtStart >= 0, sample.trimAtEnd >= 0,
+        guard sample.planeCount == 1, !data.isEmpty, sample.trimAtStart >= 0, sample.trimAtEnd >= 0,
             sample.trimAtStart <= frames - sample.trimAtEnd
         else {
             throw MediaError(
                 .invalidData,
-                "\(name) was given an AAC packet of \(count: data.count, "byte") in \(count: sample.planes.count, "plane") with trims \(sample.trimAtStart)/\(sample.trimAtEnd)"
+                "\(name) was given an AAC packet of \(count: data.count, "byte") in \(count: sample.planeCount, "plane") with trims \(sample.trimAtStart)/\(sample.trimAtEnd)"
             )
         }
         try output.write(data)
@@ -145,7 +145,7 @@ public final class CAFMuxer: MediaSink {
     private func appendPCM(_ sample: MediaSample, frameBytes: Int) throws(MediaError) {
         var data = sample.data
         let (expectedBytes, overflow) = sample.frameCount.multipliedReportingOverflow(by: frameBytes)
-        guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
+        guard sample.planeCount <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
                 "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")"

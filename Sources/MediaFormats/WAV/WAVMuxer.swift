@@ -82,7 +82,7 @@ public final class WAVMuxer: MediaSink {
         let data = sample.data
         let frameBytes = audio.bytesPerFrame
         let (expectedBytes, overflow) = sample.frameCount.multipliedReportingOverflow(by: frameBytes)
-        guard sample.planes.count <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
+        guard sample.planeCount <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
             throw MediaError(
                 .invalidData,
                 "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")"
