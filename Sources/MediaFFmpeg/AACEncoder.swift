@@ -109,6 +109,8 @@ extension AACEncoder {
         private let codec: CodecContext
         private let frame: Frame
         private let packet: Packet
+        /// The emitted packets, reused once the consumer has let go of the last one.
+        private var packets = SampleRecycler()
         private let converter: Resampler?
         private let start: MediaTime
         private let timescale: Int32
@@ -227,19 +229,21 @@ extension AACEncoder {
 
         private func receive(into emit: (MediaSample) throws -> Void) throws {
             try codec.receivePackets(into: packet) {
-                try emit(makePacket(packet.bytes))
+                try emit(makePacket())
             }
         }
 
-        /// The next packet, timed and trimmed by ``AACEncoder/packetTiming(packet:priming:inputFrames:start:timescale:)``.
-        private func makePacket(_ bytes: [UInt8]) -> MediaSample {
-            let packet = AACEncoder.packetTiming(
+        /// ``packet`` as the next sample, timed and trimmed by
+        /// ``AACEncoder/packetTiming(packet:priming:inputFrames:start:timescale:)``: its bytes copied into
+        /// the recycled sample (a few hundred bytes; no allocation once the consumer lets go of the last one).
+        private func makePacket() -> MediaSample {
+            let timing = AACEncoder.packetTiming(
                 packet: packetsOut, priming: priming, inputFrames: framesIn, start: start, timescale: timescale)
             packetsOut += 1
-            return MediaSample(
-                format: .audio(outputFormat), data: bytes, timing: packet.timing,
-                frameCount: AACEncoder.framesPerPacket,
-                flags: .keyframe, trimAtStart: packet.trimAtStart, trimAtEnd: packet.trimAtEnd)
+            return packets.make(
+                format: .audio(outputFormat), timing: timing.timing, frameCount: AACEncoder.framesPerPacket,
+                flags: .keyframe, trimAtStart: timing.trimAtStart, trimAtEnd: timing.trimAtEnd
+            ) { bytes in packet.append(to: &bytes) }
         }
     }
 }

@@ -31,6 +31,8 @@ public final class AudioConverter: MediaStage {
     private var passThroughFormat: AudioFormat?
     private var startTime = MediaTime.invalid
     private var framesOut: Int64 = 0
+    /// The emitted samples, reused once the consumer has let go of the last one.
+    private var output = SampleRecycler()
     private var framesIn: Int64 = 0
 
     /// A converter to the given sample layout, rate and channel layout (each `nil` keeps the input's).
@@ -89,8 +91,20 @@ public final class AudioConverter: MediaStage {
             try emit(copy)
             return
         }
-        let converted = try resampler.convert(planes: resampler.ffmpegPlanes(of: sample), frameCount: sample.frameCount)
-        try emitConverted(converted, format: resampler.output, into: emit)
+        let format = resampler.output
+        let converted = try resampler.convertInPlace(
+            planes: resampler.ffmpegPlanes(of: sample), frameCount: sample.frameCount
+        ) { (_, frames) throws(MediaError) -> MediaSample? in
+            guard frames > 0 else { return nil }
+            // Into the recycled sample: no allocation once the consumer has let go of the previous one.
+            return output.make(
+                format: .audio(format), timing: timing(frames: frames, rate: format.sampleRate), frameCount: frames,
+                planeCount: format.planeCount
+            ) { plane, bytes in resampler.appendOutput(plane: plane, frames: frames, to: &bytes) }
+        }
+        guard let converted else { return }
+        framesOut += Int64(converted.frameCount)
+        try emit(converted)
     }
 
     /// Drains the resampler's delay, so that the output holds exactly N × B / A frames (rounded to

@@ -117,6 +117,8 @@ public final class ContainerMuxer: MultiTrackSink {
     private let context: OutputFormatContext
     private let destination: Destination
     private let packet: Packet
+    /// The buffers of the packets written: libavformat keeps a reference while it interleaves.
+    private let packetBuffers = PacketBufferPool()
     /// Whether libavformat wrote the header: packets may go to it, and `finish` writes the trailer.
     private var headerWritten = false
     /// Whether `finish` closed the output: libavformat's I/O context is freed, so nothing may reach it.
@@ -577,10 +579,10 @@ extension ContainerMuxer {
                 "sample of track \(trackIndex) has \(count: size, "byte"), more than a packet can hold",
                 sampleIndex: index)
         }
-        try check(av_new_packet(pkt, Int32(clamping: size)), calling: "av_new_packet", .outOfMemory)
+        let payload = try packetBuffers.attach(to: packet, count: size)
         data.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress, let data = pkt.pointee.data {
-                data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size)
+            if let base = bytes.baseAddress {
+                payload.update(from: base.assumingMemoryBound(to: UInt8.self), count: size)
             }
         }
         pkt.pointee.pts = pts

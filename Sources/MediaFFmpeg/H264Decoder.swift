@@ -159,6 +159,8 @@ extension H264Decoder {
         /// The format of the last frame emitted, reused while the next frames have the same.
         private var lastFormat: VideoFormat?
         private let packet: Packet
+        /// The buffers of the packets given to the decoder.
+        private let packetBuffers = PacketBufferPool()
         private var parameters: H264Parameters?
         private var frameRate: FrameRate?
         /// The timescale of packet and frame timestamps: the first sample's.
@@ -258,8 +260,7 @@ extension H264Decoder {
             guard size < Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
                 throw MediaError(.invalidData, "H.264 access unit of \(size) bytes is too large for FFmpeg")
             }
-            try check(av_new_packet(packet.raw, Int32(size)), calling: "av_new_packet", .outOfMemory)
-            guard let output = packet.raw.pointee.data else { return }
+            let output = try packetBuffers.attach(to: packet, count: size)
             var written = 0
             func put(_ unit: UnsafeBufferPointer<UInt8>) {
                 for byte in H264Bitstream.startCode {

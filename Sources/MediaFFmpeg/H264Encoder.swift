@@ -139,7 +139,9 @@ public final class H264Encoder: MediaStage {
             outputFormat = opened.outputFormat
         }
         guard let session else { return }
-        guard input.packed == session.input.packed else {
+        // The same format as the first frame's, strides aside (compared field by field only when it is not
+        // equal outright: `packed` makes new arrays).
+        guard input == session.input || input.packed == session.input.packed else {
             throw MediaError.formatMismatch(
                 stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
         }
@@ -175,6 +177,8 @@ extension H264Encoder {
         private let codec: CodecContext
         private let frame: Frame
         private let packet: Packet
+        /// The emitted packets, reused once the consumer has let go of the last one.
+        private var samples = SampleRecycler()
         /// Ticks of the codec time base: `tick` seconds = `tickNumerator / tickTimescale`.
         private let tickNumerator: Int64
         private let tickTimescale: Int32
@@ -343,31 +347,53 @@ extension H264Encoder {
 
         private func receive(into emit: (MediaSample) throws -> Void) throws {
             try codec.receivePackets(into: packet) {
-                let bytes = packet.bytes
                 let ptsTick = packet.raw.pointee.pts
                 let dtsTick = packet.raw.pointee.dts
                 let key = packet.raw.pointee.flags & AV_PKT_FLAG_KEY != 0
-                let all = H264Bitstream.annexBNALUnits(bytes)
-                if let inBand = H264Bitstream.parameterSets(in: all) { parameters = inBand }
+                let bytes = UnsafeRawBufferPointer(
+                    start: packet.raw.pointee.data, count: Int(max(0, packet.raw.pointee.size)))
+                // One walk over the packet in place: the parameter sets copied out (keyframes only), the
+                // other NAL units counted.
+                var sequenceSets: [[UInt8]] = []
+                var pictureSets: [[UInt8]] = []
+                var others = 0
+                H264Bitstream.forEachAnnexBNALUnit(in: bytes) { unit in
+                    switch H264Bitstream.nalUnitType(of: unit) {
+                    case .sps: sequenceSets.append(Array(unit))
+                    case .pps: pictureSets.append(Array(unit))
+                    default: others += 1
+                    }
+                }
+                if !sequenceSets.isEmpty, !pictureSets.isEmpty {
+                    parameters = H264Parameters(sequenceParameterSets: sequenceSets, pictureParameterSets: pictureSets)
+                }
                 guard let outputFormat else {
                     throw MediaError(
                         .encoderFailure, "the H.264 encoder gave a packet before any SPS and PPS",
                         ffmpegCall: "avcodec_receive_packet")
                 }
-                let units = all.filter {
-                    let type = H264Bitstream.nalUnitType(of: $0)
-                    return type != .sps && type != .pps  // not an array literal per unit: no allocation
-                }
-                guard !units.isEmpty else { return }  // parameter sets alone: nothing to emit
+                guard others > 0 else { return }  // parameter sets alone: nothing to emit
                 let original = pending.removeValue(forKey: ptsTick)
                 let pts = original?.presentationTime ?? time(ofTick: ptsTick)
                 let dts = dtsTick == mp_nopts_value() ? pts : time(ofTick: dtsTick)
                 let duration = original?.duration ?? (time(ofTick: 1) - time(ofTick: 0))
-                try emit(
-                    MediaSample(
-                        format: .video(outputFormat), data: try H264Bitstream.avcc(units),
-                        timing: SampleTiming(presentationTime: pts, decodeTime: dts, duration: duration),
-                        frameCount: 1, flags: key ? .keyframe : []))
+                // AVCC, without the parameter sets (the format carries them), into the recycled sample.
+                let sample = samples.make(
+                    format: .video(outputFormat),
+                    timing: SampleTiming(presentationTime: pts, decodeTime: dts, duration: duration),
+                    frameCount: 1, flags: key ? .keyframe : []
+                ) { avcc in
+                    H264Bitstream.forEachAnnexBNALUnit(in: bytes) { unit in
+                        let type = H264Bitstream.nalUnitType(of: unit)
+                        guard type != .sps, type != .pps else { return }
+                        let length = UInt32(truncatingIfNeeded: unit.count)  // under 2 GiB: an AVPacket's size
+                        for shift in stride(from: 24, through: 0, by: -8) {
+                            avcc.append(UInt8(truncatingIfNeeded: length >> UInt32(shift)))  // NALUnitLength
+                        }
+                        avcc.append(contentsOf: unit)  // NALUnit
+                    }
+                }
+                try emit(sample)
             }
         }
     }

@@ -204,7 +204,7 @@ public struct AnnexBScanner: Sendable {
 
     /// The index of the first `00 00 01` in `bytes[from..<count]`, as ``findStartCode()`` looks for it;
     /// also what ``H264Bitstream/annexBNALUnits(_:)`` splits a whole buffer with, in place.
-    static func startCode(in bytes: UnsafeRawBufferPointer, from: Int, count: Int) -> Int? {
+    @usableFromInline static func startCode(in bytes: UnsafeRawBufferPointer, from: Int, count: Int) -> Int? {
         guard from + 2 < count, let base = bytes.baseAddress else { return nil }
         func startCode(in range: Range<Int>) -> Int? {
             for j in range where j + 2 < count && bytes[j] == 0 && bytes[j + 1] == 0 && bytes[j + 2] == 1 {

@@ -17,23 +17,36 @@ extension H264Bitstream {
     static func nalUnits(of stream: [UInt8]) -> [ArraySlice<UInt8>] {
         var units: [ArraySlice<UInt8>] = []
         stream.withUnsafeBytes { bytes in
-            let count = bytes.count
-            var unitStart: Int?
-            var from = 0
-            while true {
-                let code = AnnexBScanner.startCode(in: bytes, from: from, count: count)
-                if let start = unitStart {
-                    // The unit up to the start code (or the end) without its trailing_zero_8bits.
-                    var last = code ?? count
-                    while last > start && bytes[last - 1] == 0 { last -= 1 }
-                    if last > start { units.append(stream[start..<last]) }
-                }
-                guard let code else { break }
-                unitStart = code + 3
-                from = code + 3
+            forEachAnnexBNALUnit(in: bytes) { unit in
+                let start = unit.baseAddress! - bytes.baseAddress!
+                units.append(stream[start..<start + unit.count])
             }
         }
         return units
+    }
+
+    /// Calls `body` with each NAL unit of a whole Annex-B buffer, in place (no copy, no allocation), as
+    /// ``annexBNALUnits(_:)`` splits it: a NAL unit of only zero bytes is skipped, the trailing zero
+    /// bytes before a start code are dropped, bytes before the first start code are ignored.
+    @inlinable
+    public static func forEachAnnexBNALUnit<E: Error>(
+        in bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(E) -> Void
+    ) throws(E) {
+        let count = bytes.count
+        var unitStart: Int?
+        var from = 0
+        while true {
+            let code = AnnexBScanner.startCode(in: bytes, from: from, count: count)
+            if let start = unitStart {
+                // The unit up to the start code (or the end) without its trailing_zero_8bits.
+                var last = code ?? count
+                while last > start && bytes[last - 1] == 0 { last -= 1 }
+                if last > start { try body(UnsafeRawBufferPointer(rebasing: bytes[start..<last])) }
+            }
+            guard let code else { break }
+            unitStart = code + 3
+            from = code + 3
+        }
     }
 
     /// `nal_unit_type` of a NAL unit (the low five bits of its header byte); ``H264NALUnitType/unspecified``

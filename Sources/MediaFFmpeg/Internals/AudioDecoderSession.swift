@@ -31,11 +31,23 @@ final class AudioDecoderSession {
         var presentationTime: MediaTime
     }
 
-    /// Decoded frames collected for one packet: all of one layout, appended plane by plane.
+    /// Decoded frames collected for one packet, all of one layout: the one frame itself while there
+    /// is only one (the usual case: the sample then borrows its planes), else copied plane by plane.
     private struct Batch {
         var format: PCMFormat?
+        /// The packet's only frame so far, not copied.
+        var slot: FrameSlot?
+        /// The frames copied, when the packet gave more than one; emptied arrays (capacity kept) otherwise.
         var planes: [[UInt8]] = []
         var frames = 0
+
+        /// Empties the batch, keeping the arrays' capacity.
+        mutating func reset() {
+            format = nil
+            slot = nil
+            frames = 0
+            for plane in planes.indices { planes[plane].removeAll(keepingCapacity: true) }
+        }
     }
 
     /// The stream's format, as the first sample gave it.
@@ -43,8 +55,13 @@ final class AudioDecoderSession {
     private let setup: AudioDecoderSetup
     private let output: AudioFormat
     private let codec: CodecContext
-    private let frame: Frame
+    /// The decoded frames the emitted samples borrow their planes from.
+    private let frames = FramePool()
+    /// The emitted samples, reused once the consumer has let go of the last one.
+    private var samples = SampleRecycler()
     private let packet: Packet
+    /// The buffers of the packets given to the decoder.
+    private let packetBuffers = PacketBufferPool()
     private let holdsFrames: Bool
     private var converter: Resampler?
     private var pending: [Pending] = []
@@ -76,7 +93,6 @@ final class AudioDecoderSession {
         nextTime = MediaTime(value: 0, timescale: timescale)
         output = .pcm(pcm, sampleRate: input.sampleRate, channelLayout: input.channelLayout)
         codec = try CodecContext(codec: decoder)
-        frame = try Frame()
         packet = try Packet()
         let ctx = codec.raw
         if !setup.extradata.isEmpty {
@@ -104,23 +120,25 @@ final class AudioDecoderSession {
     /// Decodes one sample and emits its trimmed PCM (for a decoder that holds frames back, what it
     /// returns now).
     func decode(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
-        let data = sample.data
-        guard !data.isEmpty else { throw MediaError(.invalidData, "empty \(setup.name) packet") }
-        guard data.count <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+        let size = sample.byteCount(plane: 0)
+        guard size > 0 else { throw MediaError(.invalidData, "empty \(setup.name) packet") }
+        guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
             throw MediaError(
                 .invalidData,
-                "\(setup.name) sample of \(count: data.count, "byte") is larger than an FFmpeg packet can be")
+                "\(setup.name) sample of \(count: size, "byte") is larger than an FFmpeg packet can be")
         }
-        if setup.packetSize > 0, data.count % setup.packetSize != 0 {
+        if setup.packetSize > 0, size % setup.packetSize != 0 {
             throw MediaError(
                 .decoderFailure,
-                "\(setup.name) sample of \(count: data.count, "byte") is not a whole number of \(setup.packetSize)-byte packets"
+                "\(setup.name) sample of \(count: size, "byte") is not a whole number of \(setup.packetSize)-byte packets"
             )
         }
-        try check(av_new_packet(packet.raw, Int32(data.count)), calling: "av_new_packet", .outOfMemory)
+        let data = try packetBuffers.attach(to: packet, count: size)
         defer { av_packet_unref(packet.raw) }
-        data.withUnsafeBufferPointer { source in
-            if let base = source.baseAddress { packet.raw.pointee.data.update(from: base, count: data.count) }
+        sample.withUnsafeBytes { source in
+            if let base = source.baseAddress {
+                data.update(from: base.assumingMemoryBound(to: UInt8.self), count: size)
+            }
         }
         let pts = sample.timing.presentationTime
         pending.append(
@@ -129,10 +147,10 @@ final class AudioDecoderSession {
                 presentationTime: pts.isNumeric ? pts.converted(to: timescale) : .invalid))
         do {
             try codec.sendPacket(packet)
-            try codec.receiveFrames(into: frame) { try collectFrame() }
+            while let slot = try frames.receive(from: codec) { try collect(slot) }
         } catch {
             // The packet is not answered: forget it, so that a caller that goes on stays in step.
-            batch = Batch()
+            batch.reset()
             if !holdsFrames { _ = popPending() }
             throw error
         }
@@ -146,10 +164,11 @@ final class AudioDecoderSession {
     /// Drains the decoder: each frame it still holds answers the oldest packet not yet answered.
     func drain(into emit: (MediaSample) throws -> Void) throws {
         try codec.sendPacket(nil)
-        try codec.receiveFrames(into: frame) {
-            try collectFrame()
+        while let slot = try frames.receive(from: codec) {
+            try collect(slot)
             try emitBatch(for: popPending(), into: emit)
         }
+        samples.removeAll()
     }
 
     private func popPending() -> Pending {
@@ -168,9 +187,10 @@ final class AudioDecoderSession {
         return info
     }
 
-    /// Appends the decoded frame to the batch.
-    private func collectFrame() throws {
-        let f = frame.raw.pointee
+    /// Adds the decoded frame in `slot` to the batch: kept as it is when it is the packet's first,
+    /// else copied after the frames before it (the first one copied too).
+    private func collect(_ slot: FrameSlot) throws {
+        let f = slot.frame.raw.pointee
         let count = Int(f.nb_samples)
         let channels = Int(f.ch_layout.nb_channels)
         guard let decodedFormat = PCMFormat(AVSampleFormat(f.format)), channels == input.channelCount else {
@@ -194,25 +214,40 @@ final class AudioDecoderSession {
             }
         } else {
             batch.format = decodedFormat
-            batch.planes = Array(repeating: [], count: planeCount)
+            if batch.planes.count != planeCount { batch.planes = Array(repeating: [], count: planeCount) }
         }
         guard count > 0 else { return }
         let bytes = count * decodedFormat.sampleType.bytesPerSample * (decodedFormat.isInterleaved ? channels : 1)
-        for plane in 0..<planeCount {
-            guard let base = f.extended_data[plane] else {
-                throw MediaError(.decoderFailure, "the \(setup.name) decoder returned no data for plane \(plane)")
+        for plane in 0..<planeCount where f.extended_data[plane] == nil {
+            throw MediaError(.decoderFailure, "the \(setup.name) decoder returned no data for plane \(plane)")
+        }
+        if batch.frames == 0 {
+            batch.slot = slot
+            batch.frames = count
+            return
+        }
+        if let first = batch.slot {
+            // A second frame for this packet: the first is copied, and this one after it.
+            let firstBytes = bytes / count * batch.frames
+            for plane in 0..<planeCount {
+                batch.planes[plane].append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: first.frame.raw.pointee.extended_data[plane], count: firstBytes))
             }
-            batch.planes[plane].append(contentsOf: UnsafeBufferPointer(start: base, count: bytes))
+            batch.slot = nil
+        }
+        for plane in 0..<planeCount {
+            batch.planes[plane].append(contentsOf: UnsafeBufferPointer(start: f.extended_data[plane], count: bytes))
         }
         batch.frames += count
     }
 
     /// Emits the batch as one sample, trimmed as its packet says and converted if asked; empties it.
+    /// The sample borrows the decoder's frame when the packet gave one and no conversion is asked for.
     private func emitBatch(for info: Pending, into emit: (MediaSample) throws -> Void) throws {
-        let collected = batch
-        batch = Batch()
-        guard let decodedFormat = collected.format else { return }
-        let total = collected.frames
+        defer { batch.reset() }
+        guard let decodedFormat = batch.format else { return }
+        let total = batch.frames
         // Frames the decoder left out itself (a short last ALAC packet) already account for that much
         // of the end trim.
         let shortfall = info.frameCount > total ? info.frameCount - total : 0
@@ -225,26 +260,42 @@ final class AudioDecoderSession {
         guard count > 0 else { return }
 
         let stride = decodedFormat.sampleType.bytesPerSample * (decodedFormat.isInterleaved ? input.channelCount : 1)
-        let planes =
-            count == total
-            ? collected.planes : collected.planes.map { Array($0[(start * stride)..<((start + count) * stride)]) }
+        let kept = (start * stride)..<((start + count) * stride)
+        let planeCount = decodedFormat.isInterleaved ? 1 : input.channelCount
         let decoded = AudioFormat.pcm(decodedFormat, sampleRate: input.sampleRate, channelLayout: input.channelLayout)
-        var sample = MediaSample(
-            format: .audio(decoded), planes: planes,
-            timing: SampleTiming(
-                presentationTime: time, decodeTime: time, duration: MediaTime(value: Int64(count), timescale: timescale)
-            ),
-            frameCount: count)
-        if decoded != output {
-            if converter?.input != decoded { converter = try Resampler(from: decoded, to: output) }
-            if let converter {
-                let converted = try converter.convert(planes: planes, frameCount: count)
-                sample = MediaSample(
-                    format: .audio(output), planes: converted.planes, timing: sample.timing,
-                    frameCount: converted.frames)
+        let timing = SampleTiming(
+            presentationTime: time, decodeTime: time, duration: MediaTime(value: Int64(count), timescale: timescale))
+        guard decoded != output else {
+            let sample: MediaSample
+            if let slot = batch.slot {
+                sample = samples.make(
+                    format: .audio(decoded), timing: timing, frameCount: count, planeCount: planeCount, owner: slot
+                ) { plane in
+                    UnsafeRawBufferPointer(
+                        rebasing: UnsafeRawBufferPointer(
+                            start: slot.frame.raw.pointee.extended_data[plane], count: kept.upperBound)[kept])
+                }
+            } else {
+                sample = samples.make(
+                    format: .audio(decoded), timing: timing, frameCount: count, planeCount: planeCount
+                ) { plane, bytes in bytes.append(contentsOf: batch.planes[plane][kept]) }
             }
+            return try emit(sample)
         }
-        try emit(sample)
+        let planes =
+            batch.slot.map { slot in
+                (0..<planeCount).map { plane in
+                    Array(
+                        UnsafeRawBufferPointer(
+                            start: slot.frame.raw.pointee.extended_data[plane], count: kept.upperBound)[kept])
+                }
+            } ?? batch.planes.map { Array($0[kept]) }
+        if converter?.input != decoded { converter = try Resampler(from: decoded, to: output) }
+        guard let converter else { return }
+        let converted = try converter.convert(planes: planes, frameCount: count)
+        try emit(
+            MediaSample(
+                format: .audio(output), planes: converted.planes, timing: timing, frameCount: converted.frames))
     }
 }
 

@@ -72,6 +72,12 @@ final class Packet {
         guard let data = raw.pointee.data, raw.pointee.size > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: data, count: Int(raw.pointee.size)))
     }
+
+    /// Appends the packet's payload to `bytes` (which allocates nothing when `bytes` has the capacity).
+    func append(to bytes: inout [UInt8]) {
+        guard let data = raw.pointee.data, raw.pointee.size > 0 else { return }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(raw.pointee.size)))
+    }
 }
 
 @available(*, unavailable) extension Packet: Sendable {}

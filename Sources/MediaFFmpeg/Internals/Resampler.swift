@@ -109,6 +109,18 @@ final class Resampler {
         return sample.planes.map { plane in plane.withUnsafeBytes { PCM24.expand($0) } }
     }
 
+    /// Appends plane `plane` of the last conversion's `frames` output frames to `bytes`, in the output
+    /// format (24-bit packed again if asked for): no allocation when `bytes` has the capacity.
+    func appendOutput(plane: Int, frames: Int, to bytes: inout [UInt8]) {
+        let bytesPerFrame = output.channelCount * outputFFmpeg.sampleType.bytesPerSample / output.planeCount
+        let raw = UnsafeRawBufferPointer(start: scratch[plane], count: frames * bytesPerFrame)
+        if output.pcm?.sampleType == .s24 {
+            bytes.append(contentsOf: PCM24.pack(raw))
+        } else {
+            bytes.append(contentsOf: raw)
+        }
+    }
+
     private func collect(_ frames: Int) -> [[UInt8]] {
         let bytesPerFrame = output.channelCount * outputFFmpeg.sampleType.bytesPerSample / output.planeCount
         return (0..<output.planeCount).map { plane in

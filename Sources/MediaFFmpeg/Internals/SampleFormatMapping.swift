@@ -90,17 +90,19 @@ func withPlanePointers<R>(
     _ planes: [[UInt8]],
     _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>) throws -> R
 ) rethrows -> R {
-    let pointers = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: max(8, planes.count))
-    defer { pointers.deallocate() }
-    pointers.initialize(repeating: nil, count: max(8, planes.count))
-    func nest(_ index: Int) throws -> R {
-        if index == planes.count { return try body(pointers) }
-        return try planes[index].withUnsafeBufferPointer { buffer in
-            pointers[index] = buffer.baseAddress
-            return try nest(index + 1)
+    // On the stack: no heap allocation per call.
+    try withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: max(8, planes.count)) { buffer in
+        buffer.initialize(repeating: nil)
+        let pointers = buffer.baseAddress!
+        func nest(_ index: Int) throws -> R {
+            if index == planes.count { return try body(pointers) }
+            return try planes[index].withUnsafeBufferPointer { buffer in
+                pointers[index] = buffer.baseAddress
+                return try nest(index + 1)
+            }
         }
+        return try nest(0)
     }
-    return try nest(0)
 }
 
 /// ``withPlanePointers(_:_:)`` over a sample's own planes, owned or borrowed, without copying them and
