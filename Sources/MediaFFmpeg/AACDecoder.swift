@@ -10,7 +10,8 @@ public import MediaCore
 ///   otherwise), at the stream's rate and channel layout. The frames a packet marks as
 ///   ``/MediaCore/MediaSample/trimAtStart`` and ``/MediaCore/MediaSample/trimAtEnd`` are dropped, so encode → decode returns
 ///   exactly the frames that went in. Each output sample starts at its packet's presentation time plus
-///   the frames trimmed at its start.
+///   the frames trimmed at its start. In FFmpeg's native layout a sample borrows the decoded frame
+///   (``/MediaCore/MediaSample/borrowsMemory``): no copy, and no allocation of ours in steady state.
 ///
 /// A packet the decoder rejects throws ``/MediaCore/MediaError/Code/decoderFailure``; the driver (or a
 /// ``/MediaCore/CheckedStage``) stamps it with the packet's index.

@@ -20,6 +20,11 @@ public import MediaCore
 ///   case for (9 or 12–14 bits, 10-bit grey) throws
 ///   ``/MediaCore/MediaError/Code/unsupportedFormat``. Each frame has the input's frame rate, and the pixel aspect
 ///   ratio and chroma location the stream gives (the SPS's VUI; H.264's default chroma location is left).
+/// - Zero-copy: where FFmpeg's rows are already tightly packed (every line size a multiple of its
+///   alignment: 1280, 1920 wide...), a frame borrows the decoder's picture buffers
+///   (``/MediaCore/MediaSample/borrowsMemory``) instead of copying them, as `VTDecompressionSession` hands
+///   out its `CVPixelBuffer`s; the buffers go back to the decoder when the last copy of the sample goes,
+///   on any thread. Other sizes are packed into buffers that are reused once a consumer lets go.
 /// - Output times: strictly increasing presentation times (after a sample flagged
 ///   ``/MediaCore/MediaSample/Flags/discontinuity`` they start afresh), timed in one of two ways, chosen
 ///   by the first sample:

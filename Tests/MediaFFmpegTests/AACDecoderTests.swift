@@ -17,6 +17,24 @@ import Testing
         #expect(format.channelCount == 2)
     }
 
+    /// In FFmpeg's native layout (float planar) the decoded samples borrow FFmpeg's frames, the first
+    /// one trimmed as a sub-range of its frame, and keep their values after the decoder is gone while
+    /// every sample is held.
+    @Test func nativeLayoutBorrowsTheDecodedFrames() throws {
+        let packets = try PCM.run(try AACEncoder(), PCM.sine(frames: 10_000, frequency: 440, type: .f32))
+        let decoded = try PCM.run(AACDecoder(), packets)  // all held, the decoder released
+        #expect(!decoded.isEmpty)
+        #expect(decoded.allSatisfy { $0.borrowsMemory })
+        let copies = decoded.map {
+            MediaSample(format: $0.format, planes: $0.planes, timing: $0.timing, frameCount: $0.frameCount)
+        }
+        #expect(copies == decoded)  // equal by bytes, owned or borrowed
+        #expect(!copies.contains { $0.borrowsMemory })
+        let left = try decoded.flatMap { try $0.pcm(as: Float.self, plane: 0) }
+        #expect(left.count == 10_000)
+        #expect(left.contains { abs($0) > 0.1 })  // the tone, not silence or freed memory
+    }
+
     /// With the priming trimmed, the decoded signal lines up with the input at lag 0.
     @Test func decodedAudioLinesUpWithTheInput() throws {
         let input = PCM.sine(frames: 48_000, frequency: 997, type: .f32)

@@ -10,7 +10,9 @@ import MediaCore
 ///   before FFmpeg sees it; an empty sample throws ``/MediaCore/MediaError/Code/invalidData``; a packet
 ///   FFmpeg rejects throws ``/MediaCore/MediaError/Code/decoderFailure`` (the driver stamps its index).
 /// - Emits: per input sample, one PCM sample of what FFmpeg decoded from it (however many frames
-///   FFmpeg cut it into), in the requested layout, at the stream's rate and channel layout.
+///   FFmpeg cut it into), in the requested layout, at the stream's rate and channel layout. When the
+///   packet decodes to one frame and no conversion is asked for, the sample borrows FFmpeg's frame
+///   (no copy; trims are a sub-range), else the frames are copied into recycled buffers.
 /// - Trims: the first ``/MediaCore/MediaSample/trimAtStart`` decoded frames and the last
 ///   ``/MediaCore/MediaSample/trimAtEnd`` are dropped. When the decoder itself returns fewer frames than
 ///   the sample declares (an ALAC last packet that codes its own short length), the shortfall counts
