@@ -190,7 +190,7 @@ extension AACEncoder {
                     try write(UnsafeMutableRawPointer(planes), frames: frames)
                 }
             } else {
-                let written = try withPlanePointers(of: sample) { pointers in
+                let written = withPlanePointers(of: sample) { pointers in
                     av_audio_fifo_write(
                         fifo.raw,
                         UnsafeMutableRawPointer(pointers).assumingMemoryBound(to: UnsafeMutableRawPointer?.self),

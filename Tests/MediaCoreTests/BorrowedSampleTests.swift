@@ -11,7 +11,7 @@ import Testing
 
         init(_ bytes: [UInt8]) {
             base = .allocate(byteCount: bytes.count, alignment: 16)
-            base.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+            bytes.withUnsafeBytes { base.copyMemory(from: $0) }
         }
 
         var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(base) }
@@ -91,6 +91,7 @@ import Testing
             format: format, timing: timing, frameCount: 1, planeCount: 1, owner: first!
         ) { _ in first!.bytes }
         first = nil
+        #expect(sample?.data == [1, 2])
         sample = nil  // the consumer is done; the recycler still holds the sample, so the owner lives
         #expect(weakFirst != nil)
         let second = Block([7, 8, 9])
