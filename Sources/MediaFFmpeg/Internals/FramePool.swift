@@ -39,11 +39,12 @@ final class FramePool {
 
     /// Gives `slot`'s buffers back, once no sample refers to it.
     ///
-    /// Its own function, never inlined, so that `Tests/Sanitizers/tsan.supp` can name it: a consumer on
+    /// Its own function, never inlined, so that a ThreadSanitizer report would name it: a consumer on
     /// another thread that read the samples borrowing from this slot and then let go of them is ordered
     /// before this by the reference count alone (a releasing decrement, and the acquiring load in
     /// `isKnownUniquelyReferenced`, inside the uninstrumented Swift runtime), as for
-    /// `MediaSample.refillInPlace`.
+    /// `MediaSample.refillInPlace`, which `Tests/Sanitizers/tsan.supp` names. `make sanitize-thread`
+    /// reports nothing here (2026-11-25): libavcodec, which reuses the buffers, is not instrumented.
     @inline(never)
     private static func release(_ slot: FrameSlot) {
         av_frame_unref(slot.frame.raw)
