@@ -67,12 +67,6 @@ final class Packet {
         FFmpeg.didFree()
     }
 
-    /// The packet's payload copied into a Swift array.
-    var bytes: [UInt8] {
-        guard let data = raw.pointee.data, raw.pointee.size > 0 else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: Int(raw.pointee.size)))
-    }
-
     /// Appends the packet's payload to `bytes` (which allocates nothing when `bytes` has the capacity).
     func append(to bytes: inout [UInt8]) {
         guard let data = raw.pointee.data, raw.pointee.size > 0 else { return }
