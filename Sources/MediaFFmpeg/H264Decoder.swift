@@ -1,6 +1,4 @@
-internal import CMediaFFmpeg
 public import Logging
-import MediaBitstream
 public import MediaCore
 
 /// Decodes H.264 access units to raw frames: VideoToolbox's `VTDecompressionSession`, or GStreamer's
@@ -45,6 +43,11 @@ public import MediaCore
 ///   A frame whose presentation time would not be after the previous frame's (out of order after
 ///   all) switches to timing by decode time for the rest of the stream; where that gives no later time
 ///   either (the frames drained at the end), the frame follows the previous one at its duration.
+/// - Threads (``Threading``): by default one FFmpeg decoder with its frame threads, as the ffmpeg CLI and
+///   `avdec_h264` decode. ``Threading/groupsOfPictures(workers:bufferBytes:)`` decodes closed groups of
+///   pictures on several threads at once instead, each with a single-threaded decoder: the same frames
+///   and times for an undamaged stream (concealment of a damaged one may differ), faster where FFmpeg's
+///   frame threads leave cores idle, at the cost of holding up to a group of pictures per worker.
 ///
 /// A sample the decoder rejects throws ``/MediaCore/MediaError/Code/decoderFailure``; the driver (or a
 /// ``/MediaCore/CheckedStage``) stamps it with the sample's index. Damage the
@@ -54,7 +57,13 @@ public import MediaCore
 /// ``finish(into:)`` drains the frames held back for reordering. Backed by FFmpeg's `h264` decoder
 /// (`avcodec_send_packet` / `avcodec_receive_frame`).
 public final class H264Decoder: MediaStage, DiagnosticReporting {
-    private var session: Session?
+    /// How the decoder uses the CPUs.
+    public let threading: Threading
+    private var output: H264FrameOutput?
+    /// The decoder, with frame threads (``Threading/frames``).
+    private var serial: H264DecoderCore?
+    /// The groups of pictures in flight (``Threading/groupsOfPictures(workers:bufferBytes:)``).
+    private var groups: H264GOPDecoding?
     private var index: Int64 = 0
     /// Whether ``finish(into:)`` has emitted everything the decoder held back.
     private var drained = false
@@ -63,11 +72,11 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
     public var accessUnitCount: Int64 { index }
 
     /// Frames emitted so far.
-    public var frameCount: Int64 { session?.frameCount ?? 0 }
+    public var frameCount: Int64 { output?.frameCount ?? 0 }
 
     /// Frames emitted that FFmpeg's decoder marked as damaged (`decode_error_flags`, or
     /// `AV_FRAME_FLAG_CORRUPT`): their picture has errors concealed.
-    public var damagedFrameCount: Int64 { session?.damagedFrameCount ?? 0 }
+    public var damagedFrameCount: Int64 { output?.damagedFrameCount ?? 0 }
 
     /// Once ``finish(into:)`` has returned: how many access units gave no frame, because the decoder
     /// could not decode them (damaged or missing references); 0 before (frames held back for
@@ -76,13 +85,14 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
     public var missingFrameCount: Int64 { drained ? max(0, accessUnitCount - frameCount) : 0 }
 
     /// Where concealment is reported: a warning (code `framesConcealed`, with `stage`, `sampleIndex` of
-    /// the access unit and `count` of damaged frames) for each access unit whose decoding emitted damaged
-    /// frames, and one (code `framesMissing`, `count`) at the end when access units gave no frame. `nil`
-    /// (the default) logs nothing; nothing is logged for a clean stream.
+    /// the access unit whose decoding released the frames and `count` of damaged frames) for each such
+    /// access unit, and one (code `framesMissing`, `count`) at the end when access units gave no frame.
+    /// `nil` (the default) logs nothing; nothing is logged for a clean stream.
     public var logger: Logger?
 
-    /// A decoder; it opens on the first sample.
-    public init() {
+    /// A decoder that uses the CPUs as `threading` says; it opens on the first sample.
+    public init(threading: Threading = .frames) {
+        self.threading = threading
         FFmpeg.quietLogging()
     }
 
@@ -91,25 +101,20 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
         guard case .video(let input) = sample.format, input.codec == .h264 else {
             throw MediaError.formatMismatch(stage: name, expected: "H.264 video", actual: sample.format)
         }
-        defer { index += 1 }
-        if session == nil { session = try Session(first: input, timing: sample.timing) }
-        guard let session else { return }
-        let damagedBefore = session.damagedFrameCount
-        defer {
-            if session.damagedFrameCount > damagedBefore {
-                let count = session.damagedFrameCount - damagedBefore
-                MediaDiagnostic(
-                    .warning,
-                    "H.264 access unit \(index) decoded to \(count) \(count == 1 ? "frame" : "frames") with errors concealed.",
-                    metadata: [
-                        DiagnosticKey.stage: name, DiagnosticKey.code: "framesConcealed",
-                        DiagnosticKey.sampleIndex: String(index), DiagnosticKey.count: String(count)
-                    ]
-                ).log(to: logger)
-            }
+        let scan = try sample.withUnsafeBytes { (raw) throws(MediaError) in
+            try H264AccessUnitScan(avcc: raw.assumingMemoryBound(to: UInt8.self))
         }
-        try session.decode(sample, format: input, into: emit)
-        if let (warning, offset) = session.emptyNALUnits {
+        let output = try self.output ?? open(first: input, timing: sample.timing)
+        defer { index += 1 }
+        defer { reportDamage(output) }
+        let unit = output.accept(sample, format: input)
+        if let groups {
+            try groups.process(unit, scan: scan, output: output, into: emit)
+        } else if let serial {
+            try serial.send(unit, annexBSize: scan.annexBSize)
+            while let slot = try serial.receive() { try output.emit(slot, releasedBy: unit.index, into: emit) }
+        }
+        if let (warning, offset) = scan.emptyNALUnits {
             MediaDiagnostic(
                 .warning, "H.264 access unit \(index): \(warning).",
                 metadata: [
@@ -122,22 +127,17 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
 
     /// Drains the decoder: emits every frame it still holds.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        let damagedBefore = session?.damagedFrameCount ?? 0
-        try session?.drain(into: emit)
-        drained = true
-        // Frames the decoder held back (reordering, frame threads) come out here: their concealment is
-        // reported too, against the last access unit, so that the warnings add up to damagedFrameCount.
-        if let session, session.damagedFrameCount > damagedBefore {
-            let count = session.damagedFrameCount - damagedBefore
-            MediaDiagnostic(
-                .warning,
-                "H.264 decoder drained \(count: count, "frame") with errors concealed at the end of the stream.",
-                metadata: [
-                    DiagnosticKey.stage: name, DiagnosticKey.code: "framesConcealed",
-                    DiagnosticKey.sampleIndex: String(max(index - 1, 0)), DiagnosticKey.count: String(count)
-                ]
-            ).log(to: logger)
+        if let output {
+            defer { reportDamage(output) }
+            if let groups {
+                try groups.finish(output: output, into: emit)
+            } else if let serial {
+                try serial.sendEnd()
+                while let slot = try serial.receive() { try output.emit(slot, releasedBy: index - 1, into: emit) }
+            }
+            output.finish()
         }
+        drained = true
         let missing = missingFrameCount
         if missing > 0 {
             MediaDiagnostic(
@@ -149,265 +149,49 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
             ).log(to: logger)
         }
     }
+
+    /// Opens the decoder (or the workers) for a stream whose first sample has `format` and `timing`.
+    private func open(first format: VideoFormat, timing: SampleTiming) throws(MediaError) -> H264FrameOutput {
+        switch threading {
+        case .frames:
+            let output = H264FrameOutput(first: format, timing: timing)
+            serial = try H264DecoderCore(threads: 0, timescale: output.timescale, parameters: format.h264)
+            self.output = output
+            return output
+        case .groupsOfPictures(let workers, let bufferBytes):
+            guard workers >= 1, bufferBytes >= 0 else {
+                throw MediaError(
+                    .invalidArgument,
+                    "H264Decoder needs at least one worker and a buffer of 0 bytes or more, not \(workers) and \(bufferBytes)"
+                )
+            }
+            // The longest group whose pictures fit the buffer while `workers + 1` groups are in flight
+            // (8-bit 4:2:0 pictures; 1080p when the format does not give a size).
+            let width = format.width > 0 ? format.width : 1920
+            let height = format.height > 0 ? format.height : 1080
+            let length = bufferBytes / max(1, (workers + 1) * width * height * 3 / 2)
+            let output = H264FrameOutput(
+                first: format, timing: timing, pendingAccessUnits: (workers + 2) * length, keepsDecodeTicks: true)
+            groups = try H264GOPDecoding(
+                workers: workers, maximumGroupLength: length, timescale: output.timescale, parameters: format.h264)
+            self.output = output
+            return output
+        }
+    }
+
+    /// Logs a warning for each access unit that released damaged frames since the last report.
+    private func reportDamage(_ output: H264FrameOutput) {
+        for (accessUnit, count) in output.takeDamageReports() {
+            MediaDiagnostic(
+                .warning,
+                "H.264 access unit \(accessUnit) decoded to \(count) \(count == 1 ? "frame" : "frames") with errors concealed.",
+                metadata: [
+                    DiagnosticKey.stage: name, DiagnosticKey.code: "framesConcealed",
+                    DiagnosticKey.sampleIndex: String(accessUnit), DiagnosticKey.count: String(count)
+                ]
+            ).log(to: logger)
+        }
+    }
 }
 
 @available(*, unavailable) extension H264Decoder: Sendable {}
-
-extension H264Decoder {
-    /// The open decoder and the timing bookkeeping.
-    fileprivate final class Session {
-        private let codec: CodecContext
-        /// The decoded frames the emitted samples borrow their planes from.
-        private let frames = FramePool()
-        /// The emitted samples' storage, reused once a consumer has let go of a sample.
-        private var recycler = SampleRecycler()
-        /// The format of the last frame emitted, reused while the next frames have the same.
-        private var lastFormat: VideoFormat?
-        private let packet: Packet
-        /// The buffers of the packets given to the decoder.
-        private let packetBuffers = PacketBufferPool()
-        private var parameters: H264Parameters?
-        private var frameRate: FrameRate?
-        /// The timescale of packet and frame timestamps: the first sample's.
-        private let timescale: Int32
-        /// How frames are timed: by the input's presentation times, or by its decode times when those
-        /// are placeholders (see ``H264Decoder``).
-        private var clock: FrameClock
-        /// Input durations by the tick the frames are timed by (presentation or decode), to give each
-        /// frame its access unit's duration.
-        private var durations: [Int64: MediaTime] = [:]
-        /// The tick and duration of the frame emitted last: the next must come after it.
-        private var lastTick: Int64?
-        private var lastDuration: MediaTime = .invalid
-        /// Frames emitted, and those among them the decoder marked as damaged.
-        private(set) var frameCount: Int64 = 0
-        private(set) var damagedFrameCount: Int64 = 0
-
-        init(first format: VideoFormat, timing: SampleTiming) throws(MediaError) {
-            guard let decoder = avcodec_find_decoder(AV_CODEC_ID_H264) else {
-                throw MediaError(
-                    .unavailable, "this FFmpeg build has no H.264 decoder", ffmpegCall: "avcodec_find_decoder")
-            }
-            let pts = timing.presentationTime
-            let dts = timing.decodeTime
-            clock = FrameClock(presentation: pts, decode: dts)
-            let reference = pts.isNumeric ? pts : dts
-            timescale = reference.isNumeric ? reference.timescale : (format.frameRate?.numerator ?? 90_000)
-            frameRate = format.frameRate
-            codec = try CodecContext(codec: decoder)
-            packet = try Packet()
-            let ctx = codec.raw
-            ctx.pointee.pkt_timebase = AVRational(num: 1, den: timescale)
-            ctx.pointee.thread_count = 0
-            if let parameters = format.h264 {
-                // The parameter sets as Annex-B extradata: FFmpeg's h264 decoder reads start codes there.
-                let header = H264Bitstream.annexB(parameters.sequenceParameterSets + parameters.pictureParameterSets)
-                let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
-                guard let extradata = av_mallocz(header.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
-                    throw MediaError(
-                        .outOfMemory, "cannot allocate \(header.count) bytes of extradata", ffmpegCall: "av_mallocz")
-                }
-                extradata.update(from: header, count: header.count)
-                ctx.pointee.extradata = extradata  // freed by avcodec_free_context
-                ctx.pointee.extradata_size = Int32(header.count)
-                self.parameters = parameters
-            }
-            try check(avcodec_open2(ctx, decoder, nil), calling: "avcodec_open2", .unsupportedFormat)
-        }
-
-        private func ticks(_ time: MediaTime) -> Int64 {
-            let converted = time.converted(to: timescale)
-            return converted.isNumeric ? converted.value : mp_nopts_value()
-        }
-
-        /// What ``AVCCParser`` said about zero-length NAL units in the last access unit decoded, or `nil`.
-        private(set) var emptyNALUnits: (warning: String, offset: Int64)?
-
-        func decode(_ sample: MediaSample, format: VideoFormat, into emit: (MediaSample) throws -> Void) throws {
-            var inBand: [[UInt8]] = []
-            if let new = format.h264, new != parameters {
-                // New parameter sets: in-band, before this access unit.
-                inBand = new.sequenceParameterSets + new.pictureParameterSets
-                parameters = new
-            }
-            if let rate = format.frameRate { frameRate = rate }
-            try sample.withUnsafeBytes { raw in try fillPacket(avcc: raw.assumingMemoryBound(to: UInt8.self), inBand) }
-            defer { av_packet_unref(packet.raw) }
-            if sample.flags.contains(.discontinuity) { lastTick = nil }
-            let dts = ticks(sample.timing.effectiveDecodeTime)
-            // Placeholder presentation times are not handed on: the frames are timed by decode time.
-            let pts = clock == .presentation ? ticks(sample.timing.presentationTime) : mp_nopts_value()
-            packet.raw.pointee.pts = pts
-            packet.raw.pointee.dts = dts
-            if sample.timing.duration.isNumeric {
-                packet.raw.pointee.duration = ticks(sample.timing.duration)
-                let key = clock == .presentation ? pts : dts
-                if key != mp_nopts_value() {
-                    // Entries of frames that never came (damage) are dropped once they are past.
-                    if durations.count >= 256, let last = lastTick { durations = durations.filter { $0.key > last } }
-                    durations[key] = sample.timing.duration
-                }
-            }
-            if sample.flags.contains(.keyframe) { packet.raw.pointee.flags |= AV_PKT_FLAG_KEY }
-            try codec.sendPacket(packet)
-            try receive(into: emit)
-        }
-
-        /// Puts the access unit `avcc` into ``packet`` as Annex-B, after the parameter sets `inBand`:
-        /// written straight into the packet's buffer, without an array per NAL unit. The AVCC walk every
-        /// stage shares: zero-length NAL units skipped (and reported), a length past the end refused
-        /// with its byte offset.
-        private func fillPacket(avcc bytes: UnsafeBufferPointer<UInt8>, _ inBand: [[UInt8]]) throws(MediaError) {
-            var parser = try AVCCParser()
-            var size = inBand.reduce(0) { $0 + H264Bitstream.startCode.count + $1.count }
-            while let unit = try parser.next(in: bytes) { size += H264Bitstream.startCode.count + unit.range.count }
-            emptyNALUnits = parser.emptyNALUnitWarning.map { ($0, parser.firstEmptyNALUnitOffset ?? 0) }
-            guard size < Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
-                throw MediaError(.invalidData, "H.264 access unit of \(size) bytes is too large for FFmpeg")
-            }
-            let output = try packetBuffers.attach(to: packet, count: size)
-            var written = 0
-            func put(_ unit: UnsafeBufferPointer<UInt8>) {
-                for byte in H264Bitstream.startCode {
-                    output[written] = byte
-                    written += 1
-                }
-                if let base = unit.baseAddress { (output + written).update(from: base, count: unit.count) }
-                written += unit.count
-            }
-            for unit in inBand { unit.withUnsafeBufferPointer(put) }
-            parser = try AVCCParser()
-            while let unit = try parser.next(in: bytes) { put(UnsafeBufferPointer(rebasing: bytes[unit.range])) }
-        }
-
-        func drain(into emit: (MediaSample) throws -> Void) throws {
-            try codec.sendPacket(nil)
-            try receive(into: emit)
-            recycler.removeAll()
-        }
-
-        /// The tick and duration of the frame `raw` (see ``H264Decoder``'s output times): by
-        /// presentation time while those increase, else by the decode time of the access unit whose
-        /// decoding released the frame, else the previous frame's tick plus its duration.
-        private func frameTime(_ raw: AVFrame) -> (tick: Int64, duration: MediaTime) {
-            let none = mp_nopts_value()
-            func isNext(_ tick: Int64) -> Bool { tick != none && lastTick.map { tick > $0 } ?? true }
-            var tick = none
-            if clock == .presentation {
-                let presented = raw.best_effort_timestamp != none ? raw.best_effort_timestamp : raw.pts
-                if isNext(presented) {
-                    tick = presented
-                } else if presented != none {
-                    clock = .decode  // out of order after all: not presentation times
-                }
-            }
-            if clock == .decode, isNext(raw.pkt_dts) { tick = raw.pkt_dts }
-            let rateDuration =
-                frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) } ?? .invalid
-            var duration = tick == none ? nil : durations.removeValue(forKey: tick)
-            if tick == none, let last = lastTick {
-                // No time of its own (drained at the end): after the previous frame.
-                let step = lastDuration.isNumeric ? lastDuration : rateDuration
-                tick = last.addingReportingOverflow(step.isNumeric ? max(1, ticks(step)) : 1).partialValue
-                duration = step.isNumeric ? step : nil
-            }
-            let chosen = duration ?? (lastDuration.isNumeric ? lastDuration : rateDuration)
-            if tick != none {
-                lastTick = tick
-                lastDuration = chosen
-            }
-            return (tick, chosen)
-        }
-
-        private func receive(into emit: (MediaSample) throws -> Void) throws {
-            while let slot = try frames.receive(from: codec) {
-                let raw = slot.frame.raw.pointee
-                let format = try outputFormat(of: raw)
-                let (ptsTick, duration) = frameTime(raw)
-                let pts =
-                    ptsTick == mp_nopts_value() ? MediaTime.invalid : MediaTime(value: ptsTick, timescale: timescale)
-                let timing = SampleTiming(presentationTime: pts, decodeTime: pts, duration: duration)
-                let flags: MediaSample.Flags = raw.key_frame != 0 ? .keyframe : []
-                frameCount += 1
-                if raw.decode_error_flags != 0 || raw.flags & AV_FRAME_FLAG_CORRUPT != 0 { damagedFrameCount += 1 }
-                let pixels = format.pixelFormat ?? .yuv420p
-                let rowBytes = format.bytesPerRow
-                func rows(_ plane: Int) -> Int {
-                    pixels.planeSize(plane, width: format.width, height: format.height).rows
-                }
-                let sample: MediaSample
-                if rowBytes.indices.allSatisfy({ slot.linesize($0) == rowBytes[$0] }) {
-                    // FFmpeg's rows are already tightly packed (every line size a multiple of its
-                    // alignment: 1280, 1920 wide...): the sample borrows the decoder's planes.
-                    sample = recycler.make(
-                        format: .video(format), timing: timing, frameCount: 1, flags: flags,
-                        planeCount: rowBytes.count, owner: slot
-                    ) { plane in slot.plane(plane, rows: rows(plane), rowBytes: rowBytes[plane]) }
-                } else {
-                    // Padded rows: packed into the sample's own (recycled) buffers.
-                    sample = recycler.make(
-                        format: .video(format), timing: timing, frameCount: 1, flags: flags,
-                        planeCount: rowBytes.count
-                    ) { plane, bytes in
-                        let source = slot.plane(plane, rows: rows(plane), rowBytes: rowBytes[plane])
-                        let stride = slot.linesize(plane)
-                        for row in 0..<rows(plane) {
-                            bytes.append(contentsOf: source[(row * stride)..<(row * stride + rowBytes[plane])])
-                        }
-                    }
-                    av_frame_unref(slot.frame.raw)
-                }
-                try emit(sample)
-            }
-        }
-
-        /// The format of the frame `raw`: the one made for the previous frame when nothing changed, so
-        /// that a frame costs no new format (and no new array of line sizes).
-        private func outputFormat(of raw: AVFrame) throws(MediaError) -> VideoFormat {
-            guard let pixels = PixelFormat(AVPixelFormat(rawValue: raw.format)) else {
-                throw MediaError(
-                    .unsupportedFormat,
-                    "the H.264 stream decodes to \(PixelFormat.name(of: AVPixelFormat(rawValue: raw.format))), which PixelFormat does not represent"
-                )
-            }
-            var format: VideoFormat
-            if let last = lastFormat, last.pixelFormat == pixels, last.width == Int(raw.width),
-                last.height == Int(raw.height), last.frameRate == frameRate
-            {
-                format = last
-            } else {
-                format = VideoFormat.raw(pixels, width: Int(raw.width), height: Int(raw.height), frameRate: frameRate)
-            }
-            if raw.sample_aspect_ratio.num > 0 && raw.sample_aspect_ratio.den > 0 {
-                let ratio = PixelAspectRatio(Int(raw.sample_aspect_ratio.num), Int(raw.sample_aspect_ratio.den))
-                if format.pixelAspectRatio != ratio { format.pixelAspectRatio = ratio }
-            } else if format.pixelAspectRatio != nil {
-                format.pixelAspectRatio = nil
-            }
-            // AVChromaLocation counts from 1 (0 is unspecified); H.264's chroma_sample_loc_type from 0.
-            let location = ChromaLocation(rawValue: Int(raw.chroma_location.rawValue) - 1)
-            if format.chromaLocation != location { format.chromaLocation = location }
-            lastFormat = format
-            return format
-        }
-    }
-}
-
-/// How ``H264Decoder`` times its frames: by the input's presentation times, or by its decode times when
-/// the presentation times are decode-order placeholders.
-private enum FrameClock {
-    case presentation
-    case decode
-
-    /// The clock for an input whose first access unit has these times: by decode time when there is
-    /// no presentation time or one that is not after the decode time (a placeholder: a stream that
-    /// reorders presents its first access unit at least the reorder delay after decoding it; for one
-    /// that does not, both clocks give the same times).
-    init(presentation: MediaTime, decode: MediaTime) {
-        if !presentation.isNumeric || (decode.isNumeric && presentation <= decode) {
-            self = .decode
-        } else {
-            self = .presentation
-        }
-    }
-}

@@ -20,8 +20,10 @@ import Testing
         return Video.annexB(try Video.run(try H264Encoder(settings: settings), clip.frames))
     }
 
-    @Test(arguments: Array(UInt64(1)...24))
-    func damagedStreamGivesFramesOrATypedError(seed: UInt64) throws {
+    /// With either threading: groups of pictures go to several decoders, whose concealment may differ
+    /// from one decoder's, but not what is decoded or counted.
+    @Test(arguments: Array(UInt64(1)...24), [H264Decoder.Threading.frames, .groupsOfPictures(workers: 2)])
+    func damagedStreamGivesFramesOrATypedError(seed: UInt64, threading: H264Decoder.Threading) throws {
         var bytes = try Self.intactStream()
         var damage = SplitMix64(seed: seed)  // the same damage on every run
         // Where the damage hurts most: NAL unit headers, parameter sets and slice headers. Seeds 1-8
@@ -42,7 +44,7 @@ import Testing
         }
 
         let reader = AnnexBReader(bytes: bytes, readSize: 4096)
-        let decoder = H264Decoder()
+        let decoder = H264Decoder(threading: threading)
         let checked = CheckedStage(decoder)  // by hand, with the guard that stamps the sample index
         var accessUnits: Int64 = 0
         var frames: Int64 = 0

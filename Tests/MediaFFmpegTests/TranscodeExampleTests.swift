@@ -177,6 +177,28 @@ import Testing
         #expect(frames == "50")
     }
 
+    /// Decoding H.264 to Y4M writes the bytes `ffmpeg -i x.h264 -f yuv4mpegpipe` writes, with groups of
+    /// pictures decoded in parallel (the default) and with `--no-parallel` (one decoder, frame threads),
+    /// from a stream with B-frames and IDRs at irregular places (x264's scene cuts), long enough for
+    /// several groups to be in flight at once.
+    @Test func decodingToY4MGivesTheCLIsBytesWithAndWithoutParallel() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("in.h264")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25,noise=alls=8:allf=t+u", "-t", "6",
+                "-c:v", "libx264", "-preset", "veryfast", "-g", "12", "-bf", "3", "-f", "h264", input
+            ])
+        let cli = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", input, "-f", "yuv4mpegpipe", "-"]).stdout
+        for flag in ["--parallel", "--no-parallel"] {
+            let output = dir.file("out\(flag).y4m")
+            let result = try Self.run(["--input", input, "--output", output, flag, "-q"])
+            #expect(result.status == 0, "\(flag): \(result.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == cli, "\(flag)")
+        }
+    }
+
     /// The summary gives the size of what was written (headers, index and start codes included, as
     /// the other examples' summaries do), not the packets' bytes: the file's size on disk, or the
     /// bytes that went to standard output.

@@ -15,6 +15,9 @@ struct Inputs: Sendable {
     let videoFrames: [MediaSample]
     /// H.264 access units (AVCC) of ``videoFrames``, from ``H264Encoder`` on one thread.
     let h264Packets: [MediaSample]
+    /// 300 + 1000 access units with an IDR every 30 (a streaming service's groups of pictures): the first
+    /// 300 bring a parallel decoder to its steady state, the next 1000 are measured.
+    let shortGOPPackets: [MediaSample]
     /// The first 1000 AAC packets as an ADTS stream.
     let adts: [UInt8]
     /// The first 1000 access units as an Annex-B stream.
@@ -40,6 +43,9 @@ struct Inputs: Sendable {
         var settings = H264Encoder.Settings()
         settings.threads = 1
         h264Packets = try Self.apply(H264Encoder(settings: settings), to: videoFrames)
+        var longer = try TestPatternGenerator(width: 64, height: 64, length: .frames(Int64(300 + count)))
+        settings.maxKeyFrameInterval = 30
+        shortGOPPackets = try Self.apply(H264Encoder(settings: settings), to: try Self.drain(&longer))
 
         let first = 0..<samplesPerRun
         adts = try Self.mux(aacPackets[first]) { ADTSMuxer(output: $0) }

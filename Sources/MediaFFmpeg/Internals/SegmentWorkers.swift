@@ -17,7 +17,7 @@ final class SegmentWorkers: Sendable {
         let openInput: @Sendable (Range<Int64>) throws(MediaError) -> any MediaSource
     }
 
-    let channels: [SegmentChannel]
+    let channels: [SegmentChannel<MediaSample>]
     private let job: Job
     private let slots: DispatchSemaphore
     private let nextSegment = Locked(0)
