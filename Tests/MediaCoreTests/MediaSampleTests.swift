@@ -29,7 +29,7 @@ import Testing
         // and it becomes nil if a mutation copied the storage (the old one is freed). Comparing a plane's
         // address could not tell: a copied storage shares the plane's buffer, which is unique again (so
         // mutated in place, same address) once the old storage is freed (mutant core-cow-always).
-        weak var original = unique.storage
+        weak let original = unique.storage
         unique.trimAtEnd = 3
         unique.withUnsafeMutableBytes { $0[0] = 42 }
         #expect(original != nil)

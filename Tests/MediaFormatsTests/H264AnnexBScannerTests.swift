@@ -54,6 +54,44 @@ func scanAnnexB(_ bytes: [UInt8], seeds: [UInt64] = PushParserVerifier.standardS
         #expect(scanner.zeroOnlyUnits == 2)
     }
 
+    /// `withNextNALUnit` reads the units `next()` returns (bytes and offsets), in place, however the
+    /// stream is pushed (4 KiB chunks, one byte at a time at the start) and when the two calls alternate;
+    /// after `finish()`, a push makes it throw as `next()` does.
+    @Test(arguments: H264Fixtures.allNames)
+    func readingInPlaceGivesTheUnitsNextReturns(_ name: String) throws {
+        let bytes = try H264Fixtures.stream(name).bytes
+        let expected = try AnnexBScanner.split(bytes)
+        #expect(!expected.isEmpty)
+        var scanner = AnnexBScanner()
+        var units: [AnnexBScanner.NALUnit] = []
+        func read() throws {
+            while true {
+                let unit: AnnexBScanner.NALUnit?
+                if units.count % 3 == 2 {
+                    unit = try scanner.next()
+                } else {
+                    unit = try scanner.withNextNALUnit { span, offset in
+                        AnnexBScanner.NALUnit(bytes: (0..<span.count).map { span[$0] }, offset: offset)
+                    }
+                }
+                guard let unit else { return }
+                units.append(unit)
+            }
+        }
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + (start < 64 ? 1 : 4096))
+            scanner.push(bytes[start..<end])
+            try read()
+            start = end
+        }
+        scanner.finish()
+        try read()
+        #expect(units == expected)
+        scanner.push([0, 0, 1, 9])
+        #expect(throws: MediaError.self) { try scanner.withNextNALUnit { span, _ in span.count } }
+    }
+
     @Test func emptyAndStartCodeFreeInputsGiveNothing() throws {
         #expect(try AnnexBScanner.split([UInt8]()).isEmpty)
         #expect(try AnnexBScanner.split([UInt8](repeating: 0, count: 100)).isEmpty)

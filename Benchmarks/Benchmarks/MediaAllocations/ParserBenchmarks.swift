@@ -20,6 +20,26 @@ func parserBenchmarks() {
             return try measure(benchmark, &parser, inputs.nalUnits) { _ in true }
         }
     }
+    // The same units read in place (`withNextNALUnit`): no array per unit.
+    Benchmark("AnnexBScanner.inPlace") { benchmark in
+        run(benchmark) { inputs in
+            var scanner = AnnexBScanner()
+            var count = 0
+            let bytes = inputs.nalUnits
+            benchmark.startMeasurement()
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + chunkSize)
+                scanner.push(bytes[start..<end])
+                while try scanner.withNextNALUnit({ span, _ in span.count }) != nil { count += 1 }
+                start = end
+            }
+            scanner.finish()
+            while try scanner.withNextNALUnit({ span, _ in span.count }) != nil { count += 1 }
+            benchmark.stopMeasurement()
+            return count
+        }
+    }
     Benchmark("AnnexBAccessUnitParser") { benchmark in
         run(benchmark) { inputs in
             var parser = AnnexBAccessUnitParser()

@@ -7,7 +7,8 @@ public import MediaCore
 /// part of the NAL unit and are removed. Bytes before the first start code are skipped and counted in
 /// ``skippedLeadingBytes``.
 ///
-/// Push bytes in chunks of any size with ``push(_:)`` and take NAL units with ``next()``; a NAL
+/// Push bytes in chunks of any size with ``push(_:)`` and take NAL units with ``next()`` (each in an
+/// array of its own) or read them in place with ``withNextNALUnit(_:)`` (no copy, no allocation); a NAL
 /// unit is complete when the next start code has arrived, or when ``finish()`` says the input ended.
 /// However the input is split, the same NAL units come out. Scanning is linear in the input: every
 /// byte is examined once (32 bytes at a time where there are no two adjacent zero bytes) and the buffer
@@ -146,6 +147,24 @@ public struct AnnexBScanner: Sendable {
     public mutating func next() throws(MediaError) -> NALUnit? {
         guard let (range, offset) = try nextNALUnitRange() else { return nil }
         return NALUnit(bytes: Array(buffer[range]), offset: offset)
+    }
+
+    /// The next complete NAL unit, read in place: `body` is given its bytes (what ``NALUnit/bytes``
+    /// would hold: header byte first, trailing zero bytes removed) and its offset in the stream, as a
+    /// `Span` of the scanner's own buffer, valid only during the call. Nothing is copied and nothing is
+    /// allocated, which ``next()``, whose `NALUnit` owns an array, cannot avoid: this is the way for a
+    /// consumer that looks at each unit and moves on (a muxer, a counter), as Audio File Stream Services
+    /// hands its callback a pointer. `nil` when more input (or ``finish()``) is needed; same rules and
+    /// errors as ``next()``.
+    ///
+    /// ```swift
+    /// while let type = try scanner.withNextNALUnit({ bytes, _ in bytes[0] & 0x1F }) { print(type) }
+    /// ```
+    public mutating func withNextNALUnit<R>(
+        _ body: (_ bytes: Span<UInt8>, _ offset: Int64) throws(MediaError) -> R
+    ) throws(MediaError) -> R? {
+        guard let (range, offset) = try nextNALUnitRange() else { return nil }
+        return try body(buffer.span.extracting(range), offset)
     }
 
     /// The next complete NAL unit as a non-empty range of ``buffer`` and its offset in the stream,
