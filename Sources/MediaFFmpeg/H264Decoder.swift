@@ -101,11 +101,11 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
         guard case .video(let input) = sample.format, input.codec == .h264 else {
             throw MediaError.formatMismatch(stage: name, expected: "H.264 video", actual: sample.format)
         }
+        defer { index += 1 }  // a sample refused below counts too: it was given
         let scan = try sample.withUnsafeBytes { (raw) throws(MediaError) in
             try H264AccessUnitScan(avcc: raw.assumingMemoryBound(to: UInt8.self))
         }
         let output = try self.output ?? open(first: input, timing: sample.timing)
-        defer { index += 1 }
         defer { reportDamage(output) }
         let unit = output.accept(sample, format: input)
         if let groups {
