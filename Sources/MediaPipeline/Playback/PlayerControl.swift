@@ -1,6 +1,6 @@
 import Dispatch
 import MediaAudio
-import Synchronization
+import MediaCore
 
 /// What an ``AudioPlayer``'s controls (any thread) tell its engine (the playback thread), and what the
 /// engine publishes back: the map from output frames to file time that ``AudioPlayer/currentTime``
@@ -11,7 +11,7 @@ final class PlayerControl: Sendable {
     let pan: AudioParameter
     let rate: AudioParameter
 
-    private struct State {
+    private struct State: Sendable {
         var isPaused = false
         var stopRequested = false
         var seekTo: Double?
@@ -22,7 +22,10 @@ final class PlayerControl: Sendable {
         var outputRate = 48_000
     }
 
-    private let state = Mutex(State())
+    /// A pthread mutex (`Locked`), not `Synchronization.Mutex`: ThreadSanitizer cannot see the futex
+    /// hand-over inside `Mutex` and reported the playback thread's `takeSeek` against a test's
+    /// `currentTime` read as a race (Documentation/Reliability.md, the `Mutex` paragraph).
+    private let state = Locked(State())
     private let wake = DispatchSemaphore(value: 0)
 
     init(volume: AudioParameter, pan: AudioParameter, rate: AudioParameter, loops: Int) {
