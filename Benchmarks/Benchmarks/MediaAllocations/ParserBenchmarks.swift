@@ -1,4 +1,5 @@
 import Benchmark
+import Foundation
 import MediaCore
 import MediaFormats
 
@@ -68,6 +69,21 @@ func parserBenchmarks() {
                     if case .packets = event { true } else { false }
                 }
             }
+        }
+    }
+    // A file read through `AudioFileStreamParser` into one sample per AAC packet; the file is written
+    // and opened (its header parsed) before the measurement.
+    Benchmark("AudioFileReader.CAF") { benchmark in
+        run(benchmark) { inputs in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("allocations-\(UUID()).caf").path
+            try Data(inputs.caf).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let reader = try AudioFileReader(path: path)
+            var count = 0
+            benchmark.startMeasurement()
+            while try reader.next() != nil { count += 1 }
+            benchmark.stopMeasurement()
+            return count
         }
     }
     Benchmark("CAFReader") { benchmark in

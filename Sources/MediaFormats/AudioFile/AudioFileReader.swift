@@ -24,6 +24,9 @@ public import MediaCore
 ///   packet it has not seen. ``seek(toFrame:)`` is sample-accurate after decoding: it starts a few
 ///   packets early where the codec needs them (MP3's bit reservoir and filter bank, AAC's overlap)
 ///   and trims every frame before the target.
+/// - Samples are cut from the parser's batches one at a time, as ``next()`` is called, into recycled
+///   storage (``/MediaCore/SampleRecycler``): a consumer that lets go of each sample before asking for
+///   the next makes a read allocate nothing per sample.
 /// - What the parser worked around is in ``diagnostics``; a sample after skipped bytes carries
 ///   ``/MediaCore/MediaSample/Flags/discontinuity``.
 ///
@@ -63,8 +66,14 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     private let framesPerPacket: Int
     private let sampleRate: Int
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    private var ready: [MediaSample] = []
-    private var readyHead = 0
+    /// The batch that samples are being cut from, the index of its next packet and that packet's first
+    /// frame, and whether the next sample follows a gap; `nil` when it is used up. It is let go of
+    /// before the parser is asked for the next batch, so that the parser can refill the batch's buffer
+    /// in place.
+    private var current: (batch: AudioFilePackets, next: Int, frame: Int64, discontinuity: Bool)?
+    /// Makes the samples: the last one's storage and buffer are reused once the consumer has let go of
+    /// it, so a steady read allocates nothing per sample.
+    private var recycler = SampleRecycler()
     private var ended = false
     /// Whether the parser has been told that the file ended.
     private var parserFinished = false
@@ -139,9 +148,8 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
 
     /// The next sample, or `nil` at the end of the audio.
     public func next() throws -> MediaSample? {
-        while readyHead == ready.count {
-            ready.removeAll(keepingCapacity: true)
-            readyHead = 0
+        while true {
+            if let sample = cutSample() { return sample }
             guard !ended else { return nil }
             do throws(MediaError) {
                 try pump()
@@ -149,8 +157,6 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
                 throw error.inStage(name)
             }
         }
-        defer { readyHead += 1 }
-        return ready[readyHead]
     }
 
     /// Moves to `packet` (counting from 0), so that ``next()`` returns it first.
@@ -167,8 +173,7 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
 
     private func move(toPacket packet: Int64) throws(MediaError) {
         guard packet >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet)") }
-        ready.removeAll(keepingCapacity: true)  // samples already made are not wanted any more
-        readyHead = 0
+        current = nil  // samples not yet cut are not wanted any more
         // Read ahead (parsing, without making samples) until a batch after `packet` or the end is seen.
         while !(batchStarts.last.map { $0.packet > packet } ?? false), !ended {
             try pump(makingSamples: false)
@@ -218,22 +223,21 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
 
     // MARK: - Reading
 
-    /// Reads and parses until samples are ready (or, not making samples, one batch has been seen) or
-    /// the file ends.
+    /// Reads and parses until a batch to cut samples from is there (or, not making samples, one batch
+    /// has been seen) or the file ends.
     private func pump(makingSamples: Bool = true) throws(MediaError) {
-        while readyHead == ready.count, !ended {
+        while current == nil, !ended {
             while let event = try parser.next() {
                 switch event {
                 case .packets(let batch):
                     take(batch, makingSamples: makingSamples)
-                    if !makingSamples { return }
+                    if !makingSamples || current != nil { return }
                 case .diagnostic(let diagnostic):
                     record(diagnostic)
                     if case .resynchronized = diagnostic { discontinuityPending = true }
                 default: break
                 }
             }
-            if readyHead < ready.count { return }
             if parserFinished {
                 ended = true
             } else if !(try Self.feed(input, into: &parser, buffer: &chunk)) {
@@ -268,7 +272,8 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         return true
     }
 
-    /// Records where `batch` starts and turns it into samples.
+    /// Records where `batch` starts and, when making samples, makes it the batch to cut them from,
+    /// past the packets a seek into its middle drops.
     private func take(_ batch: AudioFilePackets, makingSamples: Bool) {
         if batchStarts.last.map({ $0.packet < batch.firstPacket }) ?? true {
             batchStarts.append((batch.firstPacket, batch.fileOffset, nextFrame))
@@ -282,42 +287,69 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         }
         let drop = Int(min(max(0, dropPackets), Int64(batch.packetCount)))
         dropPackets = 0
+        var first = nextFrame  // of the first packet kept
         if batch.descriptions.isEmpty {
-            let bytesPerPacket = batch.packetCount > 0 ? batch.bytes.count / batch.packetCount : 0
-            let framesEach = batch.packetCount > 0 ? Int(batch.frameCount) / batch.packetCount : 0
-            nextFrame += Int64(drop * framesEach)
-            let frames = Int(batch.frameCount) - drop * framesEach
-            guard frames > 0 else { return }
-            var bytes = Array(batch.bytes[(drop * bytesPerPacket)...])
-            rewritePCM(&bytes)
-            emit(bytes, frames: frames, discontinuity: discontinuity)
+            first += Int64(drop) * (batch.packetCount > 0 ? batch.frameCount / Int64(batch.packetCount) : 0)
+            nextFrame += batch.frameCount
         } else {
             for (i, description) in batch.descriptions.enumerated() {
-                let frames =
-                    description.variableFramesInPacket > 0 ? description.variableFramesInPacket : framesPerPacket
-                if i < drop {
-                    nextFrame += Int64(frames)
-                    continue
-                }
-                let bytes = Array(
-                    batch.bytes[description.startOffset..<(description.startOffset + description.dataByteSize)])
-                emit(bytes, frames: frames, discontinuity: discontinuity && i == drop)
+                if i < drop { first += Int64(frames(of: description)) }
+                nextFrame += Int64(frames(of: description))
             }
         }
+        current = (batch, drop, first, discontinuity)
     }
 
-    private func emit(_ bytes: [UInt8], frames: Int, discontinuity: Bool) {
-        let start = nextFrame
-        nextFrame += Int64(frames)
+    /// The next sample cut from the current batch, `nil` when it has none left: linear PCM and other
+    /// constant-size packets one sample for the rest of the batch (PCM rewritten to the canonical
+    /// layout), variable-size packets one sample each.
+    private func cutSample() -> MediaSample? {
+        guard let (batch, index, frame, discontinuity) = current else { return nil }
+        if batch.descriptions.isEmpty {
+            current = nil
+            let bytesPerPacket = batch.packetCount > 0 ? batch.bytes.count / batch.packetCount : 0
+            let framesEach = batch.packetCount > 0 ? Int(batch.frameCount) / batch.packetCount : 0
+            let frames = Int(batch.frameCount) - index * framesEach
+            guard frames > 0 else { return nil }
+            return emit(
+                batch.bytes[(index * bytesPerPacket)...], at: frame, frames: frames, discontinuity: discontinuity
+            ) { self.rewritePCM(&$0) }
+        }
+        guard index < batch.descriptions.count else {
+            current = nil
+            return nil
+        }
+        let description = batch.descriptions[index]
+        let frames = frames(of: description)
+        current = index + 1 < batch.descriptions.count ? (batch, index + 1, frame + Int64(frames), false) : nil
+        let start = description.startOffset
+        return emit(
+            batch.bytes[start..<(start + description.dataByteSize)], at: frame, frames: frames,
+            discontinuity: discontinuity)
+    }
+
+    /// The frames `description`'s packet decodes to.
+    private func frames(of description: AudioStreamPacketDescription) -> Int {
+        description.variableFramesInPacket > 0 ? description.variableFramesInPacket : framesPerPacket
+    }
+
+    /// A sample of `bytes` (then changed by `rewrite`) covering `frames` frames from absolute frame
+    /// `start`, trimmed where they fall outside the valid frames.
+    private func emit(
+        _ bytes: ArraySlice<UInt8>, at start: Int64, frames: Int, discontinuity: Bool,
+        rewrite: (inout [UInt8]) -> Void = { _ in }
+    ) -> MediaSample {
         let trimAtStart = Int(min(Int64(frames), max(0, trimBefore - start)))
         let trimAtEnd = trimFrom.map { Int(min(Int64(frames - trimAtStart), max(0, start + Int64(frames) - $0))) } ?? 0
         var flags: MediaSample.Flags = [.keyframe]
         if discontinuity { flags.insert(.discontinuity) }
-        ready.append(
-            MediaSample(
-                format: .audio(format), data: bytes,
-                timing: .audio(startFrame: start, frameCount: frames, sampleRate: sampleRate),
-                frameCount: frames, flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd))
+        return recycler.make(
+            format: .audio(format), timing: .audio(startFrame: start, frameCount: frames, sampleRate: sampleRate),
+            frameCount: frames, flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd
+        ) { payload in
+            payload.append(contentsOf: bytes)
+            rewrite(&payload)
+        }
     }
 
     private func rewritePCM(_ bytes: inout [UInt8]) {

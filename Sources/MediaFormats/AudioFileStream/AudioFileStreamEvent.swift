@@ -79,7 +79,10 @@ public struct AudioStreamPacketDescription: Sendable, Hashable {
 
 /// Whole packets, back to back, as `AudioFileStream`'s packets callback receives them.
 ///
-/// Packets come in batches so that the parser allocates per batch, not per packet. A batch holds as
+/// Packets come in batches so that the parser works per batch, not per packet; and it allocates
+/// nothing per batch in steady state: once the consumer has let go of a batch (the usual case: it is
+/// decoded or written, then dropped), the parser refills the same buffers for the next one. A batch
+/// that is kept is never changed (value semantics: the parser then fills new buffers). A batch holds as
 /// many packets as fit in the parser's ``AudioFileStreamParser/Batching`` limits, or fewer where the
 /// data ends, a seek or resynchronisation breaks the run, or the format changes; the boundaries
 /// depend only on the bytes, never on how they were split when pushed.

@@ -30,6 +30,9 @@ struct ADTSStreamParser: AudioFileFormatParser {
     private var nextPacket: Int64 = 0
     /// The file offset of the parser's first byte (after a seek, the seek's offset).
     private var base: Int64 = 0
+    /// A packet that did not fit the batch taken before it: added at the next call, once the consumer
+    /// has let go of that batch, so that the batch's buffer is reused in place.
+    private var held: (packet: MediaSample, offset: Int64, frameLength: Int)?
 
     init(batching: AudioFileStreamParser.Batching) {
         batch = VBRPacketBatch(batching: batching)
@@ -38,6 +41,9 @@ struct ADTSStreamParser: AudioFileFormatParser {
     mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
         if let bytes = input.take(input.available), !bytes.isEmpty { parser.push(bytes) }
         if input.isFinished, !ended { parser.finish() }
+        if let waiting = held.take() {
+            append(waiting.packet, at: waiting.offset, frameLength: waiting.frameLength)
+        }
         while events.isEmpty {
             let packet: MediaSample?
             do throws(MediaError) {
@@ -66,13 +72,23 @@ struct ADTSStreamParser: AudioFileFormatParser {
                 if let full = batch.take() { events.append(full) }
                 batch.markDiscontinuity()
             }
-            if batch.isFull(adding: packet.byteCount), let full = batch.take() { events.append(full) }
             let offset = parser.lastPacketByteOffset + base
-            if nextPacket == Int64(packetOffsets.count) { packetOffsets.append(offset) }
             let frameLength = Int(parser.bytesConsumed + base - offset)  // the ADTS frame, header included
-            packet.withUnsafeBytes { batch.append($0, frames: packet.frameCount, at: offset, fileLength: frameLength) }
-            nextPacket += 1
+            if batch.isFull(adding: packet.byteCount), let full = batch.take() {
+                events.append(full)
+                held = (packet, offset, frameLength)
+                return
+            }
+            append(packet, at: offset, frameLength: frameLength)
         }
+    }
+
+    /// Adds `packet`, whose ADTS frame starts at file offset `offset` and is `frameLength` bytes long, to
+    /// the batch.
+    private mutating func append(_ packet: MediaSample, at offset: Int64, frameLength: Int) {
+        if nextPacket == Int64(packetOffsets.count) { packetOffsets.append(offset) }
+        packet.withUnsafeBytes { batch.append($0, frames: packet.frameCount, at: offset, fileLength: frameLength) }
+        nextPacket += 1
     }
 
     func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? {
@@ -94,6 +110,7 @@ struct ADTSStreamParser: AudioFileFormatParser {
         ended = false
         base = byteOffset
         nextPacket = packet
+        held = nil
         batch.resume(atPacket: packet)
     }
 

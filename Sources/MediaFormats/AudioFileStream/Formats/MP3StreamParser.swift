@@ -319,7 +319,12 @@ struct MP3StreamParser: AudioFileFormatParser {
     ) {
         mode = .frame
         let offset = input.position
-        if batch.isFull(adding: length), let full = batch.take() { events.append(full) }
+        if batch.isFull(adding: length), let full = batch.take() {
+            // The frame is read again at the next step, once the consumer has let go of this batch: the
+            // batch's buffer is then reused in place.
+            events.append(full)
+            return
+        }
         guard let bytes = input.take(length) else { return }
         batch.append(bytes, frames: header.framesPerPacket, at: offset)
         seekIndex.record(header, length: length)

@@ -82,6 +82,7 @@ struct NeXTStreamParser: AudioFileFormatParser {
             return true
         case .data:
             guard var data = audio else { return false }
+            audio = nil  // so that the batcher's buffer is referenced once, and reused in place
             let appended = data.emit(from: &input, into: &events)
             audio = data
             if appended { return true }

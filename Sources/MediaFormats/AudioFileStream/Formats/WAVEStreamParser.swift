@@ -130,6 +130,7 @@ struct WAVEStreamParser: AudioFileFormatParser {
             stage = .done
             return true
         }
+        audio = nil  // so that the batcher's buffer is referenced once, and reused in place
         let appended = data.emit(from: &input, into: &events)
         audio = data
         if appended { return true }

@@ -73,6 +73,11 @@ struct CBRPacketBatcher: Sendable {
     private var discontinuity = false
     /// Whether the data is done: every packet has been emitted and the end reported.
     private(set) var isDone = false
+    /// The last batch's bytes, kept to be refilled: once the event that carried them is gone, the
+    /// buffer is only referenced here and is reused in place (a batch still held somewhere is never
+    /// changed: emptying a shared array gives a new one). So a parse whose consumer lets go of each
+    /// batch allocates nothing per batch.
+    private var buffer: [UInt8] = []
 
     /// A batcher for data of `declaredSize` bytes (`nil`: to the end) starting at `dataOffset`.
     init(
@@ -151,10 +156,12 @@ struct CBRPacketBatcher: Sendable {
         let size = packets * bytesPerPacket
         let offset = input.position
         guard let bytes = input.take(size) else { return }
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: bytes)
         events.append(
             .packets(
                 AudioFilePackets(
-                    bytes: Array(bytes), fileOffset: offset, firstPacket: nextPacket, packetCount: packets,
+                    bytes: buffer, fileOffset: offset, firstPacket: nextPacket, packetCount: packets,
                     frameCount: Int64(packets) * Int64(framesPerPacket), isDiscontinuity: discontinuity)))
         discontinuity = false
         nextPacket += Int64(packets)
@@ -166,8 +173,14 @@ struct CBRPacketBatcher: Sendable {
 /// ``AudioFileStreamParser/Batching`` size.
 struct VBRPacketBatch: Sendable {
     private let batching: AudioFileStreamParser.Batching
+    /// The batch's bytes and descriptions. After ``take()`` they still hold the batch taken (shared
+    /// with its event) until the next batch starts: emptying them then reuses their buffers in place
+    /// once the event is gone, so a parse whose consumer lets go of each batch allocates nothing per
+    /// batch (a batch still held somewhere is never changed: emptying a shared array gives a new one).
     private var bytes: [UInt8] = []
     private var descriptions: [AudioStreamPacketDescription] = []
+    /// The packets in the batch being collected (the arrays may still hold the last one taken).
+    private var packets = 0
     private var fileOffset: Int64 = 0
     /// The file offset where the last packet appended ends.
     private var fileEnd: Int64 = 0
@@ -176,19 +189,21 @@ struct VBRPacketBatch: Sendable {
     private var discontinuity = false
     /// The index of the next packet appended.
     private(set) var nextPacket: Int64 = 0
-    /// The size of the last batch taken, reserved for the next one so that it is allocated once, not
-    /// grown by doubling (which cost about 18 allocations a batch).
-    private var lastSize = (bytes: 0, packets: 0)
+    /// The largest batch taken so far and an eighth more, reserved for the next one so that a new
+    /// buffer (when the last one is still held) is allocated once, not grown by doubling (which cost
+    /// about 18 allocations a batch). It only grows, so a reused buffer is not reallocated for a batch
+    /// that would have fitted it.
+    private var reserve = (bytes: 0, packets: 0)
 
     /// An empty batch.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
 
     /// Whether the batch holds no packet.
-    var isEmpty: Bool { descriptions.isEmpty }
+    var isEmpty: Bool { packets == 0 }
 
     /// Whether a packet of `size` bytes would go past the limits (so the batch must be taken first).
     func isFull(adding size: Int) -> Bool {
-        !isEmpty && (descriptions.count >= batching.maxPackets || bytes.count + size > batching.maxBytes)
+        !isEmpty && (packets >= batching.maxPackets || bytes.count + size > batching.maxBytes)
     }
 
     /// Appends one packet of `frames` frames (`variableFrames`: the description's
@@ -200,13 +215,22 @@ struct VBRPacketBatch: Sendable {
         if isEmpty {
             fileOffset = offset
             firstPacket = nextPacket
-            bytes.reserveCapacity(min(batching.maxBytes, max(lastSize.bytes, packet.count)))
-            descriptions.reserveCapacity(min(batching.maxPackets, lastSize.packets + 1))
+            let target = min(batching.maxBytes, max(reserve.bytes, packet.count))
+            if bytes.capacity > 2 * target {
+                // Grown for an outsize packet: a new, smaller buffer, so that batches a consumer keeps
+                // do not each hold that size (emptying a shared array keeps its capacity).
+                bytes = []
+            }
+            bytes.removeAll(keepingCapacity: true)
+            descriptions.removeAll(keepingCapacity: true)
+            bytes.reserveCapacity(target)
+            descriptions.reserveCapacity(min(batching.maxPackets, reserve.packets + 1))
         }
         descriptions.append(
             AudioStreamPacketDescription(
                 startOffset: bytes.count, dataByteSize: packet.count, variableFramesInPacket: variableFrames))
         bytes.append(contentsOf: packet)
+        packets += 1
         fileEnd = offset + Int64(fileLength ?? packet.count)
         self.frames += Int64(frames)
         nextPacket += 1
@@ -217,8 +241,7 @@ struct VBRPacketBatch: Sendable {
 
     /// Continues the packet count at `packet` after a seek; the next batch follows a gap.
     mutating func resume(atPacket packet: Int64) {
-        bytes.removeAll(keepingCapacity: true)
-        descriptions.removeAll(keepingCapacity: true)
+        packets = 0
         frames = 0
         nextPacket = packet
         discontinuity = true
@@ -229,12 +252,11 @@ struct VBRPacketBatch: Sendable {
         guard !isEmpty else { return nil }
         let batch = AudioFilePackets(
             bytes: bytes, fileOffset: fileOffset, fileByteCount: fileEnd - fileOffset, firstPacket: firstPacket,
-            packetCount: descriptions.count,
+            packetCount: packets,
             frameCount: frames, descriptions: descriptions, isDiscontinuity: discontinuity)
         // room for a slightly larger one
-        lastSize = (bytes.count + bytes.count / 8, descriptions.count + descriptions.count / 8)
-        bytes = []
-        descriptions = []
+        reserve = (max(reserve.bytes, bytes.count + bytes.count / 8), max(reserve.packets, packets + packets / 8))
+        packets = 0
         frames = 0
         discontinuity = false
         return .packets(batch)
