@@ -5,7 +5,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Synchronization
 
 /// Per-channel peak and average power of PCM audio in dBFS, read the way `AVAudioRecorder` and
 /// `AVAudioPlayer` meters are read: ``updateMeters()``, then ``averagePower(forChannel:)`` and
@@ -44,7 +43,7 @@ import Synchronization
 ///   gives the same readings, bit for bit, however it is split into samples.
 ///
 /// **Threads.** The meter is `Sendable`: the stage runs on a graph thread, and any thread reads. The
-/// stage publishes its readings once per sample under a `Mutex`, copying one value per channel;
+/// stage publishes its readings once per sample under a lock, copying one value per channel;
 /// ``updateMeters()`` copies them for the readers under the same lock. Neither allocates in steady state
 /// (only a new channel count allocates). Readings change only when ``updateMeters()`` is called.
 ///
@@ -53,7 +52,7 @@ import Synchronization
 public final class LevelMeter: Sendable {
     /// How the meter measures.
     public let configuration: Configuration
-    private let readings: Mutex<Readings>
+    private let readings: Locked<Readings>
 
     /// What the stage last published, and what readers see (the copy ``updateMeters()`` made).
     struct Readings {
@@ -66,7 +65,7 @@ public final class LevelMeter: Sendable {
     public init(configuration: Configuration = Configuration()) throws(MediaError) {
         try configuration.validate()
         self.configuration = configuration
-        readings = Mutex(Readings())
+        readings = Locked(Readings())
     }
 
     /// A new pass-through stage that feeds this meter. Put one in one branch: two stages feeding one

@@ -58,7 +58,7 @@ public final class AudioCaptureSource: MediaSource, Sendable {
     private let onDiscontinuity: (@Sendable (Discontinuity) -> Void)?
     private let stopped = Atomic<Bool>(false)
     /// Consumer-side counts, and the one-consumer-at-a-time guarantee the ring needs.
-    private let consumer = Mutex(())
+    private let consumer = Locked(())
     private let framesDelivered = Atomic<Int64>(0)
     private let discontinuities = Atomic<Int64>(0)
 

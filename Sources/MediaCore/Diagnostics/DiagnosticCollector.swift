@@ -8,7 +8,7 @@ final class DiagnosticCollector: Sendable {
     static let limit = 16
 
     private let seen = Atomic<Int>(0)
-    private let kept = Mutex<[MediaDiagnostic]>([])
+    private let kept = Locked<[MediaDiagnostic]>([])
 
     init() {}
 

@@ -13,7 +13,9 @@
 ///
 /// The standard library's `Mutex` would do, but on Linux it is built on raw futex calls that
 /// ThreadSanitizer cannot see; a pthread mutex keeps the concurrent pipeline checkable with
-/// `-sanitize=thread`.
+/// `-sanitize=thread`. So every lock in the library is a `Locked` (or a `PthreadMutex`), except
+/// `Handoff`'s, whose value is not `Sendable`: ThreadSanitizer reported the playback thread's
+/// `PlayerControl` reads as a race while it was a `Mutex`.
 package final class Locked<Value: Sendable>: @unchecked Sendable {
     // Sendable by construction: `value` is only read or written inside `withLock`, between
     // pthread_mutex_lock and pthread_mutex_unlock on `mutex`, so no two threads touch it at once; and
@@ -25,8 +27,8 @@ package final class Locked<Value: Sendable>: @unchecked Sendable {
         self.value = value
     }
 
-    /// Runs `body` with exclusive access to the value.
-    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    /// Runs `body` with exclusive access to the value; throws what `body` throws (typed, as `Mutex`'s).
+    package func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
         mutex.lock()
         defer { mutex.unlock() }
         return try body(&value)

@@ -29,7 +29,7 @@ final class HLSOutput: Sendable {
         var failure: (url: String, code: CInt)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let segmentBytes = Atomic<Int64>(0)
 
     /// Validates `settings` and makes sure the folder of `playlist` exists (created with its parents

@@ -1,6 +1,5 @@
 public import MediaCore
 import MediaAudio
-import Synchronization
 
 /// Plays an audio file with AVAudioPlayer's abilities: play, pause, stop, seek (sample-accurate),
 /// volume, pan, rate with pitch kept, gapless loops, metering and events.
@@ -45,7 +44,7 @@ public final class AudioPlayer: Sendable {
     private let volumeParameter = AudioParameter.volume(1)
     private let panParameter = AudioParameter.pan(0)
     private let rateParameter = AudioParameter.rate(1)
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var run: MediaGraphRun?

@@ -1,6 +1,5 @@
 public import MediaCore
 import MediaPulse
-import Synchronization
 
 extension AudioPlayerOutput {
     /// A PulseAudio output by name, or the default with `nil`; `server` is a libpulse server string
@@ -38,7 +37,7 @@ extension AudioPlayerOutput {
 /// ``pause()`` itself and, at ``resume()``, subtracts whatever the server's time moved meanwhile.
 final class DeviceClock: PlaybackClock {
     let sink: AudioPlaybackSink
-    private let state = Mutex<(pausedAt: Int64?, offset: Int64)>((nil, 0))
+    private let state = Locked<(pausedAt: Int64?, offset: Int64)>((nil, 0))
 
     init(sink: AudioPlaybackSink) { self.sink = sink }
 

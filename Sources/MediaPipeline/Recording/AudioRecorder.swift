@@ -5,7 +5,6 @@ import Dispatch
 public import MediaCore
 internal import MediaFFmpeg
 import MediaAudio
-import Synchronization
 
 /// Records audio to a file with AVAudioRecorder's abilities: settings, a container chosen by the
 /// path's extension, pause and resume without a gap or click, a duration limit, the time recorded,
@@ -41,7 +40,7 @@ public final class AudioRecorder: Sendable {
     private let input: AudioRecorderInput
     private let meter: LevelMeter
     private let continuation: AsyncStream<AudioRecorderEvent>.Continuation
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var control: RecordingControl?

@@ -1,6 +1,5 @@
 import MediaCore
 import MediaPulse
-import Synchronization
 
 extension AudioRecorderInput {
     /// A PulseAudio input (a microphone, or a sink's `.monitor`) by name, or the default with `nil`,
@@ -13,7 +12,7 @@ extension AudioRecorderInput {
     public static func device(_ name: String?, server: String? = nil, latency: Duration = .milliseconds(50))
         -> AudioRecorderInput
     {
-        let current = Mutex<AudioCaptureSource?>(nil)
+        let current = Locked<AudioCaptureSource?>(nil)
         return AudioRecorderInput(
             make: { settings in
                 let connection = try PulseConnection(server: server, clientName: "MediaPipeline AudioRecorder")

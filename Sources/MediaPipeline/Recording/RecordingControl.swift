@@ -34,7 +34,7 @@ final class RecordingControl: Sendable {
     var framesDropped: Int64 { dropped.load(ordering: .acquiring) }
     func addDropped(_ count: Int64) { dropped.add(count, ordering: .relaxed) }
 
-    private let lostInputHandler = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    private let lostInputHandler = Locked<(@Sendable (Int) -> Void)?>(nil)
 
     /// Captured buffers that followed lost input (the device's overruns), as the input flagged them.
     var inputDiscontinuities: Int { discontinuities.load(ordering: .acquiring) }
