@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import MediaCore
+import MediaFFmpeg
 import MediaFormats
 
 /// Bytes are pushed in chunks of this size, as a file or socket reader would give them.
@@ -82,6 +83,27 @@ func parserBenchmarks() {
             var count = 0
             benchmark.startMeasurement()
             while try reader.next() != nil { count += 1 }
+            benchmark.stopMeasurement()
+            return count
+        }
+    }
+    // An MP4 of 1000 AAC packets (written by ContainerMuxer before the measurement), read through
+    // libavformat: the samples borrow the packets' buffers.
+    Benchmark("ContainerDemuxer.MP4") { benchmark in
+        run(benchmark) { inputs in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("allocations-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("audio.mp4").path
+            let muxer = try ContainerMuxer(path: path, format: .mp4)
+            try muxer.begin(tracks: [inputs.aacPackets[0].format])
+            for sample in inputs.aacPackets.prefix(samplesPerRun) { try muxer.write(sample, track: 0) }
+            try muxer.finish()
+            let demuxer = try ContainerDemuxer(path: path)
+            let source = try demuxer.source(stream: 0)
+            var count = 0
+            benchmark.startMeasurement()
+            while try source.next() != nil { count += 1 }
             benchmark.stopMeasurement()
             return count
         }

@@ -23,6 +23,10 @@ final class ContainerStreamReader {
     private var awaitingKeyframe = false
     /// A conversion error of a packet queued for this stream, thrown when its source gets there.
     private var pendingError: MediaError?
+    /// The packets whose bytes samples borrow (those the conversion leaves unchanged).
+    private let slots = PacketSlotPool()
+    /// Makes the borrowing samples: the last one's storage is reused once every consumer let go of it.
+    private var recycler = SampleRecycler()
 
     init(layout: ContainerStreamLayout, format: MediaFormat) {
         self.layout = layout
@@ -81,9 +85,16 @@ final class ContainerStreamReader {
     /// The sample for `packet` (of this stream), or `nil` when nothing of it remains (an H.264
     /// packet of parameter sets only) or when it is dropped (video before the first keyframe after a
     /// seek).
+    ///
+    /// When the conversion leaves the bytes as they are (AAC and other audio in MP4, Matroska and the
+    /// like, little-endian PCM), the sample borrows them: the packet is moved into a ``PacketSlot``
+    /// (`packet` is left blank) and nothing is copied. Otherwise (big-endian or signed 8-bit PCM, ADTS,
+    /// H.264, which become the canonical form) the sample holds a rewritten copy.
     func sample(from packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) -> MediaSample? {
         let p = packet.pointee
-        var bytes: [UInt8] = p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, p.size)))) } ?? []
+        let payload = UnsafeRawBufferPointer(start: p.data, count: p.data == nil ? 0 : Int(max(0, p.size)))
+        // The rewritten bytes; `nil` while they are the packet's own.
+        var rewritten: [UInt8]?
         var pts = layout.time(p.pts)
         var dts = layout.time(p.dts)
         if !pts.isValid && !dts.isValid {
@@ -110,21 +121,30 @@ final class ContainerStreamReader {
         case .unsupported:
             return nil
         case .pcm(let swap, let signed8):
-            if swap > 1 { Self.reverseEach(swap, in: &bytes) }
-            if signed8 { for i in bytes.indices { bytes[i] ^= 0x80 } }
-            frameCount = layout.bytesPerFrame > 0 ? bytes.count / layout.bytesPerFrame : 0
+            if swap > 1 || signed8 {
+                var bytes = Array(payload)
+                if swap > 1 { Self.reverseEach(swap, in: &bytes) }
+                if signed8 { for i in bytes.indices { bytes[i] ^= 0x80 } }
+                rewritten = bytes
+            }
+            frameCount = layout.bytesPerFrame > 0 ? payload.count / layout.bytesPerFrame : 0
             if !timing.duration.isValid, layout.sampleRate > 0 {
                 timing.duration = MediaTime(value: Int64(frameCount), timescale: Int32(clamping: layout.sampleRate))
             }
             flags = .keyframe
         case .aac(let adts):
-            if adts { bytes = try stripADTS(bytes) }
             flags = .keyframe
-            (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: bytes)
+            if adts {
+                let bytes = try stripADTS(Array(payload))
+                rewritten = bytes
+                (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: bytes)
+            } else {
+                (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: payload)
+            }
         case .passthrough:
             if layout.stream.isAudio {
                 flags = .keyframe
-                (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: bytes)
+                (frameCount, trimAtStart, trimAtEnd) = audioTrims(packet, bytes: payload)
             } else {
                 frameCount = 1
             }
@@ -132,20 +152,23 @@ final class ContainerStreamReader {
             // In-band parameter sets (GStreamer's h264parse repeats them before IDRs) also go into the
             // format; the sample keeps every NAL unit the file has, as a remux must. Lengths of another
             // size become 4 bytes; zero-length NAL units are dropped (AVCCParser's rule, as every stage).
+            var bytes = Array(payload)
             var parser = try AVCCParser(lengthSize: lengthSize)
             let units = try parser.all(in: bytes).map { bytes[$0.range] }
             if lengthSize != 4 || parser.skippedEmptyNALUnits > 0 { bytes = try H264Bitstream.avcc(units) }
             takeParameters(from: units)
+            rewritten = bytes
             frameCount = 1
         case .h264AnnexB:
             // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
             // them); the parameter sets also go into the format.
+            let bytes = Array(payload)
             let units = H264Bitstream.annexBNALUnits(bytes)
             takeParameters(from: units)
             let types = units.map { H264Bitstream.nalUnitType(of: $0) }
             guard types.contains(where: { !Self.isParameterSet($0.rawValue) }) else { return nil }
             if types.contains(.idr) { flags.insert(.keyframe) }  // an IDR slice
-            bytes = try H264Bitstream.avcc(units)
+            rewritten = try H264Bitstream.avcc(units)
             frameCount = 1
         }
         sawFirstPacket = true
@@ -157,9 +180,18 @@ final class ContainerStreamReader {
             flags.insert(.discontinuity)
             discontinuityPending = false
         }
-        return MediaSample(
-            format: format, data: bytes, timing: timing, frameCount: frameCount, flags: flags,
-            trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
+        guard rewritten == nil, p.buf != nil else {
+            // Rewritten, or (never from av_read_frame, which returns refcounted packets) not
+            // refcounted, so not to be kept past the next read: a copy.
+            return MediaSample(
+                format: format, data: rewritten ?? Array(payload), timing: timing, frameCount: frameCount,
+                flags: flags, trimAtStart: trimAtStart, trimAtEnd: trimAtEnd)
+        }
+        let slot = try slots.adopt(packet)
+        return recycler.make(
+            format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
+            trimAtEnd: trimAtEnd, planeCount: 1, owner: slot
+        ) { _ in slot.payload }
     }
 
     /// Whether an H.264 NAL unit of `type` is a parameter set or delimiter, not picture data: SPS (7),
@@ -198,9 +230,9 @@ final class ContainerStreamReader {
     ///   trims is the track's length after the edit list. (ffmpeg 5.1 itself drops the priming when
     ///   decoding but keeps this padding; it reads no `iTunSMPB` tag: priming and length come from the
     ///   edit list and `stts` only.)
-    private func audioTrims(_ packet: UnsafeMutablePointer<AVPacket>, bytes: [UInt8]) -> (
-        frames: Int, start: Int, end: Int
-    ) {
+    private func audioTrims<Bytes: RandomAccessCollection<UInt8>>(
+        _ packet: UnsafeMutablePointer<AVPacket>, bytes: Bytes
+    ) -> (frames: Int, start: Int, end: Int) where Bytes.Index == Int {
         let p = packet.pointee
         let frameCount =
             layout.isOpus && layout.sampleRate == 48_000

@@ -11,43 +11,16 @@ import MediaCore
 /// whichever thread. A slot is free again when the pool holds the only reference to it; it is then
 /// unreferenced (its buffers go back to the decoder's buffer pool) before it is reused.
 final class FramePool {
-    private var slots: [FrameSlot] = []
+    private var slots = BorrowedSlots<FrameSlot>()
 
     /// Receives the decoder's next frame into a free slot: the slot, or `nil` when the decoder wants more
     /// input or has ended (`EAGAIN`, `EOF`).
     func receive(from codec: CodecContext) throws(MediaError) -> FrameSlot? {
-        let slot = try freeSlot()
+        let slot = try slots.free()
         let code = avcodec_receive_frame(codec.raw, slot.frame.raw)
         if code == mp_averror_eagain() || code == mp_averror_eof() { return nil }
         try check(code, calling: "avcodec_receive_frame", .decoderFailure)
         return slot
-    }
-
-    /// A slot no sample refers to, its frame unreferenced; a new one when every slot is borrowed from.
-    /// Every other free slot is unreferenced too, so that frames nobody reads give their buffers back.
-    private func freeSlot() throws(MediaError) -> FrameSlot {
-        var found: Int?
-        for index in slots.indices where isKnownUniquelyReferenced(&slots[index]) {
-            Self.release(slots[index])
-            if found == nil { found = index }
-        }
-        if let found { return slots[found] }
-        let slot = try FrameSlot()
-        slots.append(slot)
-        return slot
-    }
-
-    /// Gives `slot`'s buffers back, once no sample refers to it.
-    ///
-    /// Its own function, never inlined, so that a ThreadSanitizer report would name it: a consumer on
-    /// another thread that read the samples borrowing from this slot and then let go of them is ordered
-    /// before this by the reference count alone (a releasing decrement, and the acquiring load in
-    /// `isKnownUniquelyReferenced`, inside the uninstrumented Swift runtime), as for
-    /// `MediaSample.refillInPlace`, which `Tests/Sanitizers/tsan.supp` names. `make sanitize-thread`
-    /// reports nothing here (2026-11-25): libavcodec, which reuses the buffers, is not instrumented.
-    @inline(never)
-    private static func release(_ slot: FrameSlot) {
-        av_frame_unref(slot.frame.raw)
     }
 }
 
@@ -60,11 +33,24 @@ final class FramePool {
 /// the only reference to the slot, i.e. while no sample on any thread can read it; samples only read
 /// the planes' bytes, through pointers taken when they were made, which FFmpeg leaves unchanged for
 /// as long as the frame references its buffers.
-final class FrameSlot: @unchecked Sendable {
+final class FrameSlot: BorrowedSlot, @unchecked Sendable {
     let frame: Frame
 
     init() throws(MediaError) {
         frame = try Frame()
+    }
+
+    /// Gives the frame's buffers back to the decoder's pool, once no sample refers to the slot.
+    ///
+    /// Its own function, never inlined, so that a ThreadSanitizer report would name it: a consumer on
+    /// another thread that read the samples borrowing from this slot and then let go of them is ordered
+    /// before this by the reference count alone (a releasing decrement, and the acquiring load in
+    /// `isKnownUniquelyReferenced`, inside the uninstrumented Swift runtime), as for
+    /// `MediaSample.refillInPlace`, which `Tests/Sanitizers/tsan.supp` names. `make sanitize-thread`
+    /// reports nothing here (2026-11-25): libavcodec, which reuses the buffers, is not instrumented.
+    @inline(never)
+    func unreference() {
+        av_frame_unref(frame.raw)
     }
 
     /// The bytes of plane `plane`: `rows` rows `linesize` apart, the last one `rowBytes` long (the

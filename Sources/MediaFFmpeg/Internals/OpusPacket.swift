@@ -2,7 +2,7 @@
 enum OpusPacket {
     /// Frames at 48 kHz the packet decodes to, or `nil` when it is too short to say (an empty packet,
     /// code 3 without its frame count byte).
-    static func frameCount(_ bytes: [UInt8]) -> Int? {
+    static func frameCount<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int? where Bytes.Index == Int {
         guard let toc = bytes.first else { return nil }
         let config = Int(toc >> 3)  // config: mode and frame size
         let frameSize: Int  // in 1/400 s units of 120 frames: 2.5 ms = 120 frames at 48 kHz
@@ -17,7 +17,7 @@ enum OpusPacket {
         case 1, 2: frames = 2
         default:
             guard bytes.count >= 2 else { return nil }
-            frames = Int(bytes[1] & 0x3F)  // M: frame count
+            frames = Int(bytes[bytes.startIndex + 1] & 0x3F)  // M: frame count
         }
         return frameSize * frames
     }
