@@ -223,8 +223,13 @@ struct VBRPacketBatch: Sendable {
             }
             bytes.removeAll(keepingCapacity: true)
             descriptions.removeAll(keepingCapacity: true)
-            bytes.reserveCapacity(target)
-            descriptions.reserveCapacity(min(batching.maxPackets, reserve.packets + 1))
+            // Sized once for a new buffer (or one too small for this packet); a reused one keeps its
+            // capacity, and grows only when a batch does not fit it (reserving a few bytes more than
+            // it has would reallocate it for nothing: malloc does not always round sizes up).
+            if bytes.capacity < max(1, packet.count) { bytes.reserveCapacity(target) }
+            if descriptions.capacity == 0 {
+                descriptions.reserveCapacity(min(batching.maxPackets, reserve.packets + 1))
+            }
         }
         descriptions.append(
             AudioStreamPacketDescription(
