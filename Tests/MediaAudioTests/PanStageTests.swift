@@ -2,7 +2,10 @@ import MediaAudio
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct PanStageTests {
+// The limit catches a hang (a DSP loop that never ends), not slowness: the suites take about 16 s under
+// ThreadSanitizer alone, but in the fresh-clone CI's parallel TSan run on two cores they waited past one
+// minute behind the heavier suites (2026-11-25), so the limit is five.
+@Suite(.timeLimit(.minutes(5))) struct PanStageTests {
     /// Left 440 Hz, right 660 Hz: a stereo signal whose sides differ.
     let stereo: [Float] = {
         let left = PlaybackSignals.tones([440], seconds: 1),
