@@ -189,10 +189,9 @@ struct VBRPacketBatch: Sendable {
     private var discontinuity = false
     /// The index of the next packet appended.
     private(set) var nextPacket: Int64 = 0
-    /// The largest batch taken so far and an eighth more, reserved for the next one so that a new
-    /// buffer (when the last one is still held) is allocated once, not grown by doubling (which cost
-    /// about 18 allocations a batch). It only grows, so a reused buffer is not reallocated for a batch
-    /// that would have fitted it.
+    /// The largest batch taken so far and an eighth more: the size a new buffer is given (the first
+    /// one, or one dropped after an outsize packet), so that it is allocated once, not grown by
+    /// doubling (which cost about 18 allocations a batch). A reused buffer keeps its capacity.
     private var reserve = (bytes: 0, packets: 0)
 
     /// An empty batch.
