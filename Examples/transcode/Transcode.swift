@@ -98,40 +98,49 @@ struct Transcode: ParsableCommand {
 
     func run() throws {
         guard let kind else { throw ValidationError("cannot tell the format of '\(output)'") }
-        // Which streams: every audio and video stream, or the one kind the output takes.
-        var streams: [(path: String, stream: ContainerDemuxer.Stream)] = []
+        // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error.
+        var graph = MediaGraph(
+            logger: ExampleLogHandler.logger(for: "transcode", verbose: logging.verbose, quiet: quiet))
+        // Which streams: every audio and video stream, or the one kind the output takes; a branch each.
+        var branches: [MediaGraph.BranchID] = []
         for path in input {
             let demuxer = try ContainerDemuxer(path: path)
-            for stream in demuxer.streams
-            where (stream.isAudio && kind.takesAudio) || (stream.isVideo && kind.takesVideo) {
-                streams.append((path, stream))
+            var wanted = demuxer.streams.filter {
+                ($0.isAudio && kind.takesAudio) || ($0.isVideo && kind.takesVideo)
+            }
+            if !kind.isContainer {
+                // A bare stream, CAF, WAV or Y4M file holds one stream: the first that fits.
+                wanted = branches.isEmpty ? Array(wanted.prefix(1)) : []
+            }
+            guard let first = wanted.first else { continue }
+            if branches.isEmpty, toStandardOutput, kind == .caf, case .audio(let audio)? = first.format,
+                audio.pcm == nil
+            {
+                // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
+                throw ValidationError(
+                    "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file"
+                )
+            }
+            // The file's first stream takes over the demuxer that listed the streams: no second open
+            // (nor a second probe, which for a raw .h264 decodes its first pictures). Every other
+            // stream gets a demuxer of its own, so that each branch reads on a thread of its own.
+            branches.append(
+                graph.addBranch(
+                    "\(path)#\(first.index)", source: try ContainerDemuxer.streamSource(demuxer, stream: first.index),
+                    stages: try stages(for: first, path: path, into: kind)))
+            for stream in wanted.dropFirst() {
+                branches.append(
+                    graph.addBranch(
+                        "\(path)#\(stream.index)",
+                        source: try ContainerDemuxer.streamSource(path: path, stream: stream.index),
+                        stages: try stages(for: stream, path: path, into: kind)))
             }
         }
-        guard !streams.isEmpty else {
+        guard !branches.isEmpty else {
             throw MediaError(
                 .unsupportedFormat,
                 "\(input.joined(separator: ", ")) holds no \(kind.takesVideo ? (kind.takesAudio ? "audio or video" : "video") : "audio") stream for \(output)"
             )
-        }
-        if !kind.isContainer {
-            // A bare stream, CAF, WAV or Y4M file holds one stream: the first that fits.
-            streams = [streams[0]]
-        }
-        if toStandardOutput, kind == .caf, case .audio(let audio)? = streams[0].stream.format, audio.pcm == nil {
-            // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
-            throw ValidationError(
-                "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file"
-            )
-        }
-
-        // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error.
-        var graph = MediaGraph(
-            logger: ExampleLogHandler.logger(for: "transcode", verbose: logging.verbose, quiet: quiet))
-        var branches: [MediaGraph.BranchID] = []
-        for (path, stream) in streams {
-            let source = try ContainerDemuxer.streamSource(path: path, stream: stream.index)
-            let stages = try self.stages(for: stream, path: path, into: kind)
-            branches.append(graph.addBranch("\(path)#\(stream.index)", source: source, stages: stages))
         }
         var options = ContainerMuxer.Options()
         options.fragmented = fragmented

@@ -276,7 +276,27 @@ public final class ContainerDemuxer {
     /// streams. It costs one more open of the file per stream; for MP4, MOV and Matroska the other
     /// streams' bytes are skipped, not read.
     public static func streamSource(path: String, stream index: Int) throws(MediaError) -> sending StreamSource {
-        let demuxer = try ContainerDemuxer(path: path)
+        try streamSource(ContainerDemuxer(path: path), stream: index)
+    }
+
+    /// A source of stream `index` that takes `demuxer` over: the demuxer's other streams are discarded
+    /// from then on, as in ``streamSource(path:stream:)``, but the file is not opened again.
+    ///
+    /// For a caller that opened the file to list its streams (one `avformat_find_stream_info`, which
+    /// for a raw H.264 or an MPEG-TS input decodes the first pictures) and then wants a branch's
+    /// source: hand over that demuxer for the first stream instead of opening the file once more.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when a stream of `demuxer` already has
+    ///   a source (its packets would stop), and as ``source(stream:)``.
+    public static func streamSource(_ demuxer: sending ContainerDemuxer, stream index: Int) throws(MediaError)
+        -> sending StreamSource
+    {
+        guard demuxer.readers.isEmpty else {
+            throw MediaError(
+                .invalidArgument,
+                "\(demuxer.inputName) already has a source for stream \(demuxer.readers.keys.sorted()[0]); "
+                    + "a demuxer handed over for one stream must have none")
+        }
         let ctx = demuxer.context.raw.pointee
         for other in 0..<Int(ctx.nb_streams) where other != index {
             ctx.streams?[other]?.pointee.discard = AVDISCARD_ALL
