@@ -37,6 +37,34 @@ static inline void mp_set_log_level(int level) { av_log_set_level(level); }
 static inline uint8_t *_Nullable mp_frame_data(const AVFrame *_Nonnull frame, int plane) { return frame->data[plane]; }
 /// `frame->linesize[plane]`.
 static inline int mp_frame_linesize(const AVFrame *_Nonnull frame, int plane) { return frame->linesize[plane]; }
+/// `av_frame_get_buffer` for an audio frame (format, nb_samples and ch_layout set, at most
+/// AV_NUM_DATA_POINTERS planes), but with one buffer for all the planes where av_frame_get_buffer makes
+/// one per plane: `avcodec_send_frame`'s reference to the frame then costs one `AVBufferRef`, not one
+/// per channel. AVFrame allows it ("there may be a single buffer for all the data"); the planes are
+/// laid out as av_frame_get_buffer lays out each (av_samples_fill_arrays, default alignment), one after
+/// the other, so every plane starts as aligned as the buffer.
+static inline int mp_frame_get_audio_buffer_shared(AVFrame *_Nonnull frame) {
+    int channels = frame->ch_layout.nb_channels;
+    int planes = av_sample_fmt_is_planar(frame->format) ? channels : 1;
+    if (channels <= 0 || planes > AV_NUM_DATA_POINTERS || frame->nb_samples <= 0 || frame->buf[0]) {
+        return AVERROR(EINVAL);
+    }
+    int linesize = 0;
+    int size = av_samples_get_buffer_size(&linesize, channels, frame->nb_samples, frame->format, 0);
+    if (size < 0) return size;
+    AVBufferRef *buffer = av_buffer_alloc(size);
+    if (!buffer) return AVERROR(ENOMEM);
+    int filled = av_samples_fill_arrays(frame->data, &linesize, buffer->data, channels, frame->nb_samples,
+                                        frame->format, 0);
+    if (filled < 0) {
+        av_buffer_unref(&buffer);
+        return filled;
+    }
+    frame->buf[0] = buffer;
+    frame->extended_data = frame->data;
+    frame->linesize[0] = linesize;
+    return 0;
+}
 /// `sws_scale` over whole frames: converts all of `src` into `dst` (both allocated, sizes as the context's).
 static inline int mp_sws_scale(struct SwsContext *_Nonnull context, const AVFrame *_Nonnull src, AVFrame *_Nonnull dst) {
     return sws_scale(context, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);

@@ -176,7 +176,9 @@ extension AACEncoder {
             try check(
                 av_channel_layout_copy(&frame.raw.pointee.ch_layout, &ctx.pointee.ch_layout),
                 calling: "av_channel_layout_copy")
-            try check(av_frame_get_buffer(frame.raw, 0), calling: "av_frame_get_buffer", .outOfMemory)
+            // One buffer for every channel's plane: a reference per packet sent, not one per channel.
+            try check(
+                mp_frame_get_audio_buffer_shared(frame.raw), calling: "av_frame_get_buffer", .outOfMemory)
         }
 
         /// Converts (if needed) and queues one input sample's frames.

@@ -177,6 +177,8 @@ extension H264Encoder {
         private let codec: CodecContext
         private let frame: Frame
         private let packet: Packet
+        /// The encoded packets' buffers (libx264 asks for them), back once each is copied out.
+        private let packetBuffers = PacketBufferPool()
         /// The emitted packets, reused once the consumer has let go of the last one.
         private var samples = SampleRecycler()
         /// Ticks of the codec time base: `tick` seconds = `tickNumerator / tickTimescale`.
@@ -214,6 +216,7 @@ extension H264Encoder {
             frame = try Frame()
             packet = try Packet()
             let ctx = codec.raw
+            packetBuffers.supplyEncodedPackets(of: ctx)
             ctx.pointee.width = Int32(input.width)
             ctx.pointee.height = Int32(input.height)
             ctx.pointee.pix_fmt = pixels.avPixelFormat
@@ -329,6 +332,10 @@ extension H264Encoder {
                     sampleIndex: index)
             }
             lastTick = tick
+            // A copy into the one reused frame, not the sample's planes wrapped for FFmpeg: wrapping costs
+            // `av_buffer_create`'s two allocations and a retained box per frame (the issue-15 target is
+            // none), while the copy is at most 1.8 % of h264-encoder's CPU on 720p (all of libc's memmove
+            // in `perf record`; libx264 80 %). Benchmarks/README.md, "Allocations", has the measurement.
             try frame.copyPicture(from: sample, format: format)
             frame.raw.pointee.pts = tick
             // AV_PICTURE_TYPE_I makes libx264 code an X264_TYPE_KEYFRAME: an IDR picture in a closed GOP.
