@@ -161,6 +161,12 @@ public struct MediaSample: Sendable {
     /// see ``init(format:borrowing:owner:timing:frameCount:flags:trimAtStart:trimAtEnd:)``).
     public var borrowsMemory: Bool { storage.bytes.isBorrowed }
 
+    /// The owner object the planes borrow their bytes from (`nil` when the sample owns them), for this
+    /// package's stages only: a muxer that recognises a demuxer's packet slot among them hands its
+    /// buffer back to FFmpeg by reference instead of copying the bytes. Reading the owner changes
+    /// nothing; the planes still borrow from it for as long as the sample lives.
+    package var memoryOwner: (any AnyObject & Sendable)? { storage.bytes.lender }
+
     /// Calls `body` with the bytes of plane `index` (an empty buffer if there is no such plane), owned or
     /// borrowed, without copying them.
     public func withUnsafeBytes<R, E: Error>(

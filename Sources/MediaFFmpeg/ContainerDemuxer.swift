@@ -46,10 +46,13 @@ public import MediaCore
 ///     samples. Subtitle and data streams, and codecs with no code, are listed with a `nil` format;
 ///     ``source(stream:)`` refuses them.
 /// - Zero-copy: a packet the canonical form leaves as it is (AAC and other codecs in MP4, Matroska and
-///   the like; little-endian PCM) is handed out without a copy: the sample borrows libavformat's
-///   refcounted buffer (``/MediaCore/MediaSample/borrowsMemory``), which lives as long as any copy of
-///   the sample does, on any thread; a packet's buffer is reused only once no sample refers to it.
-///   Rewritten packets (big-endian PCM, ADTS, H.264) are copies.
+///   the like; little-endian PCM; H.264 with 4-byte AVCC lengths and no in-band SPS or PPS) is handed
+///   out without a copy: the sample borrows libavformat's refcounted buffer
+///   (``/MediaCore/MediaSample/borrowsMemory``), which lives as long as any copy of the sample does, on
+///   any thread; a packet's buffer is reused only once no sample refers to it. ``ContainerMuxer`` gives
+///   such a sample back to libavformat by reference, so a remux copies no payload. Rewritten packets
+///   (big-endian PCM, ADTS, Annex-B H.264, other AVCC length sizes, packets with parameter sets) are
+///   copies.
 /// - Timing: presentation and decode time and duration exactly in the stream's time base (a timescale
 ///   of its denominator); a packet without a decode time gets its presentation time. A stream without
 ///   any time stamps (a raw `.h264`) is timed as the ffmpeg CLI times it for `-c copy`: decode order at

@@ -40,6 +40,9 @@ public import MediaCore
 ///   naming the track, the codec and the container.
 /// - Output: the container, to a path or to any ``/MediaCore/MediaOutput``. Timestamps are converted
 ///   exactly (rounded to nearest once, never accumulated) to each stream's time base as the muxer chose it.
+///   A sample's bytes are copied into a pooled packet buffer, except a ``ContainerDemuxer`` sample that
+///   borrows a whole packet of libavformat's: its buffer is passed on by reference (a remux copies no
+///   payload).
 ///   A sample whose decode time goes backwards within its track throws ``/MediaCore/MediaError/Code/invalidData``
 ///   with the sample's index in that track.
 /// - Gapless AAC in MP4/MOV/M4A (one AAC track, not fragmented), as `AVAssetWriter` and iTunes write it: the priming (the first packet's
@@ -503,22 +506,45 @@ extension ContainerMuxer {
     /// An H.264 sample as ``/MediaBitstream/AVCCParser`` reads it, the walk `AnnexBMuxer` and
     /// ``H264Decoder`` share: a length prefix past the end is refused (``/MediaCore/MediaError/Code/truncated``
     /// with its byte offset and the sample's index), zero-length NAL units are dropped (as FFmpeg's
-    /// `h264_mp4toannexb` drops them), and a sample without any is kept as it is, without a copy.
+    /// `h264_mp4toannexb` drops them: the rewritten bytes are returned), and for a sample without any
+    /// the result is `nil`: its bytes are written as they are (by reference when they are a demuxed
+    /// packet's, see `PacketSlot.sharedBuffer(for:)`).
     private static func checkedAVCC(
-        _ data: [UInt8], trackIndex: Int, sampleIndex: Int64
-    ) throws(MediaError) -> [UInt8] {
+        _ data: UnsafeRawBufferPointer, trackIndex: Int, sampleIndex: Int64
+    ) throws(MediaError) -> [UInt8]? {
         do {
             var parser = try AVCCParser()
             while try parser.next(in: data) != nil {}
-            guard parser.skippedEmptyNALUnits > 0 else { return data }
+            guard parser.skippedEmptyNALUnits > 0 else { return nil }
             var rewrite = try AVCCParser()
-            return try H264Bitstream.avcc(try rewrite.all(in: data).map { data[$0.range] })
+            return try H264Bitstream.avcc(try rewrite.all(in: data).map { Array(data[$0.range]) })
         } catch {
             var failure = error
             failure.message = "H.264 sample of track \(trackIndex): " + failure.message
             failure.sampleIndex = sampleIndex
             throw failure
         }
+    }
+
+    /// Gives ``packet`` a pooled buffer of `size` bytes to fill, and returns them.
+    private func payload(count size: Int, _ trackIndex: Int, _ index: Int64) throws(MediaError)
+        -> UnsafeMutablePointer<UInt8>
+    {
+        guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
+            throw MediaError(
+                .invalidArgument,
+                "sample of track \(trackIndex) has \(count: size, "byte"), more than a packet can hold",
+                sampleIndex: index)
+        }
+        return try packetBuffers.attach(to: packet, count: size)
+    }
+
+    /// Gives ``packet`` `buffer` (a new reference to a demuxed packet's buffer, now the packet's), whose
+    /// payload is `bytes`.
+    private func attach(_ buffer: UnsafeMutablePointer<AVBufferRef>, bytes: UnsafeRawBufferPointer) {
+        packet.raw.pointee.buf = buffer  // unreferenced by av_packet_unref, as a pooled one
+        packet.raw.pointee.data = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        packet.raw.pointee.size = Int32(bytes.count)
     }
 
     private func writePacket(_ sample: MediaSample, track: Track, trackIndex: Int) throws(MediaError) {
@@ -567,24 +593,25 @@ extension ContainerMuxer {
         }
         let ticks = Self.ticks(duration, tb) ?? 0
 
-        var data = sample.data
-        if case .video(let video) = track.format, video.codec == .h264 {
-            data = try Self.checkedAVCC(data, trackIndex: trackIndex, sampleIndex: index)
-        }
-        let pkt = packet.raw
-        let size = data.count
-        guard size <= Int(Int32.max) - Int(AV_INPUT_BUFFER_PADDING_SIZE) else {
-            throw MediaError(
-                .invalidArgument,
-                "sample of track \(trackIndex) has \(count: size, "byte"), more than a packet can hold",
-                sampleIndex: index)
-        }
-        let payload = try packetBuffers.attach(to: packet, count: size)
-        data.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress {
-                payload.update(from: base.assumingMemoryBound(to: UInt8.self), count: size)
+        let isH264 = track.format.video?.codec == .h264
+        try sample.withUnsafeBytes { (bytes) throws(MediaError) in
+            let rewritten = isH264 ? try Self.checkedAVCC(bytes, trackIndex: trackIndex, sampleIndex: index) : nil
+            if rewritten == nil, let slot = sample.memoryOwner as? PacketSlot,
+                let buffer = slot.sharedBuffer(for: bytes)
+            {
+                // A demuxed packet passed through unchanged: its buffer by reference, not a copy.
+                attach(buffer, bytes: bytes)
+            } else if let rewritten {
+                let payload = try payload(count: rewritten.count, trackIndex, index)
+                payload.update(from: rewritten, count: rewritten.count)
+            } else if let base = bytes.baseAddress {
+                let payload = try payload(count: bytes.count, trackIndex, index)
+                payload.update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            } else {
+                _ = try payload(count: 0, trackIndex, index)
             }
         }
+        let pkt = packet.raw
         pkt.pointee.pts = pts
         pkt.pointee.dts = dts
         pkt.pointee.duration = max(0, ticks)

@@ -35,9 +35,9 @@ import Testing
     }
 
     /// The stream's packets as ffmpeg copies them out, back to back.
-    static func ffmpegPayloads(_ path: String, in dir: TemporaryDirectory) throws -> Data {
+    static func ffmpegPayloads(_ path: String, stream: String = "0:a", in dir: TemporaryDirectory) throws -> Data {
         let out = dir.file("payloads-\(UUID().uuidString.prefix(6)).bin")
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-c", "copy", "-f", "data", out])
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", path, "-map", stream, "-c", "copy", "-f", "data", out])
         return try Data(contentsOf: URL(fileURLWithPath: out))
     }
 
@@ -74,5 +74,36 @@ import Testing
         }
         #expect(count > 10)
         #expect(bytes == (try Self.ffmpegPayloads(path, in: dir)))
+    }
+
+    /// H.264 in MP4 is handed out as it is when a packet is the canonical form already (4-byte lengths,
+    /// the parameter sets in `avcC`), and copied when it carries SPS and PPS in-band (x264's
+    /// `repeat-headers`: they go into the format too). Either way the bytes are ffmpeg's `-c copy`.
+    @Test(arguments: [false, true])
+    func h264InMP4IsBorrowedUnlessItCarriesParameterSets(repeatHeaders: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v.mp4")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "2", "-c:v", "libx264", "-g",
+                "25"
+            ]
+                + (repeatHeaders ? ["-x264-params", "repeat-headers=1"] : []) + [path])
+        var kept: [MediaSample] = []
+        do {
+            let demuxer = try ContainerDemuxer(path: path)
+            let source = try demuxer.source(stream: try #require(demuxer.firstVideoStream))
+            while let sample = try source.next() { kept.append(sample) }
+        }
+        #expect(kept.count == 50)
+        #expect(kept.filter { $0.flags.contains(.keyframe) }.count == 2)
+        for (index, sample) in kept.enumerated() {
+            let inBand = repeatHeaders && sample.flags.contains(.keyframe)
+            #expect(sample.borrowsMemory == !inBand, "sample \(index)")
+        }
+        var bytes = Data()
+        for sample in kept { sample.withUnsafeBytes { bytes.append(contentsOf: $0) } }
+        #expect(bytes == (try Self.ffmpegPayloads(path, stream: "0:v", in: dir)))
     }
 }

@@ -60,6 +60,27 @@ import Testing
         #expect(ourVideo == (try Self.packets(theirs, stream: "v:0")))
     }
 
+    /// `transcode --copy` of an ffmpeg-made MP4 (H.264 and AAC) into MP4 and Matroska: the demuxer's
+    /// samples borrow libavformat's packets and the muxer hands their buffers back by reference (no
+    /// copy either way), and the packets written are those of `ffmpeg -i in.mp4 -c copy out.*`: size,
+    /// bytes (MD5), pts, dts and flags, stream by stream.
+    @Test(arguments: ["mp4", "mkv"])
+    func copyBetweenContainersMatchesTheFFmpegCLI(format: String) throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("in.mp4")
+        try DemuxerFixture.makeAVMP4(input, seconds: 3)
+        let ours = dir.file("ours.\(format)")
+        let theirs = dir.file("theirs.\(format)")
+        let result = try Self.run(["--input", input, "--output", ours, "--copy", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", input, "-c", "copy", theirs])
+        for stream in ["v:0", "a:0"] {
+            let packets = try Self.packets(ours, stream: stream)
+            #expect(packets.count >= 75, "\(stream)")  // 3 s: 75 frames at 25 fps, about 131 AAC packets
+            #expect(packets == (try Self.packets(theirs, stream: stream)), "\(stream)")
+        }
+    }
+
     /// `pts_time` of every decoded frame of the stream `specifier` selects, as ffprobe gives them.
     static func frameTimes(_ path: String, stream specifier: String) throws -> [Double] {
         try ExternalTool.check(

@@ -31,6 +31,9 @@ import Glibc
     /// Whether the bytes are borrowed rather than owned.
     var isBorrowed: Bool { owner != nil }
 
+    /// What the borrowed bytes are borrowed from; `nil` when the sample owns its bytes.
+    var lender: (any AnyObject & Sendable)? { owner }
+
     /// The number of planes.
     var planeCount: Int { isBorrowed ? borrowed.count : arrays.count }
 

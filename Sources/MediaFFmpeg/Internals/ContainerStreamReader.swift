@@ -87,9 +87,11 @@ final class ContainerStreamReader {
     /// seek).
     ///
     /// When the conversion leaves the bytes as they are (AAC and other audio in MP4, Matroska and the
-    /// like, little-endian PCM), the sample borrows them: the packet is moved into a ``PacketSlot``
-    /// (`packet` is left blank) and nothing is copied. Otherwise (big-endian or signed 8-bit PCM, ADTS,
-    /// H.264, which become the canonical form) the sample holds a rewritten copy.
+    /// like, little-endian PCM, H.264 in MP4 or Matroska with 4-byte lengths and no in-band parameter
+    /// sets), the sample borrows them: the packet is moved into a ``PacketSlot`` (`packet` is left
+    /// blank) and nothing is copied. Otherwise (big-endian or signed 8-bit PCM, ADTS, Annex-B H.264,
+    /// other AVCC lengths, packets with SPS or PPS, which become the canonical form) the sample holds a
+    /// rewritten copy.
     func sample(from packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) -> MediaSample? {
         let p = packet.pointee
         let payload = UnsafeRawBufferPointer(start: p.data, count: p.data == nil ? 0 : Int(max(0, p.size)))
@@ -149,6 +151,9 @@ final class ContainerStreamReader {
                 frameCount = 1
             }
         case .h264AVCC(let lengthSize):
+            frameCount = 1
+            // Already the canonical form, with nothing to take into the format: borrowed as it is.
+            if lengthSize == 4, Self.isPlainPictureAVCC(payload) { break }
             // In-band parameter sets (GStreamer's h264parse repeats them before IDRs) also go into the
             // format; the sample keeps every NAL unit the file has, as a remux must. Lengths of another
             // size become 4 bytes; zero-length NAL units are dropped (AVCCParser's rule, as every stage).
@@ -158,7 +163,6 @@ final class ContainerStreamReader {
             if lengthSize != 4 || parser.skippedEmptyNALUnits > 0 { bytes = try H264Bitstream.avcc(units) }
             takeParameters(from: units)
             rewritten = bytes
-            frameCount = 1
         case .h264AnnexB:
             // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
             // them); the parameter sets also go into the format.
@@ -192,6 +196,24 @@ final class ContainerStreamReader {
             format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
             trimAtEnd: trimAtEnd, planeCount: 1, owner: slot
         ) { _ in slot.payload }
+    }
+
+    /// Whether `payload` is 4-byte-length AVCC as the canonical form has it (every length inside the
+    /// packet, none zero) and holds no SPS or PPS (which would go into the format): then the sample is
+    /// the packet's bytes as they are. Anything else, a malformed packet included, takes the rewriting
+    /// path, which refuses or repairs it as before. One walk, in place, allocating nothing.
+    private static func isPlainPictureAVCC(_ payload: UnsafeRawBufferPointer) -> Bool {
+        var parser: AVCCParser
+        do throws(MediaError) {
+            parser = try AVCCParser(lengthSize: 4)
+            while let unit = try parser.next(in: payload) {
+                let type = payload[unit.range.lowerBound] & 0x1F
+                if type == 7 || type == 8 { return false }
+            }
+        } catch {
+            return false
+        }
+        return parser.skippedEmptyNALUnits == 0
     }
 
     /// Whether an H.264 NAL unit of `type` is a parameter set or delimiter, not picture data: SPS (7),

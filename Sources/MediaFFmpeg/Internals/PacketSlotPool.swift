@@ -52,6 +52,21 @@ final class PacketSlot: BorrowedSlot, @unchecked Sendable {
         av_packet_unref(packet.raw)
     }
 
+    /// A new reference to the packet's buffer when `bytes` are its whole payload (a sample that borrows
+    /// them unchanged), so that a muxer passes the bytes on without copying them; `nil` otherwise, or
+    /// when `av_buffer_ref` cannot allocate (the caller copies instead).
+    ///
+    /// Safe on any thread while a sample borrowing from this slot is alive: the packet is then not
+    /// written (see the type's comment), and `av_buffer_ref` only increments the buffer's atomic count.
+    /// The buffer then lives until both the slot and the new reference let go of it.
+    func sharedBuffer(for bytes: UnsafeRawBufferPointer) -> UnsafeMutablePointer<AVBufferRef>? {
+        let p = packet.raw.pointee
+        guard let buffer = p.buf, let data = p.data, bytes.baseAddress == UnsafeRawPointer(data),
+            bytes.count == Int(p.size)
+        else { return nil }
+        return av_buffer_ref(buffer)
+    }
+
     /// The packet's payload.
     var payload: UnsafeRawBufferPointer {
         guard let data = packet.raw.pointee.data, packet.raw.pointee.size > 0 else {
