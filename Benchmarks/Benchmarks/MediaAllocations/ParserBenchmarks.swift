@@ -108,6 +108,21 @@ func parserBenchmarks() {
             return count
         }
     }
+    // A raw .h264 of 1000 access units (AnnexBMuxer's, before the measurement), read through
+    // libavformat's h264 demuxer: each packet rewritten from Annex-B to AVCC into a recycled sample.
+    Benchmark("ContainerDemuxer.H264") { benchmark in
+        run(benchmark) { inputs in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("allocations-\(UUID()).h264").path
+            try Data(inputs.annexB).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let source = try ContainerDemuxer.streamSource(path: path, stream: 0)
+            var count = 0
+            benchmark.startMeasurement()
+            while try source.next() != nil { count += 1 }
+            benchmark.stopMeasurement()
+            return count
+        }
+    }
     Benchmark("CAFReader") { benchmark in
         run(benchmark) { inputs in
             let reader = try CAFReader(bytes: inputs.caf)

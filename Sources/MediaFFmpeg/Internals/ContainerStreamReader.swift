@@ -97,6 +97,8 @@ final class ContainerStreamReader {
         let payload = UnsafeRawBufferPointer(start: p.data, count: p.data == nil ? 0 : Int(max(0, p.size)))
         // The rewritten bytes; `nil` while they are the packet's own.
         var rewritten: [UInt8]?
+        // Annex-B H.264, written as AVCC into a recycled sample.
+        var annexB = false
         var pts = layout.time(p.pts)
         var dts = layout.time(p.dts)
         if !pts.isValid && !dts.isValid {
@@ -165,15 +167,24 @@ final class ContainerStreamReader {
             rewritten = bytes
         case .h264AnnexB:
             // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
-            // them); the parameter sets also go into the format.
-            let bytes = Array(payload)
-            let units = H264Bitstream.annexBNALUnits(bytes)
-            takeParameters(from: units)
-            let types = units.map { H264Bitstream.nalUnitType(of: $0) }
-            guard types.contains(where: { !Self.isParameterSet($0.rawValue) }) else { return nil }
-            if types.contains(.idr) { flags.insert(.keyframe) }  // an IDR slice
-            rewritten = try H264Bitstream.avcc(units)
+            // them); the parameter sets also go into the format. One walk in place for the types and
+            // the size; the AVCC is written straight into a recycled sample below.
             frameCount = 1
+            var picture = false
+            var parameterSets = false
+            H264Bitstream.forEachAnnexBNALUnit(in: payload) { unit in
+                let type = H264Bitstream.nalUnitType(of: unit)
+                if type == .idr { flags.insert(.keyframe) }  // an IDR slice
+                if Self.isParameterSet(type.rawValue) {
+                    parameterSets = parameterSets || type.rawValue != 9
+                } else {
+                    picture = true
+                }
+            }
+            // Arrays only for a packet that carries parameter sets (an IDR's, typically).
+            if parameterSets { takeParameters(from: H264Bitstream.annexBNALUnits(payload)) }
+            guard picture else { return nil }
+            annexB = true
         }
         sawFirstPacket = true
         if awaitingKeyframe {
@@ -183,6 +194,12 @@ final class ContainerStreamReader {
         if discontinuityPending {
             flags.insert(.discontinuity)
             discontinuityPending = false
+        }
+        if annexB {
+            return recycler.make(
+                format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
+                trimAtEnd: trimAtEnd
+            ) { avcc in Self.appendAVCC(ofAnnexB: payload, to: &avcc) }
         }
         guard rewritten == nil, p.buf != nil else {
             // Rewritten, or (never from av_read_frame, which returns refcounted packets) not
@@ -214,6 +231,24 @@ final class ContainerStreamReader {
             return false
         }
         return parser.skippedEmptyNALUnits == 0
+    }
+
+    /// Appends `payload`'s NAL units (as ``/MediaBitstream/H264Bitstream/forEachAnnexBNALUnit(in:_:)``
+    /// splits them) to `avcc`, each after its length in 4 big-endian bytes: what
+    /// ``/MediaBitstream/H264Bitstream/avcc(_:)`` makes of ``/MediaBitstream/H264Bitstream/annexBNALUnits(_:)``,
+    /// without the arrays. A packet is under 2 GiB, so every length fits.
+    private static func appendAVCC(ofAnnexB payload: UnsafeRawBufferPointer, to avcc: inout [UInt8]) {
+        var size = 0
+        H264Bitstream.forEachAnnexBNALUnit(in: payload) { size += 4 + $0.count }
+        avcc.reserveCapacity(size)
+        H264Bitstream.forEachAnnexBNALUnit(in: payload) { unit in
+            let length = UInt32(unit.count)
+            avcc.append(UInt8(truncatingIfNeeded: length >> 24))
+            avcc.append(UInt8(truncatingIfNeeded: length >> 16))
+            avcc.append(UInt8(truncatingIfNeeded: length >> 8))
+            avcc.append(UInt8(truncatingIfNeeded: length))
+            avcc.append(contentsOf: unit)
+        }
     }
 
     /// Whether an H.264 NAL unit of `type` is a parameter set or delimiter, not picture data: SPS (7),
