@@ -167,8 +167,8 @@ final class ContainerStreamReader {
             rewritten = bytes
         case .h264AnnexB:
             // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
-            // them); the parameter sets also go into the format. One walk in place for the types and
-            // the size; the AVCC is written straight into a recycled sample below.
+            // them); the parameter sets also go into the format. One walk in place for the types; the
+            // AVCC is written straight into a recycled sample below (`appendAVCC`).
             frameCount = 1
             var picture = false
             var parameterSets = false
