@@ -39,19 +39,28 @@ public enum H264Bitstream {
     public static func avcc<C: Collection>(_ units: [C]) throws(MediaError) -> [UInt8] where C.Element == UInt8 {
         var output: [UInt8] = []
         output.reserveCapacity(units.reduce(0) { $0 + $1.count + 4 })
-        for unit in units {
-            guard !unit.isEmpty, let length = UInt32(exactly: unit.count) else {
-                throw MediaError(
-                    .invalidArgument, "a NAL unit of \(unit.count) bytes cannot be written with a 4-byte length")
-            }
-            // NALUnitLength, big-endian
-            output.append(UInt8(truncatingIfNeeded: length >> 24))
-            output.append(UInt8(truncatingIfNeeded: length >> 16))
-            output.append(UInt8(truncatingIfNeeded: length >> 8))
-            output.append(UInt8(truncatingIfNeeded: length))
-            output.append(contentsOf: unit)  // NALUnit
-        }
+        for unit in units { try appendAVCC(unit, to: &output) }
         return output
+    }
+
+    /// Appends one NAL unit to an AVCC sample being built: its length in 4 big-endian bytes, then its
+    /// bytes. What ``avcc(_:)`` does for each unit, for a caller that writes into a buffer it keeps (a
+    /// recycled sample's) instead of making an array of units first.
+    ///
+    /// - Throws: as ``avcc(_:)``.
+    @inlinable
+    public static func appendAVCC<C: Collection>(_ unit: C, to output: inout [UInt8]) throws(MediaError)
+    where C.Element == UInt8 {
+        guard !unit.isEmpty, let length = UInt32(exactly: unit.count) else {
+            throw MediaError(
+                .invalidArgument, "a NAL unit of \(unit.count) bytes cannot be written with a 4-byte length")
+        }
+        // NALUnitLength, big-endian
+        output.append(UInt8(truncatingIfNeeded: length >> 24))
+        output.append(UInt8(truncatingIfNeeded: length >> 16))
+        output.append(UInt8(truncatingIfNeeded: length >> 8))
+        output.append(UInt8(truncatingIfNeeded: length))
+        output.append(contentsOf: unit)  // NALUnit
     }
 
     /// NAL units as Annex B: each behind the 4-byte start code `00 00 00 01`.

@@ -97,8 +97,8 @@ final class ContainerStreamReader {
         let payload = UnsafeRawBufferPointer(start: p.data, count: p.data == nil ? 0 : Int(max(0, p.size)))
         // The rewritten bytes; `nil` while they are the packet's own.
         var rewritten: [UInt8]?
-        // Annex-B H.264, written as AVCC into a recycled sample.
-        var annexB = false
+        // The AVCC size of Annex-B H.264, written as AVCC into a recycled sample; `nil` for other packets.
+        var annexBSize: Int?
         var pts = layout.time(p.pts)
         var dts = layout.time(p.dts)
         if !pts.isValid && !dts.isValid {
@@ -167,24 +167,25 @@ final class ContainerStreamReader {
             rewritten = bytes
         case .h264AnnexB:
             // Annex-B to AVCC, every NAL unit kept (SPS, PPS and AUD too, as `ffmpeg -c copy` keeps
-            // them); the parameter sets also go into the format. One walk in place for the types; the
-            // AVCC is written straight into a recycled sample below (`appendAVCC`).
+            // them); the parameter sets also go into the format. One walk in place for the types and
+            // the AVCC size; a second writes the AVCC straight into a recycled sample, below.
             frameCount = 1
             var picture = false
             var parameterSets = false
+            var size = 0
             H264Bitstream.forEachAnnexBNALUnit(in: payload) { unit in
-                let type = H264Bitstream.nalUnitType(of: unit)
-                if type == .idr { flags.insert(.keyframe) }  // an IDR slice
-                if Self.isParameterSet(type.rawValue) {
-                    parameterSets = parameterSets || type.rawValue != 9
-                } else {
-                    picture = true
+                size += 4 + unit.count
+                switch H264Bitstream.nalUnitType(of: unit) {
+                case .sps, .pps: parameterSets = true
+                case .accessUnitDelimiter: break
+                case .idr: flags.insert(.keyframe); picture = true  // an IDR slice
+                default: picture = true
                 }
             }
             // Arrays only for a packet that carries parameter sets (an IDR's, typically).
             if parameterSets { takeParameters(from: H264Bitstream.annexBNALUnits(payload)) }
             guard picture else { return nil }
-            annexB = true
+            annexBSize = size
         }
         sawFirstPacket = true
         if awaitingKeyframe {
@@ -195,11 +196,16 @@ final class ContainerStreamReader {
             flags.insert(.discontinuity)
             discontinuityPending = false
         }
-        if annexB {
-            return recycler.make(
+        if let annexBSize {
+            return try recycler.make(
                 format: format, timing: timing, frameCount: frameCount, flags: flags, trimAtStart: trimAtStart,
                 trimAtEnd: trimAtEnd
-            ) { avcc in Self.appendAVCC(ofAnnexB: payload, to: &avcc) }
+            ) { (avcc) throws(MediaError) in
+                avcc.reserveCapacity(annexBSize)
+                try H264Bitstream.forEachAnnexBNALUnit(in: payload) { (unit) throws(MediaError) in
+                    try H264Bitstream.appendAVCC(unit, to: &avcc)
+                }
+            }
         }
         guard rewritten == nil, p.buf != nil else {
             // Rewritten, or (never from av_read_frame, which returns refcounted packets) not
@@ -224,36 +230,14 @@ final class ContainerStreamReader {
         do throws(MediaError) {
             parser = try AVCCParser(lengthSize: 4)
             while let unit = try parser.next(in: payload) {
-                let type = payload[unit.range.lowerBound] & 0x1F
-                if type == 7 || type == 8 { return false }
+                let type = H264Bitstream.nalUnitType(of: payload[unit.range])
+                if type == .sps || type == .pps { return false }
             }
         } catch {
             return false
         }
         return parser.skippedEmptyNALUnits == 0
     }
-
-    /// Appends `payload`'s NAL units (as ``/MediaBitstream/H264Bitstream/forEachAnnexBNALUnit(in:_:)``
-    /// splits them) to `avcc`, each after its length in 4 big-endian bytes: what
-    /// ``/MediaBitstream/H264Bitstream/avcc(_:)`` makes of ``/MediaBitstream/H264Bitstream/annexBNALUnits(_:)``,
-    /// without the arrays. A packet is under 2 GiB, so every length fits.
-    private static func appendAVCC(ofAnnexB payload: UnsafeRawBufferPointer, to avcc: inout [UInt8]) {
-        var size = 0
-        H264Bitstream.forEachAnnexBNALUnit(in: payload) { size += 4 + $0.count }
-        avcc.reserveCapacity(size)
-        H264Bitstream.forEachAnnexBNALUnit(in: payload) { unit in
-            let length = UInt32(unit.count)
-            avcc.append(UInt8(truncatingIfNeeded: length >> 24))
-            avcc.append(UInt8(truncatingIfNeeded: length >> 16))
-            avcc.append(UInt8(truncatingIfNeeded: length >> 8))
-            avcc.append(UInt8(truncatingIfNeeded: length))
-            avcc.append(contentsOf: unit)
-        }
-    }
-
-    /// Whether an H.264 NAL unit of `type` is a parameter set or delimiter, not picture data: SPS (7),
-    /// PPS (8), AUD (9).
-    private static func isParameterSet(_ type: UInt8) -> Bool { type == 7 || type == 8 || type == 9 }
 
     /// In-band SPS and PPS among `units` that differ from the format's replace them (for this and the
     /// following samples).
