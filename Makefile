@@ -16,7 +16,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
-.PHONY: all deps build test demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
+.PHONY: all deps build test gates sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
 	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus
 
 all: build
@@ -38,39 +38,49 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Tests that play, record or pace audio in real time (a private PulseAudio daemon, live tones): they
-# run after the rest, one at a time, because on two cores the other suites' parallel work (encoders,
-# external judges) can starve a real-time stream into underruns and its waits into timeouts.
-LIVE_TESTS = MediaPulseTests|AudioRecorder|\.Streaming
+# The contributor's loop, about 11 minutes from a fresh clone here (README, "Tests"): swift-format and the
+# suite rules (`make lint`), a debug build of everything (the tests run the example executables), then
+# every test once (Scripts/run-tests.sh): the real-time suites one at a time, the FFmpeg suites one at a
+# time under the leak gate, the rest in parallel, all three at once. Each phase's time is printed, and a
+# table of them at the end. What only CI runs (docs, the allocation gate, the fuzz corpus, the
+# sanitizers) is `make gates`.
+PHASE = Scripts/phase.sh
 
-# The whole test suite. The tests run the example executables, so build everything first.
 test: deps
-	$(MAKE) lint
-	$(SWIFT) build --build-tests
-	$(MAKE) docs-check
-	$(MAKE) bench-check
-	$(MAKE) fuzz-replay
-	$(call run_tests,parallel,--skip '$(LIVE_TESTS)')
-	$(call run_tests,live,--no-parallel --filter '$(LIVE_TESTS)',$(LEAK_GATE))
-	$(MAKE) leak-check
+	@$(PHASE) --reset
+	@$(PHASE) lint $(MAKE) --no-print-directory lint
+	@$(PHASE) build $(SWIFT) build --build-tests
+	@$(PHASE) tests Scripts/run-tests.sh
+	@$(PHASE) --summary
+
+# What CI runs after `make test` (.ci/run), about 30 minutes here: the documentation with warnings as
+# errors, the allocation gate (a release build of Benchmarks/), the fuzz corpus replay, and the whole
+# suite under AddressSanitizer+LeakSanitizer and under ThreadSanitizer.
+gates: deps
+	@$(PHASE) docs-check $(MAKE) --no-print-directory docs-check
+	@$(PHASE) bench-check $(MAKE) --no-print-directory bench-check
+	@$(PHASE) fuzz-replay $(MAKE) --no-print-directory fuzz-replay
+	@$(PHASE) address-build $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address
+	@$(PHASE) thread-build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	@$(PHASE) thread-tests $(MAKE) --no-print-directory sanitize-run-thread
+	@$(PHASE) --summary
 
 # The leak gate (Sources/MediaTestSupport/FFmpegLeakGate.swift): with $(LEAK_GATE) set, every test of a suite marked
 # `.ffmpegLeakGate` fails when FFmpegResources.liveCount is not back at its value from before the test. The count is
-# process-wide, so the gate is only set for runs with --no-parallel: the live run above, and this one, which runs the
-# other tests of the suites whose library code can create FFmpeg objects (MediaAudio links no FFmpeg).
+# process-wide, so Scripts/run-tests.sh sets it only in its two test processes that run one test at a time.
+# `make leak-check` runs just those suites under the gate.
 LEAK_GATE = MEDIAPIPELINE_LEAK_GATE=1
-FFMPEG_TESTS = MediaFFmpegTests|MediaPulseTests
 
 leak-check:
-	$(call run_tests,leak-check,--no-parallel --filter '$(FFMPEG_TESTS)' --skip '$(LIVE_TESTS)',$(LEAK_GATE))
+	$(call run_tests,leak-check,--no-parallel --filter "$$(Scripts/test-suites.py gated)|$$(Scripts/test-suites.py realtime)",$(LEAK_GATE))
 
-# The whole test suite, both runs of `make test`, under AddressSanitizer (with LeakSanitizer) and then under
-# ThreadSanitizer, each in its own build folder (.build-asan, .build-tsan), where the tests also find the sanitized
+# The whole test suite, run as `make test` runs it (Scripts/run-tests.sh), under AddressSanitizer (with LeakSanitizer)
+# and then under ThreadSanitizer, each in its own build folder (.build-asan, .build-tsan), where the tests also find the sanitized
 # example executables they run. (Swift on Linux refuses -sanitize=undefined.) Every sanitized process, examples
 # included, writes its reports to $(TEST_LOGS)/<sanitizer>/report.<pid> instead of stderr, so a report in a child whose
 # exit status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
 # Tests/Sanitizers/. The MemoryCheck suites run valgrind, which cannot run a sanitized program: they are skipped.
-SANITIZER_SKIP = MemoryCheck
 SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:print_suppressions=0:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
 SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:$(call SAN_OPTIONS,address,asan) \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp
@@ -88,11 +98,14 @@ sanitize: deps
 
 sanitize-address sanitize-thread: sanitize-%:
 	$(SWIFT) build --build-tests --sanitize=$* --scratch-path $(SANITIZER_BUILD_$*)
+	$(MAKE) --no-print-directory sanitize-run-$*
+
+# The tests of a sanitized build (Scripts/run-tests.sh --sanitize), then the reports.
+sanitize-run-address sanitize-run-thread: sanitize-run-%:
 	@rm -rf $(TEST_LOGS)/$* && mkdir -p $(TEST_LOGS)/$*
-	$(call run_tests,$*-parallel,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) \
-		--skip '$(LIVE_TESTS)|$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
-	$(call run_tests,$*-live,--sanitize=$* --scratch-path $(SANITIZER_BUILD_$*) --no-parallel \
-		--filter '$(LIVE_TESTS)' --skip '$(SANITIZER_SKIP)',$(SANITIZER_ENV_$*))
+	@$(SANITIZER_ENV_$*) Scripts/run-tests.sh --sanitize $* || { \
+		reports=$$(grep -l -a -E '$(SANITIZER_REPORT)' $(TEST_LOGS)/$*/report.* 2>/dev/null); \
+		if [ -n "$$reports" ]; then echo "---- sanitizer reports ----"; head -n 60 $$reports; fi; exit 1; }
 	@reports=$$(grep -l -a -E '$(SANITIZER_REPORT)' $(TEST_LOGS)/$*/report.* 2>/dev/null); \
 	if [ -n "$$reports" ]; then \
 		echo "---- $* sanitizer reports ($(TEST_LOGS)/$*/) ----"; head -n 40 $$reports; exit 1; \
@@ -208,7 +221,8 @@ bench-thresholds: deps
 
 # swift-format (shipped with the Swift toolchain) with the configuration in .swift-format: 4 spaces, 120
 # columns, the rules the code already followed. `make format` rewrites the files in place; `make lint`
-# (run by `make test`) fails on any difference or rule warning.
+# (run by `make test`) fails on any difference or rule warning, on a test suite with no time limit or a
+# misplaced real-time tag (Scripts/test-suites.py check), and on a mutant that no longer applies.
 FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/graph-benchmark \
 	Benchmarks/mux-benchmark Benchmarks/soak-loop Fuzz/Package.swift Fuzz/Sources
 
@@ -224,6 +238,8 @@ format:
 
 lint:
 	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMAT_PATHS)
+	Scripts/test-suites.py check
+	Scripts/mutants.sh --check
 
 # Fuzzing (Fuzz/Package.swift, a package of its own; see Documentation/Reliability.md, "Fuzzing"): one
 # libFuzzer target per parser, built with Swift's -sanitize=fuzzer,address. `make fuzz` runs each for

@@ -11,6 +11,8 @@
 # that `git status` and `git diff` are what they were before it started.
 #
 # Usage: Scripts/mutants.sh [mutant-id ...]     (no ids: every mutant)
+#        Scripts/mutants.sh --check              (`make lint`: only checks that every mutant still applies,
+#                                                 its original text occurring exactly once in its file)
 # Environment: SWIFT (default swift), MUTANT_TIMEOUT (seconds per test run, default 900),
 #   MUTANT_LOGS (default .build/mutants: one build and one test log per mutant).
 # Exit status: 0 when every mutant run was KILLED, 1 otherwise (any SURVIVED, BROKEN, NO-TESTS,
@@ -26,6 +28,30 @@ LOGS=${MUTANT_LOGS:-$ROOT/.build/mutants}
 mkdir -p "$LOGS"
 
 [ -f "$LIST" ] || { echo "no $LIST" >&2; exit 2; }
+
+if [ "${1:-}" = "--check" ]; then
+    python3 - "$LIST" <<'PY'
+import sys
+bad = 0
+for number, line in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
+    if not line.strip() or line.startswith("#"):
+        continue
+    fields = line.rstrip("\n").split("\t")
+    if len(fields) != 7:
+        print(f"mutants.txt:{number}: {len(fields)} fields, not 7"); bad = 1; continue
+    mutant, _, path, original = fields[:4]
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError:
+        print(f"mutants.txt:{number}: mutant {mutant}: no file {path}"); bad = 1; continue
+    count = text.count(original.replace("\\n", "\n").replace("\\t", "\t"))
+    if count != 1:
+        print(f"mutants.txt:{number}: mutant {mutant} no longer applies: its original text occurs {count} times in {path}")
+        bad = 1
+sys.exit(bad)
+PY
+    exit $?
+fi
 
 status_before=$(git status --porcelain)
 diff_before=$(git diff | sha256sum)

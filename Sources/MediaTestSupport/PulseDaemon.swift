@@ -31,6 +31,7 @@ public final class PulseDaemon: @unchecked Sendable {
 
     /// Starts a daemon and waits (at most `timeout`) until its socket accepts connections.
     public init(timeout: TimeInterval = 5) throws {
+        RealTimeCheck.require("a PulseAudio daemon")
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("mediapipeline-pulse")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         folder = base.appendingPathComponent(String(UUID().uuidString.prefix(8))).path

@@ -3,7 +3,7 @@ import MediaAudio
 import Testing
 
 /// Hold, decay and the averaging window behave as ``LevelMeter`` documents, block by block.
-@Suite struct LevelMeterBallisticsTests {
+@Suite(.timeLimit(.minutes(2))) struct LevelMeterBallisticsTests {
     /// 10 ms blocks (480 frames at 48 kHz), a 100 ms window, a 200 ms hold, 20 dB/s decay.
     let configuration = LevelMeter.Configuration(
         block: .milliseconds(10), averagingWindow: .milliseconds(100), peakHold: .milliseconds(200), peakDecayRate: 20)

@@ -4,7 +4,7 @@ import Testing
 
 /// The figures the issue gives: a full-scale sine reads 0.0 dB peak and −3.01 dB average, a −20 dBFS
 /// sine −20.0 and −23.0 (±0.05 dB), with the default configuration, in every sample type and layout.
-@Suite struct LevelMeterSineTests {
+@Suite(.timeLimit(.minutes(2))) struct LevelMeterSineTests {
     static let layouts: [PCMFormat] = PCMSampleType.allCases.flatMap {
         [PCMFormat($0), PCMFormat($0, interleaved: false)]
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// The stage's contract: pass-through, deterministic however the input is split, resets on a new
 /// channel count, refuses what it cannot meter.
-@Suite struct LevelMeterStreamTests {
+@Suite(.timeLimit(.minutes(2))) struct LevelMeterStreamTests {
     /// 1.3 s of stereo noise at two levels, as s24 planar and as f32: fed whole, in random-sized
     /// pieces, and frame by frame for the first 2 000 frames, the readings are identical bit for bit at
     /// the same frame positions and after `finish`.

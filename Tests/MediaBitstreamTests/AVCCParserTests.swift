@@ -4,7 +4,7 @@ import Testing
 
 /// The one AVCC parser on the edges of its input: every length size, prefixes cut short, lengths past
 /// the end, zero lengths (skipped and counted), and the offsets its errors carry.
-@Suite struct AVCCParserTests {
+@Suite(.timeLimit(.minutes(2))) struct AVCCParserTests {
     /// The ranges `parser` gives for `bytes`, as arrays.
     private func units(_ bytes: [UInt8], lengthSize: Int = 4) throws(MediaError) -> [[UInt8]] {
         var parser = try AVCCParser(lengthSize: lengthSize)

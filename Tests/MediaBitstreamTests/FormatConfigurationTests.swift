@@ -3,7 +3,7 @@ import MediaCore
 import Testing
 
 /// The AudioSpecificConfig the muxers take from a format, and four-character codes.
-@Suite struct FormatConfigurationTests {
+@Suite(.timeLimit(.minutes(2))) struct FormatConfigurationTests {
     @Test func anAACFormatGivesItsParsedConfiguration() throws {
         let format = AudioFormat.aac(
             sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90, 0x56, 0xE5, 0x00])

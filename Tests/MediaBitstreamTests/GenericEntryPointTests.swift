@@ -5,7 +5,7 @@ import Testing
 /// The generic entry points are inlinable fronts that hand contiguous bytes to non-generic code and copy
 /// anything else first: every kind of collection must give the same result, and the in-place Annex-B
 /// split the same NAL units as ``AnnexBScanner``.
-@Suite struct GenericEntryPointTests {
+@Suite(.timeLimit(.minutes(2))) struct GenericEntryPointTests {
     /// The NAL units `AnnexBScanner` gives for a whole stream, all-zero ones skipped, with their offsets.
     static func scannerUnits(_ stream: [UInt8]) -> [(bytes: [UInt8], offset: Int64)] {
         var scanner = AnnexBScanner()

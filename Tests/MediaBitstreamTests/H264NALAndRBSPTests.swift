@@ -2,7 +2,7 @@ import MediaCore
 import MediaBitstream
 import Testing
 
-@Suite struct H264NALHeaderTests {
+@Suite(.timeLimit(.minutes(2))) struct H264NALHeaderTests {
     @Test func parsesAndWritesEveryHeaderByteWithoutForbiddenBit() throws {
         for byte in UInt8(0)...0x7F {
             let header = try H264NALHeader(parsing: [byte, 0xAA])
@@ -40,7 +40,7 @@ import Testing
     }
 }
 
-@Suite struct H264RBSPTests {
+@Suite(.timeLimit(.minutes(2))) struct H264RBSPTests {
     @Test func knownEscapes() {
         #expect(H264RBSP.insertEmulationPrevention([0x00, 0x00, 0x00]) == [0x00, 0x00, 0x03, 0x00, 0x03])
         #expect(H264RBSP.insertEmulationPrevention([0x00, 0x00, 0x01]) == [0x00, 0x00, 0x03, 0x01])
@@ -110,7 +110,7 @@ import Testing
     }
 }
 
-@Suite struct H264ExpGolombTests {
+@Suite(.timeLimit(.minutes(2))) struct H264ExpGolombTests {
     @Test func readsKnownCodes() throws {
         // 1 | 010 | 011 | 00100 | 00101 | 0001000 -> ue 0, 1, 2, 3, 4, 7
         var w = BitWriter()

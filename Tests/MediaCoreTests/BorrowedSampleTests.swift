@@ -3,7 +3,7 @@ import Testing
 
 /// Samples that borrow their bytes (`MediaSample(borrowing:owner:)`, `SampleRecycler.make(...owner:)`):
 /// read without a copy, copied before any mutation, the owner kept exactly as long as a copy lives.
-@Suite struct BorrowedSampleTests {
+@Suite(.timeLimit(.minutes(2))) struct BorrowedSampleTests {
     /// Memory a test owns. `@unchecked Sendable`: its memory is written only in `init`, before the block
     /// is shared.
     final class Block: @unchecked Sendable {

@@ -1,7 +1,7 @@
 import MediaCore
 import Testing
 
-@Suite struct ByteIOTests {
+@Suite(.timeLimit(.minutes(2))) struct ByteIOTests {
     @Test func readsBothEndiannesses() throws {
         var r = ByteReader([0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC])
         #expect(try r.readUInt16BE() == 0x1234)

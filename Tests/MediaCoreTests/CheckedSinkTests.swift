@@ -28,7 +28,7 @@ private final class RecordingSink: MediaSink, MultiTrackSink {
     func finish() throws { calls.append("finish") }
 }
 
-@Suite struct CheckedSinkTests {
+@Suite(.timeLimit(.minutes(2))) struct CheckedSinkTests {
     @Test func aRefusedWriteEndsWritingButNotFinishing() throws {
         let recorder = RecordingSink(failAt: 2)
         let sink = CheckedSink(recorder)

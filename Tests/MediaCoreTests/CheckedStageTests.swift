@@ -30,7 +30,7 @@ private final class CountingStage: MediaStage {
     }
 }
 
-@Suite struct CheckedStageTests {
+@Suite(.timeLimit(.minutes(2))) struct CheckedStageTests {
     @Test func runsTheStageInOrderAndCounts() throws {
         let stage = CountingStage("Doubler")
         stage.copies = 2

@@ -48,7 +48,7 @@ private struct Counter: MediaSource {
     }
 }
 
-@Suite struct ConcurrentPipelineTests {
+@Suite(.timeLimit(.minutes(2))) struct ConcurrentPipelineTests {
     @Test(arguments: [1, 2, 8, 64])
     func givesTheSameOutputAsTheSynchronousRun(queueDepth: Int) throws {
         let serial = Record()

@@ -3,7 +3,7 @@ import Testing
 
 /// Where the API takes a length, a Swift `Duration` works too (`.milliseconds(500)`), and what compiled
 /// before still means the same (`.seconds(2)`, `.zero` stay `MediaTime`s).
-@Suite struct DurationOverloadTests {
+@Suite(.timeLimit(.minutes(2))) struct DurationOverloadTests {
     @Test func interleavingTakesADuration() {
         let half = Interleaving(maxQueuedDuration: .milliseconds(500))
         #expect(half.maxQueuedDuration == MediaTime(value: 1, timescale: 2))
@@ -27,7 +27,7 @@ import Testing
     }
 }
 
-@Suite struct RealTimeSourceDurationTests {
+@Suite(.timeLimit(.minutes(2))) struct RealTimeSourceDurationTests {
     @Test func startFromADurationStampsTheFirstSample() throws {
         let sample = MediaSample(
             format: .audio(.pcm(.s16, sampleRate: 8000, channels: 1)), data: [0, 0],

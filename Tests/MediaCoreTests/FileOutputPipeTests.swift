@@ -6,7 +6,7 @@ import Testing
 
 /// FileOutput on a named pipe: not seekable, and the pipe enlarged to 1 MiB so that a writer ahead of
 /// its reader blocks once per megabyte instead of once per 64 KiB.
-@Suite struct FileOutputPipeTests {
+@Suite(.timeLimit(.minutes(2))) struct FileOutputPipeTests {
     @Test func enlargesAPipeAndWritesThroughIt() throws {
         let path = "/tmp/mediapipeline-fifo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         #expect(mkfifo(path, 0o600) == 0)

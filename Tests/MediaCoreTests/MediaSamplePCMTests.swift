@@ -2,7 +2,7 @@ import MediaCore
 import Testing
 
 /// Typed PCM in and out of a sample, and slicing by frames, without `[UInt8]` on the caller's side.
-@Suite struct MediaSamplePCMTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaSamplePCMTests {
     let stereoF32 = AudioFormat.pcm(.f32, sampleRate: 48_000, channels: 2)
     let stereoS16 = AudioFormat.pcm(.s16, sampleRate: 8000, channels: 2)
 

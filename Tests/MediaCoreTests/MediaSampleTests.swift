@@ -1,7 +1,7 @@
 @testable import MediaCore
 import Testing
 
-@Suite struct MediaSampleTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaSampleTests {
     let format = MediaFormat.audio(.pcm(.s16, sampleRate: 48_000, channels: 2))
 
     func sample() -> MediaSample {

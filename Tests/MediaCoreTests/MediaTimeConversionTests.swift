@@ -2,7 +2,7 @@ import MediaCore
 import Testing
 
 /// `MediaTime` ↔ seconds (`Double`) and ↔ `Swift.Duration`, with the rounding each documents.
-@Suite struct MediaTimeConversionTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaTimeConversionTests {
     @Test func durationToMediaTimeIsExactThenReduced() {
         #expect(MediaTime(.seconds(5)) == MediaTime(value: 5, timescale: 1))
         #expect(MediaTime(.seconds(5)).timescale == 1)

@@ -1,7 +1,7 @@
 import MediaCore
 import Testing
 
-@Suite struct MediaTimeTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaTimeTests {
     @Test func equalityIsByInstantAcrossTimescales() {
         #expect(MediaTime(value: 1, timescale: 2) == MediaTime(value: 2, timescale: 4))
         #expect(MediaTime(value: 1, timescale: 2).hashValue == MediaTime(value: 24_000, timescale: 48_000).hashValue)

@@ -7,7 +7,7 @@ import Testing
 /// Counts SIGUSR1 deliveries; a global so that the C signal handler captures nothing.
 private let interrupts = Atomic<Int>(0)
 
-@Suite("POSIXCall")
+@Suite("POSIXCall", .timeLimit(.minutes(2)))
 struct POSIXCallTests {
     @Test("a read interrupted by a signal (no SA_RESTART) is retried and returns the data")
     func readRetriesEINTR() throws {

@@ -39,7 +39,7 @@ private struct FailingSource: MediaSource {
     }
 }
 
-@Suite struct PipelineTests {
+@Suite(.timeLimit(.minutes(2))) struct PipelineTests {
     func samples(_ bytes: [UInt8]) -> [MediaSample] {
         bytes.enumerated().map { i, b in
             MediaSample(

@@ -3,7 +3,7 @@ import Testing
 
 /// `framesRead` counts audio frames only; pictures are counted in `videoFramesRead` (issue 13: a video
 /// source's frames were added to the audio frame count).
-@Suite struct ProgressFrameCountTests {
+@Suite(.timeLimit(.minutes(2))) struct ProgressFrameCountTests {
     /// Raw video frames as a decoder or a Y4M reader delivers them: one picture per sample, frame count 1.
     func pictures(_ count: Int) -> [MediaSample] {
         (0..<count).map { index in

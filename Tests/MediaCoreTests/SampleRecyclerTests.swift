@@ -2,7 +2,7 @@ import MediaCore
 import Testing
 
 /// `SampleRecycler`: storage and buffer (seen by the buffer's address) reused only when nobody else holds the previous sample.
-@Suite struct SampleRecyclerTests {
+@Suite(.timeLimit(.minutes(2))) struct SampleRecyclerTests {
     let format = MediaFormat.audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90]))
 
     func timing(_ index: Int64) -> SampleTiming {

@@ -8,7 +8,7 @@ import Testing
 
 /// caf-recorder's files judged by ffprobe, ffmpeg and libsndfile, and by our own reader and decoder;
 /// Apple's AAC CAF read and decoded by ours.
-@Suite(.ffmpegLeakGate) struct CAFEndToEndTests {
+@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct CAFEndToEndTests {
     let recorder = TestPaths.executable("caf-recorder")
     let info = TestPaths.executable("caf-info")
 
@@ -241,42 +241,5 @@ import Testing
         #expect(json["sampleRate"] as? Int == 44_100)
         let raw = arguments[1] == "pcm_f32le" ? "f32le" : "s32le"
         #expect(try ExternalTool.decode(out, format: raw) == ExternalTool.decode(input, format: raw), "\(arguments)")
-    }
-
-    /// A realtime PCM recording killed with SIGKILL after ~1.5 s: the file (data size -1) is read to the
-    /// last complete frame by our reader and by ffprobe.
-    @Test func killedPCMRecordingIsReadable() throws {
-        let dir = try TemporaryDirectory()
-        let out = dir.file("k.caf")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: recorder)
-        process.arguments = [
-            "--format", "lpcm", "--realtime", "--tone", "440", "--duration", "30", "--output", out, "--quiet"
-        ]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: 1.5)
-        #expect(process.isRunning, "the 30 s realtime recording ended early")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-
-        let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int)
-        let reader = try CAFReader(path: out)
-        #expect(reader.format.pcm == .s16)
-        #expect(reader.format.bytesPerFrame == 4)
-        #expect(reader.chunks.last?.type == "data")
-        #expect(reader.chunks.last?.size == -1)
-        var frames = 0
-        while let sample = try reader.next() { frames += sample.frameCount }
-        #expect(frames > 0)
-        #expect(Int64(frames) * 4 <= Int64(fileSize) - reader.dataOffset)
-        #expect(Int64(fileSize) - reader.dataOffset - Int64(frames) * 4 < 4, "every complete frame is read")
-        #expect(frames < 48_000 * 10, "\(frames) frames after 1.5 s of a realtime recording")
-
-        let probe = try ExternalTool.run("ffprobe", ["-v", "error", "-show_streams", out])
-        #expect(probe.status == 0, "\(probe.stderr)")
-        #expect(probe.output.contains("codec_name=pcm_s16le"))
-        try ExternalTool.check("ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
     }
 }

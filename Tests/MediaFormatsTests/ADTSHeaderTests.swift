@@ -3,7 +3,7 @@ import MediaFormats
 import MediaTestSupport
 import Testing
 
-@Suite struct ADTSHeaderTests {
+@Suite(.timeLimit(.minutes(2))) struct ADTSHeaderTests {
     @Test func writesKnownBytesForEmptyAACLCFrame() {
         let header = ADTSHeader(objectType: 2, samplingFrequencyIndex: 4, channelConfiguration: 2, payloadLength: 0)
         #expect(header.bytes == [0xFF, 0xF1, 0x50, 0x80, 0x00, 0xFF, 0xFC])

@@ -5,7 +5,7 @@ import Testing
 
 /// What ADTS cannot carry: the muxer refuses it with a typed error, writes nothing for that packet and
 /// leaves what it wrote before intact.
-@Suite struct ADTSMuxerRefusalTests {
+@Suite(.timeLimit(.minutes(2))) struct ADTSMuxerRefusalTests {
     struct Refusal: Sendable, CustomTestStringConvertible {
         let name: String
         let packet: @Sendable () throws -> MediaSample

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// The muxer's output, judged against FFmpeg's ADTS muxer and by ffprobe, ffmpeg and faad.
-@Suite struct ADTSMuxerTests {
+@Suite(.timeLimit(.minutes(2))) struct ADTSMuxerTests {
     /// Reads every packet of `bytes` with ``ADTSReader``.
     func readPackets(_ bytes: [UInt8]) throws -> [MediaSample] {
         let reader = ADTSReader(bytes: bytes)

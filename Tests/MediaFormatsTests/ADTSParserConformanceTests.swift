@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// The parser on well-formed streams: the HLS conformance segment and FFmpeg's output.
-@Suite struct ADTSParserConformanceTests {
+@Suite(.timeLimit(.minutes(2))) struct ADTSParserConformanceTests {
     static let fixtureName = "shaka-player_hls-raw-aac_fileSequence0.aac"
 
     @Test func findsAll215FramesOfTheHLSSegmentAfterItsID3Tag() throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// The parser on damaged input: it must recover, report exactly what it skipped, never hang or trap, and
 /// give the same result however the input is split.
-@Suite struct ADTSParserDamageTests {
+@Suite(.timeLimit(.minutes(2))) struct ADTSParserDamageTests {
     /// FFmpeg's 48-frame stream, its frame ranges, and the packets of the undamaged stream.
     struct Clean {
         let stream: [UInt8]

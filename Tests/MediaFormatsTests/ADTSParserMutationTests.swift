@@ -6,7 +6,7 @@ import Testing
 /// Randomly damaged streams (a fixed pseudo-random sequence, so every run is the same): the parser must
 /// neither trap nor hang, must consume every byte, must not mistake damage for a format change, and must
 /// give the same result however it is fed.
-@Suite struct ADTSParserMutationTests {
+@Suite(.timeLimit(.minutes(2))) struct ADTSParserMutationTests {
     struct Generator {
         var state: UInt64
         mutating func next(_ bound: Int) -> Int {

@@ -7,7 +7,7 @@ import Testing
 /// Damaged AIFF and CAF files through AudioFileStreamParser: cut at every header offset, garbage,
 /// sizes past the end, endless zero-size chunks. Each gives a typed error with a byte offset (the same
 /// for every split of the input), or, after the audio, a diagnostic; never a crash or a hang.
-@Suite struct AIFFCAFStreamDamageTests {
+@Suite(.timeLimit(.minutes(2))) struct AIFFCAFStreamDamageTests {
     typealias T = ContainerStreamTest
 
     /// Parses `bytes` drip-fed and returns the error, which must be typed and located.

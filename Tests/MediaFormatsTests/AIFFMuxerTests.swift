@@ -6,7 +6,7 @@ import Testing
 
 /// AIFFMuxer judged by other tools: ffmpeg's AIFF muxer (byte for byte), ffmpeg's strict decode,
 /// sndfile-info, soxi and ffprobe.
-@Suite struct AIFFMuxerTests {
+@Suite(.timeLimit(.minutes(2))) struct AIFFMuxerTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var pcm: WAVMuxerTests.Case
         var encoding: AIFFMuxer.Encoding

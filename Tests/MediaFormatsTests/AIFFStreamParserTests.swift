@@ -6,7 +6,7 @@ import Testing
 
 /// AudioFileStreamParser on AIFF and AIFF-C files that ffmpeg, sox and libsndfile wrote, judged by
 /// ffprobe, ffmpeg's own demuxer (`-c copy -f data`) and sndfile-info; every file drip-fed.
-@Suite struct AIFFStreamParserTests {
+@Suite(.timeLimit(.minutes(2))) struct AIFFStreamParserTests {
     typealias T = ContainerStreamTest
     typealias Flags = AudioStreamBasicDescription.Flags
 

@@ -6,7 +6,7 @@ import Testing
 
 /// AUMuxer judged by other tools: ffmpeg's AU muxer (byte for byte, to a file and to a pipe), ffmpeg's
 /// strict decode, sndfile-info, soxi and ffprobe; SoX's own `.au` for the facts and the data.
-@Suite struct AUMuxerTests {
+@Suite(.timeLimit(.minutes(2))) struct AUMuxerTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var pcm: WAVMuxerTests.Case
         var encoding: AUMuxer.Encoding

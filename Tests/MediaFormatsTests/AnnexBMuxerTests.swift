@@ -4,7 +4,7 @@ import MediaFormats
 import MediaTestSupport
 import Testing
 
-@Suite struct AnnexBMuxerTests {
+@Suite(.timeLimit(.minutes(2))) struct AnnexBMuxerTests {
     /// Reads `bytes` with AnnexBReader and writes the samples back with AnnexBMuxer.
     static func rewrite(_ bytes: [UInt8], accessUnitDelimiters: Bool = false) throws -> (
         samples: [MediaSample], output: [UInt8]

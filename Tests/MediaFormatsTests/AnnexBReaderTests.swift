@@ -4,7 +4,7 @@ import MediaCore
 import MediaTestSupport
 import Testing
 
-@Suite struct AnnexBReaderTests {
+@Suite(.timeLimit(.minutes(2))) struct AnnexBReaderTests {
     /// Every stream: the H264Fixtures ones (x264 variants and GStreamer openh264enc) and four slices per frame.
     static let streamNames = [
         "high", "baseline", "bframes-hrd", "metadata", "interlaced", "cropped", "openh264", "slices"

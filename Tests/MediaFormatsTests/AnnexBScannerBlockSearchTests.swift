@@ -5,7 +5,7 @@ import Testing
 /// The scanner looks for start codes 32 bytes at a time and only looks closer at blocks with two
 /// adjacent zero bytes: these streams put start codes at every position relative to those blocks and
 /// to the chunk boundaries, between NAL units full of near misses (lone zeros, `00 00 03`, `00 01`).
-@Suite struct AnnexBScannerBlockSearchTests {
+@Suite(.timeLimit(.minutes(2))) struct AnnexBScannerBlockSearchTests {
     /// A NAL unit body: non-zero header, then bytes that are mostly above 1 with near misses mixed in,
     /// ending in a non-zero byte (so that no trailing zero is removed).
     private func body(length: Int, using generator: inout some RandomNumberGenerator) -> [UInt8] {

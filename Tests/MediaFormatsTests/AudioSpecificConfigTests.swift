@@ -3,7 +3,7 @@ import MediaFormats
 import MediaTestSupport
 import Testing
 
-@Suite struct AudioSpecificConfigTests {
+@Suite(.timeLimit(.minutes(2))) struct AudioSpecificConfigTests {
     @Test func parsesApplesTwoByteConfig() throws {
         let config = try AudioSpecificConfig(parsing: [0x12, 0x10])
         #expect(config.objectType == 2)

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// CAFMuxer's big-endian PCM and reserved `free` space, judged by sndfile-info, ffprobe and ffmpeg.
-@Suite struct CAFMuxerOptionsTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFMuxerOptionsTests {
     /// `frames` frames of a deterministic ramp in `type`, interleaved stereo, little-endian.
     func ramp(_ type: PCMSampleType, frames: Int) -> MediaSample {
         var bytes: [UInt8] = []

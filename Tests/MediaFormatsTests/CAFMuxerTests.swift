@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// CAFMuxer's files, judged by sndfile-info, ffprobe, ffmpeg and against Apple's layout.
-@Suite struct CAFMuxerTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFMuxerTests {
     /// `frames` interleaved PCM frames of `type` read from an ffmpeg noise WAV (bit-exact input).
     static func pcmInput(_ type: PCMSampleType, channels: Int, frames: Int, in dir: TemporaryDirectory) throws
         -> [MediaSample]

@@ -41,7 +41,7 @@ enum CAFTest {
 }
 
 /// CAFReader on the files Apple's own writers made (Tests/MediaFormatsTests/Fixtures/SOURCES.tsv).
-@Suite struct CAFReaderAppleTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFReaderAppleTests {
     @Test func ringReportsSOURCESFacts() throws {
         let reader = try CAFReader(path: CAFTest.ringPath)
         #expect(reader.format.codec == .aac)
@@ -117,7 +117,7 @@ enum CAFTest {
 
 /// The chunk bodies on their own: desc, the ES_Descriptor cookie in both length forms, the exact
 /// header our muxer writes.
-@Suite struct CAFChunkTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFChunkTests {
     @Test func descRoundTripsThroughApplesBytes() throws {
         let file = try WAVTest.bytes(CAFTest.ringPath)
         let body = Array(file[20..<52])
@@ -195,7 +195,7 @@ enum CAFTest {
 }
 
 /// Seeking by packet and by frame gives the samples a front-to-back read gives.
-@Suite struct CAFSeekTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFSeekTests {
     @Test func seekingTheAppleAACFile() throws {
         let all = try CAFTest.readAll(try CAFReader(path: CAFTest.ringPath))
         let reader = try CAFReader(path: CAFTest.ringPath)

@@ -6,7 +6,7 @@ import Testing
 
 /// CAFReader on damaged input: every error is a typed MediaError naming the chunk and its byte offset,
 /// and no input crashes or hangs the reader.
-@Suite struct CAFReaderErrorTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFReaderErrorTests {
     /// Apple's AAC file; chunk headers at 8 (desc), 52 (kuki), 103 (pakt), 315 and 409 (uuid),
     /// 457 (info), 491 (free), 4080 (data, body from 4092 to 69550).
     static func ring() throws -> [UInt8] { try WAVTest.bytes(CAFTest.ringPath) }

@@ -6,7 +6,7 @@ import Testing
 
 /// CAFReader on CAF files written by FFmpeg (`-f caf`) and libsndfile (`sndfile-convert`), checked
 /// against ffprobe and ffmpeg's decode.
-@Suite struct CAFReaderInteropTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFReaderInteropTests {
     static let frames = 5000
 
     /// A 5000-frame stereo sine with noise written by ffmpeg with `codec` into a CAF file.

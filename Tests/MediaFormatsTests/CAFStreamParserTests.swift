@@ -6,7 +6,7 @@ import Testing
 
 /// AudioFileStreamParser on CAF files that Apple's writers, ffmpeg and libsndfile made, judged by
 /// SOURCES.tsv's facts, ``CAFReader``, ffprobe and ffmpeg's own demuxer; every file drip-fed.
-@Suite struct CAFStreamParserTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFStreamParserTests {
     typealias T = ContainerStreamTest
     typealias Flags = AudioStreamBasicDescription.Flags
 

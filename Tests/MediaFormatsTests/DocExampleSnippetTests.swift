@@ -4,7 +4,7 @@ import Testing
 /// The code examples in these doc comments are the text of a slice of a program in `Snippets/`, which
 /// `swift build` compiles: so an example that stops compiling fails the build, and one edited apart from
 /// its snippet fails here. (The examples in the DocC articles are `@Snippet` directives, compiled the same way.)
-@Suite struct DocExampleSnippetTests {
+@Suite(.timeLimit(.minutes(2))) struct DocExampleSnippetTests {
     /// (source file, text its first ```swift block must contain, snippet file, slice).
     static let examples: [(source: String, anchor: String, snippet: String, slice: String)] = [
         ("Sources/MediaCore/Pipeline.swift", "ToneGenerator", "Snippets/GettingStarted.swift", "pipeline"),

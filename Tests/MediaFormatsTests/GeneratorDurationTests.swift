@@ -3,7 +3,7 @@ import MediaFormats
 import Testing
 
 /// The generators take their length as a Swift `Duration` too.
-@Suite struct GeneratorDurationTests {
+@Suite(.timeLimit(.minutes(2))) struct GeneratorDurationTests {
     @Test func toneGeneratorLengthFromADuration() throws {
         #expect(try ToneGenerator(sampleRate: 48_000, length: .duration(.milliseconds(250))).totalFrames == 12_000)
         #expect(try ToneGenerator(sampleRate: 44_100, length: .duration(.seconds(2))).totalFrames == 88_200)

@@ -2,7 +2,7 @@ import MediaCore
 import MediaFormats
 import Testing
 
-@Suite struct H264AVCCTests {
+@Suite(.timeLimit(.minutes(2))) struct H264AVCCTests {
     @Test func knownConversions() throws {
         let avcc: [UInt8] = [0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 3, 0x41, 0x9A, 0x00]
         let annexB: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x41, 0x9A, 0x00]

@@ -3,7 +3,7 @@ import MediaFormats
 import MediaTestSupport
 import Testing
 
-@Suite struct H264AnnexBScannerRobustnessTests {
+@Suite(.timeLimit(.minutes(2))) struct H264AnnexBScannerRobustnessTests {
     @Test func randomStartCodeHeavyInputIsChunkingInvariant() throws {
         var generator = SplitMix64(seed: 0xA11E7)
         var sawError = false

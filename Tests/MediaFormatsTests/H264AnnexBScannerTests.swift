@@ -13,7 +13,7 @@ func scanAnnexB(_ bytes: [UInt8], seeds: [UInt64] = PushParserVerifier.standardS
     return outcome.outputs
 }
 
-@Suite struct H264AnnexBScannerTests {
+@Suite(.timeLimit(.minutes(2))) struct H264AnnexBScannerTests {
     @Test func splitsThreeAndFourByteStartCodesAndStripsTrailingZeros() throws {
         let stream: [UInt8] = [
             0x00, 0x00, 0x00, 0x01, 0x67, 0x42, 0x00,  // SPS ending in a zero (trailing_zero_8bits)

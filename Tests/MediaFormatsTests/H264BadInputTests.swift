@@ -2,7 +2,7 @@ import MediaCore
 import MediaFormats
 import Testing
 
-@Suite struct H264BadInputTests {
+@Suite(.timeLimit(.minutes(2))) struct H264BadInputTests {
     @Test func lengthPrefixPastTheEndIsTruncatedWithItsOffset() {
         let sample: [UInt8] = [0, 0, 0, 2, 0x09, 0xF0, 0, 0, 0, 9, 0x41, 0x9A]
         #expect(throws: MediaError.truncated("AVCC NAL unit of 9 bytes", needed: 9, available: 2, at: 6)) {

@@ -2,7 +2,7 @@ import MediaCore
 import MediaFormats
 import Testing
 
-@Suite struct H264SPSTests {
+@Suite(.timeLimit(.minutes(2))) struct H264SPSTests {
     /// FFmpeg's profile name for an SPS (libavcodec/profiles.c), as ffprobe prints it.
     static func ffmpegProfileName(_ sps: H264SPS) -> String {
         let constraintSet1 = sps.constraintFlags & 0x40 != 0

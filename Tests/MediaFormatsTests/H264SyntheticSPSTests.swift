@@ -6,7 +6,7 @@ import Testing
 
 /// SPS branches no encoder on this machine writes (x264 puts its scaling matrices in the PPS and never
 /// uses pic_order_cnt_type 1): built bit by bit, then read by us and by FFmpeg's trace_headers.
-@Suite struct H264SyntheticSPSTests {
+@Suite(.timeLimit(.minutes(2))) struct H264SyntheticSPSTests {
     /// An SPS NAL unit: High 4:4:4 with separate colour planes, 10-bit, scaling lists, POC type 1,
     /// field coding with MBAFF, cropping, and a VUI with every optional part including NAL HRD.
     static func makeSPS(cycle: [Int32] = [1, -2, 300]) -> [UInt8] {

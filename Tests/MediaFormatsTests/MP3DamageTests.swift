@@ -8,7 +8,7 @@ import Testing
 /// free format and Layer I (refused), streams that change format, input with no frame at all. Every
 /// outcome is checked against the frames an independent header walk finds in the undamaged file, and
 /// goes through the drip-feed verifier (the same events and errors however the input is split).
-@Suite struct MP3DamageTests {
+@Suite(.timeLimit(.minutes(2))) struct MP3DamageTests {
     /// A tagless LAME file of `seconds` (`arguments` as for lame) and its frames.
     static func clean(_ arguments: [String] = ["-V4", "-t"], seconds: Double = 1) throws -> (
         bytes: [UInt8], frames: [(offset: Int, length: Int)]

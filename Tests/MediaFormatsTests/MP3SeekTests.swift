@@ -9,7 +9,7 @@ import Testing
 /// confirms a chain again; the packets it delivers must be those of a full parse from where it really
 /// landed (its first batch's `fileOffset`): exactly the packet asked for with constant-size frames, a
 /// few packets away with a Xing TOC (the estimate), whose index the batch's `firstPacket` carries.
-@Suite struct MP3SeekTests {
+@Suite(.timeLimit(.minutes(2))) struct MP3SeekTests {
     /// Parses all of `bytes` (not finishing), seeks to `packet`, pushes the bytes from the offset (in
     /// pieces of `piece` bytes) and finishes: the offset and what came after the seek.
     static func seek(_ bytes: [UInt8], to packet: Int64, piece: Int = 1 << 20) throws -> (

@@ -8,7 +8,7 @@ import Testing
 /// (sample rate, channels, packet count), ffmpeg's gapless decode (valid frames) and an independent walk
 /// of the frame headers (every packet's offset and bytes). Every file also goes through the drip-feed
 /// verifier (whole, byte by byte, random splits).
-@Suite struct MP3StreamParserTests {
+@Suite(.timeLimit(.minutes(2))) struct MP3StreamParserTests {
     /// One encoding: the tool's arguments, the input's rate and channels, what the stream must be.
     struct Encoding: CustomTestStringConvertible, Sendable {
         let name: String

@@ -8,7 +8,7 @@ import Testing
 /// between frames. Each is skipped by its size with a `tagSkipped` diagnostic, never taken for damage
 /// (no `resynchronized`, no `trailingBytesSkipped`), and the packets are the same as without it.
 /// The synthetic tags are checked with ffprobe, which reads them, so that they are real tags.
-@Suite struct MP3TagTests {
+@Suite(.timeLimit(.minutes(2))) struct MP3TagTests {
     /// A tagless LAME CBR file (1 s), its packets' bytes, and the directory.
     static func plain() throws -> (dir: TemporaryDirectory, bytes: [UInt8], packets: [[UInt8]]) {
         let dir = try TemporaryDirectory()

@@ -6,7 +6,7 @@ import Testing
 
 /// AudioFileStreamParser on NeXT/Sun `.au` files that ffmpeg, sox and libsndfile wrote, drip-fed: the
 /// header against sndfile-info and ffprobe, the packets against ffmpeg's raw decode of the file.
-@Suite struct NeXTStreamParserTests {
+@Suite(.timeLimit(.minutes(2))) struct NeXTStreamParserTests {
     typealias T = WAVENeXTStreamTest
     typealias ASBD = AudioStreamBasicDescription
 

@@ -6,7 +6,7 @@ import Testing
 /// The verifier itself: it must catch a parser whose output depends on the split, one that fails
 /// differently depending on the split, one that does not stay ended, and one that throws without
 /// making progress; and it must pass a parser that is split-invariant.
-@Suite struct PushParserVerifierTests {
+@Suite(.timeLimit(.minutes(2))) struct PushParserVerifierTests {
     /// Hands out each push as it came: the output depends on the split.
     struct EchoParser: PushParser {
         var pending: [[UInt8]] = []

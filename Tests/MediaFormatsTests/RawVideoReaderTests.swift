@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// RawVideoReader against FFmpeg's rawvideo output, and its handling of a partial last frame.
-@Suite struct RawVideoReaderTests {
+@Suite(.timeLimit(.minutes(2))) struct RawVideoReaderTests {
     @Test(arguments: [
         ("nv12", PixelFormat.nv12, 176, 144),
         ("bgra", .bgra, 176, 144),

@@ -6,7 +6,7 @@ import Testing
 
 /// TestPatternGenerator: lengths, exact timing, plane layout, moving bars, the frame number box,
 /// determinism, FFmpeg's acceptance of the frames and agreement with its colour conversion.
-@Suite struct TestPatternTests {
+@Suite(.timeLimit(.minutes(2))) struct TestPatternTests {
     @Test func frameCountAndExactTiming() throws {
         var generator = try TestPatternGenerator(
             width: 64, height: 48, frameRate: FrameRate(30000, 1001), length: .frames(12))

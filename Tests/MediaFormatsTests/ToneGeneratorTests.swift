@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// ToneGenerator: lengths, the exact sine values, level and frequency, deterministic noise, argument checks.
-@Suite struct ToneGeneratorTests {
+@Suite(.timeLimit(.minutes(2))) struct ToneGeneratorTests {
     static func floats(_ bytes: [UInt8]) -> [Float] { RawAudio.floats(Data(bytes)) }
     static func int16s(_ bytes: [UInt8]) -> [Int16] { RawAudio.int16s(Data(bytes)) }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Y4MReader and RawVideoReader on a pipe (a FIFO), whose length is unknown up front: the same frames
 /// as from the file, and a cut inside a frame still ends in a truncation error naming the frame.
-@Suite struct VideoPipeInputTests {
+@Suite(.timeLimit(.minutes(2))) struct VideoPipeInputTests {
     /// Starts `sh -c "head -c <count> <source> > <fifo>"` (the whole file when `count` is nil) and
     /// returns the process, to be waited for once the reader has read.
     static func feed(_ source: String, into fifo: String, count: Int? = nil) throws -> Process {

@@ -7,7 +7,7 @@ import Testing
 /// AudioFileStreamParser's WAVE and NeXT parsers on damaged files: cut anywhere, garbage, impossible
 /// sizes, endless zero-size chunks, impossible formats. Always a typed error with the offset of the
 /// damaged structure (or, after the audio, a diagnostic), the same for every split; never a trap or a hang.
-@Suite struct WAVENeXTStreamDamageTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVENeXTStreamDamageTests {
     typealias T = WAVENeXTStreamTest
 
     /// Drip-feeds `bytes` and expects the parse to end with an error of `code` at `offset`.

@@ -7,7 +7,7 @@ import Testing
 /// AudioFileStreamParser on RF64 and BW64: files from ffmpeg (`-rf64 always`) and libsndfile whose
 /// sizes are in `ds64`, checked against sndfile-info's reading of that chunk and ffprobe, and a
 /// synthesized header that claims more than 4 GiB of data.
-@Suite struct WAVEStreamParserRF64Tests {
+@Suite(.timeLimit(.minutes(2))) struct WAVEStreamParserRF64Tests {
     typealias T = WAVENeXTStreamTest
 
     @Test(arguments: ["pcm_s16le", "pcm_f32le", "pcm_mulaw", "adpcm_ima_wav"])

@@ -6,7 +6,7 @@ import Testing
 
 /// AudioFileStreamParser on WAVE files that ffmpeg, sox and libsndfile wrote, drip-fed: every property
 /// against ffprobe's and sndfile-info's numbers, and the packets' bytes against ffmpeg's demuxer.
-@Suite struct WAVEStreamParserTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVEStreamParserTests {
     typealias T = WAVENeXTStreamTest
     typealias ASBD = AudioStreamBasicDescription
 

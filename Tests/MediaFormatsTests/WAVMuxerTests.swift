@@ -6,7 +6,7 @@ import Testing
 
 /// WAVMuxer judged by other tools: ffmpeg's own WAV muxer (byte for byte), sndfile-info, ffprobe, and
 /// ffmpeg's decode of what it wrote.
-@Suite struct WAVMuxerTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVMuxerTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var type: PCMSampleType
         var layout: ChannelLayout

@@ -6,7 +6,7 @@ import Testing
 
 /// WAVReader on chunk layouts built by hand: metadata chunks, odd sizes with pad bytes, unusual order,
 /// extensible headers, open data sizes.
-@Suite struct WAVReaderChunkTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVReaderChunkTests {
     /// The `fmt ` body and data of a real file that sox wrote, to rebuild in other layouts.
     static func soxParts(in dir: TemporaryDirectory) throws -> (fmt: [UInt8], data: [UInt8], path: String) {
         let path = dir.file("base.wav")
@@ -203,7 +203,7 @@ import Testing
 }
 
 /// How WAVReader splits the data into samples.
-@Suite struct WAVReaderSampleTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVReaderSampleTests {
     @Test func samplesHaveExactCountsAndTiming() throws {
         let (file, data) = WAVTest.simpleFile(frames: 10_000)
         let reader = try WAVReader(bytes: file, framesPerSample: 4096)

@@ -10,7 +10,7 @@ import Testing
 
 /// WAVReader on damaged and unsupported input: each error's code and byte offset, the frames delivered
 /// from a file cut short, and no crash or hang on any prefix or corruption of a file.
-@Suite struct WAVReaderErrorTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVReaderErrorTests {
     /// A 44-byte-header s16 stereo 48 kHz file of 2500 frames written by ffmpeg.
     static func ffmpegFile(in dir: TemporaryDirectory) throws -> [UInt8] {
         let path = dir.file("base.wav")

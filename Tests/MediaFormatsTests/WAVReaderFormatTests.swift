@@ -6,7 +6,7 @@ import Testing
 
 /// WAVReader against files other software wrote: every sample type, channel count and header kind that
 /// ffmpeg and sox produce. Oracles: ffprobe's frame count and layout, and ffmpeg's own decode of the file.
-@Suite struct WAVReaderFormatTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVReaderFormatTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var codec: String
         var type: PCMSampleType

@@ -6,7 +6,7 @@ import Testing
 
 /// `WAVReader(path:frames:)`: a part of a file (what each segment of a parallel encode reads), judged
 /// against the frames ffmpeg decodes from the whole file.
-@Suite struct WAVReaderRangeTests {
+@Suite(.timeLimit(.minutes(2))) struct WAVReaderRangeTests {
     /// A 3 s, 44.1 kHz, s24 stereo file sox wrote (6 bytes a frame, so a frame offset that is wrong by a
     /// byte shows), and its frames as ffmpeg decodes them.
     static func file(in dir: TemporaryDirectory) throws -> (path: String, frames: [UInt8]) {

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// Y4MMuxer against what FFmpeg's yuv4mpegpipe muxer writes, and its refusals.
-@Suite struct Y4MMuxerTests {
+@Suite(.timeLimit(.minutes(2))) struct Y4MMuxerTests {
     /// A y4m that ffmpeg wrote, read by Y4MReader and written again by Y4MMuxer, comes out byte for byte
     /// (FFmpeg's `XCOLORRANGE` header extension aside: VideoFormat does not carry the colour range).
     @Test(arguments: [

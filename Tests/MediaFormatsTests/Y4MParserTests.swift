@@ -17,7 +17,7 @@ struct Y4MParserState: Equatable {
 
 /// ``Y4MParser`` fed whole, byte by byte and in random splits (``PushParserVerifier``): the same header,
 /// frames and errors every time, and the same as ``Y4MReader``.
-@Suite struct Y4MParserTests {
+@Suite(.timeLimit(.minutes(2))) struct Y4MParserTests {
     /// Verifies `bytes` and returns the header, the frames and the error.
     static func parse(_ bytes: [UInt8]) throws -> (header: Y4MStreamHeader?, frames: [MediaSample], error: MediaError?)
     {

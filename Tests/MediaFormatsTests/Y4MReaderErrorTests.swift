@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// Y4MReader on damaged and hostile input: typed errors with offsets and frame indices, no hang.
-@Suite struct Y4MReaderErrorTests {
+@Suite(.timeLimit(.minutes(2))) struct Y4MReaderErrorTests {
     /// 10 frames of 176x144 yuv420p from FFmpeg, with the length of its header line (newline included).
     static func ffmpegY4M() throws -> (bytes: [UInt8], headerLength: Int) {
         let dir = try TemporaryDirectory()

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// Y4MReader against what FFmpeg writes and decodes: formats, rates, odd sizes, every byte of every plane.
-@Suite struct Y4MReaderTests {
+@Suite(.timeLimit(.minutes(2))) struct Y4MReaderTests {
     @Test(arguments: [
         ("yuv420p", PixelFormat.yuv420p, 176, 144),
         ("yuv422p", .yuv422p, 176, 144),

@@ -2,7 +2,7 @@ import MediaCore
 import Testing
 
 /// The default policy's decisions on synthetic stats: a 2-s queue, times in host milliseconds.
-@Suite struct AdaptiveBitRatePolicyTests {
+@Suite(.timeLimit(.minutes(2))) struct AdaptiveBitRatePolicyTests {
     static let limit = MediaTime.seconds(2)
 
     /// The observation of a queue `depth` full (fraction of the limit) with `dropped` frames dropped so

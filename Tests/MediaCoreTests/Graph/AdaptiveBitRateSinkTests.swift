@@ -5,7 +5,7 @@ import Testing
 
 /// A LiveStreamSink runs its AdaptiveBitRate: asks the policy at most once per interval, on the
 /// writer's side, while the sender is stuck (an inner sink that holds its first write).
-@Suite struct AdaptiveBitRateSinkTests {
+@Suite(.timeLimit(.minutes(2))) struct AdaptiveBitRateSinkTests {
     typealias GatedSink = LiveStreamSinkTests.GatedSink
 
     /// Video frame `i` at 10 fps; only frame 0 is a keyframe (so nothing is dropped under 0.5 s).

@@ -1,7 +1,7 @@
 import MediaCore
 import Testing
 
-@Suite struct AsyncBridgeTests {
+@Suite(.timeLimit(.minutes(2))) struct AsyncBridgeTests {
     @Test func aSourceIsAnAsyncSequence() async throws {
         var seen: [MediaSample] = []
         for try await sample in ArraySource(audioPackets(seconds: 1)).samples { seen.append(sample) }
@@ -50,7 +50,7 @@ import Testing
     }
 }
 
-@Suite struct MediaClockTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaClockTests {
     @Test func hostAndMediaTimeConvertBothWays() {
         let clock = MediaClock(anchor: MediaTime(value: 5_000_000_000, timescale: 1_000_000_000))
         #expect(clock.mediaTime(forHostTime: MediaTime(value: 7, timescale: 1)) == .seconds(2))

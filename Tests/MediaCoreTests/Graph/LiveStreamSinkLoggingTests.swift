@@ -6,7 +6,7 @@ import Testing
 
 /// LiveStreamSink reports the video it dropped once, at the end, through its `Logger`, and hands the
 /// logger to an inner sink that reports (a ReconnectingSink).
-@Suite struct LiveStreamSinkLoggingTests {
+@Suite(.timeLimit(.minutes(2))) struct LiveStreamSinkLoggingTests {
     let script = LiveStreamSinkTests()
 
     @Test func droppedVideoIsOneWarningAtTheEnd() throws {

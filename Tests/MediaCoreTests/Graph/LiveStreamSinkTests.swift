@@ -4,7 +4,7 @@ import Testing
 
 /// LiveStreamSink's drop policy, exactly: an inner sink that holds its first write until the test
 /// opens a gate, so the queue fills deterministically.
-@Suite struct LiveStreamSinkTests {
+@Suite(.timeLimit(.minutes(2))) struct LiveStreamSinkTests {
     /// An inner sink whose writes wait for `gate` (bounded), recording what it got.
     final class GatedSink: MultiTrackSink, @unchecked Sendable {
         // Sendable: `received` is written by the sender thread only while the test waits for `finish`

@@ -1,7 +1,7 @@
 import MediaCore
 import Testing
 
-@Suite struct MediaGraphTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaGraphTests {
     /// Whether the samples' decode times never go backwards.
     func isInterleaved(_ samples: [MediaSample]) -> Bool {
         zip(samples, samples.dropFirst()).allSatisfy {

@@ -14,7 +14,7 @@ struct EndlessSource: MediaSource {
     }
 }
 
-@Suite struct MediaGraphThreadedTests {
+@Suite(.timeLimit(.minutes(2))) struct MediaGraphThreadedTests {
     /// The same graph as the synchronous test, run on threads: the same samples per track, in
     /// decode-time order within each track, and a complete interleaved output.
     /// Five seconds of audio (through a pass-through stage) and video into `sink`.

@@ -5,7 +5,7 @@ import Testing
 
 /// ReconnectingSink's outages reach its `Logger`: the scripted network of ``ReconnectingSinkTests``
 /// goes down, refuses three connections and comes back.
-@Suite struct ReconnectingSinkLoggingTests {
+@Suite(.timeLimit(.minutes(2))) struct ReconnectingSinkLoggingTests {
     let script = ReconnectingSinkTests()
 
     @Test func anOutageLogsTheFailureEachAttemptTheReconnectionAndTheResumption() throws {

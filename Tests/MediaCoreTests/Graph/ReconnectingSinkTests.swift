@@ -4,7 +4,7 @@ import Testing
 /// ReconnectingSink's outage handling, exactly: connections that fail when the test says, so every
 /// discard, attempt and resume point is known. (The real thing, against a receiver killed and
 /// restarted, is in the live-streamer example's streaming tests.)
-@Suite struct ReconnectingSinkTests {
+@Suite(.timeLimit(.minutes(2))) struct ReconnectingSinkTests {
     /// What the "network" lets through, and what each connection received.
     final class Network {
         var up = true

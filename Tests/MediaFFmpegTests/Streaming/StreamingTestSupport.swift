@@ -52,6 +52,7 @@ enum StreamingSupport {
     /// Starts nginx with its RTMP module on 127.0.0.1:`port` (application `live`, `record all` into
     /// `<dir>/records`, one file per stream name); the server and the records folder.
     static func startNginx(in dir: TemporaryDirectory, port: Int) throws -> (ChildProcess, String) {
+        RealTimeCheck.require("an nginx RTMP server")
         let records = dir.file("records")
         try FileManager.default.createDirectory(atPath: records, withIntermediateDirectories: true)
         let config = """
@@ -111,6 +112,7 @@ enum StreamingSupport {
         videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
         maxQueue: MediaTime = .seconds(2)
     ) async throws -> LiveStreamSink.Stats {
+        RealTimeCheck.require("a live stream to \(url)")
         var settings = H264Encoder.Settings()
         settings.realTime = true
         settings.averageBitRate = videoBitRate

@@ -7,7 +7,7 @@ import Testing
 /// A file whose audio comes before the chunk that describes it (ffmpeg's ALAC CAF: `pakt` after `data`;
 /// an AIFF with `COMM` after `SSND`): the readers of whole files hop over the audio to the late chunk and
 /// come back, and give exactly what a front-to-back parse that holds the audio gives.
-@Suite struct AudioFileReaderLateChunkTests {
+@Suite(.timeLimit(.minutes(2))) struct AudioFileReaderLateChunkTests {
     typealias T = ContainerStreamTest
 
     /// Every event of a front-to-back parse of `bytes` (the audio held until the late chunk).

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// ``AudioFileReader``: samples from any container, exact packet seeking and frame seeks that trim.
-@Suite struct AudioFileReaderTests {
+@Suite(.timeLimit(.minutes(2))) struct AudioFileReaderTests {
     static func readAll(_ reader: AudioFileReader) throws -> [MediaSample] {
         var samples: [MediaSample] = []
         while let sample = try reader.next() { samples.append(sample) }

@@ -9,7 +9,7 @@ import Testing
 /// variable-size ones (ADTS, MP3, CAF with a packet table: ffmpeg's ALAC). The allocation counts
 /// themselves are checked by the allocation benchmarks (`make bench-check`): where malloc hands back
 /// the block just freed, a fresh buffer per batch would look reused here too.
-@Suite struct AudioFileStreamParserRecyclingTests {
+@Suite(.timeLimit(.minutes(2))) struct AudioFileStreamParserRecyclingTests {
     /// A 3-second stereo file in `format` (an ffmpeg muxer and codec), made by ffmpeg.
     static func file(_ name: String, _ format: [String]) throws -> [UInt8] {
         let dir = try TemporaryDirectory()

@@ -6,7 +6,7 @@ import Testing
 
 /// The stream parser's own part: recognising the file type, refusing what is none of the seven, and
 /// the ADTS container (which wraps ``ADTSParser``), judged by ffprobe.
-@Suite struct AudioFileStreamParserTests {
+@Suite(.timeLimit(.minutes(2))) struct AudioFileStreamParserTests {
     @Test func anUnknownFileIsRefusedNamingItsFirstBytes() throws {
         let parse = try StreamParse.verified(Array("OggS\u{0}\u{2}garbage that is no audio file at all".utf8))
         let error = try #require(parse.error)

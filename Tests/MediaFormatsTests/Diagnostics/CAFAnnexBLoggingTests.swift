@@ -7,7 +7,7 @@ import Testing
 
 /// The CAF and Annex-B readers report what they work around through a `Logger` and a pipeline's
 /// progress, as the WAV and ADTS readers do.
-@Suite struct CAFAnnexBLoggingTests {
+@Suite(.timeLimit(.minutes(2))) struct CAFAnnexBLoggingTests {
     /// A 16-bit stereo CAF of 100 frames (400 data bytes), written by our muxer.
     static func pcmCAF() throws -> [UInt8] {
         let output = MemoryOutput()

@@ -7,7 +7,7 @@ import Testing
 
 /// The readers' diagnostics reach a `Logger` (message and metadata) and a pipeline's progress, with no
 /// logger as well.
-@Suite struct ReaderLoggingTests {
+@Suite(.timeLimit(.minutes(2))) struct ReaderLoggingTests {
     /// A 16-bit mono 8 kHz WAV of 0.1 s (1600 data bytes) made by sox, cut to 800 data bytes: its header
     /// declares 1600 bytes at the `data` chunk (byte offset 36).
     static func cutWAV(in directory: TemporaryDirectory) throws -> String {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs every test once, in three test processes at the same time (the suites are sorted by
+# Scripts/test-suites.py, from their @Suite lines):
+#
+#   live    the suites tagged .realTime (PulseAudio daemons, streaming servers, `--realtime` examples),
+#           one at a time, at normal priority, with the FFmpeg leak gate on;
+#   gated   the other suites marked .ffmpegLeakGate, one at a time, with the leak gate on: the gate
+#           compares a process-wide count before and after each test, so it needs a process of its own
+#           where one test runs at a time, and this is that process (no second run of these suites);
+#   unit    everything else, in parallel.
+#
+# gated and unit run at a lower CPU priority (nice 10), so that the live suites, which mostly wait on
+# real time, get the CPU when their streams need it and the other two use what is left: on two cores
+# the live suites' waits overlap the rest instead of adding to it.
+#
+# Usage: Scripts/run-tests.sh [--sanitize address|thread]
+#   With --sanitize, the tests of .build-asan or .build-tsan run; there the leak gate is off (the
+#   sanitizers judge memory), so gated joins unit, and the MemoryCheck suites (valgrind cannot run a
+#   sanitized program) are skipped. The sanitizer's options come from the environment (the Makefile).
+# Each process's whole output is in $TEST_LOGS/<run>-<group>.log; when one fails, its failed tests and
+# the log's last lines are printed at the end. Exit status: 0 when all passed, 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+TEST_LOGS=${TEST_LOGS:-$PWD/.build/test-logs}
+mkdir -p "$TEST_LOGS"
+
+sanitizer=""
+if [ "${1:-}" = "--sanitize" ]; then sanitizer=$2; fi
+case "$sanitizer" in
+"") scratch=.build run=tests ;;
+address) scratch=.build-asan run=address ;;
+thread) scratch=.build-tsan run=thread ;;
+*)
+    echo "run-tests.sh: unknown sanitizer '$sanitizer'" >&2
+    exit 2
+    ;;
+esac
+bundle="$scratch/debug/MediaPipelinePackageTests.xctest"
+[ -x "$bundle" ] || {
+    echo "run-tests.sh: $bundle is not built (swift build --build-tests first)" >&2
+    exit 2
+}
+
+live=$(Scripts/test-suites.py realtime) || exit 2
+gated=$(Scripts/test-suites.py gated) || exit 2
+swift_testing=("$bundle" --testing-library swift-testing)
+
+# group NAME NICENESS ENVIRONMENT... -- ARGUMENTS...: starts one test process in the background.
+pids=()
+names=()
+group() {
+    local name=$1 niceness=$2
+    shift 2
+    local environment=()
+    while [ "$1" != "--" ]; do
+        environment+=("$1")
+        shift
+    done
+    shift
+    echo "---- $run-$name: $*"
+    (
+        start=$(date +%s)
+        env "${environment[@]}" nice -n "$niceness" "${swift_testing[@]}" "$@" >"$TEST_LOGS/$run-$name.log" 2>&1
+        status=$?
+        echo "---- $run-$name: $(grep -a -E '(✔|✘) Test run with' "$TEST_LOGS/$run-$name.log" | tail -n 1 |
+            sed -E 's/^[^A-Za-z]*//') (exit $status, $(($(date +%s) - start)) s)"
+        exit $status
+    ) &
+    pids+=($!)
+    names+=("$name")
+}
+
+gate=MEDIAPIPELINE_LEAK_GATE=1
+if [ -z "$sanitizer" ]; then
+    group live 0 "$gate" -- --no-parallel --filter "$live"
+    group gated 10 "$gate" -- --no-parallel --filter "$gated" --skip "$live"
+    group unit 10 -- --skip "$live|$gated"
+else
+    group live 0 -- --no-parallel --filter "$live" --skip MemoryCheck
+    group unit 10 -- --skip "$live|MemoryCheck"
+fi
+
+failed=()
+for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || failed+=("${names[$i]}")
+done
+[ ${#failed[@]} -eq 0 ] && exit 0
+
+for name in "${failed[@]}"; do
+    log="$TEST_LOGS/$run-$name.log"
+    echo "---- failed in the $run-$name tests (whole output: $log) ----"
+    grep -a -E '✘|error:|Fatal error|^Crash|exited with|signal [0-9]' "$log" | grep -a -v ' passed after ' | head -60
+    echo "---- its last lines ----"
+    tail -n 5 "$log"
+done
+exit 1
