@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Runs every test once, in three test processes at the same time (the suites are sorted by
+# Runs every test once, in four test processes at the same time (the suites are sorted by
 # Scripts/test-suites.py, from their @Suite lines):
 #
-#   live    the suites tagged .realTime (PulseAudio daemons, streaming servers, `--realtime` examples),
-#           one at a time, at normal priority, with the FFmpeg leak gate on;
-#   gated   the other suites marked .ffmpegLeakGate, one at a time, with the leak gate on: the gate
-#           compares a process-wide count before and after each test, so it needs a process of its own
-#           where one test runs at a time, and this is that process (no second run of these suites);
-#   unit    everything else, in parallel.
+#   live     the suites tagged .realTime (PulseAudio daemons, streaming servers, `--realtime` examples),
+#            one at a time, at normal priority, with the FFmpeg leak gate on;
+#   gated-1, the other suites marked .ffmpegLeakGate, in two shards of about equal time, each one test
+#   gated-2  at a time with the leak gate on: the gate compares a process-wide count before and after each
+#            test, so it needs a process where one test runs at a time, and these are those processes
+#            (no second run of these suites);
+#   unit     everything else, in parallel, at most $UNIT_WIDTH tests at once.
 #
-# gated and unit run at a lower CPU priority (nice 10), so that the live suites, which mostly wait on
-# real time, get the CPU when their streams need it and the other two use what is left: on two cores
-# the live suites' waits overlap the rest instead of adding to it.
+# The gated and unit processes run at a lower CPU priority (nice 10), so that the live suites, which
+# mostly wait on real time, get the CPU when their streams need it and the others use what is left: on
+# two cores the live suites' waits overlap the rest instead of adding to it.
+#
+# Why the parallel width is bounded: a test's .timeLimit starts when Swift Testing starts the test, and
+# an unbounded parallel run starts hundreds at once on two cores, so a trivial test's clock runs out while
+# it waits for a thread. With a bound, a test's clock starts when it can run. And each process has an
+# outer bound, $TEST_PROCESS_MINUTES: a test that hangs in a blocking call cannot be cancelled by its time
+# limit (Swift Testing records the issue, then waits for the test), so the process is stopped and the
+# phase fails with the issue in its log, instead of running into CI's limit.
 #
 # Usage: Scripts/run-tests.sh [--sanitize address|thread]
 #   With --sanitize, the tests of .build-asan or .build-tsan run; there the leak gate is off (the
@@ -23,13 +31,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 TEST_LOGS=${TEST_LOGS:-$PWD/.build/test-logs}
 mkdir -p "$TEST_LOGS"
+UNIT_WIDTH=${UNIT_WIDTH:-4}
 
 sanitizer=""
 if [ "${1:-}" = "--sanitize" ]; then sanitizer=$2; fi
 case "$sanitizer" in
-"") scratch=.build run=tests ;;
-address) scratch=.build-asan run=address ;;
-thread) scratch=.build-tsan run=thread ;;
+"") scratch=.build run=tests minutes=${TEST_PROCESS_MINUTES:-20} ;;
+address) scratch=.build-asan run=address minutes=${TEST_PROCESS_MINUTES:-30} ;;
+thread) scratch=.build-tsan run=thread minutes=${TEST_PROCESS_MINUTES:-30} ;;
 *)
     echo "run-tests.sh: unknown sanitizer '$sanitizer'" >&2
     exit 2
@@ -43,6 +52,8 @@ bundle="$scratch/debug/MediaPipelinePackageTests.xctest"
 
 live=$(Scripts/test-suites.py realtime) || exit 2
 gated=$(Scripts/test-suites.py gated) || exit 2
+gated1=$(Scripts/test-suites.py gated 1/2) || exit 2
+gated2=$(Scripts/test-suites.py gated 2/2) || exit 2
 swift_testing=("$bundle" --testing-library swift-testing)
 
 # group NAME NICENESS ENVIRONMENT... -- ARGUMENTS...: starts one test process in the background.
@@ -57,11 +68,13 @@ group() {
         shift
     done
     shift
-    echo "---- $run-$name: $*"
+    echo "---- $run-$name: started (whole output: $TEST_LOGS/$run-$name.log)"
     (
         start=$(date +%s)
-        env "${environment[@]}" nice -n "$niceness" "${swift_testing[@]}" "$@" >"$TEST_LOGS/$run-$name.log" 2>&1
+        env "${environment[@]}" timeout -k 10 "${minutes}m" nice -n "$niceness" "${swift_testing[@]}" "$@" \
+            >"$TEST_LOGS/$run-$name.log" 2>&1
         status=$?
+        [ $status -eq 124 ] && echo "---- $run-$name: stopped after $minutes minutes" >>"$TEST_LOGS/$run-$name.log"
         echo "---- $run-$name: $(grep -a -E '(✔|✘) Test run with' "$TEST_LOGS/$run-$name.log" | tail -n 1 |
             sed -E 's/^[^A-Za-z]*//') (exit $status, $(($(date +%s) - start)) s)"
         exit $status
@@ -73,11 +86,12 @@ group() {
 gate=MEDIAPIPELINE_LEAK_GATE=1
 if [ -z "$sanitizer" ]; then
     group live 0 "$gate" -- --no-parallel --filter "$live"
-    group gated 10 "$gate" -- --no-parallel --filter "$gated" --skip "$live"
-    group unit 10 -- --skip "$live|$gated"
+    group gated-1 10 "$gate" -- --no-parallel --filter "$gated1"
+    group gated-2 10 "$gate" -- --no-parallel --filter "$gated2"
+    group unit 10 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated"
 else
     group live 0 -- --no-parallel --filter "$live" --skip MemoryCheck
-    group unit 10 -- --skip "$live|MemoryCheck"
+    group unit 10 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|MemoryCheck"
 fi
 
 failed=()

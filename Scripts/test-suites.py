@@ -9,9 +9,17 @@
                                         live run selects whole suites by it).
     Scripts/test-suites.py realtime   prints the `swift test --filter/--skip` regex of the suites tagged
                                       `.realTime` (they run after the others, one at a time).
-    Scripts/test-suites.py gated      prints the regex of the suites carrying `.ffmpegLeakGate` that are not
+    Scripts/test-suites.py gated [I/N]
+                                      prints the regex of the suites carrying `.ffmpegLeakGate` that are not
                                       real-time: they run one at a time, with the leak gate on, beside the
-                                      parallel run of all the others.
+                                      parallel run of all the others. With I/N (1-based), only shard I of N:
+                                      the suites are dealt longest first to the shard with the least time
+                                      so far, by the seconds in Tests/suite-seconds.tsv (a suite not listed
+                                      counts 5 s).
+    Scripts/test-suites.py seconds LOG...
+                                      prints the seconds each suite took in Swift Testing logs, as
+                                      Tests/suite-seconds.tsv holds them (refresh it from a quiet run's
+                                      .build/test-logs/tests-gated-*.log when shards drift apart).
 
 Whether a suite that waits on real time is tagged is checked when it runs, not here: a PulseAudio
 daemon, a streaming server or a `--realtime` example started by a test whose suite lacks the tag
@@ -63,6 +71,37 @@ def check():
     return 1 if findings else 0
 
 
+SECONDS = os.path.join(ROOT, "suite-seconds.tsv")
+
+
+def shard(names, index, count):
+    seconds = {}
+    if os.path.exists(SECONDS):
+        for line in open(SECONDS, encoding="utf-8"):
+            fields = line.split()
+            if len(fields) == 2 and not line.startswith("#"):
+                seconds[fields[0]] = float(fields[1])
+    loads = [0.0] * count
+    shards = [[] for _ in range(count)]
+    for name in sorted(names, key=lambda n: (-seconds.get(n, 5.0), n)):
+        least = loads.index(min(loads))
+        loads[least] += seconds.get(name, 5.0)
+        shards[least].append(name)
+    return shards[index - 1]
+
+
+def logged_seconds(paths):
+    line = re.compile(r"Suite (\w+) (?:passed|failed) after ([0-9.]+) seconds")
+    seconds = {}
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for m in line.finditer(f.read()):
+                seconds[m.group(1)] = float(m.group(2))
+    print("# suite\tseconds: one at a time under the leak gate (Scripts/test-suites.py seconds), to balance shards")
+    for name in sorted(seconds):
+        print(f"{name}\t{seconds[name]:.1f}")
+
+
 def regex(names):
     # Test ids read `Target.Suite/test()`, nested suites `Target.Suite/Inner/test()`.
     return r"\.(" + "|".join(sorted(names)) + ")/" if names else "^$"
@@ -78,7 +117,14 @@ def main(argv):
         print(regex(realtime))
         return 0
     if command == "gated":
-        print(regex({name for _, name, attr in all_suites if ".ffmpegLeakGate" in attr} - realtime))
+        names = {name for _, name, attr in all_suites if ".ffmpegLeakGate" in attr} - realtime
+        if len(argv) > 2:
+            index, count = (int(n) for n in argv[2].split("/"))
+            names = shard(names, index, count)
+        print(regex(names))
+        return 0
+    if command == "seconds":
+        logged_seconds(argv[2:])
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -4,7 +4,7 @@ import MediaFFmpeg
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AACDecoderTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AACDecoderTests {
     /// Encode → decode returns exactly the frames that went in, whatever the length.
     @Test(arguments: [1, 1023, 1024, 4097, 48_000, 100_003])
     func roundTripKeepsTheFrameCount(frames: Int) throws {

@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// The `aac-encoder` example end to end, judged by ffprobe, ffmpeg, faad and GStreamer.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AACEncoderExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AACEncoderExampleTests {
     let encoder = TestPaths.executable("aac-encoder")
 
     /// Runs the example; returns (status, stderr lines).

@@ -5,7 +5,7 @@ import Testing
 
 /// `aac-encoder --parallel` (and its default) end to end: ffprobe, ffmpeg and GStreamer judge the
 /// files, in ADTS, CAF and M4A.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AACEncoderParallelExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AACEncoderParallelExampleTests {
     let encoder = TestPaths.executable("aac-encoder")
     /// 70 s at 48 kHz: 3282 packets, above the 3072 from which `--parallel` is on by itself.
     static let frames = 70 * 48_000

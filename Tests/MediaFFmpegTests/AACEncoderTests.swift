@@ -3,7 +3,7 @@ import MediaFFmpeg
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AACEncoderTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AACEncoderTests {
     /// priming + valid + remainder = packets × 1024, for lengths around the packet boundaries.
     @Test(arguments: [1, 1000, 1024, 1025, 2048, 48_000, 48_037])
     func trimsAccountForEveryFrame(frames: Int) throws {

@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// Files other encoders wrote, read by our ADTS reader and decoded by our AAC decoder.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ADTSDecodeTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ADTSDecodeTests {
     @Test func appleHLSSegmentDecodesCompletely() throws {
         let path = TestPaths.fixture("shaka-player_hls-raw-aac_fileSequence0.aac")
         var pipeline = Pipeline(source: try ADTSReader(path: path), stages: [AACDecoder()], sink: CollectingSink())

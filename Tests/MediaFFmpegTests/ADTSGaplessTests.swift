@@ -4,7 +4,7 @@ import Testing
 
 /// An ADTS file has nowhere to store encoder priming and padding; a caller who knows them gives them to
 /// `ADTSReader`, and decoding is then as exact as from a CAF file whose packet table holds them.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ADTSGaplessTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ADTSGaplessTests {
     static let inputFrames = 10_000  // not a multiple of 1024: the last packet has padding
 
     /// The encoder's packets for `inputFrames` frames of a 440 Hz stereo tone at 44.1 kHz.

@@ -9,7 +9,7 @@ import Testing
 /// with MediaBitstream's AVCCParser. Issue 13 named the bug this guards: H264Decoder accepted a sample
 /// with a zero-length NAL unit that AnnexBMuxer refused. Now both skip it (as FFmpeg's
 /// h264_mp4toannexb does) and log a warning, and both refuse a length past the end at the same offset.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AVCCAgreementTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AVCCAgreementTests {
     /// `sample` with a zero-length NAL unit before its first NAL unit and another after its last.
     static func withEmptyNALUnits(_ sample: MediaSample) -> MediaSample {
         var copy = sample

@@ -6,7 +6,7 @@ import Testing
 /// The `av-encoder` example end to end, judged by ffprobe, ffmpeg and GStreamer: both streams in every
 /// container, durations and start times that agree, `moov` before `mdat`, two outputs from one encode,
 /// an hour of MPEG-TS without drift, Ctrl-C leaving a playable file, and one-line usage errors.
-@Suite(.timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct AVEncoderExampleTests {
+@Suite(.timeLimit(.minutes(20)), .serialized, .ffmpegLeakGate) struct AVEncoderExampleTests {
     static let encoder = TestPaths.executable("av-encoder")
 
     /// Runs the example and returns status and standard error.

@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// The `audio-convert` example end to end, judged by ffmpeg and ffprobe.
-@Suite(.timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct AudioConvertExampleTests {
+@Suite(.timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct AudioConvertExampleTests {
     static let convert = TestPaths.executable("audio-convert")
 
     static func make(_ path: String, _ arguments: [String], seconds: Double = 2) throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// `audio-convert` prints the library's warnings on standard error in the house style, one line each,
 /// through ExampleSupport's log handler: by default, and not with `--quiet`.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioConvertWarningTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioConvertWarningTests {
     static let convert = TestPaths.executable("audio-convert")
 
     /// A 16-bit mono 8 kHz WAV of 0.1 s (1600 data bytes from byte offset 44) made by sox, cut to 800 data bytes.

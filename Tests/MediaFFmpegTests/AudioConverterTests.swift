@@ -3,7 +3,7 @@ import MediaFFmpeg
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioConverterTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioConverterTests {
     /// N frames at rate A come out as exactly N × B / A frames (rounded to nearest) at rate B, with the
     /// resampler's delay drained, whatever the length (even a single frame).
     @Test(arguments: [1, 441, 1000, 44_100, 100_000, 123_457])

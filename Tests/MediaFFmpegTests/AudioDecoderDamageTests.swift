@@ -7,7 +7,7 @@ import Testing
 /// AudioDecoder on damaged input: a corrupt packet is a typed error stamped with its index, a codec
 /// or configuration it cannot take is refused before FFmpeg sees a packet, and random damage never
 /// crashes or hangs it.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioDecoderDamageTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioDecoderDamageTests {
     struct Damage: Sendable, CustomStringConvertible {
         var file: String
         var encoder: [String]

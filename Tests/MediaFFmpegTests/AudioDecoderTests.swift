@@ -6,7 +6,7 @@ import Testing
 /// AudioDecoder against the ffmpeg CLI: the packets of files made by ffmpeg, lame and sox decode to
 /// exactly what `ffmpeg -i file -f s16le|s32le|f32le -` prints (bit for bit, the MP3 and MP2 float
 /// output included), with the trims the packets carry honoured.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioDecoderTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioDecoderTests {
     struct Case: Sendable, CustomStringConvertible {
         var file: String
         var encoder: [String]

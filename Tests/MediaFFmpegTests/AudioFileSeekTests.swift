@@ -18,7 +18,7 @@ import Testing
 /// decoder carries its own predictor across packets whose headers are close to it (see
 /// ``AudioFileReader``), so a decode that starts at a packet keeps a constant offset from one that
 /// started earlier until a header resets both (measured here: about 0.002, 60 steps).
-@Suite(.timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct AudioFileSeekTests {
+@Suite(.timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct AudioFileSeekTests {
     struct Case: Sendable, CustomStringConvertible {
         var name: String
         var ffmpeg: [String]

@@ -5,7 +5,7 @@ import Testing
 
 /// The `audio-player` example without a device (`--render`): its options reach the player, and it
 /// exits as documented.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioPlayerExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioPlayerExampleTests {
     static let player = TestPaths.executable("audio-player")
 
     @Test func renderAppliesTheOptions() throws {

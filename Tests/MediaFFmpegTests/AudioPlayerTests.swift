@@ -5,7 +5,7 @@ import Testing
 
 /// ``AudioPlayer`` into a file sink (as fast as the sink takes it; the device is tested with PulseAudio):
 /// the played audio against ffmpeg's decode, loops without a gap, volume, pan and rate judged by sox.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioPlayerTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioPlayerTests {
     /// A sox-written 16-bit stereo WAV: 440 Hz left, 660 Hz right, at 0.5.
     static func source(_ dir: TemporaryDirectory, seconds: Double = 1, name: String = "in.wav") throws -> String {
         let path = dir.file(name)

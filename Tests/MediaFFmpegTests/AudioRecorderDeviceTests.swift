@@ -6,7 +6,7 @@ import Testing
 /// ``AudioRecorder`` and `audio-recorder` on a real PulseAudio daemon (private, headless, a null sink):
 /// what `paplay` plays into the sink is recorded from its monitor at the right level and pitch; a
 /// device that goes away ends the recording with "device lost" and a playable file.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioRecorderDeviceTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioRecorderDeviceTests {
     /// A 1 kHz sine at 0.5 (−6.02 dBFS peak, −9.03 dB RMS), `seconds` long, 48 kHz stereo 16-bit.
     static func tone(_ dir: TemporaryDirectory, seconds: Int) throws -> String {
         let path = dir.file("tone.wav")

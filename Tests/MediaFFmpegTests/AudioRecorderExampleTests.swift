@@ -5,7 +5,7 @@ import Testing
 
 /// The `audio-recorder` example from its generated input (`--tone`), end to end: exact durations, Ctrl-C,
 /// and what SIGKILL leaves in each container, judged by ffprobe, ffmpeg -xerror and libsndfile.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioRecorderExampleTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioRecorderExampleTests {
     static let recorder = TestPaths.executable("audio-recorder")
 
     static func seconds(_ path: String) throws -> Double {

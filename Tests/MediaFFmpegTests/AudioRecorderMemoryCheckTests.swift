@@ -5,7 +5,7 @@ import Testing
 /// The examples that need a PulseAudio device, under valgrind's memcheck against a private daemon: no
 /// definite leak, no invalid read or write. (The name puts the suite among the live tests, which run one at a
 /// time: the recorder captures in real time.)
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioRecorderMemoryCheckTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioRecorderMemoryCheckTests {
     func memcheck(_ daemon: PulseDaemon, _ example: String, _ arguments: [String]) throws -> String {
         let child = try daemon.spawn("valgrind", MemoryCheckTests.valgrind(example) + arguments)
         guard child.wait(timeout: 120) else {

@@ -5,7 +5,7 @@ import Testing
 
 /// ``AudioRecorder`` from generated input (no device): exact durations, every container judged by
 /// ffprobe/ffmpeg/sox, pauses without a gap or a click, deleting, refusals.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioRecorderTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioRecorderTests {
     static func tone(realTime: Bool, seconds: Double = 30, rate: Int = 48_000) -> AudioRecorderInput {
         .source {
             let tone = try ToneGenerator(

@@ -8,7 +8,7 @@ import Testing
 
 /// caf-recorder's files judged by ffprobe, ffmpeg and libsndfile, and by our own reader and decoder;
 /// Apple's AAC CAF read and decoded by ours.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct CAFEndToEndTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct CAFEndToEndTests {
     let recorder = TestPaths.executable("caf-recorder")
     let info = TestPaths.executable("caf-info")
 

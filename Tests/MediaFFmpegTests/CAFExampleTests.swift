@@ -5,7 +5,7 @@ import Testing
 
 /// The `caf-info` and `caf-recorder` examples: JSON output, the Apple file's chunks, the magic cookie's
 /// layout, and one clear line on bad input.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct CAFExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct CAFExampleTests {
     static let info = TestPaths.executable("caf-info")
     static let recorder = TestPaths.executable("caf-recorder")
     static let appleFile = TestPaths.fixture("mattetti-audio_ring.caf")

@@ -7,7 +7,7 @@ import Testing
 /// buffers), and stay valid and unchanged however long they are kept: past later reads, which reuse
 /// the slots of samples let go of, and past the demuxer itself. Judged by ffmpeg's own `-c copy` of the
 /// same packets (`-f data`: the payloads back to back).
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerBorrowingTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerBorrowingTests {
     struct Case: Sendable, CustomStringConvertible {
         var file: String
         var arguments: [String]

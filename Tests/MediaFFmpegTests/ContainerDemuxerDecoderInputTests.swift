@@ -6,7 +6,7 @@ import Testing
 /// The samples ContainerDemuxer hands out for the codecs AudioDecoder takes by four-character code
 /// carry Core Audio's format id and frames per packet, and frame counts that add up to what the
 /// ffmpeg CLI decodes (packets of several blocks counted whole).
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerDecoderInputTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerDecoderInputTests {
     struct Case: Sendable, CustomStringConvertible {
         var file: String
         var encoder: [String]

@@ -6,7 +6,7 @@ import Testing
 /// ContainerDemuxer on input it cannot take: cut, garbage, empty and missing files, from a path and
 /// from bytes (a typed error naming the input and what is wrong, never a crash or a hang); streams it
 /// does not hand out; sources that are not read (bounded queues).
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerErrorTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerErrorTests {
     typealias Fixture = DemuxerFixture
 
     /// Runs `body` on a thread of its own and waits at most `seconds` for it: a hang fails the test

@@ -6,7 +6,7 @@ import Testing
 /// stream's source instead of opening the file again (what `transcode` does for each input's first
 /// stream). The source reads that stream whole, as ffprobe counts its packets, and the same samples as a
 /// source of a demuxer of its own; a demuxer that already has a source is refused.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerHandOverTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerHandOverTests {
     typealias Fixture = DemuxerFixture
 
     @Test(arguments: [("mp4", 0), ("mp4", 1), ("ts", 0), ("h264", 0)])

@@ -8,7 +8,7 @@ import Testing
 /// `FFmpegResources.liveCount` is process-wide and the other suites run in parallel, so the count is
 /// checked in a child process running only ``ContainerDemuxerLeakTests/leakCheckInChildProcess()``
 /// (enabled there by an environment variable): in that process nothing else allocates.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerLeakTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerLeakTests {
     static let childVariable = "MEDIAPIPELINE_DEMUXER_LEAK_CHILD"
     static let fixtureVariable = "MEDIAPIPELINE_DEMUXER_LEAK_FIXTURE"
 

@@ -7,7 +7,7 @@ import Testing
 /// configuration, every packet as ffprobe lists it, and for audio the priming and padding as trims,
 /// so that Σ frameCount − trims is what ffmpeg decodes (where ffmpeg applies both) or what the
 /// container declares.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerOtherCodecTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerOtherCodecTests {
     struct Case: Sendable, CustomStringConvertible {
         var container: String
         var encoder: [String]

@@ -5,7 +5,7 @@ import Testing
 
 /// PCM from WAV, AIFF, CAF, MOV and Matroska comes out little-endian and interleaved, byte for byte
 /// what ffmpeg decodes the file to in the matching little-endian format.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerPCMTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerPCMTests {
     struct Case: Sendable, CustomStringConvertible {
         var container: String
         var codec: String

@@ -3,7 +3,7 @@ import MediaTestSupport
 import Testing
 
 /// The demuxer's errors name it as their stage, like every other reader's (issue 13).
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerStageTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerStageTests {
     @Test func openErrorsNameTheDemuxer() {
         do {
             _ = try ContainerDemuxer(bytes: Array("not a container, only some text".utf8))

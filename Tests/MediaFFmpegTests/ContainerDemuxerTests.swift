@@ -6,7 +6,7 @@ import Testing
 /// ContainerDemuxer judged by ffprobe, ffmpeg and GStreamer: streams, codecs, packet counts and the
 /// pts/dts/size of every packet as ffprobe reports them; AVCC back to Annex-B decoding to the same frames;
 /// AAC through ADTS decoding to the same sample count; priming trims; seeking; memory input; bad input.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerDemuxerTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerTests {
     typealias Fixture = DemuxerFixture
 
     static func fourCC(_ text: String) -> UInt32 { text.utf8.reduce(0) { $0 << 8 | UInt32($1) } }

@@ -5,7 +5,7 @@ import Testing
 
 /// What ContainerMuxer refuses, and how: typed errors naming track, codec, container or path; calls
 /// after finish; decode times going backwards; nothing leaked.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerMuxerErrorTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerMuxerErrorTests {
     static func error(_ body: () throws -> Void) -> MediaError? {
         do { try body() } catch { return error as? MediaError }
         return nil

@@ -5,7 +5,7 @@ import Testing
 
 /// Gapless AAC in M4A as iTunes and AVAssetWriter write it, judged by parsing the boxes and by what
 /// ffprobe and ffmpeg make of the file.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerMuxerGaplessTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerMuxerGaplessTests {
     static let n = 100_000
     static let packets = (n + 1024 + 1023) / 1024
     static let remainder = packets * 1024 - 1024 - n

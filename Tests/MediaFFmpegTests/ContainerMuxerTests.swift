@@ -5,7 +5,7 @@ import Testing
 
 /// ContainerMuxer judged by ffprobe, ffmpeg and GStreamer: 10 s of the test pattern (H.264) and a tone
 /// (AAC) from the real encoders, muxed by hand in decode-time order.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerMuxerTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerMuxerTests {
     let video = MuxFixtures.video
     let audio = MuxFixtures.audio
 

@@ -25,7 +25,7 @@ final class HeadTailOutput: MediaOutput {
 }
 
 /// Timestamps: exact over an hour.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerMuxerTimingTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerMuxerTimingTests {
     /// One hour of AAC packet times and video frame times into MPEG-TS: the last pts of each stream is
     /// its exact time at 90 kHz rounded once (48 kHz: 168749 × 1920; 30 fps: 107999 × 3000; 44.1 kHz
     /// packets fall between ticks and are each rounded to nearest; 30000/1001 fps: 3003 per frame), as

@@ -7,7 +7,7 @@ import Testing
 /// hands those buffers back to libavformat by reference, so a buffer may be let go of last on the
 /// muxer's thread or the demuxer's. The packets written are those of `ffmpeg -c copy` (size, MD5 of the
 /// bytes, pts, dts, flags), for Matroska and MP4. Run under ThreadSanitizer by `make sanitize-thread`.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ContainerRemuxByReferenceTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerRemuxByReferenceTests {
     @Test(arguments: [ContainerFormat.matroska, .mp4])
     func threadedRemuxWritesFFmpegsPackets(format: ContainerFormat) throws {
         let dir = try TemporaryDirectory()

@@ -5,7 +5,7 @@ import Testing
 
 /// PCM that differs from the output (44.1 kHz s16 mono into a 48 kHz f32 stereo stream) is converted
 /// on the way: `parecord` hears the tone at its frequency, for its duration, on both channels.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct ConvertingPlaybackSinkTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct ConvertingPlaybackSinkTests {
     @Test func playsOtherFormatsThroughTheConverter() throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()

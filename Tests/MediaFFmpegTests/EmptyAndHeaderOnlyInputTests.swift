@@ -12,7 +12,7 @@ import Testing
 /// - MP3 (an ID3v2 tag and no frame), ADTS (one 7-byte header), H.264 (SPS and PPS, no slice): no
 ///   stream; ffmpeg fails or finds no stream, so the readers throw a typed ``MediaError`` (the
 ///   FFmpeg demuxer may instead open with no stream, which is said plainly by an empty stream list).
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct EmptyAndHeaderOnlyInputTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct EmptyAndHeaderOnlyInputTests {
     /// What reading a whole file gave.
     enum Outcome: Equatable, CustomStringConvertible {
         case samples(Int)

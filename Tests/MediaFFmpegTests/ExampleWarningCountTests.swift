@@ -4,7 +4,7 @@ import Testing
 
 /// aac-encoder and caf-recorder end a run on a damaged input with one warning line that sums up what the
 /// reader worked around (the individual warnings come first, as they happen); `--quiet` silences both.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ExampleWarningCountTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ExampleWarningCountTests {
     /// The stderr lines of `example` run with `arguments`, after checking it exited 0.
     static func lines(_ example: String, _ arguments: [String]) throws -> [String] {
         let result = try ExternalTool.run(TestPaths.executable(example), arguments)

@@ -9,7 +9,7 @@ import Testing
 
 /// The FFmpeg return-code funnel keeps FFmpeg's code and text, and classifies `AVERROR(ENOMEM)` as out of
 /// memory whatever the call site expected (issue 14: it used to read as "invalid argument").
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct FFmpegErrorClassificationTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct FFmpegErrorClassificationTests {
     @Test func outOfMemoryIsOutOfMemoryAtEveryCallSite() {
         for kind: MediaError.Code in [.invalidArgument, .invalidData, .encoderFailure, .decoderFailure, .io] {
             let error = MediaError.ffmpeg(-ENOMEM, calling: "avcodec_send_frame", kind)

@@ -6,7 +6,7 @@ import Testing
 /// The leak gate (``MediaTestSupport/FFmpegLeakGate``) fails a test that leaves an FFmpeg object alive and
 /// passes one that frees what it made. A child process runs, with the gate on, only the two tests enabled
 /// there by an environment variable; one of them keeps an AAC encoder forever.
-@Suite(.timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct FFmpegLeakGateTests {
+@Suite(.timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct FFmpegLeakGateTests {
     static let childVariable = "MEDIAPIPELINE_LEAK_GATE_CHILD"
     static var isChild: Bool { ProcessInfo.processInfo.environment[childVariable] == "1" }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The graph code shown in Examples/av-encoder/README.md and the Graphs article, compiled and run, so
 /// the docs cannot drift from the API.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct GraphReadmeExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct GraphReadmeExampleTests {
     @Test func avEncoderReadmeGraphRuns() async throws {
         let dir = try TemporaryDirectory()
         // Examples/av-encoder/README.md, "The same graph in code" (smaller frames and 2 s, absolute paths)

@@ -9,7 +9,7 @@ import Testing
 /// read by AnnexBReader and decoded by H264Decoder, the way `h264-encoder --input damaged.h264` does:
 /// every damage ends in a typed error that says where, or in as many frames as ffmpeg decodes from the
 /// same bytes with the access units that gave none counted; never a crash, a hang or an untyped error.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct H264CorruptionTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264CorruptionTests {
     /// The intact stream: 24 frames of 320x240, gop 8, B-frames, as Annex-B bytes.
     static func intactStream() throws -> [UInt8] {
         let clip = try VideoClip(count: 24)

@@ -6,7 +6,7 @@ import Testing
 
 /// H264Decoder reports the frames it conceals through its `Logger`, one warning per access unit that
 /// gave damaged frames, and nothing for a clean stream.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct H264DecoderLoggingTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264DecoderLoggingTests {
     static func encoded() throws -> [MediaSample] {
         let clip = try VideoClip(count: 24)
         var settings = H264Encoder.Settings()

@@ -5,7 +5,7 @@ import MediaFormats
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct H264DecoderTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264DecoderTests {
     /// Our encoder's output at a high bit rate decodes to every frame, the right size and times, within
     /// 35 dB luma PSNR of the source, and to exactly the frames ffmpeg decodes from the same stream.
     @Test func decodesOurEncoderOutput() throws {

@@ -10,7 +10,7 @@ import Testing
 /// flags), times and counts, and so ffmpeg's frames; with fewer workers than groups, with the buffer
 /// too small for a group (the switch to frame threads mid-stream), and with parameter sets that are
 /// only in-band or that change.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct H264DecoderThreadingTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264DecoderThreadingTests {
     /// A stream's access units, by the reader a user would take, and the file ffmpeg judges.
     struct Stream: Sendable, CustomTestStringConvertible {
         let name: String

@@ -8,7 +8,7 @@ import Testing
 /// and in GStreamer, to the same frames), PSNR against the
 /// source, keyframe placement, the same frames as the ffmpeg CLI with the same settings, and one clear
 /// line on bad input.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct H264EncoderExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264EncoderExampleTests {
     static let encoder = TestPaths.executable("h264-encoder")
 
     /// Runs the example; returns its status and standard error lines.

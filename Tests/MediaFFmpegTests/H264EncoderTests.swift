@@ -4,7 +4,7 @@ import MediaFFmpeg
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct H264EncoderTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264EncoderTests {
     static func settings(_ edit: (inout H264Encoder.Settings) -> Void = { _ in }) -> H264Encoder.Settings {
         var settings = H264Encoder.Settings()
         settings.preset = "veryfast"

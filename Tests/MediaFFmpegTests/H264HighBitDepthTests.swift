@@ -7,7 +7,7 @@ import Testing
 /// libx264 decode (to the same bytes as `ffmpeg -f yuv4mpegpipe`), and `h264-encoder` re-encodes them to
 /// 8-bit 4:2:0 by default or keeps 10 bits with `--pixel-format`, each stream byte for byte the CLI's with
 /// the same `-pix_fmt`.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct H264HighBitDepthTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264HighBitDepthTests {
     static let encoder = TestPaths.executable("h264-encoder")
 
     /// Writes `frames` frames of FFmpeg's `testsrc2` as an Annex-B stream of `pixelFormat` (libx264).

@@ -4,7 +4,7 @@ import Testing
 
 /// `HLSOptions` takes its segment length as a Swift `Duration` too; `.seconds(n)` and `.zero` keep
 /// meaning the `MediaTime` they meant.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct HLSOptionsDurationTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct HLSOptionsDurationTests {
     @Test func targetSegmentDurationFromADuration() {
         let options = HLSOptions(targetSegmentDuration: .milliseconds(1500))
         #expect(options.targetSegmentDuration == MediaTime(value: 3, timescale: 2))

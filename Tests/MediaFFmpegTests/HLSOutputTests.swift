@@ -5,7 +5,7 @@ import Testing
 
 /// HLS written to a folder by ContainerMuxer (libavformat's hls muxer), read back by ffprobe/ffmpeg and
 /// by GStreamer's hlsdemux: VOD and live-window playlists, MPEG-TS and fMP4 segments.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct HLSOutputTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct HLSOutputTests {
     typealias F = HLSFixtures
 
     @Test(arguments: [HLSOptions.SegmentType.mpegTS, .fragmentedMP4])

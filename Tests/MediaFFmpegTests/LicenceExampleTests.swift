@@ -6,7 +6,7 @@ import Testing
 /// `--licence` on every example (every folder of Examples/ but Support): exit 0, the report on
 /// standard output with the effective licence line, nothing on standard error, no other option
 /// needed; `--licence --json` is JSON; `--help` mentions the flag.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct LicenceExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct LicenceExampleTests {
     static let examples: [String] = {
         let folder = TestPaths.packageRoot() + "/Examples"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

@@ -6,7 +6,7 @@ import Testing
 /// `FFmpegLicenceReport` against what the `ffmpeg` CLI of the same FFmpeg build says about itself
 /// (`-buildconf`, `-L`, `-version`, `-encoders`, `-decoders`), and the rules that turn configure flags
 /// into a licence.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct LicenceReportTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct LicenceReportTests {
     /// The configure options `ffmpeg -hide_banner -buildconf` lists, one per line.
     static func cliConfiguration() throws -> [String] {
         let result = try ExternalTool.check("ffmpeg", ["-hide_banner", "-buildconf"])

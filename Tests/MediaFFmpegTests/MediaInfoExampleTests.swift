@@ -5,7 +5,7 @@ import Testing
 
 /// The `media-info` example against ffprobe (and ffmpeg's decode, for frame counts) on files that
 /// ffmpeg writes in every container AudioFileStreamParser reads, and on the Apple-written files.
-@Suite(.timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct MediaInfoExampleTests {
+@Suite(.timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct MediaInfoExampleTests {
     static let mediaInfo = TestPaths.executable("media-info")
 
     /// `media-info --json` of `path`, as an object.

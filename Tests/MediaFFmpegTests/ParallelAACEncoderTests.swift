@@ -6,7 +6,7 @@ import Testing
 /// `ParallelAACEncoder`: the segment plan, and a parallel encode judged against a serial one by what
 /// ffmpeg decodes from both (length, coding error around every join), by ffprobe, and by the CAF and
 /// M4A muxers' priming and remainder.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ParallelAACEncoderTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ParallelAACEncoderTests {
     /// 90 s of 48 kHz stereo s16, two tones plus noise (the benchmark's signal): 4220 packets, enough
     /// for two segments.
     static let seconds = 90

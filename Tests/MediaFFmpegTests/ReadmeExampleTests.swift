@@ -5,7 +5,7 @@ import Testing
 
 /// The code shown in README.md and Examples/aac-encoder/README.md, compiled and run, so the docs
 /// cannot drift from the API.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ReadmeExampleTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ReadmeExampleTests {
     @Test func readmePipelineRuns() throws {
         let dir = try TemporaryDirectory()
         try ExternalTool.check(

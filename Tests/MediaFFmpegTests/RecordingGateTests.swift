@@ -6,7 +6,7 @@ import Testing
 /// buffer: every frame it hands out is counted once, at the frame where it starts, and a limit is exact.
 /// (The recorder's own tests use 480-frame buffers at 48 kHz, where a limit of whole buffers and a
 /// 480-frame fade would hide an off-by-one in either.)
-@Suite(.timeLimit(.minutes(5))) struct RecordingGateTests {
+@Suite(.timeLimit(.minutes(10))) struct RecordingGateTests {
     /// A 44.1 kHz stereo f32 tone in 480-frame buffers (the gate's fade is 441 frames there).
     static func tone(frames: Int64) throws -> ToneGenerator {
         try ToneGenerator(

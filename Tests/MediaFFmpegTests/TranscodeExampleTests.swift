@@ -6,7 +6,7 @@ import Testing
 /// The `transcode` example end to end: remuxing our own .aac and .h264 into MP4 gives the packets the
 /// ffmpeg CLI gives; re-encoding and copying between containers decode cleanly in ffmpeg; bad input
 /// gives one line naming the file.
-@Suite(.timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct TranscodeExampleTests {
+@Suite(.timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct TranscodeExampleTests {
     static let transcode = TestPaths.executable("transcode")
     static let avEncoder = TestPaths.executable("av-encoder")
 

@@ -5,7 +5,7 @@ import MediaFormats
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct VideoConverterTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct VideoConverterTests {
     /// The CLI's conversion of the clip's yuv420p to `pixelFormat`, as raw bytes.
     static func cli(_ clip: VideoClip, from: String, input: String, to: String, size: String? = nil) throws -> [UInt8] {
         var args = [

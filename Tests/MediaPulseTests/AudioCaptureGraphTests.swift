@@ -5,7 +5,7 @@ import Testing
 
 /// A capture is a source like any other: a `MediaGraph` runs it on its own thread, and `stop()` from
 /// elsewhere ends the branch, so the graph finishes its sinks and returns.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioCaptureGraphTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioCaptureGraphTests {
     @Test func graphRunsACaptureUntilItIsStopped() throws {
         let daemon = try PulseDaemon()
         let capture = try AudioCaptureSource(

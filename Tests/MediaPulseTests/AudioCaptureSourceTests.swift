@@ -5,7 +5,7 @@ import Testing
 
 /// Capture against a private daemon: what `paplay` plays into the null sink comes back from its
 /// monitor sample for sample, stamped on a continuous timeline; a removed device ends the capture.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioCaptureSourceTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioCaptureSourceTests {
     @Test func recordsWhatPaplayPlays() throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
@@ -98,7 +98,7 @@ import Testing
 }
 
 /// A consumer that falls behind by more than the capture's buffer loses audio, and is told so exactly.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioCaptureOverrunTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioCaptureOverrunTests {
     @Test func overrunIsCountedFlaggedAndKeepsTimeExact() throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()

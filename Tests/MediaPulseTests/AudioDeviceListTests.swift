@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// The device lists against a private daemon, judged by `pactl -f json list sinks/sources`.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioDeviceListTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioDeviceListTests {
     @Test func nullSinkAndItsMonitor() throws {
         let daemon = try PulseDaemon()
         let pulse = try PulseConnection(server: daemon.server)

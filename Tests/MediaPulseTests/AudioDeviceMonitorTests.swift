@@ -6,7 +6,7 @@ import Testing
 /// Device events against a private daemon, caused with pactl: a module load adds a sink and its
 /// monitor, a default change is reported, an unload removes both, and the daemon going away ends
 /// the stream. Every wait is bounded.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioDeviceMonitorTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioDeviceMonitorTests {
     @Test func startsWithTheServersDevices() throws {
         let daemon = try PulseDaemon()
         let monitor = try AudioDeviceMonitor(server: daemon.server)

@@ -6,7 +6,7 @@ import Testing
 /// The `audio-devices` example end to end against a private daemon: its JSON against pactl's, the
 /// server taken from `PULSE_SERVER`, `--watch` printing a module load as it happens and exiting 130
 /// on SIGINT, or 1 when the daemon goes away.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioDevicesExampleTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioDevicesExampleTests {
     static let executable = TestPaths.executable("audio-devices")
 
     /// The devices of one `--json` array, as pactl shows them.

@@ -5,7 +5,7 @@ import Testing
 
 /// Playback against a private daemon: what the sink plays into the null sink, `parecord` records from
 /// its monitor sample for sample; the position follows the wall clock and stands still when paused.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioPlaybackSinkTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioPlaybackSinkTests {
     @Test func parecordHearsWhatIsPlayed() throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()

@@ -6,7 +6,7 @@ import Testing
 /// ``AudioPlayer`` on a private PulseAudio daemon while `parecord` records the null sink's monitor: what
 /// is heard correlates with the file, at the level volume and pan say, at the speed rate says, loops
 /// without a gap, and `currentTime` follows what is heard and stands still when paused.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct AudioPlayerDeviceTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioPlayerDeviceTests {
     /// Plays `path` with `configure` applied, recording the monitor; returns the recording (f32 stereo).
     static func playAndRecord(
         _ path: String, daemon: PulseDaemon, folder: TemporaryDirectory, configure: (AudioPlayer) -> Void = { _ in }

@@ -4,7 +4,7 @@ import Testing
 
 /// The capture ring on its own (no daemon): a full ring keeps what it holds and drops what arrives, and
 /// the slot after a drop says how many frames were lost and where it sits on the timeline.
-@Suite(.timeLimit(.minutes(5))) struct CaptureRingTests {
+@Suite(.timeLimit(.minutes(10))) struct CaptureRingTests {
     /// Frame `i` of the test data is the byte `i` (one byte a frame).
     static func write(_ ring: CaptureRing, frames: Range<Int>) {
         let data = frames.map { UInt8($0) }

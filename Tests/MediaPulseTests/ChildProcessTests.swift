@@ -4,7 +4,7 @@ import Testing
 
 /// The fixture's child processes: they inherit no descriptor but the three standard ones (so a
 /// long-running daemon cannot hold another test's pipe open), and they stop on SIGINT.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ChildProcessTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ChildProcessTests {
     @Test func inheritsOnlyTheStandardStreams() throws {
         let folder = try TemporaryDirectory()
         let pipe = Pipe()  // open descriptors ≥ 3 in this process

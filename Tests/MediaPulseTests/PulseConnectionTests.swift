@@ -5,7 +5,7 @@ import Testing
 
 /// The connection against a private daemon: it connects, reports what `pactl info` reports, and fails
 /// with a typed error naming the server when there is none.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct PulseConnectionTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct PulseConnectionTests {
     @Test func connectsAndAgreesWithPactl() throws {
         let daemon = try PulseDaemon()
         let pulse = try PulseConnection(server: daemon.server, clientName: "connect-test", timeout: .seconds(2))

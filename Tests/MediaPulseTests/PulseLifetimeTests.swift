@@ -5,7 +5,7 @@ import Testing
 
 /// Releasing a capture, a playback and their connection leaves nothing behind on the server: their
 /// streams and their client are gone (`pactl`), so every libpulse object was disconnected and freed.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .ffmpegLeakGate) struct PulseLifetimeTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct PulseLifetimeTests {
     @Test func releasingEverythingLeavesTheServerClean() throws {
         let daemon = try PulseDaemon()
         func clients() throws -> Int {

@@ -6,7 +6,7 @@ import Testing
 
 /// The H.264 encoder changes its rate while running (through a ``BitRateControl`` or
 /// ``H264Encoder/setAverageBitRate(_:)``), and the stream stays one valid stream.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct AdaptiveBitRateEncoderTests {
+@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AdaptiveBitRateEncoderTests {
     static let fps = 25
 
     /// What an encode gave: the access units, and bits per second over a span of presentation times.

@@ -7,7 +7,7 @@ import Testing
 /// arrive whole with per-second stats; a receiver killed and restarted is reconnected to, the stream
 /// resuming at a keyframe with its timestamps continuing while the local recording stays complete; a
 /// slow link keeps the queue within `--max-latency`; Ctrl-C ends cleanly with 130.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct StreamingLiveStreamerTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct StreamingLiveStreamerTests {
     static let streamer = TestPaths.executable("live-streamer")
     /// A small, cheap stream: the 320x240 pattern at 25 fps (a keyframe every `keyint` frames), a tone.
     static func small(keyint: Int = 25) -> [String] {

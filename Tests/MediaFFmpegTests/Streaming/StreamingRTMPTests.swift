@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// RTMP (FLV) to nginx's RTMP module recording everything, and to `ffmpeg -listen 1`, on 127.0.0.1.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct StreamingRTMPTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct StreamingRTMPTests {
     @Test func rtmpToNginxRecordsEveryFrame() async throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()

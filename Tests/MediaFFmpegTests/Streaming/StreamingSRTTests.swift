@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// MPEG-TS over SRT (caller, with latency in the URL's query) to ffmpeg's SRT listener on 127.0.0.1.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct StreamingSRTTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct StreamingSRTTests {
     @Test func srtToFFmpegListenerArrivesWhole() async throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()

@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// MPEG-TS over TCP and UDP to ffmpeg receivers on 127.0.0.1, in real time.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct StreamingTCPUDPTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct StreamingTCPUDPTests {
     @Test func mpegTSOverTCPArrivesWhole() async throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()

@@ -6,7 +6,7 @@ import Testing
 /// A link slower than the stream: a TCP receiver of the test's own reading about 16 KB/s, a 0.5 s
 /// queue. The queue stays within its limit, video is dropped in whole GOPs and counted, audio arrives
 /// intact.
-@Suite(.tags(.realTime), .timeLimit(.minutes(5)), .serialized, .ffmpegLeakGate) struct StreamingThrottledTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct StreamingThrottledTests {
     @Test func slowLinkDropsWholeGOPsKeepsAudio() async throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()
