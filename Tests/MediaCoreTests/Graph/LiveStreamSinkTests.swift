@@ -74,6 +74,33 @@ import Testing
         #expect(stats.droppedFrames == 7 && stats.droppedGOPs == 0)
     }
 
+    /// Audio queued among the video when the queue overflows is never dropped: only the video from the
+    /// oldest frame up to the next keyframe goes, and every audio packet reaches the inner sink in order.
+    @Test func audioQueuedAmongDroppedVideoIsKept() throws {
+        let inner = GatedSink()
+        let live = try LiveStreamSink(inner, clock: MediaClock(), maxQueueDuration: MediaTime(value: 1, timescale: 2))
+        try live.begin(tracks: [videoFormat, audioFormat])
+        try live.write(frame(0, keyint: 4), track: 0)
+        #expect(inner.entered.wait(timeout: .now() + 5) == .success)  // the sender holds frame 0
+        var audioTimes: [Double] = []
+        for i in 1..<12 {
+            try live.write(frame(i, keyint: 4), track: 0)
+            let time = MediaTime(value: Int64(i * 10 + 5), timescale: 100)
+            try live.write(
+                MediaSample(
+                    format: audioFormat, data: [0],
+                    timing: SampleTiming(
+                        presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 100)),
+                    frameCount: 1024), track: 1)
+            audioTimes.append(-(time.seconds ?? 0))
+        }
+        inner.gate.signal()
+        try live.finish()
+        #expect(live.stats.droppedFrames > 0, "the queue overflowed, so some video was dropped")
+        #expect(inner.received.filter { $0 < 0 } == audioTimes, "every audio packet, in order")
+        #expect(live.stats.sentAudioFrames == audioTimes.count)
+    }
+
     /// An inner sink that takes everything at once.
     final class InstantSink: MultiTrackSink {
         func begin(tracks: [MediaFormat?]) throws {}
