@@ -33,7 +33,7 @@ import Testing
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         // UDP has no connection to refuse: wait until the receiver has bound its port.
-        #expect(StreamingSupport.waitUntil(timeout: 5) { !StreamingSupport.isFree(port, udp: true) })
+        #expect(poll { !StreamingSupport.isFree(port, udp: true) }, "ffmpeg did not bind UDP port \(port)")
         let stats = try await StreamingSupport.stream(to: "udp://127.0.0.1:\(port)?pkt_size=1316", retry: false)
         if !receiver.wait(timeout: 6) { receiver.signal(SIGINT) }
         #expect(receiver.wait(timeout: 5))
@@ -52,13 +52,13 @@ import Testing
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let url = "tcp://127.0.0.1:\(port)"
-        let killer = Thread {
-            usleep(1_000_000)
-            receiver.signal(SIGKILL)
-        }
-        killer.start()
+        // The receiver is killed mid-stream: once the stream has reached it (it has written output).
+        let streaming = Task { try await StreamingSupport.stream(to: url) }
+        let reached = await poll { fileSize(dir.file("got.ts")) > 0 }
+        receiver.signal(SIGKILL)
+        #expect(reached, "the receiver wrote nothing of the stream")
         do {
-            let stats = try await StreamingSupport.stream(to: url)
+            let stats = try await streaming.value
             Issue.record("the stream went on after its receiver was killed: \(stats)")
         } catch let error as MediaError {
             #expect(error.code == .io && "\(error)".contains(url), "\(error)")
