@@ -52,11 +52,19 @@ import Testing
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let url = "tcp://127.0.0.1:\(port)"
-        // The receiver is killed mid-stream: once the stream has reached it (it has written output).
+        // The receiver is killed mid-stream: once the stream's connection to it is up (ESTABLISHED to its
+        // port in /proc/net/tcp), not after a fixed time.
         let streaming = Task { try await StreamingSupport.stream(to: url) }
-        let reached = await poll { fileSize(dir.file("got.ts")) > 0 }
+        let hexPort = ":" + String(format: "%04X", port) + " "
+        let reached = await poll {
+            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").contains { row in
+                let fields = row.split(separator: " ")
+                return fields.count > 3 && (fields[1] + " ").hasSuffix(hexPort) && fields[3] == "01"
+            }
+        }
         receiver.signal(SIGKILL)
-        #expect(reached, "the receiver wrote nothing of the stream")
+        #expect(reached, "the stream never connected to the receiver")
         do {
             let stats = try await streaming.value
             Issue.record("the stream went on after its receiver was killed: \(stats)")
