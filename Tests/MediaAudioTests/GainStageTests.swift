@@ -85,9 +85,9 @@ import Testing
         }
         defer {
             stop.value = 1
-            for _ in 0..<200 where stopped.value == 0 { usleep(10_000) }  // at most 2 s
+            _ = poll { stopped.value == 1 }  // the mover has ended (bounded)
         }
-        for _ in 0..<200 where volume.value == 1 { usleep(10_000) }  // the thread has started
+        try waitUntil("the volume-moving thread to start") { volume.value != 1 }
         var stage = GainStage(volume: volume)
         var out: [Float] = []
         for sample in PlaybackSignals.samples([Float](repeating: 1, count: 48_000 * 2), channels: 2, sizes: [64]) {

@@ -153,9 +153,10 @@ import Testing
         }
         let start = player.deviceCurrentTime + 0.3
         try player.play(atTime: start)
-        try await AudioRecorderTests.waitUntil { ended.time != nil }
+        try await waitUntil("the player to end") { ended.time != nil }
         let end = try #require(ended.time)
-        #expect(end >= start && end < start + 2, "ended at \(end - start) s after the start time")
+        // Not before the start time (one-sided: a loaded machine only makes it later; no upper bound).
+        #expect(end >= start, "ended \(start - end) s before the start time")
     }
 }
 

@@ -16,7 +16,8 @@ import Testing
         return path
     }
 
-    static func events(_ recorder: AudioRecorder, within seconds: Double) async throws -> [AudioRecorderEvent] {
+    /// The recorder's events up to its finished event, waited for at most `seconds` (a hang guard).
+    static func events(_ recorder: AudioRecorder, within seconds: Double = 30) async throws -> [AudioRecorderEvent] {
         let collected = EventLog()
         let task = Task {
             for await event in recorder.events {
@@ -24,11 +25,8 @@ import Testing
                 if case .finished = event { return }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !collected.events.contains(where: { if case .finished = $0 { true } else { false } }),
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        _ = await poll(timeout: .seconds(seconds), every: .milliseconds(20)) {
+            collected.events.contains { if case .finished = $0 { true } else { false } }
         }
         task.cancel()
         return collected.events
@@ -44,7 +42,7 @@ import Testing
         let recorder = try AudioRecorder(
             path: path, settings: .init(format: .linearPCM), input: .device(daemon.monitorName, server: daemon.server))
         try recorder.record(forDuration: 1.5)
-        #expect(try await Self.events(recorder, within: 10) == [.finished(successfully: true)])
+        #expect(try await Self.events(recorder) == [.finished(successfully: true)])
         let probe = try ExternalTool.check(
             "ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", path]
         ).output
@@ -79,9 +77,9 @@ import Testing
         let recorder = try AudioRecorder(
             path: path, settings: .init(format: .aac), input: .device(daemon.monitorName, server: daemon.server))
         try recorder.record()
-        try await AudioRecorderTests.waitUntil { recorder.currentTime >= 0.5 }
+        try await waitUntil("the recording to reach 0.5 s") { recorder.currentTime >= 0.5 }
         try daemon.unloadNullSink()
-        let events = try await Self.events(recorder, within: 10)
+        let events = try await Self.events(recorder)
         #expect(events.count == 2)
         if case .error(let error) = events.first {
             #expect(error.code == .deviceLost, "\(error)")

@@ -28,10 +28,6 @@ import Testing
         return process
     }
 
-    static func size(_ path: String) -> Int {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    }
-
     @Test func aDurationIsExact() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("one.wav")
@@ -65,10 +61,10 @@ import Testing
             )
         }
         defer { for r in running where r.process.isRunning { kill(r.process.processIdentifier, SIGKILL) } }
-        let deadline = Date().addingTimeInterval(15)
+        // Killed once each has written 1.5 s of audio (by its size), however long that takes here.
         for (c, r) in zip(cases, running) {
-            while Self.size(r.path) < c.bytesPerSecond * 3 / 2, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
+            try waitUntil("\(c.file) to reach 1.5 s of audio", every: .milliseconds(50)) {
+                fileSize(r.path) >= c.bytesPerSecond * 3 / 2
             }
         }
         for r in running {
@@ -94,8 +90,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.file("take.caf")
         let process = try Self.start(["--output", path, "--tone", "440"])
-        let deadline = Date().addingTimeInterval(10)
-        while Self.size(path) < 8_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        try waitUntil("the recording to reach 8000 bytes", every: .milliseconds(50)) { fileSize(path) >= 8_000 }
         process.interrupt()
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)

@@ -9,8 +9,8 @@ import Testing
 /// `caf-recorder --realtime` killed mid-recording: the one `caf-recorder` test that runs in real time, so it
 /// runs in the live run (``CAFEndToEndTests`` has the others).
 @Suite(.tags(.realTime), .timeLimit(.minutes(3)), .ffmpegLeakGate) struct CAFRecorderRealTimeTests {
-    /// A realtime PCM recording killed with SIGKILL after ~1.5 s: the file (data size -1) is read to the
-    /// last complete frame by our reader and by ffprobe.
+    /// A realtime PCM recording killed with SIGKILL once it has written some audio: the file (data size
+    /// -1) is read to the last complete frame by our reader and by ffprobe.
     @Test func killedPCMRecordingIsReadable() throws {
         RealTimeCheck.require("caf-recorder --realtime")
         let dir = try TemporaryDirectory()
@@ -22,7 +22,10 @@ import Testing
         ]
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 1.5)
+        // Killed mid-recording: once 0.5 s of audio (96 000 bytes at 48 kHz s16 stereo) is in the file.
+        try waitUntil("caf-recorder to write 0.5 s of audio", every: .milliseconds(20)) {
+            MediaTestSupport.fileSize(out) >= 96_000 || !process.isRunning
+        }
         #expect(process.isRunning, "the 30 s realtime recording ended early")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -39,7 +42,8 @@ import Testing
         #expect(frames > 0)
         #expect(Int64(frames) * 4 <= Int64(fileSize) - reader.dataOffset)
         #expect(Int64(fileSize) - reader.dataOffset - Int64(frames) * 4 < 4, "every complete frame is read")
-        #expect(frames < 48_000 * 10, "\(frames) frames after 1.5 s of a realtime recording")
+        #expect(frames >= 24_000, "\(frames) frames: the kill came after 0.5 s were written")
+        #expect(frames < 48_000 * 30, "\(frames) frames: a realtime recording killed before its 30 s")
 
         let probe = try ExternalTool.run("ffprobe", ["-v", "error", "-show_streams", out])
         #expect(probe.status == 0, "\(probe.stderr)")

@@ -9,21 +9,13 @@ import Testing
     @Test func playsOtherFormatsThroughTheConverter() throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
-        let recorded = folder.file("recorded.raw")
-        let recorder = try daemon.spawn(
-            "parecord",
-            [
-                "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=48000", "--channels=2",
-                "--latency-msec=20", recorded
-            ])
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while try daemon.sourceOutputCount() == 0 && Date() < deadline && recorder.isRunning { usleep(10_000) }
+        let recorder = try MonitorRecording(daemon, into: folder.file("recorded.raw"))
 
         let output = try AudioPlaybackSink(
             connection: try PulseConnection(server: daemon.server), device: daemon.sinkName, sampleType: .f32,
             latency: .milliseconds(50))
         let sink = try ConvertingPlaybackSink(output)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { output.stop() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { output.stop() }  // a hang guard
         // 0.2 s of silence, then one second of a 1 kHz tone at half scale, as 44.1 kHz s16 mono.
         let values: [Int16] =
             (0..<8_820).map { _ in 0 }
@@ -38,11 +30,7 @@ import Testing
                     frameCount: part.count))
         }
         try sink.finish()
-        usleep(100_000)
-        recorder.signal(SIGINT)
-        #expect(recorder.wait(timeout: 5))
-
-        let recording = RawAudio.floats(try Data(contentsOf: URL(fileURLWithPath: recorded)))
+        let recording = try recorder.stop()  // once it holds all that was played
         let left = stride(from: 0, to: recording.count, by: 2).map { recording[$0] }
         let right = stride(from: 1, to: recording.count, by: 2).map { recording[$0] }
         let loud = left.indices.filter { abs(left[$0]) > 0.05 }

@@ -40,16 +40,12 @@ import Testing
 
     @Test func oneLargeNALFedByteByByteIsScannedInLinearTime() throws {
         // 512 KiB of payload without a start code: a scanner that rescans or copies its buffer on
-        // every push would take minutes here.
+        // every push would take minutes here. Not timed (a sanitizer or a loaded machine stretches any
+        // bound): the suite's time limit catches a quadratic scanner, and the result must be exact.
         var payload: [UInt8] = [0x65]
         payload += (0..<(512 * 1024)).map { UInt8(truncatingIfNeeded: $0 % 251 + 2) }
         let stream = [0, 0, 0, 1] + payload + [0, 0, 1, 0x09, 0xF0]
-        let clock = ContinuousClock()
-        var units: [AnnexBScanner.NALUnit] = []
-        let elapsed = try clock.measure {
-            units = try scanAnnexB(stream, seeds: [])  // whole, then byte by byte
-        }
+        let units = try scanAnnexB(stream, seeds: [])  // whole, then byte by byte
         #expect(units.map(\.bytes) == [payload, [0x09, 0xF0]])
-        #expect(elapsed < .seconds(20))
     }
 }

@@ -79,7 +79,7 @@ import Testing
                     && $0["isMonitor"] as? Bool == true
             })
         child.signal(SIGINT)
-        #expect(await Self.wait(5) { !child.isRunning })
+        #expect(await Self.wait { !child.isRunning })
         #expect(child.exitStatus == 130)
     }
 
@@ -91,7 +91,7 @@ import Testing
         defer { child.kill() }
         #expect(await Self.wait { child.result.stderr.contains("watching") })
         daemon.stop()
-        #expect(await Self.wait(5) { !child.isRunning })
+        #expect(await Self.wait { !child.isRunning })
         #expect(child.exitStatus == 1)
         #expect(child.result.output.hasPrefix("connection lost: "))
         #expect(child.result.stderr.contains(daemon.server))
@@ -131,13 +131,8 @@ import Testing
     }
 
     /// Waits at most `timeout` seconds until `condition` holds; whether it did.
-    static func wait(_ timeout: TimeInterval = 3, until condition: () -> Bool) async -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+    static func wait(_ timeout: Duration = .seconds(30), until condition: () -> Bool) async -> Bool {
+        await poll(timeout: timeout) { condition() }
     }
 }
 

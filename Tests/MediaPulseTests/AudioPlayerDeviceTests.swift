@@ -9,27 +9,22 @@ import Testing
 @Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioPlayerDeviceTests {
     /// Plays `path` with `configure` applied, recording the monitor; returns the recording (f32 stereo).
     static func playAndRecord(
-        _ path: String, daemon: PulseDaemon, folder: TemporaryDirectory, configure: (AudioPlayer) -> Void = { _ in }
+        _ path: String, daemon: PulseDaemon, folder: TemporaryDirectory,
+        configure: (AudioPlayer, MonitorRecording) -> Void = { _, _ in }
     ) async throws -> [Float] {
-        let recorded = folder.file("recorded-\(UUID().uuidString.prefix(6)).raw")
-        let recorder = try AudioPlaybackSinkTests.startRecorder(daemon, into: recorded)
-        defer { recorder.kill() }
+        let recorder = try MonitorRecording(daemon, into: folder.file("recorded-\(UUID().uuidString.prefix(6)).raw"))
         // An idle null sink's monitor delivers its first audio late: play once the recording has begun.
-        try await Self.waitUntil {
-            ((try? FileManager.default.attributesOfItem(atPath: recorded)[.size] as? Int) ?? 0) > 0
-        }
+        try await waitUntil("the first audio from the monitor") { recorder.frames > 0 }
         let player = try AudioPlayer(path: path, output: try .device(daemon.sinkName, server: daemon.server))
-        configure(player)
+        let log = PlayerEventLog()
+        player.onEvent = { log.append($0) }
+        configure(player, recorder)
         try player.play()
-        let deadline = ContinuousClock.now + .seconds(15)
-        for await event in player.events {
-            if case .finished(let ok) = event { #expect(ok); break }
-            if ContinuousClock.now > deadline { break }
+        try await waitUntil("the player to finish") {
+            log.events.contains { if case .finished = $0 { true } else { false } }
         }
-        usleep(150_000)
-        recorder.signal(SIGINT)
-        #expect(recorder.wait(timeout: 5))
-        return RawAudio.floats(try Data(contentsOf: URL(fileURLWithPath: recorded)))
+        #expect(log.events.last == .finished(successfully: true), "\(log.events)")
+        return try recorder.stop()
     }
 
     /// The frames (of interleaved stereo) between the first and the last sample louder than `threshold`.
@@ -38,14 +33,6 @@ import Testing
             let last = samples.lastIndex(where: { abs($0) > threshold })
         else { return 0 }
         return (last - first) / 2
-    }
-
-    static func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw MediaError(.stalled, "timed out waiting") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
     }
 
     /// RMS level in dB of one channel of the whole recording.
@@ -66,7 +53,8 @@ import Testing
         let match = try #require(PulseTestSignal.compare(recording, with: signal.samples))
         #expect(match.correlation >= 0.99)
         #expect(abs(match.levelDB) <= 0.5)
-        let quieter = try await Self.playAndRecord(signal.path, daemon: daemon, folder: folder) { $0.volume = 0.5 }
+        let quieter = try await Self.playAndRecord(signal.path, daemon: daemon, folder: folder) { p, _ in p.volume = 0.5
+        }
         let half = try #require(PulseTestSignal.compare(quieter, with: signal.samples))
         #expect(half.correlation >= 0.99)
         #expect(abs(half.levelDB + 6.02) <= 0.2, "\(half.levelDB) dB")
@@ -81,10 +69,10 @@ import Testing
         try ExternalTool.check(
             "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"])
         try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
-        let left = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { $0.pan = -1 }
+        let left = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p, _ in p.pan = -1 }
         #expect(Self.rmsDB(left, channel: 1) < -60)
         #expect(Self.rmsDB(left, channel: 0) > -20)
-        let fast = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p in
+        let fast = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p, _ in
             p.enableRate = true; p.rate = 2
         }
         #expect(abs(Double(Self.activeFrames(fast)) - 24_000) <= 24_000 * 0.02, "\(Self.activeFrames(fast)) frames")
@@ -92,7 +80,7 @@ import Testing
         let window = Array(fast[(firstActive + 4_800)..<(firstActive + 4_800 + 2 * 9_600)])
         let pitch = RawAudio.zeroCrossingFrequency(window, channels: 2, sampleRate: 48_000)
         #expect(abs(pitch - 440) < 4.4, "\(pitch) Hz")
-        let looped = try await Self.playAndRecord(tone, daemon: daemon, folder: folder) { $0.numberOfLoops = 2 }
+        let looped = try await Self.playAndRecord(tone, daemon: daemon, folder: folder) { p, _ in p.numberOfLoops = 2 }
         let frames = Self.activeFrames(looped)
         // Three plays (one missing would be 48 000 fewer, a gap more), less the monitor's lost start.
         #expect(frames > 144_000 - 1_000 && frames <= 144_000 + 48, "\(frames) frames for three plays")
@@ -111,22 +99,32 @@ import Testing
         let tone = folder.file("tone.wav")
         try ExternalTool.check(
             "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "3", "sine", "440", "vol", "0.5"])
+        // The monitor's recording is the independent clock: the server's, which a loaded machine does
+        // not stretch as it stretches this process's sleeps.
+        let recorder = try MonitorRecording(daemon, into: folder.file("clock.raw"))
+        try await waitUntil("the first audio from the monitor") { recorder.frames > 0 }
         let player = try AudioPlayer(path: tone, output: try .device(daemon.sinkName, server: daemon.server))
         try player.play()
-        try await Self.waitUntil { player.currentTime > 0.05 }
-        let clock = ContinuousClock(), t0 = clock.now, p0 = player.currentTime
-        try await Task.sleep(for: .milliseconds(500))
-        let advanced = player.currentTime - p0, wall = (clock.now - t0) / .seconds(1)
-        #expect(abs(advanced - wall) < 0.06, "position moved \(advanced) s in \(wall) s")
+        try await waitUntil("the position to move") { player.currentTime > 0.05 }
+        // While playing, the position only moves forward and reaches half a second further (a bounded
+        // wait: how long that takes in wall time says nothing on a loaded machine).
+        let p0 = player.currentTime
+        var positions = [p0]
+        try await waitUntil("the position to advance 0.5 s") {
+            positions.append(player.currentTime)
+            return positions.last! >= p0 + 0.5
+        }
+        #expect(zip(positions, positions.dropFirst()).allSatisfy { $0 <= $1 }, "\(positions)")
         player.pause()
-        try await Task.sleep(for: .milliseconds(100))
+        try recorder.waitFor(seconds: 0.1)  // the pause has reached the output
         let paused = player.currentTime
-        try await Task.sleep(for: .milliseconds(300))
+        try recorder.waitFor(seconds: 0.3)  // 0.3 s of the server's time pass
         #expect(abs(player.currentTime - paused) < 0.005)
         player.currentTime = 2.5
         try player.play()
-        try await Task.sleep(for: .milliseconds(200))
         #expect(player.currentTime >= 2.5 && player.currentTime < 2.9, "\(player.currentTime)")
+        try await waitUntil("the position to move on from 2.5 s") { player.currentTime > 2.55 }
+        #expect(player.currentTime < 3, "\(player.currentTime)")
         player.stop()
         let stopped = player.currentTime
         #expect(stopped >= 2.5 && !player.isPlaying)
@@ -141,11 +139,13 @@ import Testing
         try ExternalTool.check(
             "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1.5", "sine", "440", "vol", "0.5"])
         try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
-        let recording = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { player in
+        // The pause lasts 0.6 s of the server's time, measured by the monitor's recording: a sleep would
+        // last longer on a loaded machine and the silence with it.
+        let recording = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { player, recorder in
             Task.detached {
-                try await Self.waitUntil { player.currentTime > 0.8 }
+                try await waitUntil("the position to pass 0.8 s") { player.currentTime > 0.8 }
                 player.pause()
-                try await Task.sleep(for: .milliseconds(600))
+                try recorder.waitFor(seconds: 0.6)
                 try player.play()
             }
         }
@@ -199,9 +199,11 @@ import Testing
         let log = PlayerEventLog()
         player.onEvent = { log.append($0) }
         try player.play()
-        try await Self.waitUntil { player.currentTime > 0.3 }
+        try await waitUntil("the position to pass 0.3 s") { player.currentTime > 0.3 }
         try daemon.unloadNullSink()
-        try await Self.waitUntil { log.events.contains { if case .finished = $0 { true } else { false } } }
+        try await waitUntil("the finished event") {
+            log.events.contains { if case .finished = $0 { true } else { false } }
+        }
         #expect(log.events.count == 2)
         if case .decodeError(let error) = log.events.first {
             #expect(error.code == .deviceLost, "\(error)")

@@ -21,24 +21,14 @@ final class EventRecorder: Sendable {
     /// Whether the stream has ended.
     var hasEnded: Bool { ended.value }
 
-    /// Waits at most `timeout` seconds until `condition` holds for the events so far; whether it did.
-    func wait(_ timeout: TimeInterval = 3, until condition: ([AudioDeviceEvent]) -> Bool) async -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !condition(events) {
-            guard Date() < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+    /// Waits (bounded: `timeout` is a hang guard) until `condition` holds for the events so far; whether it did.
+    func wait(_ timeout: Duration = .seconds(30), until condition: ([AudioDeviceEvent]) -> Bool) async -> Bool {
+        await poll(timeout: timeout, every: .milliseconds(5)) { condition(events) }
     }
 
-    /// Waits at most `timeout` seconds until the stream ends; whether it did.
-    func waitUntilEnded(_ timeout: TimeInterval = 3) async -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !hasEnded {
-            guard Date() < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+    /// Waits (bounded: `timeout` is a hang guard) until the stream ends; whether it did.
+    func waitUntilEnded(_ timeout: Duration = .seconds(30)) async -> Bool {
+        await poll(timeout: timeout, every: .milliseconds(5)) { hasEnded }
     }
 }
 

@@ -33,8 +33,7 @@ import Testing
             #expect(try sinkInputs() == 0)  // finish closed the playback stream
             _ = capture
         }
-        let deadline = Date(timeIntervalSinceNow: 2)
-        while try (clients() > baseline || daemon.sourceOutputCount() > 0) && Date() < deadline { usleep(10_000) }
+        _ = try poll { try clients() <= baseline && daemon.sourceOutputCount() == 0 }
         #expect(try clients() == baseline)
         #expect(try daemon.sourceOutputCount() == 0)
     }

@@ -90,8 +90,9 @@ struct EndlessSource: MediaSource {
         graph.addSink(sink, tracks: [audio, video])
         graph.addSink(second, input: audio)
         let task = Task { try await graph.run() }
-        while second.samples.count < 200 { try await Task.sleep(for: .milliseconds(5)) }
+        let flowing = await poll(every: .milliseconds(5)) { second.samples.count >= 200 }
         task.cancel()
+        #expect(flowing, "the graph did not deliver 200 samples before it was cancelled")
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(holder.counts.finishCalls == 1)
         #expect(sink.finishCount == 1)

@@ -64,7 +64,7 @@ final class SlowTCPReceiver: @unchecked Sendable {
 
     /// Waits (at most `timeout` seconds) for the sender to close; what arrived.
     func waitForEnd(timeout: TimeInterval) -> (ended: Bool, data: Data) {
-        let ended = StreamingSupport.waitUntil(timeout: timeout) { done.value }
+        let ended = poll(timeout: .seconds(timeout)) { done.value }
         return (ended, received.value)
     }
 }

@@ -30,9 +30,14 @@ import Testing
         }
     }
 
-    /// Waits (at most 5 s) until something listens on TCP `port`.
+    /// Waits (bounded) until something listens on TCP `port`.
     static func waitForListener(_ port: Int) -> Bool {
-        StreamingSupport.waitUntil(timeout: 5) { !StreamingSupport.isFree(port, udp: false) }
+        poll { !StreamingSupport.isFree(port, udp: false) }
+    }
+
+    /// Waits (bounded) until something has bound UDP `port` (an SRT listener).
+    static func waitForUDPListener(_ port: Int) -> Bool {
+        poll { !StreamingSupport.isFree(port, udp: true) }
     }
 
     @Test func tenSecondsToNginxArriveWholeWithStatsEverySecond() throws {
@@ -45,7 +50,7 @@ import Testing
             ["--to", "rtmp://127.0.0.1:\(port)/live/test", "--duration", "10", "--stats-json"] + Self.small(), in: dir)
         #expect(streamer.wait(timeout: 30), "live-streamer did not end")
         #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
-        #expect(StreamingSupport.waitForNginxRecord(in: dir))
+        #expect(StreamingSupport.waitForNginxRecord(in: dir, server: server))
 
         let lines = try Self.statsLines(streamer)
         #expect(lines.count >= 9 && lines.count <= 13, "\(lines.count) stats lines")
@@ -87,10 +92,16 @@ import Testing
                 + Self.small(keyint: 250),
             in: dir)
         defer { streamer.kill() }
-        usleep(3_000_000)
-        first.signal(SIGKILL)  // the server dies
-        #expect(first.wait(timeout: 5))
-        usleep(2_000_000)
+        // The server dies once the first receiver has the stream's first second.
+        try waitUntil("the first receiver to record 25 frames", every: .milliseconds(250)) {
+            ((try? StreamingSupport.probe(dir.file("first.ts")))?.videoFrames ?? 0) >= 25
+        }
+        first.signal(SIGKILL)
+        #expect(first.wait(timeout: 30))
+        // The second receiver starts once the streamer has found the server gone and failed to reconnect.
+        try waitUntil("live-streamer to fail a reconnection attempt", every: .milliseconds(50)) {
+            streamer.result.stderr.contains("reconnection attempt 1 failed")
+        }
         // -copyts: the second receiver keeps the timestamps it is sent, so continuity can be checked.
         let second = try ChildProcess(
             "ffmpeg",
@@ -114,9 +125,13 @@ import Testing
         let video = packets.filter { $0["codec_type"] as? String == "video" }
         let times = video.compactMap { Double($0["pts_time"] as? String ?? "") }
         #expect((video.first?["flags"] as? String)?.hasPrefix("K") == true, "\(video.prefix(2))")
-        #expect((times.first ?? 0) >= 5 && (times.first ?? 99) <= 8, "resumed at \(times.first ?? -1) s")
-        #expect(times.count >= 50, "\(times.count) frames after the restart")
+        // Resumed after what the first receiver got (it had the first second), not from zero, and from
+        // there every frame to the end (where it resumed depends on the machine's speed, not on the
+        // library, so it is not asserted).
+        #expect((times.first ?? 0) >= 1, "resumed at \(times.first ?? -1) s")
         #expect(times == times.sorted() && (times.last ?? 0) >= 9.9, "\(times.suffix(2))")
+        let expected = Int((((times.last ?? 0) - (times.first ?? 0)) * 25).rounded()) + 1
+        #expect(times.count == expected, "\(times.count) frames after the restart, \(expected) from first to last")
         let decode = try ExternalTool.run(
             "ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("second.flv"), "-f", "null", "-"])
         #expect(decode.status == 0, "\(decode.stderr)")
@@ -144,12 +159,12 @@ import Testing
             relay = try ChildProcess(
                 "srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment,
                 outputBase: dir.file("relay"))
-            usleep(500_000)  // SRT is UDP: no port to poll for a listener
+            #expect(Self.waitForUDPListener(port), "srt-live-transmit did not listen on UDP \(port)")
         }
         let streamer = try Self.start(["--to", streamerURL, "--duration", "3"] + Self.small(), in: dir)
         defer { streamer.kill() }
         if streamerListens {
-            usleep(500_000)
+            #expect(Self.waitForUDPListener(port), "live-streamer did not listen on UDP \(port)")
             relay = try ChildProcess(
                 "srt-live-transmit", ["-q", "-a:no", relayURL, "file://con"], environment: environment,
                 outputBase: dir.file("relay"))
@@ -245,9 +260,16 @@ import Testing
         defer { receiver.kill() }
         #expect(Self.waitForListener(port))
         let streamer = try Self.start(
-            ["--to", "rtmp://127.0.0.1:\(port)/live/test", "--record", dir.file("local.mkv")] + Self.small(), in: dir)
+            ["--to", "rtmp://127.0.0.1:\(port)/live/test", "--record", dir.file("local.mkv"), "--stats-json"]
+                + Self.small(), in: dir)
         defer { streamer.kill() }
-        usleep(2_500_000)
+        // Interrupted once it has sent what the checks below look for (its stats lines say so).
+        try waitUntil("live-streamer to send 40 video and 80 audio frames", every: .milliseconds(50)) {
+            let line = streamer.result.output.split(separator: "\n").last.map { Data($0.utf8) } ?? Data()
+            let last = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] ?? [:]
+            return ((last["sentVideoFrames"] as? NSNumber)?.intValue ?? 0) >= 40
+                && ((last["sentAudioFrames"] as? NSNumber)?.intValue ?? 0) >= 80
+        }
         streamer.signal(SIGINT)
         #expect(streamer.wait(timeout: 10), "live-streamer did not stop on SIGINT")
         #expect(streamer.exitStatus == 130, "\(streamer.result.stderr)")

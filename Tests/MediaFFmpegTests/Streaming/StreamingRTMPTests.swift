@@ -13,7 +13,7 @@ import Testing
         let stats = try await StreamingSupport.stream(to: "rtmp://127.0.0.1:\(port)/live/test")
         // nginx closes the record when the publisher has gone.
         let recorded = records + "/test.flv"
-        #expect(StreamingSupport.waitForNginxRecord(in: dir))
+        #expect(StreamingSupport.waitForNginxRecord(in: dir, server: server))
         #expect(server.isRunning, "nginx ended early: \(server.result.stderr)")
         StreamingSupport.expectComplete(try StreamingSupport.probe(recorded), stats, "rtmp→nginx")
     }

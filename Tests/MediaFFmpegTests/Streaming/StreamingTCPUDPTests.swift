@@ -33,7 +33,7 @@ import Testing
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         // UDP has no connection to refuse: wait until the receiver has bound its port.
-        #expect(StreamingSupport.waitUntil(timeout: 5) { !StreamingSupport.isFree(port, udp: true) })
+        #expect(poll { !StreamingSupport.isFree(port, udp: true) }, "ffmpeg did not bind UDP port \(port)")
         let stats = try await StreamingSupport.stream(to: "udp://127.0.0.1:\(port)?pkt_size=1316", retry: false)
         if !receiver.wait(timeout: 6) { receiver.signal(SIGINT) }
         #expect(receiver.wait(timeout: 5))
@@ -52,13 +52,21 @@ import Testing
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         let url = "tcp://127.0.0.1:\(port)"
-        let killer = Thread {
-            usleep(1_000_000)
-            receiver.signal(SIGKILL)
+        // The receiver is killed mid-stream: once the stream's connection to it is up (ESTABLISHED to its
+        // port in /proc/net/tcp), not after a fixed time.
+        let streaming = Task { try await StreamingSupport.stream(to: url) }
+        let hexPort = ":" + String(format: "%04X", port) + " "
+        let reached = await poll {
+            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").contains { row in
+                let fields = row.split(separator: " ")
+                return fields.count > 3 && (fields[1] + " ").hasSuffix(hexPort) && fields[3] == "01"
+            }
         }
-        killer.start()
+        receiver.signal(SIGKILL)
+        #expect(reached, "the stream never connected to the receiver")
         do {
-            let stats = try await StreamingSupport.stream(to: url)
+            let stats = try await streaming.value
             Issue.record("the stream went on after its receiver was killed: \(stats)")
         } catch let error as MediaError {
             #expect(error.code == .io && "\(error)".contains(url), "\(error)")

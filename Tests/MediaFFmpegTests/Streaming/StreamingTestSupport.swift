@@ -39,16 +39,6 @@ enum StreamingSupport {
         return address
     }
 
-    /// Waits (bounded) until `condition` holds; whether it did.
-    static func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(20_000)
-        }
-        return true
-    }
-
     /// Starts nginx with its RTMP module on 127.0.0.1:`port` (application `live`, `record all` into
     /// `<dir>/records`, one file per stream name); the server and the records folder.
     static func startNginx(in dir: TemporaryDirectory, port: Int) throws -> (ChildProcess, String) {
@@ -76,32 +66,42 @@ enum StreamingSupport {
         return (server, records)
     }
 
-    /// Waits (at most 5 s) until nginx has seen the publisher go (it closes the record then).
-    static func waitForNginxRecord(in dir: TemporaryDirectory) -> Bool {
-        let seen = waitUntil(timeout: 5) {
+    /// Waits (bounded) until nginx has seen the publisher go and has closed its record of the stream
+    /// (it logs `deleteStream`, then closes the file: `server`, one process with `master_process off`,
+    /// no longer holds a file of the records folder open).
+    static func waitForNginxRecord(in dir: TemporaryDirectory, server: ChildProcess) -> Bool {
+        let seen = poll(every: .milliseconds(20)) {
             ((try? String(contentsOfFile: dir.file("error.log"), encoding: .utf8)) ?? "").contains("deleteStream")
         }
-        usleep(300_000)
-        return seen
+        let records = dir.file("records")
+        let closed = poll(every: .milliseconds(20)) {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/fd")) ?? []
+            return !fds.contains { fd in
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(server.pid)/fd/\(fd)")) ?? "")
+                    .hasPrefix(records)
+            }
+        }
+        return seen && closed
     }
 
-    /// Connects a muxer to `url`, retrying while the receiver is not listening yet (at most 5 s).
+    /// Connects a muxer to `url`, retrying while the receiver is not listening yet (bounded: 30 s).
     static func connect(_ url: String, protocolOptions: [String: String] = [:]) throws -> ContainerMuxer {
-        let deadline = Date(timeIntervalSinceNow: 5)
+        var muxer: ContainerMuxer?
         var lastError: MediaError?
-        while Date() < deadline {
+        _ = try poll(every: .milliseconds(100)) {
             let result = Result { () throws(MediaError) in
                 try ContainerMuxer(url: url, protocolOptions: protocolOptions)
             }
             switch result {
-            case .success(let muxer): return muxer
+            case .success(let connected): muxer = connected
             case .failure(let error):
                 guard error.code == .io else { throw error }
                 lastError = error
             }
-            usleep(100_000)
+            return muxer != nil
         }
-        throw lastError ?? MediaError(.io, "cannot connect to \(url)")
+        guard let muxer else { throw lastError ?? MediaError(.io, "cannot connect to \(url)") }
+        return muxer
     }
 
     /// Streams `seconds` of the 320x240 pattern (GOPs of `keyint` frames) and a tone, paced in real
