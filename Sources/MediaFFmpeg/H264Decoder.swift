@@ -64,6 +64,9 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
     private var serial: H264DecoderCore?
     /// The groups of pictures in flight (``Threading/groupsOfPictures(workers:bufferBytes:)``).
     private var groups: H264GOPDecoding?
+    /// The kernel ids of the group-of-pictures workers running or not yet joined (none before the
+    /// first sample and after ``finish(into:)``), for tests that check the workers end.
+    package var workerThreadIDs: [Int32] { groups?.workerThreadIDs ?? [] }
     private var index: Int64 = 0
     /// Whether ``finish(into:)`` has emitted everything the decoder held back.
     private var drained = false

@@ -111,6 +111,10 @@ public final class ParallelAACEncoder: MediaSource {
         for thread in threadHandles { thread.join() }
     }
 
+    /// The kernel ids of the worker threads that have started (``StageThread/kernelThreadID``), for
+    /// tests that check the workers end.
+    package var workerThreadIDs: [Int32] { threadHandles.compactMap(\.kernelThreadID) }
+
     /// The name errors and progress carry: `ParallelAACEncoder`.
     public var name: String { "ParallelAACEncoder" }
 

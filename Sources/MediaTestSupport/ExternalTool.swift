@@ -84,6 +84,22 @@ public enum ExternalTool {
         return result
     }
 
+    /// `sndfile-info`'s closing summary of `path`, field by field (`Sample Rate`, `Frames`, `Channels`,
+    /// `Format` as libsndfile's hexadecimal format code, e.g. `0x00010002` for 16-bit WAV); throws
+    /// unless sndfile-info exits 0, and is empty when it prints no summary (a file it cannot open).
+    public static func sndfileSummary(_ path: String) throws -> [String: String] {
+        let text = try check("sndfile-info", [path]).output
+        let parts = text.components(separatedBy: "----------------------------------------")
+        guard parts.count > 1, let summary = parts.last else { return [:] }
+        var fields: [String: String] = [:]
+        for line in summary.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
+            fields[key] = fields[key] ?? line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
+    }
+
     /// A tool exited with a non-zero status.
     public struct Failure: Error, CustomStringConvertible {
         /// The command and what it printed on standard error.

@@ -66,16 +66,3 @@ import Testing
         #expect { try onePlane.validatePCMLayout() } throws: { ($0 as? MediaError)?.code == .invalidData }
     }
 }
-
-extension MediaSample {
-    /// The storage object's identity, through the public `sharesStorage` check on a copy.
-    var storageIdentity: ObjectIdentifierProxy { ObjectIdentifierProxy(self) }
-}
-
-/// Compares storage identity without keeping a second reference alive during mutation.
-struct ObjectIdentifierProxy: Equatable {
-    let address: UInt
-    init(_ sample: MediaSample) {
-        address = sample.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
-    }
-}

@@ -1,7 +1,10 @@
-import MediaCore
+@testable import MediaCore
+import MediaTestSupport
 import Testing
 
-/// `SampleRecycler`: storage and buffer (seen by the buffer's address) reused only when nobody else holds the previous sample.
+/// `SampleRecycler`: storage and buffer reused only when nobody else holds the previous sample. Reuse is
+/// seen by identity: weak references to the previous sample's storage object and buffers are still set
+/// (neither was freed) and are the new sample's. An address alone could be malloc's reuse of a freed block.
 @Suite(.timeLimit(.minutes(2))) struct SampleRecyclerTests {
     let format = MediaFormat.audio(.aac(sampleRate: 48_000, channelLayout: .stereo, audioSpecificConfig: [0x11, 0x90]))
 
@@ -14,12 +17,15 @@ import Testing
         var first: MediaSample? = recycler.make(format: format, timing: timing(0), frameCount: 1024) {
             $0 += [1, 2, 3, 4, 5, 6]
         }
-        let firstIdentity = first?.storageIdentity
+        weak let firstStorage = first?.storage
+        weak let firstBuffer = first.flatMap { ArrayBuffer.object(of: $0.data) }
+        #expect(firstStorage != nil && firstBuffer != nil)
         first = nil  // the consumer is done with it
         let second = recycler.make(format: format, timing: timing(1), frameCount: 1024, trimAtEnd: 24) {
             $0 += [9, 8, 7]
         }
-        #expect(second.storageIdentity == firstIdentity)
+        #expect(firstStorage != nil && firstStorage === second.storage, "the storage object was replaced")
+        #expect(firstBuffer != nil && firstBuffer === ArrayBuffer.object(of: second.data), "the buffer was replaced")
         #expect(second.data == [9, 8, 7])
         #expect(second.timing == timing(1))
         #expect(second.trimAtEnd == 24)
@@ -74,16 +80,29 @@ import Testing
             plane, bytes in
             bytes += Array(repeating: UInt8(plane), count: plane == 0 ? 8 : 2)
         }
-        let identity = first?.storageIdentity
+        weak let firstStorage = first?.storage
+        let firstPlanes = first?.planes.map { WeakBuffer(ArrayBuffer.object(of: $0)) } ?? []
         #expect(first?.planes == [[0, 0, 0, 0, 0, 0, 0, 0], [1, 1], [2, 2]])
+        #expect(firstStorage != nil && firstPlanes.count == 3 && firstPlanes.allSatisfy { $0.object != nil })
         first = nil
         let second = recycler.make(format: video, timing: timing(1), frameCount: 1, planeCount: 3) { plane, bytes in
             bytes += Array(repeating: UInt8(10 + plane), count: plane == 0 ? 8 : 2)
         }
-        #expect(second.storageIdentity == identity)
+        #expect(firstStorage != nil && firstStorage === second.storage, "the storage object was replaced")
+        for (plane, buffer) in firstPlanes.enumerated() {
+            #expect(
+                buffer.object != nil && buffer.object === ArrayBuffer.object(of: second.planes[plane]),
+                "plane \(plane)'s buffer was replaced")
+        }
         #expect(second.planes == [Array(repeating: 10, count: 8), [11, 11], [12, 12]])
         // A different plane count on reuse gets exactly that many planes.
         let one = recycler.make(format: format, timing: timing(2), frameCount: 1024) { $0 += [7] }
         #expect(one.planes == [[7]])
     }
+}
+
+/// A weak reference to a buffer (``ArrayBuffer``), to keep in an array.
+struct WeakBuffer {
+    weak var object: AnyObject?
+    init(_ object: AnyObject?) { self.object = object }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MediaCore
 import MediaFFmpeg
 import MediaTestSupport
@@ -52,10 +53,38 @@ import Testing
         #expect(whole.map(\.data) == tiny.map(\.data))
     }
 
+    /// The same tone as s16 and as f32 (which differ by the s16 rounding, under 2⁻¹⁵) decodes, by
+    /// ``AACDecoder``, to the same samples within the coding noise: the two decodes are less than 0.01
+    /// apart (RMS; the tone's RMS is 0.35, and each decode is about 0.005 from it, since the quantiser's
+    /// choices differ with the tiny input difference), and each is within 0.01 of the tone. A gain or
+    /// channel error in either conversion would put them 0.1 or more apart.
     @Test func floatAndIntegerInputOfTheSameSignalEncodeAlike() throws {
         let s16 = try PCM.run(try AACEncoder(), PCM.sine(frames: 9000, type: .s16))
         let f32 = try PCM.run(try AACEncoder(), PCM.sine(frames: 9000, type: .f32))
         #expect(s16.count == f32.count)
+        let fromS16 = try Self.decodedPlanes(s16)
+        let fromF32 = try Self.decodedPlanes(f32)
+        #expect(fromS16.map(\.count) == [9000, 9000] && fromF32.map(\.count) == [9000, 9000])
+        guard fromS16.map(\.count) == fromF32.map(\.count) else { return }
+        let tone = (0..<9000).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+        func rms(_ a: [Float], _ b: [Float]) -> Double {
+            let squares = zip(a, b).map { Double($0 - $1) * Double($0 - $1) }
+            return (squares.reduce(0, +) / Double(max(1, squares.count))).squareRoot()
+        }
+        for channel in 0..<2 {
+            let difference = rms(fromS16[channel], fromF32[channel])
+            let errors = [fromS16[channel], fromF32[channel]].map { rms($0, tone) }
+            #expect(difference < 0.01, "channel \(channel): s16 and f32 input decode \(difference) apart (RMS)")
+            // Both are the tone (its RMS is 0.35), not the same wrong thing.
+            #expect(
+                errors.allSatisfy { $0 < 0.01 }, "channel \(channel): the decodes are \(errors) from the tone (RMS)")
+        }
+    }
+
+    /// The planes of what ``AACDecoder`` decodes from `packets`, as floats.
+    static func decodedPlanes(_ packets: [MediaSample]) throws -> [[Float]] {
+        let decoded = try PCM.run(AACDecoder(), packets)
+        return try (0..<2).map { plane in try decoded.flatMap { try $0.pcm(as: Float.self, plane: plane) } }
     }
 
     @Test func refusesWhatItCannotTake() throws {

@@ -77,9 +77,17 @@ import Testing
             let decode = try Self.strictDecode(r.path)
             #expect(decode.status == 0, "\(c.file): \(decode.stderr)")
         }
-        for file in ["k.wav", "k.caf", "k.aif"] {
-            let info = try ExternalTool.run("sndfile-info", [dir.file(file)])
-            #expect(!info.output.contains("Error"), "\(file): \(info.output)")
+        // libsndfile opens what SIGKILL left (sndfile-info exits 0, prints no error) as 16-bit PCM in that
+        // container (SF_FORMAT_WAV, SF_ENDIAN_LITTLE | _CAF, _AIFF; | SF_FORMAT_PCM_16), 48 kHz stereo,
+        // with at least the 0.9 s ffprobe saw and no more frames than the file has bytes for.
+        for (file, format) in [("k.wav", "0x00010002"), ("k.caf", "0x10180002"), ("k.aif", "0x00020002")] {
+            let output = try ExternalTool.check("sndfile-info", [dir.file(file)]).output
+            #expect(!output.contains("Error"), "\(file): \(output)")
+            let info = try ExternalTool.sndfileSummary(dir.file(file))
+            #expect(info["Format"] == format, "\(file): \(info)")
+            #expect(info["Channels"] == "2" && info["Sample Rate"] == "48000", "\(file): \(info)")
+            let frames = info["Frames"].flatMap { Int($0) } ?? -1
+            #expect(frames >= 43_200 && frames * 4 <= Self.size(dir.file(file)), "\(file): \(frames) frames")
         }
         let aacCAF = try ExternalTool.run("ffprobe", ["-v", "error", dir.file("kaac.caf")])
         // as documented: record AAC to .aac or .m4a if the process may die

@@ -3,16 +3,15 @@ import MediaTestSupport
 import Testing
 
 /// Every example's command line on swift-argument-parser: `--help` generated from the declarations names
-/// every flag its README documents, `--version` prints a version, a bash completion script is generated
+/// every flag its README (Examples/<name>/README.md, read by the test) mentions, and the README mentions
+/// every option `--help` lists, `--version` prints a version, a bash completion script is generated
 /// and `bash -n` accepts it, and an unknown flag or a bad value is one line on standard error and exit
 /// status 64 (EX_USAGE). Runs the binaries `swift build` left, as the other example tests do.
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ExampleCLITests {
-    /// One example's command line as its README documents it.
+    /// One example's command line, whose flags its README documents.
     struct Example: CustomTestStringConvertible, Sendable {
         /// The executable's name.
         var name: String
-        /// The flags README.md documents (each example also has the shared ones, ``shared``).
-        var flags: [String]
         /// Arguments with one bad value (`nil`: the example has no option taking a value, so the usage
         /// error is a missing argument instead).
         var badValue: [String]?
@@ -23,70 +22,63 @@ import Testing
     /// The flags every example has: generated ones and the house ones.
     static let shared = ["--help", "--version", "--licence", "--verbose", "--quiet"]
 
+    /// Flags a README names that are not options `--help` lists: the unknown flag its usage-error example
+    /// shows, and argument-parser's completion command.
+    static let notOptions: Set<String> = ["--frobnicate", "--generate-completion-script"]
+
+    /// Every `--flag` Examples/`name`/README.md mentions (option tables, command lines, prose), in order
+    /// of first mention, less ``notOptions``.
+    static func documentedFlags(_ name: String) throws -> [String] {
+        let readme = try String(
+            contentsOfFile: TestPaths.packageRoot() + "/Examples/\(name)/README.md", encoding: .utf8)
+        var flags: [String] = []
+        let flagCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+        for word in readme.split(whereSeparator: { !flagCharacters.contains($0) }) {
+            guard word.hasPrefix("--"), word.dropFirst(2).first?.isLetter == true else { continue }
+            let flag = String(word)
+            if !flags.contains(flag) && !notOptions.contains(flag) { flags.append(flag) }
+        }
+        return flags
+    }
+
+    /// The words of `--help`'s output, split so that a flag is itself, not part of a longer one
+    /// (`--meter` vs `--meter-json`, `--parallel/--no-parallel`).
+    static func words(_ help: String) -> Set<String> {
+        Set(help.split { " ,[]<>=/\n".contains($0) }.map(String.init))
+    }
+
     static let examples: [Example] = [
         Example(
             name: "aac-encoder",
-            flags: [
-                "--output", "--input", "--tone", "--duration", "--frames", "--bitrate", "--sample-rate", "--channels",
-                "--threads"
-            ],
             badValue: ["--output", "x.aac", "--bitrate", "abc"]),
         Example(
             name: "audio-convert",
-            flags: ["--input", "--output", "--format", "--rate", "--channels", "--bitrate", "--bits", "--float"],
             badValue: ["--input", "x.wav", "--output", "y.wav", "--rate", "abc"]),
         Example(
-            name: "audio-devices", flags: ["--json", "--watch", "--server", "--timeout"], badValue: ["--timeout", "abc"]
+            name: "audio-devices", badValue: ["--timeout", "abc"]
         ),
         Example(
             name: "audio-player",
-            flags: ["--device", "--volume", "--pan", "--rate", "--loops", "--start", "--render"],
             badValue: ["x.wav", "--volume", "abc"]),
         Example(
             name: "audio-recorder",
-            flags: [
-                "--output", "--device", "--format", "--rate", "--channels", "--bitrate", "--bits", "--duration",
-                "--tone",
-                "--meter", "--meter-json"
-            ],
             badValue: ["--output", "x.wav", "--rate", "abc"]),
         Example(
             name: "av-encoder",
-            flags: [
-                "--pattern", "--video", "--size", "--fps", "--tone", "--audio", "--duration", "--bitrate", "--keyint",
-                "--preset", "--audio-bitrate", "--output", "--format", "--fragmented", "--realtime", "--driver"
-            ],
             badValue: ["--pattern", "--duration", "abc", "--output", "x.mp4"]),
-        Example(name: "caf-info", flags: ["--json"], badValue: nil),
+        Example(name: "caf-info", badValue: nil),
         Example(
             name: "caf-recorder",
-            flags: ["--output", "--format", "--bitrate", "--tone", "--duration", "--frames", "--input", "--realtime"],
             badValue: ["--output", "x.caf", "--format", "abc"]),
         Example(
             name: "h264-encoder",
-            flags: [
-                "--output", "--pattern", "--input", "--size", "--pix-fmt", "--frames", "--duration", "--fps",
-                "--bitrate",
-                "--maxrate", "--bufsize", "--keyint", "--preset", "--profile", "--level", "--bframes", "--realtime",
-                "--encoder", "--threads", "--aud"
-            ],
             badValue: ["--output", "x.h264", "--frames", "abc"]),
         Example(
             name: "live-streamer",
-            flags: [
-                "--to", "--pattern", "--video", "--size", "--fps", "--tone", "--audio", "--capture", "--duration",
-                "--bitrate", "--audio-bitrate", "--keyint", "--preset", "--max-latency", "--no-adaptive-bitrate",
-                "--reconnect", "--record", "--hls-segment-type", "--hls-time", "--hls-list-size", "--protocol-option",
-                "--stats-json"
-            ],
             badValue: ["--pattern", "--to", "udp://127.0.0.1:9", "--bitrate", "abc"]),
-        Example(name: "media-info", flags: ["--json"], badValue: nil),
+        Example(name: "media-info", badValue: nil),
         Example(
             name: "transcode",
-            flags: [
-                "--input", "--output", "--format", "--copy", "--bitrate", "--keyint", "--preset", "--audio-bitrate",
-                "--fragmented"
-            ],
             badValue: ["--input", "x.mp4", "--output", "y.mp4", "--bitrate", "abc"])
     ]
 
@@ -113,9 +105,31 @@ import Testing
         #expect(result.output.contains("USAGE: \(example.name)"))
         #expect(result.output.contains("Examples:\n  \(example.name)"), "\(example.name) --help shows no examples")
         // A flag is named as itself, not as the prefix of a longer one (`--meter` vs `--meter-json`).
-        let words = Set(result.output.split { " ,[]<>=\n".contains($0) }.map(String.init))
-        for flag in Self.shared + example.flags {
-            #expect(words.contains(flag), "\(example.name) --help does not name \(flag)")
+        let words = Self.words(result.output)
+        let documented = try Self.documentedFlags(example.name)
+        #expect(!documented.isEmpty, "Examples/\(example.name)/README.md mentions no flag")
+        for flag in Self.shared + documented {
+            #expect(words.contains(flag), "\(example.name) --help does not name \(flag), which its README mentions")
+        }
+    }
+
+    /// The other way round: every option `--help` lists (but the shared ones) is in the README.
+    @Test(arguments: examples)
+    func theReadmeMentionsEveryOption(example: Example) throws {
+        let result = try Self.run(example, ["--help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // The options' own lines, indented by two (`  -q, --quiet    Print …`, `  --parallel/--no-parallel`;
+        // a description's continuation lines are indented further): the part before the description,
+        // which starts after two spaces or more.
+        var options: Set<String> = []
+        for line in result.output.split(separator: "\n") where line.hasPrefix("  -") {
+            guard let names = line.dropFirst(2).components(separatedBy: "  ").first else { continue }
+            options.formUnion(Self.words(names).filter { $0.hasPrefix("--") && $0.count > 2 })
+        }
+        #expect(!options.isEmpty, "\(result.output.prefix(200))")
+        let documented = Set(try Self.documentedFlags(example.name))
+        for option in options.subtracting(Self.shared).sorted() {
+            #expect(documented.contains(option), "Examples/\(example.name)/README.md does not mention \(option)")
         }
     }
 
@@ -134,7 +148,8 @@ import Testing
         let result = try Self.run(example, ["--generate-completion-script", "bash"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.output.contains("complete"), "\(result.output.prefix(200))")
-        #expect(result.output.contains(example.flags[0]), "the script completes \(example.flags[0])")
+        let first = try #require(try Self.documentedFlags(example.name).first)
+        #expect(result.output.contains(first), "the script completes \(first)")
         let dir = try TemporaryDirectory()
         let script = dir.file("\(example.name).bash")
         try result.stdout.write(to: URL(fileURLWithPath: script))

@@ -146,18 +146,72 @@ import Testing
     }
 
     /// A decoder let go of in the middle of a stream, groups in flight, stops and joins its workers
-    /// (the leak gate checks that every FFmpeg object is freed); the frames it emitted stay valid.
+    /// (the kernel no longer lists their threads; the leak gate checks that every FFmpeg object is
+    /// freed); the frames it emitted stay valid.
     @Test func aDecoderDroppedMidStreamStopsItsWorkers() throws {
         let clip = try VideoClip(count: 40)
         let path = try Self.cliStream(clip, gop: 4, bFrames: 2)
         let samples = try Self.samples(of: AnnexBReader(path: path))
         var frames: [MediaSample] = []
+        var workers: KernelThreads?
         do {
             let decoder = H264Decoder(threading: .groupsOfPictures(workers: 2))
             for sample in samples.prefix(30) { try decoder.process(sample) { frames.append($0) } }
+            workers = try Self.runningWorkers(decoder, 2)
         }
+        let left = workers?.waitUntilEnded()
+        #expect(
+            left == [], "worker threads still running after the decoder was dropped: \(String(describing: workers))")
         #expect(frames.count <= 30)
         let hashes = try Video.frameHashes(path)
         #expect(frames.map(H264DecoderTests.md5) == Array(hashes.prefix(frames.count)))
+    }
+
+    /// `finish` ends the workers' threads (the decoder still held), and so does letting go of a decoder
+    /// after an error.
+    @Test func theWorkersEndAtFinishAndAfterAnError() throws {
+        let clip = try VideoClip(count: 20)
+        let path = try Self.cliStream(clip, gop: 5, bFrames: 2)
+        let samples = try Self.samples(of: AnnexBReader(path: path))
+        let decoder = H264Decoder(threading: .groupsOfPictures(workers: 3))
+        var frames: [MediaSample] = []
+        for sample in samples.prefix(3) { try decoder.process(sample) { frames.append($0) } }
+        let workers = try Self.runningWorkers(decoder, 3)
+        for sample in samples.dropFirst(3) { try decoder.process(sample) { frames.append($0) } }
+        try decoder.finish { frames.append($0) }
+        #expect(frames.count == 20)
+        #expect(decoder.workerThreadIDs.isEmpty)
+        #expect(workers.waitUntilEnded().isEmpty, "worker threads still running after finish: \(workers)")
+        withExtendedLifetime(decoder) {}
+
+        var damaged = samples
+        damaged[7].data = [0, 0, 1, 0] + damaged[7].data  // a length past the end of the sample
+        var failed: KernelThreads?
+        var failedAt: Int?
+        do {
+            let decoder = H264Decoder(threading: .groupsOfPictures(workers: 2))
+            for (index, sample) in damaged.enumerated() {
+                if index == 7 { failed = try Self.runningWorkers(decoder, 2) }
+                do {
+                    try decoder.process(sample) { _ in }
+                } catch is MediaError {
+                    failedAt = index
+                    break
+                }
+            }
+        }
+        #expect(failedAt == 7)
+        let left = failed?.waitUntilEnded()
+        #expect(
+            left == [],
+            "worker threads still running after the failed decoder was dropped: \(String(describing: failed))")
+    }
+
+    /// The decoder's `count` group-of-pictures workers, once each has started (waits for that); fails
+    /// the test when they are not all found running.
+    static func runningWorkers(_ decoder: H264Decoder, _ count: Int) throws -> KernelThreads {
+        let ids = KernelThreads.waitForIDs(count) { decoder.workerThreadIDs }
+        #expect(ids.count == count, "\(ids.count) of \(count) workers started")
+        return try #require(KernelThreads(running: ids), "the workers \(ids) are not threads of this process")
     }
 }

@@ -216,6 +216,10 @@ import Testing
         }
         var delivered = 0
         var thrown: MediaError?
+        #expect(try encoder.next() != nil)
+        delivered += 1
+        // Both workers are alive until the first segment is consumed (the second waits for a slot).
+        let workers = try Self.runningWorkers(encoder)
         do {
             while try encoder.next() != nil { delivered += 1 }
         } catch {
@@ -224,6 +228,10 @@ import Testing
         #expect(delivered == Int(encoder.segments[0].packets.count))
         #expect(thrown?.code == .io && thrown?.stage == "ParallelAACEncoder", "\(String(describing: thrown))")
         #expect(throws: MediaError.self) { try encoder.next() }
+        // The error stopped the workers: their threads end while the encoder is still held.
+        let left = workers.waitUntilEnded()
+        #expect(left.isEmpty, "worker threads still running after the error: \(workers)")
+        withExtendedLifetime(encoder) {}
     }
 
     /// An input shorter than it said (a file cut while being read) is an error, not a silent gap.
@@ -240,13 +248,40 @@ import Testing
         }
     }
 
-    /// Dropping the encoder mid-stream stops and joins its threads (the test would hang otherwise).
+    /// Dropping the encoder mid-stream stops and joins its threads: the kernel no longer lists them.
     @Test func droppingTheEncoderEarlyStopsItsThreads() throws {
         let dir = try TemporaryDirectory()
         let path = try Self.makeInput(dir)
         var encoder: ParallelAACEncoder? = try Self.parallel(path)
         for _ in 0..<10 { _ = try encoder?.next() }
+        let workers = try Self.runningWorkers(try #require(encoder))
         encoder = nil
-        #expect(encoder == nil)
+        let left = workers.waitUntilEnded()
+        #expect(left.isEmpty, "worker threads still running after the encoder was dropped: \(workers)")
+    }
+
+    /// Once the last packet is out, the worker threads have ended, the encoder still held.
+    @Test func theWorkersEndWithTheStream() throws {
+        let dir = try TemporaryDirectory()
+        let path = try Self.makeInput(dir)
+        let encoder = try Self.parallel(path)
+        var packets = 0
+        var workers: KernelThreads?
+        while try encoder.next() != nil {
+            packets += 1
+            if packets == 1 { workers = try Self.runningWorkers(encoder) }
+        }
+        #expect(packets == Int(ParallelAACEncoder.packetCount(frameCount: Self.frames)))
+        let left = workers?.waitUntilEnded()
+        #expect(left == [], "worker threads still running after the end: \(String(describing: workers))")
+        withExtendedLifetime(encoder) {}
+    }
+
+    /// The encoder's worker threads, all `threads` of them running, once each has started (waits for
+    /// that); fails the test when they are not all found running.
+    static func runningWorkers(_ encoder: ParallelAACEncoder) throws -> KernelThreads {
+        let ids = KernelThreads.waitForIDs(encoder.threads) { encoder.workerThreadIDs }
+        #expect(ids.count == encoder.threads, "\(ids.count) of \(encoder.threads) workers started")
+        return try #require(KernelThreads(running: ids), "the workers \(ids) are not threads of this process")
     }
 }

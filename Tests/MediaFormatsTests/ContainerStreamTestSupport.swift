@@ -131,20 +131,16 @@ enum ContainerStreamTest {
 
     /// A field of `sndfile-info`'s closing summary (`Sample Rate`, `Frames`, `Channels`), as an integer.
     static func sndfileInfo(_ path: String, _ field: String) throws -> Int? {
-        let text = try ExternalTool.run("sndfile-info", [path]).output
-        guard let summary = text.components(separatedBy: "----------------------------------------").last else {
-            return nil
-        }
-        for line in summary.split(separator: "\n") where line.hasPrefix(field) {
-            return Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
-        }
-        return nil
+        try sndfileSummary(path)[field].flatMap { Int($0) }
     }
+
+    /// `sndfile-info`'s closing summary, field by field (``ExternalTool/sndfileSummary(_:)``).
+    static func sndfileSummary(_ path: String) throws -> [String: String] { try ExternalTool.sndfileSummary(path) }
 
     /// The number after `label :` on the first line of `sndfile-info`'s chunk listing that starts with it
     /// (after spaces): `Packets`, `Valid frames`, `edit` …
     static func sndfileChunkField(_ path: String, _ label: String) throws -> Int? {
-        let text = try ExternalTool.run("sndfile-info", [path]).output
+        let text = try ExternalTool.check("sndfile-info", [path]).output
         for line in text.split(separator: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix(label), let colon = trimmed.firstIndex(of: ":") else { continue }

@@ -10,6 +10,7 @@
 package final class StageThread {
     private var thread = pthread_t()
     private var joined = false
+    private let startedAs = Locked<Int32?>(nil)
 
     /// Starts `body` on a new thread.
     ///
@@ -17,7 +18,25 @@ package final class StageThread {
     /// not touch the stage again until ``join()`` returns, which orders all of the new thread's writes
     /// before the joiner's reads. That is why a non-`Sendable` stage can run there safely.
     package init(_ body: @escaping () -> Void) throws(MediaError) {
-        try Self.create(&thread, attributes: nil, body)
+        let startedAs = startedAs
+        try Self.create(&thread, attributes: nil) {
+            startedAs.withLock { $0 = Self.currentKernelThreadID() }
+            body()
+        }
+    }
+
+    /// The thread's kernel id (its `/proc/self/task/<id>`), once it has started running; `nil` before,
+    /// or if `/proc` is not mounted. Only for tests that check a stage's threads have ended.
+    package var kernelThreadID: Int32? { startedAs.withLock { $0 } }
+
+    /// The calling thread's kernel id, from the `/proc/thread-self` link (`<pid>/task/<tid>`): Glibc's
+    /// `gettid` is not visible to Swift.
+    private static func currentKernelThreadID() -> Int32? {
+        var link = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/thread-self", &link, link.count - 1)
+        guard count > 0 else { return nil }
+        let text = String(decoding: link.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "/").last.flatMap { Int32($0) }
     }
 
     /// Starts `body` on a new detached thread (nobody joins it; it ends when `body` returns).

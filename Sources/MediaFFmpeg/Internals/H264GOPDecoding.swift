@@ -46,6 +46,10 @@ final class H264GOPDecoding {
         threads = try self.workers.start()
     }
 
+    /// The kernel ids of the worker threads that have started and not been joined at the end
+    /// (``StageThread/kernelThreadID``), for tests that check the workers end.
+    var workerThreadIDs: [Int32] { threads.compactMap(\.kernelThreadID) }
+
     deinit {
         workers.stop()
         for thread in threads { thread.join() }
