@@ -3,7 +3,7 @@ import MediaAudio
 import MediaTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct GainStageTests {
+@Suite(.timeLimit(.minutes(5))) struct GainStageTests {
     let stereoSine = PlaybackSignals.tones([440], seconds: 1, channels: 2)
 
     /// Volume 0.5 is −6.02 dB, as sox measures the output against the input (peak and RMS).

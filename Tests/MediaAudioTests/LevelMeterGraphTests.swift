@@ -4,7 +4,7 @@ import Testing
 
 /// The meter as a recorder uses it: the stage on a graph thread fed live, the readings polled from
 /// another thread every 100 ms.
-@Suite(.timeLimit(.minutes(1))) struct LevelMeterGraphTests {
+@Suite(.timeLimit(.minutes(5))) struct LevelMeterGraphTests {
     /// 0.6 s of a −20 dBFS stereo sine, paced in real time through a threaded graph: the polls made
     /// during the run see −20 dB peaks once audio has arrived, the sink gets every sample unchanged,
     /// and the readings after the run are the sine's (−20.0 / −23.0 dB).

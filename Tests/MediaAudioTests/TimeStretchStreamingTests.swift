@@ -3,7 +3,7 @@ import MediaTestSupport
 import Testing
 
 /// TimeStretch as a player drives it: buffers of any size, rate changes between buffers, time mapping.
-@Suite(.timeLimit(.minutes(1))) struct TimeStretchStreamingTests {
+@Suite(.timeLimit(.minutes(5))) struct TimeStretchStreamingTests {
     static func contiguous(_ samples: [MediaSample], from start: MediaTime = .zero) -> Bool {
         var next = start
         for sample in samples {

@@ -9,7 +9,7 @@ import Testing
 /// `BoundedQueue`, the hand-off between the threads of a concurrent pipeline and a threaded graph:
 /// every item arrives once, in each producer's order, with several producers (a graph sink fed by
 /// several branches), a small capacity, and consumers and producers that sleep.
-@Suite(.timeLimit(.minutes(1))) struct BoundedQueueTests {
+@Suite(.timeLimit(.minutes(5))) struct BoundedQueueTests {
     /// Four producers into one queue of capacity 2: the case in which waking one waiting producer
     /// instead of all of them deadlocked (the consumer waiting on an empty queue, a producer on a full
     /// one it was never woken from).
