@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A bounded wait that ran out: `description` says what never happened and how long it was waited for.
 public struct WaitTimedOut: Error, CustomStringConvertible {
@@ -9,7 +9,9 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 ///
 /// The bound is a hang guard, not a timing assertion: give it 10–30 times what the event normally
 /// takes, so that a slow machine (sanitizers, a loaded CI runner) waits longer instead of failing.
-/// Tests order events with these waits, never with fixed sleeps.
+/// Tests order events with these waits, never with fixed sleeps. Unavailable in async code, where it
+/// would block a cooperative thread: there the async overload is chosen.
+@available(*, noasync, message: "use the async overload: this one blocks its thread")
 public func poll(
     timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(10), until condition: () throws -> Bool
 ) rethrows -> Bool {
@@ -23,8 +25,9 @@ public func poll(
 }
 
 /// ``poll(timeout:every:until:)`` for async tests: sleeps with `Task.sleep`, so that a task the
-/// condition depends on (one collecting events) keeps its cooperative thread.
-public func poll(
+/// condition depends on (one collecting events) keeps its cooperative thread. (A name of its own: with
+/// one name, a synchronous condition in async code resolves to the blocking overload.)
+public func pollAsync(
     timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(10),
     until condition: () async throws -> Bool
 ) async rethrows -> Bool {
@@ -39,6 +42,7 @@ public func poll(
 
 /// Waits until `condition` holds (``poll(timeout:every:until:)``); throws ``WaitTimedOut`` naming
 /// `event` (what was waited for, "the recording to begin") when it does not within `timeout`.
+@available(*, noasync, message: "use the async overload: this one blocks its thread")
 public func waitUntil(
     _ event: String, timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(10),
     _ condition: () throws -> Bool
@@ -48,12 +52,12 @@ public func waitUntil(
     }
 }
 
-/// ``waitUntil(_:timeout:every:_:)`` for async tests.
-public func waitUntil(
+/// ``waitUntil(_:timeout:every:_:)`` for async tests (``pollAsync(timeout:every:until:)``).
+public func waitUntilAsync(
     _ event: String, timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(10),
     _ condition: () async throws -> Bool
 ) async throws {
-    guard try await poll(timeout: timeout, every: interval, until: condition) else {
+    guard try await pollAsync(timeout: timeout, every: interval, until: condition) else {
         throw WaitTimedOut(description: "waited \(timeout) for \(event), in vain")
     }
 }

@@ -161,7 +161,7 @@ import Testing
         }
         let start = player.deviceCurrentTime + 0.3
         try player.play(atTime: start)
-        try await waitUntil("the player to end") { ended.time != nil }
+        try await waitUntilAsync("the player to end") { ended.time != nil }
         let end = try #require(ended.time)
         // Not before the start time (one-sided: a loaded machine only makes it later; no upper bound).
         #expect(end >= start, "ended \(start - end) s before the start time")

@@ -25,7 +25,7 @@ import Testing
                 if case .finished = event { return }
             }
         }
-        _ = await poll(timeout: .seconds(seconds), every: .milliseconds(20)) {
+        _ = await pollAsync(timeout: .seconds(seconds), every: .milliseconds(20)) {
             collected.events.contains { if case .finished = $0 { true } else { false } }
         }
         task.cancel()
@@ -77,7 +77,7 @@ import Testing
         let recorder = try AudioRecorder(
             path: path, settings: .init(format: .aac), input: .device(daemon.monitorName, server: daemon.server))
         try recorder.record()
-        try await waitUntil("the recording to reach 0.5 s") { recorder.currentTime >= 0.5 }
+        try await waitUntilAsync("the recording to reach 0.5 s") { recorder.currentTime >= 0.5 }
         try daemon.unloadNullSink()
         let events = try await Self.events(recorder)
         #expect(events.count == 2)

@@ -87,7 +87,7 @@ import Testing
             #expect(info["Format"] == format, "\(file): \(info)")
             #expect(info["Channels"] == "2" && info["Sample Rate"] == "48000", "\(file): \(info)")
             let frames = info["Frames"].flatMap { Int($0) } ?? -1
-            #expect(frames >= 43_200 && frames * 4 <= Self.size(dir.file(file)), "\(file): \(frames) frames")
+            #expect(frames >= 43_200 && frames * 4 <= fileSize(dir.file(file)), "\(file): \(frames) frames")
         }
         let aacCAF = try ExternalTool.run("ffprobe", ["-v", "error", dir.file("kaac.caf")])
         // as documented: record AAC to .aac or .m4a if the process may die

@@ -84,7 +84,7 @@ import Testing
         let recorder = try AudioRecorder(
             path: path, settings: .init(format: .linearPCM, bitDepth: 24), input: Self.tone(realTime: true))
         try recorder.record()
-        try await waitUntil("the recording to reach 0.4 s") { recorder.currentTime >= 0.4 }
+        try await waitUntilAsync("the recording to reach 0.4 s") { recorder.currentTime >= 0.4 }
         recorder.pause()
         #expect(!recorder.isRecording)
         let paused = recorder.currentTime
@@ -92,7 +92,7 @@ import Testing
         #expect(recorder.currentTime - paused < 0.02)  // nothing written while paused but the fade
         try recorder.record()
         #expect(recorder.isRecording)
-        try await waitUntil("the recording to reach 0.9 s") { recorder.currentTime >= 0.9 }
+        try await waitUntilAsync("the recording to reach 0.9 s") { recorder.currentTime >= 0.9 }
         let before = recorder.currentTime
         recorder.stop()
         #expect(recorder.currentTime == 0)  // as AVAudioRecorder's, once stopped
@@ -117,7 +117,7 @@ import Testing
         let seen = EventLog()
         recorder.onEvent = { seen.append($0) }
         try recorder.record()
-        try await waitUntil("the recording to reach 0.3 s") { recorder.currentTime >= 0.3 }
+        try await waitUntilAsync("the recording to reach 0.3 s") { recorder.currentTime >= 0.3 }
         #expect(throws: MediaError.self) { try recorder.deleteRecording() }
         recorder.stop()
         #expect(seen.events == [.finished(successfully: true)])

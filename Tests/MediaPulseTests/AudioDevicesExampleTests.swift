@@ -132,7 +132,7 @@ import Testing
 
     /// Waits at most `timeout` seconds until `condition` holds; whether it did.
     static func wait(_ timeout: Duration = .seconds(30), until condition: () -> Bool) async -> Bool {
-        await poll(timeout: timeout) { condition() }
+        await pollAsync(timeout: timeout) { condition() }
     }
 }
 

@@ -14,13 +14,13 @@ import Testing
     ) async throws -> [Float] {
         let recorder = try MonitorRecording(daemon, into: folder.file("recorded-\(UUID().uuidString.prefix(6)).raw"))
         // An idle null sink's monitor delivers its first audio late: play once the recording has begun.
-        try await waitUntil("the first audio from the monitor") { recorder.frames > 0 }
+        try await waitUntilAsync("the first audio from the monitor") { recorder.frames > 0 }
         let player = try AudioPlayer(path: path, output: try .device(daemon.sinkName, server: daemon.server))
         let log = PlayerEventLog()
         player.onEvent = { log.append($0) }
         configure(player, recorder)
         try player.play()
-        try await waitUntil("the player to finish") {
+        try await waitUntilAsync("the player to finish") {
             log.events.contains { if case .finished = $0 { true } else { false } }
         }
         #expect(log.events.last == .finished(successfully: true), "\(log.events)")
@@ -102,15 +102,15 @@ import Testing
         // The monitor's recording is the independent clock: the server's, which a loaded machine does
         // not stretch as it stretches this process's sleeps.
         let recorder = try MonitorRecording(daemon, into: folder.file("clock.raw"))
-        try await waitUntil("the first audio from the monitor") { recorder.frames > 0 }
+        try await waitUntilAsync("the first audio from the monitor") { recorder.frames > 0 }
         let player = try AudioPlayer(path: tone, output: try .device(daemon.sinkName, server: daemon.server))
         try player.play()
-        try await waitUntil("the position to move") { player.currentTime > 0.05 }
+        try await waitUntilAsync("the position to move") { player.currentTime > 0.05 }
         // While playing, the position only moves forward and reaches half a second further (a bounded
         // wait: how long that takes in wall time says nothing on a loaded machine).
         let p0 = player.currentTime
         var positions = [p0]
-        try await waitUntil("the position to advance 0.5 s") {
+        try await waitUntilAsync("the position to advance 0.5 s") {
             positions.append(player.currentTime)
             return positions.last! >= p0 + 0.5
         }
@@ -123,7 +123,7 @@ import Testing
         player.currentTime = 2.5
         try player.play()
         #expect(player.currentTime >= 2.5 && player.currentTime < 2.9, "\(player.currentTime)")
-        try await waitUntil("the position to move on from 2.5 s") { player.currentTime > 2.55 }
+        try await waitUntilAsync("the position to move on from 2.5 s") { player.currentTime > 2.55 }
         #expect(player.currentTime < 3, "\(player.currentTime)")
         player.stop()
         let stopped = player.currentTime
@@ -143,7 +143,7 @@ import Testing
         // last longer on a loaded machine and the silence with it.
         let recording = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { player, recorder in
             Task.detached {
-                try await waitUntil("the position to pass 0.8 s") { player.currentTime > 0.8 }
+                try await waitUntilAsync("the position to pass 0.8 s") { player.currentTime > 0.8 }
                 player.pause()
                 try recorder.waitFor(seconds: 0.6)
                 try player.play()
@@ -199,9 +199,9 @@ import Testing
         let log = PlayerEventLog()
         player.onEvent = { log.append($0) }
         try player.play()
-        try await waitUntil("the position to pass 0.3 s") { player.currentTime > 0.3 }
+        try await waitUntilAsync("the position to pass 0.3 s") { player.currentTime > 0.3 }
         try daemon.unloadNullSink()
-        try await waitUntil("the finished event") {
+        try await waitUntilAsync("the finished event") {
             log.events.contains { if case .finished = $0 { true } else { false } }
         }
         #expect(log.events.count == 2)

@@ -23,12 +23,12 @@ final class EventRecorder: Sendable {
 
     /// Waits (bounded: `timeout` is a hang guard) until `condition` holds for the events so far; whether it did.
     func wait(_ timeout: Duration = .seconds(30), until condition: ([AudioDeviceEvent]) -> Bool) async -> Bool {
-        await poll(timeout: timeout, every: .milliseconds(5)) { condition(events) }
+        await pollAsync(timeout: timeout, every: .milliseconds(5)) { condition(events) }
     }
 
     /// Waits (bounded: `timeout` is a hang guard) until the stream ends; whether it did.
     func waitUntilEnded(_ timeout: Duration = .seconds(30)) async -> Bool {
-        await poll(timeout: timeout, every: .milliseconds(5)) { hasEnded }
+        await pollAsync(timeout: timeout, every: .milliseconds(5)) { hasEnded }
     }
 }
 

@@ -90,7 +90,7 @@ struct EndlessSource: MediaSource {
         graph.addSink(sink, tracks: [audio, video])
         graph.addSink(second, input: audio)
         let task = Task { try await graph.run() }
-        let flowing = await poll(every: .milliseconds(5)) { second.samples.count >= 200 }
+        let flowing = await pollAsync(every: .milliseconds(5)) { second.samples.count >= 200 }
         task.cancel()
         #expect(flowing, "the graph did not deliver 200 samples before it was cancelled")
         await #expect(throws: CancellationError.self) { try await task.value }

@@ -33,7 +33,7 @@ import Testing
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("ffmpeg"))
         defer { receiver.kill() }
         // UDP has no connection to refuse: wait until the receiver has bound its port.
-        #expect(poll { !StreamingSupport.isFree(port, udp: true) }, "ffmpeg did not bind UDP port \(port)")
+        #expect(await pollAsync { !StreamingSupport.isFree(port, udp: true) }, "ffmpeg did not bind UDP port \(port)")
         let stats = try await StreamingSupport.stream(to: "udp://127.0.0.1:\(port)?pkt_size=1316", retry: false)
         if !receiver.wait(timeout: 6) { receiver.signal(SIGINT) }
         #expect(receiver.wait(timeout: 5))
@@ -56,7 +56,7 @@ import Testing
         // port in /proc/net/tcp), not after a fixed time.
         let streaming = Task { try await StreamingSupport.stream(to: url) }
         let hexPort = ":" + String(format: "%04X", port) + " "
-        let reached = await poll {
+        let reached = await pollAsync {
             let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
             return table.split(separator: "\n").contains { row in
                 let fields = row.split(separator: " ")
