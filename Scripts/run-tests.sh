@@ -22,8 +22,8 @@
 # phase fails with the issue in its log, instead of running into CI's limit.
 #
 # Usage: Scripts/run-tests.sh [--sanitize address|thread]
-#   With --sanitize, the tests of .build-asan or .build-tsan run; there the leak gate is off (the
-#   sanitizers judge memory), so gated joins unit, and the MemoryCheck suites (valgrind cannot run a
+#   With --sanitize, the tests of .build-asan or .build-tsan run, in the same four processes; there the
+#   leak gate is off (the sanitizers judge memory), and the MemoryCheck suites (valgrind cannot run a
 #   sanitized program) are skipped. The sanitizer's options come from the environment (the Makefile).
 # Each process's whole output is in $TEST_LOGS/<run>-<group>.log; when one fails, its failed tests and
 # the log's last lines are printed at the end. Exit status: 0 when all passed, 1 otherwise.
@@ -83,16 +83,18 @@ group() {
     names+=("$name")
 }
 
-gate=MEDIAPIPELINE_LEAK_GATE=1
+# The same four processes with a sanitizer, but for the leak gate (off: the sanitizers judge memory) and
+# the MemoryCheck suites (skipped: valgrind cannot run a sanitized program). One test at a time in the
+# gated shards keeps both cores busy: one parallel process of all of them at once left a core idle.
 if [ -z "$sanitizer" ]; then
-    group live 0 "$gate" -- --no-parallel --filter "$live"
-    group gated-1 10 "$gate" -- --no-parallel --filter "$gated1"
-    group gated-2 10 "$gate" -- --no-parallel --filter "$gated2"
-    group unit 10 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated"
+    gate=MEDIAPIPELINE_LEAK_GATE=1 skip=()
 else
-    group live 0 -- --no-parallel --filter "$live" --skip MemoryCheck
-    group unit 10 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|MemoryCheck"
+    gate=MEDIAPIPELINE_LEAK_GATE=0 skip=(--skip MemoryCheck)
 fi
+group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
+group gated-1 10 "$gate" -- --no-parallel --filter "$gated1" "${skip[@]}"
+group gated-2 10 "$gate" -- --no-parallel --filter "$gated2" "${skip[@]}"
+group unit 10 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|MemoryCheck"
 
 failed=()
 for i in "${!pids[@]}"; do

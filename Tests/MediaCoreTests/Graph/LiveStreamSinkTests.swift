@@ -33,6 +33,15 @@ import Testing
             frameCount: 0, flags: i % keyint == 0 ? [.keyframe] : [])
     }
 
+    /// An audio packet at `time`, 10 ms long.
+    func audioPacket(at time: MediaTime) -> MediaSample {
+        MediaSample(
+            format: audioFormat, data: [0],
+            timing: SampleTiming(
+                presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 100)),
+            frameCount: 1024)
+    }
+
     func run(frames: Range<Int>, keyint: Int, audioAt: Int64? = nil) throws -> (
         received: [Double], stats: LiveStreamSink.Stats
     ) {
@@ -42,15 +51,7 @@ import Testing
         try live.write(frame(0, keyint: keyint), track: 0)
         #expect(inner.entered.wait(timeout: .now() + 5) == .success)  // the sender holds frame 0
         for i in frames { try live.write(frame(i, keyint: keyint), track: 0) }
-        if let audioAt {
-            let time = MediaTime(value: audioAt, timescale: 100)
-            try live.write(
-                MediaSample(
-                    format: audioFormat, data: [0],
-                    timing: SampleTiming(
-                        presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 100)),
-                    frameCount: 1024), track: 1)
-        }
+        if let audioAt { try live.write(audioPacket(at: MediaTime(value: audioAt, timescale: 100)), track: 1) }
         inner.gate.signal()
         try live.finish()
         #expect(inner.finished)
@@ -86,12 +87,7 @@ import Testing
         for i in 1..<12 {
             try live.write(frame(i, keyint: 4), track: 0)
             let time = MediaTime(value: Int64(i * 10 + 5), timescale: 100)
-            try live.write(
-                MediaSample(
-                    format: audioFormat, data: [0],
-                    timing: SampleTiming(
-                        presentationTime: time, decodeTime: time, duration: MediaTime(value: 1, timescale: 100)),
-                    frameCount: 1024), track: 1)
+            try live.write(audioPacket(at: time), track: 1)
             audioTimes.append(-(time.seconds ?? 0))
         }
         inner.gate.signal()
