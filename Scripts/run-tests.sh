@@ -10,7 +10,7 @@
 #            (no second run of these suites);
 #   unit     everything else, in parallel, at most $UNIT_WIDTH tests at once.
 #
-# The gated and unit processes run at a lower CPU priority (nice 10), so that the live suites, which
+# The gated and unit processes run at the lowest CPU priority (nice 19), so that the live suites, which
 # mostly wait on real time, get the CPU when their streams need it and the others use what is left: on
 # two cores the live suites' waits overlap the rest instead of adding to it.
 #
@@ -22,8 +22,8 @@
 # phase fails with the issue in its log, instead of running into CI's limit.
 #
 # Usage: Scripts/run-tests.sh [--sanitize address|thread]
-#   With --sanitize, the tests of .build-asan or .build-tsan run, in the same four processes; there the
-#   leak gate is off (the sanitizers judge memory), and the MemoryCheck suites (valgrind cannot run a
+#   With --sanitize, the tests of .build-asan or .build-tsan run, in the same four processes, but the
+#   live one starts when the other three have ended (see below); there the leak gate is off (the sanitizers judge memory), and the MemoryCheck suites (valgrind cannot run a
 #   sanitized program) are skipped. The sanitizer's options come from the environment (the Makefile).
 # Each process's whole output is in $TEST_LOGS/<run>-<group>.log; when one fails, its failed tests and
 # the log's last lines are printed at the end. Exit status: 0 when all passed, 1 otherwise.
@@ -91,15 +91,28 @@ if [ -z "$sanitizer" ]; then
 else
     gate=MEDIAPIPELINE_LEAK_GATE=0 skip=(--skip MemoryCheck)
 fi
-group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
-group gated-1 10 "$gate" -- --no-parallel --filter "$gated1" "${skip[@]}"
-group gated-2 10 "$gate" -- --no-parallel --filter "$gated2" "${skip[@]}"
-group unit 10 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|MemoryCheck"
-
 failed=()
-for i in "${!pids[@]}"; do
-    wait "${pids[$i]}" || failed+=("${names[$i]}")
-done
+# Waits for the processes started so far, noting the ones that failed.
+wait_all() {
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || failed+=("${names[$i]}")
+    done
+    pids=()
+    names=()
+}
+
+# Under a sanitizer the real-time suites run alone, after the rest: instrumented code is several times
+# slower, and even at nice 19 the others' load made a rate-2 player and a live stream's latency miss real
+# time under ThreadSanitizer (AudioPlayerDeviceTests, StreamingRTMPTests), which they keep alone.
+[ -z "$sanitizer" ] && group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
+group gated-1 19 "$gate" -- --no-parallel --filter "$gated1" "${skip[@]}"
+group gated-2 19 "$gate" -- --no-parallel --filter "$gated2" "${skip[@]}"
+group unit 19 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|MemoryCheck"
+wait_all
+if [ -n "$sanitizer" ]; then
+    group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
+    wait_all
+fi
 [ ${#failed[@]} -eq 0 ] && exit 0
 
 for name in "${failed[@]}"; do
