@@ -2,6 +2,7 @@ import Foundation
 
 /// A bounded wait that ran out: `description` says what never happened and how long it was waited for.
 public struct WaitTimedOut: Error, CustomStringConvertible {
+    /// What was waited for and for how long: "waited 30 seconds for the recording to begin, in vain".
     public let description: String
 }
 
