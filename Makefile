@@ -53,7 +53,7 @@ test: deps
 	@$(PHASE) tests Scripts/run-tests.sh
 	@$(PHASE) --summary
 
-# What CI runs after `make test` (.ci/run), about 40 minutes here: the documentation with warnings as
+# What CI runs after `make test` (.ci/run), about 45 minutes here: the documentation with warnings as
 # errors, the allocation gate (a release build of Benchmarks/), the fuzz corpus replay, and the whole
 # suite under AddressSanitizer+LeakSanitizer and under ThreadSanitizer.
 gates: deps
