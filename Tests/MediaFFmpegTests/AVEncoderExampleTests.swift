@@ -121,13 +121,24 @@ import Testing
         #expect(streams.map { $0["codec_name"] as? String } == ["aac"])
     }
 
-    /// An hour of pattern and tone into MPEG-TS, generated faster than real time: the last audio and the
+    /// An hour of pattern and audio into MPEG-TS, generated faster than real time: the last audio and the
     /// last video end within one video frame of each other, and no timestamp goes backwards.
+    ///
+    /// The audio is an hour of 11,025 Hz mono from ffmpeg's `sine` source: an AAC frame there lasts
+    /// 1024/11025 s, 8,359.18… ticks of MPEG-TS's 90 kHz clock, so a muxer that rounds each frame's
+    /// duration drifts (48 kHz's 1,920 ticks would hide that), and it is a sixth of the encoding work of
+    /// 48 kHz stereo, which sanitized builds feel most.
     @Test func oneHourOfMPEGTSDoesNotDrift() throws {
         let dir = try TemporaryDirectory()
-        let path = dir.file("hour.ts")
+        let path = dir.file("hour.ts"), wav = dir.file("hour.wav")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=11025", "-t", "3600", "-ac", "1",
+                "-c:a", "pcm_s16le", wav
+            ])
         let result = try Self.run([
-            "--pattern", "--size", "64x64", "--fps", "10", "--tone", "440", "--duration", "3600",
+            "--pattern", "--size", "64x64", "--fps", "10", "--audio", wav, "--duration", "3600",
             "--preset", "ultrafast", "--audio-bitrate", "32000", "--output", path, "-q"
         ])
         #expect(result.status == 0, "\(result.stderr)")

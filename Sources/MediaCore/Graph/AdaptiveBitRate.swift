@@ -26,6 +26,10 @@ public struct AdaptiveBitRate: Sendable {
     public var policy: any BitRatePolicy
     /// How often the sink asks the policy, in host time (250 ms; at least 10 ms).
     public var interval: MediaTime = MediaTime(value: 1, timescale: 4)
+    /// The host clock the decisions are timed by: ``MediaClock/hostTime``. The package's tests set one
+    /// they move by hand, so that "at most once per interval" does not depend on how fast a loaded
+    /// machine runs the test.
+    package var hostClock: @Sendable () -> MediaTime = { MediaClock.hostTime }
 
     /// `control` driven by `policy`.
     public init(control: BitRateControl, policy: any BitRatePolicy) {
@@ -56,7 +60,8 @@ struct AdaptiveBitRateDriver {
     /// Asks the policy when the interval has passed (reading the stats through `stats` only then), and
     /// writes a changed target to the control. Returns the target written, if any.
     @discardableResult
-    mutating func tick(now: MediaTime = MediaClock.hostTime, stats: () -> LiveStreamSink.Stats) -> Int? {
+    mutating func tick(stats: () -> LiveStreamSink.Stats) -> Int? {
+        let now = settings.hostClock()
         if let nextDecision, now < nextDecision { return nil }
         let minimum = MediaTime(value: 1, timescale: 100)
         let interval = settings.interval.isNumeric && settings.interval > minimum ? settings.interval : minimum
