@@ -193,7 +193,7 @@ bench: deps
 	$(BENCH_BUILD) --product live-streamer
 	Benchmarks/run.sh
 
-# Soak (issue 14; not part of `make test`: about 15 minutes): each file-based example on a one-hour generated input
+# Soak (not part of `make test`: about 15 minutes): each file-based example on a one-hour generated input
 # against a one-minute one (peak memory within 5 %), then 10,000 open/encode/close runs in one process (flat memory,
 # no FFmpeg object or descriptor left). See Benchmarks/soak.sh and Documentation/Reliability.md.
 SOAK_PRODUCTS = aac-encoder caf-recorder caf-info audio-convert media-info h264-encoder av-encoder transcode soak-loop
@@ -226,7 +226,7 @@ bench-thresholds: deps
 FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/graph-benchmark \
 	Benchmarks/mux-benchmark Benchmarks/soak-loop Fuzz/Package.swift Fuzz/Sources
 
-# Hand-made mutation testing (issue 14; not part of `make test`: about one module rebuild per mutant):
+# Hand-made mutation testing (not part of `make test`: about one module rebuild per mutant):
 # applies each mutant in Tests/Mutants/mutants.txt, builds, runs the suites it names, restores the
 # source and prints KILLED/SURVIVED per mutant; fails if any survived. `make mutants MUTANTS="id ..."`
 # runs only those.

@@ -59,7 +59,9 @@ let package = Package(
         // Pure Swift bitstream facts both MediaFormats and MediaFFmpeg use: H.264 NAL units, AVCC and
         // Annex-B framing, the avcC record, SPS, AudioSpecificConfig, FourCC. Only MediaCore below it.
         .target(name: "MediaBitstream", dependencies: ["MediaCore"], swiftSettings: strict),
-        // Pure Swift bitstreams and containers: ADTS, WAV, generators.
+        // Pure Swift containers and byte streams: reading (the push parsers and AudioFileReader for WAV,
+        // AIFF, CAF, AU, MP3 and ADTS; Annex-B H.264; Y4M) and writing (ADTS, WAV, AIFF, AU, CAF, Annex-B, Y4M),
+        // and the tone and test-pattern generators.
         .target(
             name: "MediaFormats",
             dependencies: ["MediaCore", "MediaBitstream", .product(name: "Logging", package: "swift-log")],
@@ -95,12 +97,17 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Helpers for tests: running the external tools that judge our output, fixtures, analysis, and
+        // Helpers for tests: running the external tools that judge our output, fixtures, daemons, waits,
         // the drip-feed verifier every MediaFormats push parser is checked with (so it needs MediaFormats,
-        // as NIOTestUtils needs NIOCore for ByteToMessageDecoderVerifier). Pure Swift, no FFmpeg.
+        // as NIOTestUtils needs NIOCore for ByteToMessageDecoderVerifier), the leak gate, which reads
+        // MediaFFmpeg's count of live FFmpeg objects, and pactl's view of a daemon's devices (MediaPulse's
+        // AudioDevice is what it is compared with).
         .target(
             name: "MediaTestSupport",
-            dependencies: ["MediaCore", "MediaFormats", "MediaFFmpeg", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MediaCore", "MediaFormats", "MediaFFmpeg", "MediaPulse",
+                .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: strict
         ),
 
@@ -257,6 +264,13 @@ let package = Package(
         .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFFmpegTests",
+            dependencies: ["MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        // The example executables end to end (they run the binaries the build put beside the test bundle),
+        // their README code, and valgrind on them.
+        .testTarget(
+            name: "ExampleTests",
             dependencies: ["MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         )

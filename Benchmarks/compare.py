@@ -21,9 +21,9 @@ section (h264-encoder against `ffmpeg -c:v libx264` on 600 frames of 1280x720, a
 parse + rewrite against `ffmpeg -c copy -f h264`), SKIP_GRAPH=1 to skip the wave-2 section
 (graph_section.py: stage hop cost against GStreamer, A/V encode to MP4, the graph's drivers, remux),
 SKIP_AUDIOFILE=1 to skip the audio-file section (audio_file_section.py), SKIP_LIVE=1 to skip the two
-live sections: live_audio_section.py (audio-recorder against `ffmpeg -f pulse`, issue 11) and, after
+live sections: live_audio_section.py (audio-recorder against `ffmpeg -f pulse`) and, after
 it, live_streaming_section.py (live-streamer against `ffmpeg -re … -f flv` to a local nginx RTMP
-server, 720p30 + AAC: CPU, and latency on a normal and a throttled link, issue 12); LIVE_SECONDS
+server, 720p30 + AAC: CPU, and latency on a normal and a throttled link); LIVE_SECONDS
 (default 60) sets their length, LIVE_RUNS (default 1) the repeats of each streaming CPU comparison.
 """
 import hashlib
@@ -390,7 +390,7 @@ def video_section():
 
 
 def y4m_decode_section(one):
-    """H.264 decode → Y4M (issue 15's target: ≤ 0.9× the CLI's wall time), both writing to standard
+    """H.264 decode → Y4M (the target: ≤ 0.9× the CLI's wall time), both writing to standard
     output on /dev/null, so that what is timed is demuxing, decoding and writing the frames: `transcode`
     as it runs by default (groups of pictures decoded in parallel), with `--no-parallel` (one decoder,
     FFmpeg's frame threads, as the CLI decodes), and the CLI. All three outputs must be identical."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hand-made mutation testing (issue 14): applies each mutant listed in Tests/Mutants/mutants.txt to the
+# Hand-made mutation testing: applies each mutant listed in Tests/Mutants/mutants.txt to the
 # source tree in place, builds (`swift build --build-tests`, incremental: one module rebuilds), runs the
 # tests the mutant names (`swift test --skip-build --filter <regex>`), and records
 #   KILLED    some test failed (or the run timed out): the tests catch this bug

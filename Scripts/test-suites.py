@@ -16,6 +16,14 @@
                                       the suites are dealt longest first to the shard with the least time
                                       so far, by the seconds in Tests/suite-seconds.tsv (a suite not listed
                                       counts 5 s).
+    Scripts/test-suites.py race-free  prints the regex of the test targets ThreadSanitizer skips: those of
+                                      the modules in which the compiler's strict concurrency checking is
+                                      never told to trust the code (no `@unchecked`, `nonisolated(unsafe)`,
+                                      `Unmanaged`, `pthread_*`, `assumeIsolated`, `@preconcurrency`), so
+                                      that Swift 6 already proves them free of data races; ThreadSanitizer
+                                      is spent on the modules that make threads or share state by hand.
+                                      (The code of other modules such a target calls is run under
+                                      ThreadSanitizer by that module's own tests.)
     Scripts/test-suites.py seconds LOG...
                                       prints the seconds each suite took in Swift Testing logs, as
                                       Tests/suite-seconds.tsv holds them (refresh it from a quiet run's
@@ -102,6 +110,30 @@ def logged_seconds(paths):
         print(f"{name}\t{seconds[name]:.1f}")
 
 
+# What tells the compiler to trust code it cannot check for data races.
+ESCAPE_HATCHES = re.compile(
+    r"@unchecked|nonisolated\(unsafe\)|\bUnmanaged\b|\bpthread_|assumeIsolated|@preconcurrency|@_unsafeInheritExecutor"
+)
+
+
+def race_free_targets():
+    """The test targets `<Module>Tests` whose module's sources hold no escape hatch."""
+    sources_root = os.path.join(ROOT, "..", "Sources")
+    targets = []
+    for module in sorted(os.listdir(sources_root)):
+        if not os.path.isdir(os.path.join(ROOT, module + "Tests")):
+            continue
+        hatches = False
+        for directory, _, files in os.walk(os.path.join(sources_root, module)):
+            for name in files:
+                if name.endswith(".swift"):
+                    with open(os.path.join(directory, name), encoding="utf-8") as source:
+                        hatches = hatches or bool(ESCAPE_HATCHES.search(source.read()))
+        if not hatches:
+            targets.append(module + "Tests")
+    return targets
+
+
 def regex(names):
     # Test ids read `Target.Suite/test()`, nested suites `Target.Suite/Inner/test()`.
     return r"\.(" + "|".join(sorted(names)) + ")/" if names else "^$"
@@ -122,6 +154,10 @@ def main(argv):
             index, count = (int(n) for n in argv[2].split("/"))
             names = shard(names, index, count)
         print(regex(names))
+        return 0
+    if command == "race-free":
+        targets = race_free_targets()
+        print("(" + "|".join(targets) + r")\." if targets else "^$")
         return 0
     if command == "seconds":
         logged_seconds(argv[2:])

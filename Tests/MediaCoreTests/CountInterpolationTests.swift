@@ -1,7 +1,7 @@
 import MediaCore
 import Testing
 
-/// Counts in messages read "1 byte", never "1 bytes" (issue 13).
+/// Counts in messages read "1 byte", never "1 bytes".
 @Suite(.timeLimit(.minutes(2))) struct CountInterpolationTests {
     @Test func singularForOneOnly() {
         #expect("\(count: 1, "byte")" == "1 byte")

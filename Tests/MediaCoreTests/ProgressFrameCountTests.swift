@@ -1,8 +1,8 @@
 import MediaCore
 import Testing
 
-/// `framesRead` counts audio frames only; pictures are counted in `videoFramesRead` (issue 13: a video
-/// source's frames were added to the audio frame count).
+/// `framesRead` counts audio frames only; pictures are counted in `videoFramesRead` (a video source's
+/// frames never add to the audio frame count).
 @Suite(.timeLimit(.minutes(2))) struct ProgressFrameCountTests {
     /// Raw video frames as a decoder or a Y4M reader delivers them: one picture per sample, frame count 1.
     func pictures(_ count: Int) -> [MediaSample] {

@@ -6,9 +6,8 @@ import MediaTestSupport
 import Testing
 
 /// The same AVCC samples get the same outcome from H264Decoder and AnnexBMuxer, which both read them
-/// with MediaBitstream's AVCCParser. Issue 13 named the bug this guards: H264Decoder accepted a sample
-/// with a zero-length NAL unit that AnnexBMuxer refused. Now both skip it (as FFmpeg's
-/// h264_mp4toannexb does) and log a warning, and both refuse a length past the end at the same offset.
+/// with MediaBitstream's AVCCParser: a zero-length NAL unit is skipped by both (as FFmpeg's
+/// h264_mp4toannexb does) with a warning, and a length past the end is refused by both at the same offset.
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AVCCAgreementTests {
     /// `sample` with a zero-length NAL unit before its first NAL unit and another after its last.
     static func withEmptyNALUnits(_ sample: MediaSample) -> MediaSample {

@@ -96,8 +96,8 @@ import Testing
         }
     }
 
-    /// The converter used to keep converting after it had thrown; the guard every driver (and a
-    /// hand-driver) puts around it now stops it: no call reaches it after its failure.
+    /// After the converter has thrown, the guard every driver (and a hand-driver) puts around it stops
+    /// it: no call reaches it after its failure.
     @Test func isNotCalledAfterItsFailure() throws {
         let counter = CallCounter(try AudioConverter(sampleRate: 44_100))
         let converter = CheckedStage(counter)

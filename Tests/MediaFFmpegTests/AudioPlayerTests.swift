@@ -6,18 +6,6 @@ import Testing
 /// ``AudioPlayer`` into a file sink (as fast as the sink takes it; the device is tested with PulseAudio):
 /// the played audio against ffmpeg's decode, loops without a gap, volume, pan and rate judged by sox.
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioPlayerTests {
-    /// A sox-written 16-bit stereo WAV: 440 Hz left, 660 Hz right, at 0.5.
-    static func source(_ dir: TemporaryDirectory, seconds: Double = 1, name: String = "in.wav") throws -> String {
-        let path = dir.file(name)
-        try ExternalTool.check(
-            "sox",
-            [
-                "-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "440", "sine", "660",
-                "vol", "0.5"
-            ])
-        return path
-    }
-
     static func output(_ path: String) -> AudioPlayerOutput {
         .sink { _ in WAVMuxer(output: try FileOutput(path: path)) }
     }
@@ -39,19 +27,9 @@ import Testing
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
-    /// sox's "Pk lev dB" and "RMS lev dB" for each channel.
-    static func levels(_ path: String) throws -> (peak: [Double], rms: [Double]) {
-        let text = try ExternalTool.run("sox", [path, "-n", "stats"]).stderr
-        func row(_ name: String) -> [Double] {
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return [] }
-            return line.split(separator: " ").compactMap { Double($0) }.suffix(2).map { $0 }
-        }
-        return (row("Pk lev dB"), row("RMS lev dB"))
-    }
-
     @Test func playsEveryFrameAsFFmpegDecodesIt() async throws {
         let dir = try TemporaryDirectory()
-        let input = try Self.source(dir)
+        let input = try AudioFixture.twoTones(dir)
         let out = dir.file("out.wav")
         let player = try AudioPlayer(path: input, output: Self.output(out))
         #expect(player.duration == 1 && player.numberOfChannels == 2)
@@ -65,7 +43,7 @@ import Testing
     @Test(arguments: ["wav", "mp3"])
     func loopsAreGapless(_ ext: String) async throws {
         let dir = try TemporaryDirectory()
-        var input = try Self.source(dir, seconds: 0.5)
+        var input = try AudioFixture.twoTones(dir, seconds: 0.5)
         if ext == "mp3" {
             let mp3 = dir.file("in.mp3")
             try ExternalTool.check("lame", ["--quiet", "-b", "192", input, mp3])
@@ -102,18 +80,18 @@ import Testing
 
     @Test func volumeHalfIsMinus6dBAndPanLeftSilencesTheRight() async throws {
         let dir = try TemporaryDirectory()
-        let input = try Self.source(dir)
+        let input = try AudioFixture.twoTones(dir)
         let quiet = dir.file("quiet.wav")
         let player = try AudioPlayer(path: input, output: Self.output(quiet))
         player.volume = 0.5
         _ = try await Self.play(player)
-        let reference = try Self.levels(input), halved = try Self.levels(quiet)
+        let reference = try AudioFixture.soxLevels(input), halved = try AudioFixture.soxLevels(quiet)
         for channel in 0..<2 { #expect(abs(halved.rms[channel] - reference.rms[channel] + 6.02) < 0.2) }
         let left = dir.file("left.wav")
         let panned = try AudioPlayer(path: input, output: Self.output(left))
         panned.pan = -1
         _ = try await Self.play(panned)
-        let levels = try Self.levels(left)
+        let levels = try AudioFixture.soxLevels(left)
         #expect(levels.peak[1] < -60)
         #expect(abs(levels.rms[0] - reference.rms[0]) < 0.01)
     }
@@ -136,7 +114,7 @@ import Testing
 
     @Test func startsAtCurrentTimeAndStopKeepsIt() async throws {
         let dir = try TemporaryDirectory()
-        let input = try Self.source(dir)
+        let input = try AudioFixture.twoTones(dir)
         let out = dir.file("tail.wav")
         let player = try AudioPlayer(path: input, output: Self.output(out))
         player.currentTime = 0.75
@@ -152,7 +130,7 @@ import Testing
     /// once, the end comes no sooner than the start time.
     @Test func playAtTimeWaitsForTheTime() async throws {
         let dir = try TemporaryDirectory()
-        let input = try Self.source(dir, seconds: 0.2)
+        let input = try AudioFixture.twoTones(dir, seconds: 0.2)
         let player = try AudioPlayer(path: input, output: Self.output(dir.file("later.wav")))
         let ended = EndTime()
         // Weak: the player keeps its onEvent closure (LeakSanitizer found the cycle a strong capture made).

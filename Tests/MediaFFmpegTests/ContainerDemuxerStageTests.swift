@@ -2,7 +2,7 @@ import MediaPipeline
 import MediaTestSupport
 import Testing
 
-/// The demuxer's errors name it as their stage, like every other reader's (issue 13).
+/// The demuxer's errors name it as their stage, like every other reader's.
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerDemuxerStageTests {
     @Test func openErrorsNameTheDemuxer() {
         do {

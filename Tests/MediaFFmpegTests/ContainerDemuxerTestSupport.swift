@@ -12,17 +12,6 @@ enum DemuxerFixture {
     /// The GStreamer-made kinds.
     static let gstreamerKinds = ["gst-audio.mp4", "gst-video.mp4"]
 
-    /// Makes an MP4 at `path` with the ffmpeg CLI: `seconds` s of testsrc2 320x240 at 25 fps (x264, a
-    /// keyframe every second) and of a 440 Hz sine at 44.1 kHz (AAC).
-    static func makeAVMP4(_ path: String, seconds: Int) throws {
-        try ExternalTool.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i",
-                "sine=frequency=440", "-t", "\(seconds)", "-c:v", "libx264", "-g", "25", "-c:a", "aac", path
-            ])
-    }
-
     /// Makes the file of `kind` in `dir`; returns its path.
     static func make(_ kind: String, in dir: TemporaryDirectory) throws -> String {
         let path = dir.file(kind.contains(".") ? kind : "in." + kind)

@@ -140,7 +140,7 @@ import Testing
         try muxer.finish()
         #expect(try MuxFixtures.decodedVideoFrames(path, strict: true) == 31)
         // Video only: libavformat's own fast start (its second pass reopens the file by name).
-        let boxes = MuxFixtures.topLevelBoxes([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).map(\.type)
+        let boxes = ISOBMFF.topLevelBoxes([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).map(\.type)
         #expect(try #require(boxes.firstIndex(of: "moov")) < (try #require(boxes.firstIndex(of: "mdat"))), "\(boxes)")
     }
 

@@ -63,56 +63,6 @@ enum MuxFixtures {
         try muxer.finish()
     }
 
-    /// The top-level boxes of an MP4: type, offset and size.
-    static func topLevelBoxes(_ bytes: [UInt8]) -> [(type: String, offset: Int, size: Int)] {
-        var out: [(String, Int, Int)] = []
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            var size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            if size == 1, offset + 16 <= bytes.count {
-                size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
-            }
-            if size == 0 { size = bytes.count - offset }
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            out.append((type, offset, size))
-            guard size >= 8 else { break }
-            offset += size
-        }
-        return out
-    }
-
-    /// The payload of the first box found by following `path` (e.g. `["moov", "trak", "edts", "elst"]`)
-    /// from the top level, entering container boxes.
-    static func findBox(_ bytes: [UInt8], path: [String], from start: Int = 0, to end: Int? = nil) -> ArraySlice<UInt8>?
-    {
-        let end = end ?? bytes.count
-        var offset = start
-        while offset + 8 <= end {
-            let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            guard size >= 8, offset + size <= end else { return nil }
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            if type == path[0] {
-                if path.count == 1 { return bytes[offset + 8..<offset + size] }
-                let inner = type == "meta" ? offset + 12 : offset + 8
-                if let found = findBox(bytes, path: Array(path.dropFirst()), from: inner, to: offset + size) {
-                    return found
-                }
-            }
-            offset += size
-        }
-        return nil
-    }
-
-    static func uint32(_ bytes: ArraySlice<UInt8>, _ at: Int) -> Int {
-        let base = bytes.startIndex + at
-        return bytes[base..<base + 4].reduce(0) { $0 << 8 | Int($1) }
-    }
-
-    static func uint64(_ bytes: ArraySlice<UInt8>, _ at: Int) -> Int {
-        let base = bytes.startIndex + at
-        return bytes[base..<base + 8].reduce(0) { $0 << 8 | Int($1) }
-    }
-
     /// ffprobe's streams with packets counted.
     static func streams(_ path: String) throws -> [[String: Any]] {
         let json = try ExternalTool.ffprobeJSON(path, ["-count_packets", "-show_streams"])

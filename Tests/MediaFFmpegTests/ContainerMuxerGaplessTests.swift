@@ -10,26 +10,6 @@ import Testing
     static let packets = (n + 1024 + 1023) / 1024
     static let remainder = packets * 1024 - 1024 - n
 
-    /// The edit list, the movie timescale and the iTunSMPB tag of an M4A file's bytes.
-    static func gaplessInfo(_ bytes: [UInt8]) throws -> (
-        mediaTime: Int, segmentDuration: Int, movieTimescale: Int, smpb: String
-    ) {
-        let mvhd = try #require(MuxFixtures.findBox(bytes, path: ["moov", "mvhd"]))
-        let mvhdVersion = mvhd[mvhd.startIndex]
-        let timescale = MuxFixtures.uint32(mvhd, mvhdVersion == 1 ? 20 : 12)
-        let elst = try #require(MuxFixtures.findBox(bytes, path: ["moov", "trak", "edts", "elst"]))
-        let version = elst[elst.startIndex]
-        #expect(MuxFixtures.uint32(elst, 4) == 1, "one edit")
-        let duration = version == 1 ? MuxFixtures.uint64(elst, 8) : MuxFixtures.uint32(elst, 8)
-        let mediaTime = version == 1 ? MuxFixtures.uint64(elst, 16) : MuxFixtures.uint32(elst, 12)
-        let data = try #require(MuxFixtures.findBox(bytes, path: ["moov", "udta", "meta", "ilst", "----", "data"]))
-        let name = try #require(MuxFixtures.findBox(bytes, path: ["moov", "udta", "meta", "ilst", "----", "name"]))
-        let mean = try #require(MuxFixtures.findBox(bytes, path: ["moov", "udta", "meta", "ilst", "----", "mean"]))
-        #expect(String(decoding: mean.dropFirst(4), as: UTF8.self) == "com.apple.iTunes")
-        #expect(String(decoding: name.dropFirst(4), as: UTF8.self) == "iTunSMPB")
-        return (mediaTime, duration, timescale, String(decoding: data.dropFirst(8), as: UTF8.self))
-    }
-
     /// The iTunSMPB fields as numbers.
     static func smpbFields(_ text: String) -> [UInt64] {
         text.split(separator: " ").compactMap { UInt64($0, radix: 16) }
@@ -48,11 +28,11 @@ import Testing
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
 
         // Fast start: the moov (grown by the tag) comes before the mdat.
-        let top = MuxFixtures.topLevelBoxes(bytes).map(\.type)
+        let top = ISOBMFF.topLevelBoxes(bytes).map(\.type)
         #expect(try #require(top.firstIndex(of: "moov")) < (try #require(top.firstIndex(of: "mdat"))), "\(top)")
         #expect(Array(bytes[8..<12]) == Array("M4A ".utf8))
 
-        let info = try Self.gaplessInfo(bytes)
+        let info = try ISOBMFF.gaplessInfo(bytes)
         #expect(info.mediaTime == 1024)
         #expect(
             info.segmentDuration * 48_000 % info.movieTimescale == 0,
@@ -100,7 +80,7 @@ import Testing
         options.fragmented = true
         try MuxFixtures.mux(
             try ContainerMuxer(output: NonSeekableOutput(memory), format: .m4a, options: options), [packets])
-        let moofs = MuxFixtures.topLevelBoxes(memory.bytes).filter { $0.type == "moof" }.count
+        let moofs = ISOBMFF.topLevelBoxes(memory.bytes).filter { $0.type == "moof" }.count
         #expect(moofs >= 2, "\(moofs) fragments for 2.1 s")
         let dir = try TemporaryDirectory()
         let path = dir.file("frag.m4a")
@@ -132,8 +112,8 @@ import Testing
         try Data(memory.bytes.dropFirst(100)).write(to: URL(fileURLWithPath: memoryPath))
         for file in [path, memoryPath] {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-            #expect(MuxFixtures.topLevelBoxes(bytes).map(\.type).last == "moov")
-            let info = try Self.gaplessInfo(bytes)
+            #expect(ISOBMFF.topLevelBoxes(bytes).map(\.type).last == "moov")
+            let info = try ISOBMFF.gaplessInfo(bytes)
             #expect(info.mediaTime == 1024)
             #expect(info.segmentDuration * 48_000 / info.movieTimescale == Self.n)
             #expect(Self.smpbFields(info.smpb).prefix(4) == [0, 0x400, UInt64(Self.remainder), UInt64(Self.n)])

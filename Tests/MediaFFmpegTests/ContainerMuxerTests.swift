@@ -52,7 +52,7 @@ import Testing
         #expect(discovered.output.contains("H.264"), "\(discovered.output)")
         #expect(discovered.output.contains("MPEG-4 AAC"), "\(discovered.output)")
 
-        let boxes = MuxFixtures.topLevelBoxes([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).map(\.type)
+        let boxes = ISOBMFF.topLevelBoxes([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).map(\.type)
         let moov = try #require(boxes.firstIndex(of: "moov"))
         let mdat = try #require(boxes.firstIndex(of: "mdat"))
         #expect(moov < mdat, "top-level boxes: \(boxes)")
@@ -148,7 +148,7 @@ import Testing
         options.fragmented = true
         try MuxFixtures.mux(try ContainerMuxer(path: path, options: options), [video, audio])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let boxes = MuxFixtures.topLevelBoxes(bytes)
+        let boxes = ISOBMFF.topLevelBoxes(bytes)
         let moofs = boxes.filter { $0.type == "moof" }
         #expect(moofs.count >= 10, "\(boxes.map(\.type))")  // one per keyframe: 10 in 300 frames
         let streams = try MuxFixtures.streams(path)
@@ -204,7 +204,7 @@ import Testing
         let muxer = try ContainerMuxer(output: output, format: .mp4, options: options)
         try MuxFixtures.mux(muxer, [video, audio])
         #expect(muxer.bytesWritten == Int64(output.bytes.count))
-        #expect(MuxFixtures.topLevelBoxes(output.bytes).contains { $0.type == "moof" })
+        #expect(ISOBMFF.topLevelBoxes(output.bytes).contains { $0.type == "moof" })
         let dir = try TemporaryDirectory()
         let path = dir.file("memory.mp4")
         try Data(output.bytes).write(to: URL(fileURLWithPath: path))
@@ -219,7 +219,7 @@ import Testing
     @Test func mp4IntoMemoryOutputs() throws {
         let output = MemoryOutput()
         try MuxFixtures.mux(try ContainerMuxer(output: output, format: .mp4), [video, audio])
-        let types = MuxFixtures.topLevelBoxes(output.bytes).map(\.type)
+        let types = ISOBMFF.topLevelBoxes(output.bytes).map(\.type)
         #expect(types.last == "moov", "\(types)")
         let dir = try TemporaryDirectory()
         let path = dir.file("memory.mp4")

@@ -12,7 +12,7 @@ import Testing
     func threadedRemuxWritesFFmpegsPackets(format: ContainerFormat) throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("in.mp4")
-        try DemuxerFixture.makeAVMP4(input, seconds: 4)
+        try AVFixture.makeMP4(input, seconds: 4)
         let ext = format == .matroska ? "mkv" : "mp4"
         let ours = dir.file("ours.\(ext)")
         let theirs = dir.file("theirs.\(ext)")
@@ -26,9 +26,9 @@ import Testing
         try graph.runThreaded(queueDepth: 2)
         try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", input, "-c", "copy", theirs])
         for stream in ["v:0", "a:0"] {
-            let packets = try TranscodeExampleTests.packets(ours, stream: stream)
+            let packets = try ExternalTool.packetFingerprints(ours, stream: stream)
             #expect(packets.count >= 100, "\(stream)")  // 4 s: 100 frames at 25 fps, about 174 AAC packets
-            #expect(packets == (try TranscodeExampleTests.packets(theirs, stream: stream)), "\(stream)")
+            #expect(packets == (try ExternalTool.packetFingerprints(theirs, stream: stream)), "\(stream)")
         }
     }
 }

@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// Every reader on a 0-byte file and on a header-only file (a real header, written by sox or ffmpeg, cut
-/// right after it) (issue 14). A 0-byte file is refused by every reader with a typed
+/// right after it). A 0-byte file is refused by every reader with a typed
 /// ``MediaError``, as ffmpeg refuses each ("Invalid data found", "End of file"). A header-only file is
 /// decided per format as ffmpeg and sox decide it:
 /// - WAV, RF64, CAF, AIFF, AU, Y4M: a valid empty stream; ffmpeg reads 0 frames without an error (sox

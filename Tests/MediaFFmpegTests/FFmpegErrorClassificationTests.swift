@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// The FFmpeg return-code funnel keeps FFmpeg's code and text, and classifies `AVERROR(ENOMEM)` as out of
-/// memory whatever the call site expected (issue 14: it used to read as "invalid argument").
+/// memory whatever the call site expected (not as "invalid argument").
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct FFmpegErrorClassificationTests {
     @Test func outOfMemoryIsOutOfMemoryAtEveryCallSite() {
         for kind: MediaError.Code in [.invalidArgument, .invalidData, .encoderFailure, .decoderFailure, .io] {

@@ -137,7 +137,7 @@ import Testing
     }
 
     /// A 10-bit (High 10) stream decodes to yuv420p10le frames, the same as ffmpeg's (framemd5 of the
-    /// 16-bit little-endian planes). It was refused (unsupportedFormat) before issue 14.
+    /// 16-bit little-endian planes), not refused as an unsupported format.
     @Test func tenBitDecodesToTheSameFramesAsFFmpeg() throws {
         let clip = try VideoClip(count: 2)
         let path = clip.dir.file("10bit.h264")

@@ -3,7 +3,7 @@ import MediaPipeline
 import MediaTestSupport
 import Testing
 
-/// H.264 beyond 8-bit 4:2:0 (issue 14): High 10 and High 4:2:2 streams written by the ffmpeg CLI's
+/// H.264 beyond 8-bit 4:2:0: High 10 and High 4:2:2 streams written by the ffmpeg CLI's
 /// libx264 decode (to the same bytes as `ffmpeg -f yuv4mpegpipe`), and `h264-encoder` re-encodes them to
 /// 8-bit 4:2:0 by default or keeps 10 bits with `--pixel-format`, each stream byte for byte the CLI's with
 /// the same `-pix_fmt`.

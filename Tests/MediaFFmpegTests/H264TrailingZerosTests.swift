@@ -6,7 +6,7 @@ import Testing
 /// An Annex-B stream in which a start code is followed only by zero bytes (trailing_zero_8bits, H.264 B.1),
 /// after every NAL unit and at the end: ffmpeg decodes every frame of it with `-xerror`; AnnexBReader →
 /// H264Decoder gives the same frames, and `h264-encoder` re-encodes all of them (counted by ffprobe).
-/// Before issue 14 the reader stopped at the first such run with "NAL unit … holds only zero bytes".
+/// (Not "NAL unit … holds only zero bytes" at the first such run.)
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct H264TrailingZerosTests {
     /// `00 00 01 00 00 00 00` after every NAL unit of a 10-frame x264 stream.
     static func paddedStream(in dir: TemporaryDirectory) throws -> (path: String, frames: Int) {

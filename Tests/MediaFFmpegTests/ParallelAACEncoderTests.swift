@@ -12,19 +12,6 @@ import Testing
     static let seconds = 90
     static let frames = Int64(seconds * 48_000)
 
-    static func makeInput(_ dir: TemporaryDirectory, seconds: Int = seconds) throws -> String {
-        let path = dir.file("in.wav")
-        try ExternalTool.check(
-            "ffmpeg",
-            [
-                "-nostdin", "-v", "error", "-f", "lavfi", "-i",
-                "aevalsrc=0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|0.4*sin(2*PI*660*t)+0.05*(random(1)-0.5)"
-                    + ":s=48000:d=\(seconds)",
-                "-c:a", "pcm_s16le", path
-            ])
-        return path
-    }
-
     /// Every packet of a serial encode (`AACEncoder` over one `WAVReader`).
     static func serialPackets(_ path: String) throws -> [MediaSample] {
         let reader = try WAVReader(path: path)
@@ -108,7 +95,7 @@ import Testing
     /// Below the threshold the "parallel" encoder is the serial encoder: the same bytes and timing.
     @Test func aShortInputIsTheSerialEncodeByteForByte() throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeInput(dir, seconds: 5)
+        let path = try AudioFixture.noisyTwoTones(dir, seconds: 5)
         let encoder = try Self.parallel(path)
         #expect(encoder.segments.count == 1)
         let parallel = try Self.drain(encoder)
@@ -125,7 +112,7 @@ import Testing
     /// larger than that difference elsewhere.
     @Test func theJoinIsAsGoodAsTheSerialEncodeThere() throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeInput(dir)
+        let path = try AudioFixture.noisyTwoTones(dir, seconds: Self.seconds)
         let encoder = try Self.parallel(path)
         #expect(encoder.segments.count == 2 && encoder.threads == 2)
         let parallel = try Self.drain(encoder)
@@ -173,7 +160,7 @@ import Testing
     /// The same packets in CAF and M4A carry the serial encode's priming and remainder.
     @Test func cafAndM4AHaveTheSerialPrimingAndRemainder() throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeInput(dir)
+        let path = try AudioFixture.noisyTwoTones(dir, seconds: Self.seconds)
         let parallel = try Self.drain(try Self.parallel(path))
         let packets = Int(ParallelAACEncoder.packetCount(frameCount: Self.frames))
         let remainder = packets * 1024 - 1024 - Int(Self.frames)
@@ -193,7 +180,7 @@ import Testing
         for packet in parallel { try muxer.write(packet, track: 0) }
         try muxer.finish()
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: m4a)))
-        let info = try ContainerMuxerGaplessTests.gaplessInfo(bytes)
+        let info = try ISOBMFF.gaplessInfo(bytes)
         #expect(info.mediaTime == 1024)
         #expect(info.segmentDuration * 48_000 / info.movieTimescale == Int(Self.frames))
         #expect(
@@ -209,7 +196,7 @@ import Testing
     /// named with the segment's number; then `stageFinished`.
     @Test func aFailingSegmentIsReportedAfterTheSegmentsBeforeIt() throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeInput(dir)
+        let path = try AudioFixture.noisyTwoTones(dir, seconds: Self.seconds)
         let encoder = try ParallelAACEncoder(frameCount: Self.frames, threads: 2) { range throws(MediaError) in
             if range.lowerBound > 0 { throw MediaError(.io, "the disk went away") }
             return try WAVReader(path: path, frames: range)
@@ -237,7 +224,7 @@ import Testing
     /// An input shorter than it said (a file cut while being read) is an error, not a silent gap.
     @Test func aSegmentInputThatEndsEarlyIsTruncated() throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeInput(dir)
+        let path = try AudioFixture.noisyTwoTones(dir, seconds: Self.seconds)
         let encoder = try ParallelAACEncoder(frameCount: Self.frames + 48_000, threads: 2) {
             range throws(MediaError) in try WAVReader(path: path, frames: range)
         }
@@ -251,7 +238,7 @@ import Testing
     /// Dropping the encoder mid-stream stops and joins its threads: the kernel no longer lists them.
     @Test func droppingTheEncoderEarlyStopsItsThreads() throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeInput(dir)
+        let path = try AudioFixture.noisyTwoTones(dir, seconds: Self.seconds)
         var encoder: ParallelAACEncoder? = try Self.parallel(path)
         for _ in 0..<10 { _ = try encoder?.next() }
         let workers = try Self.runningWorkers(try #require(encoder))
@@ -263,7 +250,7 @@ import Testing
     /// Once the last packet is out, the worker threads have ended, the encoder still held.
     @Test func theWorkersEndWithTheStream() throws {
         let dir = try TemporaryDirectory()
-        let path = try Self.makeInput(dir)
+        let path = try AudioFixture.noisyTwoTones(dir, seconds: Self.seconds)
         let encoder = try Self.parallel(path)
         var packets = 0
         var workers: KernelThreads?

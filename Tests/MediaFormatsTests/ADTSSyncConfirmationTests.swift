@@ -5,8 +5,8 @@ import MediaTestSupport
 import Testing
 
 /// A frame is accepted only when its sync is confirmed: by the header after it, by the end of the input
-/// exactly at its end, or by the confirmed frame before it ending where it starts (issue 14). Before, one
-/// valid header followed by kilobytes of noise was trusted as the first frame and remuxed as a packet.
+/// exactly at its end, or by the confirmed frame before it ending where it starts. So one valid header
+/// followed by kilobytes of noise is not trusted as a first frame and remuxed as a packet.
 @Suite(.timeLimit(.minutes(2))) struct ADTSSyncConfirmationTests {
     /// Seeded noise without 0xFF, so without any sync word of its own.
     static func noise(_ count: Int, seed: UInt32 = 7) -> [UInt8] {

@@ -187,7 +187,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = try writeAnnexBFile([0, 0, 0, 1, 0x09, 0xF0], "aud.h264", in: dir)
         #expect(annexBError { _ = try AnnexBReader(path: path, readSize: 0) }?.code == .invalidArgument)
-        // An access unit delimiter and no slice: no picture, refused (issue 14), every time asked.
+        // An access unit delimiter and no slice: no picture, refused every time asked.
         let reader = try AnnexBReader(path: path)
         let error = MediaError.invalidData("the input holds no H.264 picture: 1 NAL unit in 6 bytes, no slice", at: 0)
         #expect(annexBError { _ = try reader.next() } == error.inStage("AnnexBReader"))
@@ -196,7 +196,7 @@ import Testing
 
     /// An empty file and one with only the parameter sets (SPS, PPS) of a real stream: a typed error that
     /// says the input holds no H.264, at byte offset 0, as ffmpeg refuses both ("Invalid data found").
-    /// Before issue 14 both were read as an empty stream and `h264-encoder` wrote an empty file, exit 0.
+    /// (Read as an empty stream, they would have `h264-encoder` write an empty file and exit 0.)
     @Test func emptyAndHeaderOnlyInputsAreRefused() throws {
         let dir = try TemporaryDirectory()
         let empty = try writeAnnexBFile([], "empty.h264", in: dir)

@@ -43,7 +43,7 @@ extension CAFStreamParserTests {
         #expect(s.packetCount == Int64(packets))
         #expect(s.tableInfo == AudioFilePacketTableInfo(primingFrames: 0, remainderFrames: 37, validFrames: valid))
         #expect(s.packets == packets)
-        // CAFReader accepts it too (it used to refuse: "pakt counts disagree with data"), trimming the remainder.
+        // CAFReader accepts it too (not "pakt counts disagree with data"), trimming the remainder.
         let reader = try CAFReader(bytes: file)
         #expect(reader.packetCount == Int64(packets))
         #expect(reader.packetTable?.numberPackets == 0)

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Testing
 
 /// Every reader names itself as the error's stage, whether it fails while parsing the header (in its
-/// initializer) or while reading (issue 13: the WAV reader's errors had `stage` nil).
+/// initializer) or while reading (`stage` is never nil).
 @Suite(.timeLimit(.minutes(2))) struct ReaderStageNameTests {
     static let garbage: [UInt8] = Array("this is not a media file at all, just text".utf8)
 

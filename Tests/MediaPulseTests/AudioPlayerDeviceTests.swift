@@ -77,9 +77,11 @@ import Testing
         }
         #expect(abs(Double(Self.activeFrames(fast)) - 24_000) <= 24_000 * 0.02, "\(Self.activeFrames(fast)) frames")
         let firstActive = fast.firstIndex { abs($0) > 0.02 } ?? 0
-        let window = Array(fast[(firstActive + 4_800)..<(firstActive + 4_800 + 2 * 9_600)])
-        let pitch = RawAudio.zeroCrossingFrequency(window, channels: 2, sampleRate: 48_000)
-        #expect(abs(pitch - 440) < 4.4, "\(pitch) Hz")
+        let window = stride(from: firstActive + 4_800, to: firstActive + 4_800 + 2 * 9_600, by: 2).map { fast[$0] }
+        // The strongest frequency, not zero crossings: a loaded machine (a sanitizer) may drop a few ms of
+        // the stretched output, which would lower a crossing count but leaves the pitch where it is.
+        let pitch = RawAudio.spectralPeak(window, sampleRate: 48_000, low: 200, high: 1_200).frequency
+        #expect(abs(pitch - 440) <= 4, "\(pitch) Hz")
         let looped = try await Self.playAndRecord(tone, daemon: daemon, folder: folder) { p, _ in p.numberOfLoops = 2 }
         let frames = Self.activeFrames(looped)
         // Three plays (one missing would be 48 000 fewer, a gap more), less the monitor's lost start.

@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// audio-convert, transcode, h264-encoder, av-encoder, live-streamer and media-info end a run on a damaged input with ONE summary
-/// warning line that counts what the readers skipped and the decoders concealed (issue 14), after the
+/// warning line that counts what the readers skipped and the decoders concealed, after the
 /// individual warnings; an intact input gives none, `--quiet` gives nothing.
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ExampleInputWarningTests {
     /// The status and standard error lines of `example` run with `arguments`.

@@ -11,7 +11,7 @@ import Testing
     /// WAV → AudioConverter → AACEncoder → ContainerMuxer (M4A): `audio-convert`'s encode path.
     @Test func audioConvertLeaksNothing() throws {
         let dir = try TemporaryDirectory()
-        let wav = try AudioPlayerTests.source(dir, seconds: 0.5)
+        let wav = try AudioFixture.twoTones(dir, seconds: 0.5)
         let out = dir.file("out.m4a")
         _ = try check.memcheck(["--input", wav, "--output", out, "--rate", "44100"], example: "audio-convert")
         #expect(try ExternalTool.probeFirstStream(out)["codec_name"] as? String == "aac")
@@ -21,7 +21,7 @@ import Testing
     /// without the device.
     @Test func audioPlayerRenderLeaksNothing() throws {
         let dir = try TemporaryDirectory()
-        let wav = try AudioPlayerTests.source(dir, seconds: 0.5)
+        let wav = try AudioFixture.twoTones(dir, seconds: 0.5)
         let out = dir.file("out.wav")
         _ = try check.memcheck(
             [wav, "--render", out, "--volume", "0.5", "--pan", "0.3", "--rate", "1.5"],

@@ -22,7 +22,7 @@ import Testing
     @Test func recordingFromADeviceLeaksNothing() throws {
         let daemon = try PulseDaemon()
         let dir = try TemporaryDirectory()
-        let tone = try AudioPlayerTests.source(dir, seconds: 4)
+        let tone = try AudioFixture.twoTones(dir, seconds: 4)
         let player = try daemon.spawn("paplay", ["--device=\(daemon.sinkName)", tone])
         defer { player.kill() }
         let out = dir.file("monitor.wav")

@@ -356,7 +356,7 @@ import Testing
             noise.append(UInt8(truncatingIfNeeded: seed >> 33))
         }
         try Data(noise).write(to: URL(fileURLWithPath: garbage))
-        // An empty .h264 and one with only its parameter sets (issue 14: these used to exit 0, "0 frames in").
+        // An empty .h264 and one with only its parameter sets: errors, not exit 0 with "0 frames in".
         let empty = dir.file("empty.h264")
         try Data().write(to: URL(fileURLWithPath: empty))
         let headersOnly = dir.file("headers.h264")

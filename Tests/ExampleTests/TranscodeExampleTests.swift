@@ -15,17 +15,6 @@ import Testing
         return (result.status, result.stderr)
     }
 
-    /// `size,pts,dts,flags,data_hash` of every packet of the stream `specifier` selects (`a:0`, `v:0`).
-    static func packets(_ path: String, stream specifier: String) throws -> [String] {
-        try ExternalTool.check(
-            "ffprobe",
-            [
-                "-v", "error", "-select_streams", specifier, "-show_data_hash", "md5",
-                "-show_entries", "packet=size,pts,dts,flags,data_hash", "-of", "csv=p=0", path
-            ]
-        ).output.split(separator: "\n").map(String.init)
-    }
-
     /// A .aac and a .h264 written by av-encoder (our ADTS and Annex-B muxers).
     static func makeElementaryStreams(in dir: TemporaryDirectory) throws -> (aac: String, h264: String) {
         let aac = dir.file("a.aac")
@@ -52,12 +41,12 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", aac, "-i", h264, "-c", "copy", theirs])
         // (ffmpeg puts the video stream first; the packets are compared stream by stream.)
-        let ourAudio = try Self.packets(ours, stream: "a:0")
-        let ourVideo = try Self.packets(ours, stream: "v:0")
+        let ourAudio = try ExternalTool.packetFingerprints(ours, stream: "a:0")
+        let ourVideo = try ExternalTool.packetFingerprints(ours, stream: "v:0")
         #expect(ourAudio.count == 189)  // 4 s at 48 kHz: 187.5 packets, plus priming and the padded last
         #expect(ourVideo.count == 100)
-        #expect(ourAudio == (try Self.packets(theirs, stream: "a:0")))
-        #expect(ourVideo == (try Self.packets(theirs, stream: "v:0")))
+        #expect(ourAudio == (try ExternalTool.packetFingerprints(theirs, stream: "a:0")))
+        #expect(ourVideo == (try ExternalTool.packetFingerprints(theirs, stream: "v:0")))
     }
 
     /// `transcode --copy` of an ffmpeg-made MP4 (H.264 and AAC) into MP4 and Matroska: the demuxer's
@@ -68,16 +57,16 @@ import Testing
     func copyBetweenContainersMatchesTheFFmpegCLI(format: String) throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("in.mp4")
-        try DemuxerFixture.makeAVMP4(input, seconds: 3)
+        try AVFixture.makeMP4(input, seconds: 3)
         let ours = dir.file("ours.\(format)")
         let theirs = dir.file("theirs.\(format)")
         let result = try Self.run(["--input", input, "--output", ours, "--copy", "-q"])
         #expect(result.status == 0, "\(result.stderr)")
         try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", input, "-c", "copy", theirs])
         for stream in ["v:0", "a:0"] {
-            let packets = try Self.packets(ours, stream: stream)
+            let packets = try ExternalTool.packetFingerprints(ours, stream: stream)
             #expect(packets.count >= 75, "\(stream)")  // 3 s: 75 frames at 25 fps, about 131 AAC packets
-            #expect(packets == (try Self.packets(theirs, stream: stream)), "\(stream)")
+            #expect(packets == (try ExternalTool.packetFingerprints(theirs, stream: stream)), "\(stream)")
         }
     }
 

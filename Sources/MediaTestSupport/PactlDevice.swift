@@ -1,21 +1,20 @@
 import Foundation
-import MediaPulse
-import MediaTestSupport
+public import MediaPulse
 
 /// What `pactl -f json list sinks` / `sources` (pulseaudio-utils 16) and `pactl get-default-*` say
 /// about a daemon's devices, in the shape of ``AudioDevice``'s listed properties: the independent
 /// judge of the device lists.
-struct PactlDevice: Hashable {
-    var name: String
-    var description: String
-    var channels: Int
-    var sampleRate: Int
-    var isDefault: Bool
-    var isMonitor: Bool
-    var index: UInt32
+public struct PactlDevice: Hashable, Sendable {
+    public var name: String
+    public var description: String
+    public var channels: Int
+    public var sampleRate: Int
+    public var isDefault: Bool
+    public var isMonitor: Bool
+    public var index: UInt32
 
     /// Ours, reduced to what pactl shows.
-    init(_ device: AudioDevice) {
+    public init(_ device: AudioDevice) {
         (name, description, channels, sampleRate) = (
             device.name, device.description, device.channelCount, device.sampleRate
         )
@@ -24,7 +23,7 @@ struct PactlDevice: Hashable {
 
     /// One entry of `pactl -f json list`: `"sample_specification": "s16le 2ch 48000Hz"`; a monitor's
     /// `device.class` property is `monitor`.
-    init?(pactl entry: [String: Any], defaultName: String) {
+    public init?(pactl entry: [String: Any], defaultName: String) {
         guard let name = entry["name"] as? String, let index = entry["index"] as? Int,
             let spec = entry["sample_specification"] as? String
         else { return nil }
@@ -45,7 +44,7 @@ struct PactlDevice: Hashable {
 
 extension PulseDaemon {
     /// pactl's outputs (`sinks`) or inputs (`sources`), in index order.
-    func pactlDevices(_ kind: AudioDevice.Kind) throws -> [PactlDevice] {
+    public func pactlDevices(_ kind: AudioDevice.Kind) throws -> [PactlDevice] {
         let noun = kind == .output ? "sinks" : "sources"
         let defaultName = try run("pactl", ["get-default-\(kind == .output ? "sink" : "source")"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -55,7 +54,7 @@ extension PulseDaemon {
     }
 
     /// Loads a null sink named `name` and returns its module index (for `pactl unload-module`).
-    func loadNullSink(_ name: String, _ extra: [String] = []) throws -> String {
+    public func loadNullSink(_ name: String, _ extra: [String] = []) throws -> String {
         try run("pactl", ["load-module", "module-null-sink", "sink_name=\(name)"] + extra).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -40,7 +40,7 @@ import Testing
         #expect(!intact.contains { $0.contains("warning") }, "\(intact)")
     }
 
-    /// One valid ADTS header followed by 4 KB of noise (issue 14): before, remuxed as a packet, exit 0, no
+    /// One valid ADTS header followed by 4 KB of noise is not remuxed as a packet with exit 0 and no
     /// warning. Alone it is no stream: one error line, exit 1. Before a real stream: skipped, one warning.
     @Test func cafRecorderRefusesOrSkipsALoneADTSHeaderInNoise() throws {
         let dir = try TemporaryDirectory()

@@ -17,7 +17,7 @@ import Testing
     }
 
     static func makeInput(_ dir: TemporaryDirectory) throws -> String {
-        try ParallelAACEncoderTests.makeInput(dir, seconds: 70)
+        try AudioFixture.noisyTwoTones(dir, seconds: 70)
     }
 
     /// On by itself above the threshold with two CPUs: two segments, one valid ADTS stream of the serial
@@ -69,7 +69,7 @@ import Testing
 
         let m4a = dir.file("out.m4a")
         #expect(try run(["--input", input, "--output", m4a, "--parallel", "--quiet"]).status == 0)
-        let info = try ContainerMuxerGaplessTests.gaplessInfo([UInt8](try Data(contentsOf: URL(fileURLWithPath: m4a))))
+        let info = try ISOBMFF.gaplessInfo([UInt8](try Data(contentsOf: URL(fileURLWithPath: m4a))))
         #expect(info.mediaTime == 1024 && info.segmentDuration * 48_000 / info.movieTimescale == Self.frames)
         #expect(RawAudio.floats(try ExternalTool.decode(m4a)).count == (Self.frames + remainder) * 2)
     }
@@ -79,7 +79,7 @@ import Testing
         #expect(tone.status != 0)
         #expect(tone.lines.contains { $0.contains("--parallel needs a WAV file as --input") }, "\(tone.lines)")
         let dir = try TemporaryDirectory()
-        let input = try ParallelAACEncoderTests.makeInput(dir, seconds: 1)
+        let input = try AudioFixture.noisyTwoTones(dir, seconds: 1)
         let resample = try run(["--input", input, "--output", "/dev/null", "--parallel", "--sample-rate", "44100"])
         #expect(resample.status != 0)
         #expect(resample.lines.contains { $0.contains("drop --sample-rate and --channels") }, "\(resample.lines)")

@@ -26,7 +26,7 @@ import Testing
         let loud = try ExternalTool.run(Self.convert, ["--input", cut, "--output", dir.file("out.wav")])
         #expect(loud.status == 0, "\(loud.stderr)")
         let warnings = loud.stderr.split(separator: "\n").filter { $0.hasPrefix("audio-convert: warning: ") }
-        // The warning as it happens, then the run's one summary line with the counts (issue 14).
+        // The warning as it happens, then the run's one summary line with the counts.
         #expect(warnings.count == 2, "\(loud.stderr)")
         #expect(
             warnings.last == "audio-convert: warning: \(cut): worked around 1 problem (dataTruncated ×1 count 1600)",

@@ -28,24 +28,7 @@ import Testing
 
     /// The top-level ISO-BMFF box types of a file, in order.
     static func topLevelBoxes(_ path: String) throws -> [String] {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var boxes: [String] = []
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            var size =
-                Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
-                | Int(bytes[offset + 3])
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            if size == 1, offset + 16 <= bytes.count {
-                size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
-            } else if size == 0 {
-                size = bytes.count - offset
-            }
-            boxes.append(type)
-            guard size >= 8 else { break }
-            offset += size
-        }
-        return boxes
+        ISOBMFF.topLevelBoxes([UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).map(\.type)
     }
 
     /// Decodes every stream with `-xerror`; any decoding error fails the test.

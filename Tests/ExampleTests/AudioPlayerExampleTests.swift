@@ -10,7 +10,7 @@ import Testing
 
     @Test func renderAppliesTheOptions() throws {
         let dir = try TemporaryDirectory()
-        let input = try AudioPlayerTests.source(dir, seconds: 2)
+        let input = try AudioFixture.twoTones(dir, seconds: 2)
         let out = dir.file("out.wav")
         let result = try ExternalTool.run(
             Self.player, [input, "--render", out, "--volume", "0.5", "--loops", "1", "--start", "1", "--quiet"])
@@ -20,7 +20,7 @@ import Testing
             "ffprobe", ["-v", "error", "-show_entries", "stream=duration_ts", "-of", "csv=p=0", out]
         ).output
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "\(3 * 48_000)")
-        let reference = try AudioPlayerTests.levels(input), played = try AudioPlayerTests.levels(out)
+        let reference = try AudioFixture.soxLevels(input), played = try AudioFixture.soxLevels(out)
         #expect(abs(played.rms[0] - reference.rms[0] + 6.02) < 0.2)
     }
 

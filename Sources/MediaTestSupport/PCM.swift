@@ -1,11 +1,11 @@
 import Foundation
-import MediaCore
+public import MediaCore
 
-/// Hand-made PCM for the FFmpeg stage tests (the library's ToneGenerator is tested on its own).
-enum PCM {
+/// Hand-made PCM for the stage and example tests (the library's ToneGenerator is tested on its own).
+public enum PCM {
     /// `frames` frames of a sine at `frequency` Hz and `amplitude`, interleaved, as `type` (s16 or f32),
     /// the same value on every channel, cut into samples of `chunk` frames.
-    static func sine(
+    public static func sine(
         frames: Int, frequency: Double = 440, amplitude: Double = 0.5, sampleRate: Int = 48_000,
         channels: Int = 2, type: PCMSampleType = .s16, chunk: Int = 4096
     ) -> [MediaSample] {
@@ -40,7 +40,7 @@ enum PCM {
     }
 
     /// Runs `samples` through `stage` (process each, then finish) and returns what it emitted.
-    static func run(_ stage: some MediaStage, _ samples: [MediaSample]) throws -> [MediaSample] {
+    public static func run(_ stage: some MediaStage, _ samples: [MediaSample]) throws -> [MediaSample] {
         // By hand, as a driver would: the guard keeps the order and stamps the errors.
         let stage = CheckedStage(stage)
         var out: [MediaSample] = []
@@ -50,7 +50,7 @@ enum PCM {
     }
 
     /// The first channel of f32 PCM samples (planar or interleaved) as floats.
-    static func firstChannel(_ samples: [MediaSample]) -> [Float] {
+    public static func firstChannel(_ samples: [MediaSample]) -> [Float] {
         var result: [Float] = []
         for sample in samples {
             guard let audio = sample.format.audio, let pcm = audio.pcm, pcm.sampleType == .f32 else { continue }

@@ -137,7 +137,7 @@ import Testing
             #expect(run.stdout.isEmpty, "\(name) printed to stdout")
         }
         let usage = try ExternalTool.run(Self.info, ["--frobnicate"])
-        #expect(usage.status == 64)  // EX_USAGE, as every example (issue 13)
+        #expect(usage.status == 64)  // EX_USAGE, as every example
         #expect(usage.stderr.split(separator: "\n").count == 1)
     }
 
