@@ -44,7 +44,7 @@ public struct ContainerFormat: Sendable, Hashable, CustomStringConvertible {
     public static let webm = ContainerFormat(name: "webm", muxerName: "webm", fileExtensions: ["webm"])
 
     /// HTTP Live Streaming (`.m3u8`): a playlist and MPEG-TS or fragmented MP4 segment files in one
-    /// folder, written by ``ContainerMuxer/init(hlsPlaylist:hls:)`` with its ``HLSOptions`` (or by
+    /// folder, written by ``ContainerMuxer/init(hlsPlaylist:hls:)`` with its ``/MediaStreaming/HLSOptions`` (or by
     /// ``ContainerMuxer/init(path:format:options:)`` with the default ones). Backed by libavformat's
     /// `hls` muxer. Not to a network URL nor to a ``/MediaCore/MediaOutput``: it opens its files itself.
     public static let hls = ContainerFormat(name: "hls", muxerName: "hls", fileExtensions: ["m3u8"])

@@ -1,3 +1,5 @@
+import MediaStreaming
+
 extension ContainerMuxer {
     /// Whether `destination` is an HLS playlist path for ``init(hlsPlaylist:hls:)``: a file path (not a
     /// `scheme://` URL) whose name ends in `.m3u8`, any case. For a command line whose output is either

@@ -1,6 +1,7 @@
 internal import CMediaFFmpeg
 import MediaBitstream
 public import MediaCore
+public import MediaStreaming
 
 /// Writes encoded audio and video tracks into a container file without re-encoding: `AVAssetWriter`
 /// with pass-through inputs, or GStreamer's `mp4mux` / `mpegtsmux` / `flvmux` / `matroskamux`.
@@ -9,8 +10,8 @@ public import MediaCore
 /// |--------------------------------------|--------------------------------|--------------------------------|
 /// | a file path                          | ``init(path:format:options:)`` | from the extension             |
 /// | any ``/MediaCore/MediaOutput``        | ``init(output:format:options:)`` | the one given                |
-/// | `rtmp(s)://`, `srt://`, `udp://`, `tcp://` | ``init(url:format:options:protocolOptions:)`` | FLV or MPEG-TS (``StreamingURL``) |
-/// | a folder, as its playlist `….m3u8`   | ``init(hlsPlaylist:hls:)``     | HLS: MPEG-TS or fMP4 segments (``HLSOptions``) |
+/// | `rtmp(s)://`, `srt://`, `udp://`, `tcp://` | ``init(url:format:options:protocolOptions:)`` | FLV or MPEG-TS (``/MediaStreaming/StreamingURL``) |
+/// | a folder, as its playlist `….m3u8`   | ``init(hlsPlaylist:hls:)``     | HLS: MPEG-TS or fMP4 segments (``/MediaStreaming/HLSOptions``) |
 ///
 /// ```swift
 /// let muxer = CheckedMultiTrackSink(try ContainerMuxer(path: "out.mp4"))   // the format from the extension
@@ -147,7 +148,7 @@ public final class ContainerMuxer: MultiTrackSink {
 
     /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
     /// format of the path's extension. For ``ContainerFormat/hls`` (or a path ending in `.m3u8`), this is
-    /// ``init(hlsPlaylist:hls:)`` with the default ``HLSOptions``.
+    /// ``init(hlsPlaylist:hls:)`` with the default ``/MediaStreaming/HLSOptions``.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when the extension names no format and
     ///   none is given; ``/MediaCore/MediaError/Code/io`` naming the path when it cannot be created.
@@ -183,7 +184,7 @@ public final class ContainerMuxer: MultiTrackSink {
     /// segments beside it (`live0.ts`, `live1.ts`… or `live_init.mp4`, `live0.m4s`…), as `ffmpeg -f hls`
     /// or GStreamer's `hlssink2` write them, for any web server to serve. The folder is created with its
     /// parents when missing. libavformat's `hls` muxer cuts a segment at the first video keyframe after
-    /// ``HLSOptions/targetSegmentDuration``, rewrites the playlist after each segment (a live playlist
+    /// ``/MediaStreaming/HLSOptions/targetSegmentDuration``, rewrites the playlist after each segment (a live playlist
     /// atomically, through a temporary file) and, for a live window, deletes the segments that left it;
     /// ``finish()`` writes the last segment and `#EXT-X-ENDLIST`. Takes H.264 and AAC (either or
     /// both); MPEG-TS segments carry the parameter sets before each IDR and ADTS audio, fMP4 segments an
@@ -207,14 +208,14 @@ public final class ContainerMuxer: MultiTrackSink {
         destination = .hls(output)
     }
 
-    /// A muxer streaming to a network `url` (``StreamingURL``: `rtmp://`/`rtmps://` carry FLV, `srt://`,
+    /// A muxer streaming to a network `url` (``/MediaStreaming/StreamingURL``: `rtmp://`/`rtmps://` carry FLV, `srt://`,
     /// `udp://` and `tcp://` carry MPEG-TS unless `format` says otherwise), connecting now through
     /// libavformat's protocols. Every packet is handed to the protocol as it is muxed (no buffering for
-    /// latency); a write blocks while the network does not take it (put a ``/MediaCore/LiveStreamSink``
+    /// latency); a write blocks while the network does not take it (put a ``/MediaStreaming/LiveStreamSink``
     /// in front to keep the encoder going). ``bytesWritten`` counts what was handed to the protocol.
     /// `protocolOptions` go to the protocol as AVOptions (`send_buffer_size`, `rw_timeout`, SRT's
     /// `latency`…: what `ffmpeg -send_buffer_size 65536 … tcp://…` sets; not every one is read from the
-    /// URL's query), over the defaults of ``StreamingURL``.
+    /// URL's query), over the defaults of ``/MediaStreaming/StreamingURL``.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` naming the URL for an unknown scheme;
     ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for MP4/MOV/M4A that are not fragmented;

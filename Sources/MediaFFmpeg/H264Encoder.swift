@@ -35,7 +35,7 @@ public import MediaCore
 ///
 /// The average bit rate can change while the encoder runs, from the next frame on
 /// (``setAverageBitRate(_:)``, or a ``/MediaCore/BitRateControl`` another thread writes, as a live
-/// stream's ``/MediaCore/AdaptiveBitRate`` does); in constant-quality mode (no ``Settings/averageBitRate``)
+/// stream's ``/MediaStreaming/AdaptiveBitRate`` does); in constant-quality mode (no ``Settings/averageBitRate``)
 /// it cannot, and a control is refused with ``/MediaCore/MediaError/Code/invalidArgument``.
 ///
 /// Backed by libavcodec's `libx264` encoder (or another by name, e.g. `h264_nvenc`, `h264_vaapi`),
@@ -51,7 +51,7 @@ public final class H264Encoder: MediaStage {
     /// The control this encoder reads its target bit rate from before each frame, if any.
     public let bitRateControl: BitRateControl?
 
-    /// Where others ask for a keyframe (a ``/MediaCore/ReconnectingSink`` after a reconnection, an app on
+    /// Where others ask for a keyframe (a ``/MediaStreaming/ReconnectingSink`` after a reconnection, an app on
     /// a viewer's request): read before each frame; when a request is pending, that frame is coded as
     /// an IDR picture with SPS/PPS in front, as VideoToolbox's `kVTEncodeFrameOptionKey_ForceKeyFrame`
     /// does. Set it before the encoder is handed to a graph.

@@ -1,6 +1,7 @@
 internal import CMediaFFmpeg
 import Glibc
 import MediaCore
+import MediaStreaming
 import Synchronization
 
 /// The folder side of an HLS ``ContainerMuxer``: checks and creates the playlist's folder, sets the

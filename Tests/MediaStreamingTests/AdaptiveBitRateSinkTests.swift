@@ -1,5 +1,6 @@
 import Dispatch
 import MediaCore
+import MediaStreaming
 import MediaTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 public import MediaCore
 
-/// A network destination for ``ContainerMuxer``: the URL's scheme picks libavformat's protocol and,
+/// A network destination for `ContainerMuxer`: the URL's scheme picks libavformat's protocol and,
 /// unless a format is given, the container (`AVAssetWriter` has no network output; this is what
 /// `ffmpeg -f flv rtmp://…` or GStreamer's `rtmpsink`/`srtsink`/`udpsink` do).
 ///
@@ -12,12 +12,13 @@ public import MediaCore
 /// | `tcp://`              | one TCP connection               | MPEG-TS   |
 ///
 /// HLS is not a URL here: it is written to a folder, a playlist path ending in `.m3u8`
-/// (``ContainerMuxer/init(hlsPlaylist:hls:)``; ``ContainerMuxer/isHLSPlaylist(_:)`` tells the two apart).
+/// (`ContainerMuxer.init(hlsPlaylist:hls:)`; `ContainerMuxer.isHLSPlaylist(_:)` tells the two apart).
 ///
 /// Options ride in the URL's query, which libavformat parses (`srt://host:port?latency=200000&passphrase=…&mode=caller`,
 /// `tcp://host:port?send_buffer_size=65536`, `udp://host:port?pkt_size=1316`). For SRT the muxer adds
 /// `linger` (seconds the socket keeps sending after it is closed) when the URL does not set it, so the
-/// tail of the stream is not lost at the end.
+/// tail of the stream is not lost at the end. MediaFFmpeg gives the type its `defaultFormat`, the
+/// container of the table as a `ContainerFormat`.
 ///
 /// - Refuses: a string that is not `scheme://…`, or a scheme other than the four above:
 ///   ``/MediaCore/MediaError/Code/invalidArgument`` naming the URL.
@@ -27,7 +28,7 @@ public struct StreamingURL: Sendable, Hashable, CustomStringConvertible {
     /// The scheme, lower case: `rtmp`, `rtmps`, `srt`, `udp` or `tcp`.
     public let scheme: String
 
-    /// The schemes a ``ContainerMuxer`` can stream to.
+    /// The schemes a `ContainerMuxer` can stream to.
     public static let schemes = ["rtmp", "rtmps", "srt", "udp", "tcp"]
 
     /// Parses `url`.
@@ -66,17 +67,8 @@ public struct StreamingURL: Sendable, Hashable, CustomStringConvertible {
         return allowed ? Substring(scheme) : nil
     }
 
-    /// The container the scheme carries: FLV for RTMP, MPEG-TS for the others.
-    public var defaultFormat: ContainerFormat { scheme.hasPrefix("rtmp") ? .flv : .mpegTS }
-
-    /// Options for `avio_open2` the URL does not set itself: SRT's `linger`.
-    var protocolOptions: [String: String] {
-        guard scheme == "srt", !query.keys.contains("linger") else { return [:] }
-        return ["linger": "5"]
-    }
-
-    /// The query's `key=value` pairs.
-    var query: [String: String] {
+    /// The query's `key=value` pairs (MediaFFmpeg's network destination reads them, hence `package`).
+    package var query: [String: String] {
         guard let mark = url.firstIndex(of: "?") else { return [:] }
         var pairs: [String: String] = [:]
         for item in url[url.index(after: mark)...].split(separator: "&") {

@@ -1,3 +1,5 @@
+public import MediaCore
+
 /// The default ``BitRatePolicy``: lowers the bit rate quickly when a ``LiveStreamSink``'s queue fills
 /// or drops video, and raises it slowly once the queue has stayed nearly empty.
 ///
@@ -26,7 +28,7 @@
 /// encoder a floor rather than let it starve. The floor (1/8 of the ceiling by default: 2.5 Mb/s →
 /// 312 kb/s, still a watchable 360p) keeps one bad second from leaving a stream of blocks.
 ///
-/// Refuses (``MediaError/Code/invalidArgument``) a ceiling outside ``BitRateControl/validRange`` or a
+/// Refuses (``/MediaCore/MediaError/Code/invalidArgument``) a ceiling outside ``/MediaCore/BitRateControl/validRange`` or a
 /// floor above the ceiling. Its tunables are plain properties; decisions clamp whatever they hold to
 /// sane values (factors around 1, the floor at most the ceiling).
 public struct QueueDepthBitRatePolicy: BitRatePolicy, Hashable {
@@ -54,8 +56,8 @@ public struct QueueDepthBitRatePolicy: BitRatePolicy, Hashable {
 
     /// A policy between `floor` (default: an eighth of `ceiling`, at least 1 kb/s) and `ceiling`.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` for a ceiling outside
-    ///   ``BitRateControl/validRange`` or a floor outside `1_000...ceiling`.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a ceiling outside
+    ///   ``/MediaCore/BitRateControl/validRange`` or a floor outside `1_000...ceiling`.
     public init(ceiling: Int, floor: Int? = nil) throws(MediaError) {
         let range = BitRateControl.validRange
         guard range.contains(ceiling) else {
@@ -71,7 +73,7 @@ public struct QueueDepthBitRatePolicy: BitRatePolicy, Hashable {
         self.floor = floor
     }
 
-    /// A policy with `ceiling` clamped into ``BitRateControl/validRange`` and the default floor: for
+    /// A policy with `ceiling` clamped into ``/MediaCore/BitRateControl/validRange`` and the default floor: for
     /// callers that hold a rate already checked (a control's).
     init(clampedCeiling ceiling: Int) {
         let range = BitRateControl.validRange

@@ -1,3 +1,5 @@
+import MediaCore
+
 extension LiveStreamSink {
     /// What a ``LiveStreamSink`` has done so far, for an app to poll (``StatsSource/current``).
     public struct Stats: Sendable, Hashable {
@@ -73,21 +75,4 @@ extension LiveStreamSink {
             })
         }
     }
-}
-
-/// A sink that can say how many bytes it has sent or written (``LiveStreamSink`` reports it as
-/// ``LiveStreamSink/Stats/sentBytes``).
-public protocol SentByteCounting {
-    /// Bytes handed to the output so far.
-    var bytesWritten: Int64 { get }
-}
-
-/// A sink that reconnects (``ReconnectingSink``) and may therefore accept samples it cannot send:
-/// ``LiveStreamSink`` reports its counts as ``LiveStreamSink/Stats/reconnects`` and
-/// ``LiveStreamSink/Stats/droppedWhileReconnecting``.
-public protocol ReconnectCounting: SentByteCounting {
-    /// Successful reconnections so far.
-    var reconnects: Int { get }
-    /// Samples accepted by `write` but not sent, so far.
-    var discardedSamples: Int { get }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import MediaCore
 
 /// The queue between a ``LiveStreamSink``'s writer (the graph) and its sender thread: a
 /// ``LiveQueueState`` behind a `pthread_mutex_t`, with a condition variable (on `CLOCK_MONOTONIC`) for
@@ -31,11 +29,7 @@ final class LiveQueue: @unchecked Sendable {
 
     /// Waits on the condition at most one slice (called with the mutex held).
     private func waitSliceLocked() {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let end = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + waitSlice
-        var deadline = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
-        _ = pthread_cond_timedwait(condition.raw, mutex.raw, &deadline)
+        condition.wait(mutex, forNanoseconds: waitSlice)
     }
 
     /// Queues `entry` or drops it by the policy; waits (bounded slices) while audio would exceed the

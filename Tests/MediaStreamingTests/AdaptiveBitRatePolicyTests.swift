@@ -1,4 +1,5 @@
 import MediaCore
+import MediaStreaming
 import Testing
 
 /// The default policy's decisions on synthetic stats: a 2-s queue, times in host milliseconds.

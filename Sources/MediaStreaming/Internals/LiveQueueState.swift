@@ -1,4 +1,5 @@
 import DequeModule
+import MediaCore
 
 /// The bookkeeping of a ``LiveStreamSink``'s queue, without any locking: what is queued, the drop
 /// policy and the counters. ``LiveQueue`` guards one of these with its mutex.

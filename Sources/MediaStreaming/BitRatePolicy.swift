@@ -1,3 +1,5 @@
+public import MediaCore
+
 /// Decides a live video encoder's target bit rate from what a ``LiveStreamSink``'s queue shows: the
 /// hook behind ``AdaptiveBitRate``, what OBS's "dynamic bitrate" and HaishinKit's
 /// `IOStreamBitRateStrategyConvertible` are.
@@ -15,8 +17,8 @@
 /// The sink calls ``bitRate(after:)`` about every ``AdaptiveBitRate/interval`` while samples are being
 /// written, on the thread that writes them, with the stats at that moment; the policy keeps whatever
 /// state it needs between calls (it is a value the sink owns). It answers a new target in bits per
-/// second, or `nil` to keep the current one. The sink writes the answer to the ``BitRateControl``
-/// (clamped to ``BitRateControl/validRange``) when it differs from the control's target; the encoder
+/// second, or `nil` to keep the current one. The sink writes the answer to the ``/MediaCore/BitRateControl``
+/// (clamped to ``/MediaCore/BitRateControl/validRange``) when it differs from the control's target; the encoder
 /// applies it before its next frame. ``QueueDepthBitRatePolicy`` is the default.
 public protocol BitRatePolicy: Sendable {
     /// The new target after `observation`, in bits per second, or `nil` to keep the current one.
@@ -32,7 +34,7 @@ public struct BitRateObservation: Sendable, Hashable {
     public var queueLimit: MediaTime
     /// The control's target now, in bits per second.
     public var bitRate: Int
-    /// When the observation was made: host time on the monotonic clock (``MediaClock/hostTime``).
+    /// When the observation was made: host time on the monotonic clock (``/MediaCore/MediaClock/hostTime``).
     public var time: MediaTime
 
     /// An observation of `stats` against `queueLimit` at `time`, with the target at `bitRate`.

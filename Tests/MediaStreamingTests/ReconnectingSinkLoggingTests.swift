@@ -1,5 +1,6 @@
 import Logging
 import MediaCore
+import MediaStreaming
 import MediaTestSupport
 import Testing
 

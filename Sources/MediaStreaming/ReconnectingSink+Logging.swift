@@ -1,4 +1,5 @@
 import Logging
+public import MediaCore
 
 extension ReconnectingSink {
     /// Tells `onEvent` and the logger about `event`.

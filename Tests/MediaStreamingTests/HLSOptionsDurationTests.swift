@@ -1,4 +1,5 @@
-import MediaPipeline
+import MediaCore
+import MediaStreaming
 import MediaTestSupport
 import Testing
 

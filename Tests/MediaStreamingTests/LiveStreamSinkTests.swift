@@ -1,5 +1,6 @@
 import Dispatch
 import MediaCore
+import MediaStreaming
 import Testing
 
 /// LiveStreamSink's drop policy, exactly: an inner sink that holds its first write until the test

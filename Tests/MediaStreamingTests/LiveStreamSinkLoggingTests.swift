@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import MediaCore
+import MediaStreaming
 import MediaTestSupport
 import Testing
 

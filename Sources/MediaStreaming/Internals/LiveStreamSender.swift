@@ -1,3 +1,5 @@
+import MediaCore
+
 /// The sender thread of a ``LiveStreamSink``: takes entries from the queue and hands them to the inner
 /// sink it alone owns, measuring latency on the clock; finishes the inner sink when the queue is done.
 struct LiveStreamSender {

@@ -1,4 +1,5 @@
 import MediaCore
+import MediaStreaming
 import Testing
 
 /// ReconnectingSink's outage handling, exactly: connections that fail when the test says, so every

@@ -1,4 +1,6 @@
 public import Logging
+public import MediaCore
+
 /// A bounded live queue in front of a network sink, with a sender thread of its own: what OBS's and
 /// HaishinKit's output queues do, and GStreamer's `queue leaky=…` does for a whole stream, but dropping
 /// video by whole GOPs and never audio.
@@ -11,7 +13,7 @@ public import Logging
 /// graph.addSink(live, tracks: [video, audio])  // branches paced with RealTimeSource(…, clock: clock)
 /// ```
 ///
-/// - Input: what the wrapped ``MultiTrackSink`` accepts (encoded video and audio, interleaved by decode
+/// - Input: what the wrapped ``/MediaCore/MultiTrackSink`` accepts (encoded video and audio, interleaved by decode
 ///   time). ``begin(firstSamples:)`` begins the inner sink on the caller's thread (its errors are thrown
 ///   there), then hands the inner sink to the sender thread, which alone touches it from then on.
 /// - Queue: bounded in **media time**: the span of decode times held (default 2 s). When a new sample
@@ -21,20 +23,20 @@ public import Logging
 ///   **Audio is never dropped**: when only audio is left and it still exceeds the limit, ``write(_:track:)``
 ///   blocks until the sender has made room (waits of at most 100 ms, re-checked; counted in
 ///   ``Stats/writerWaits``). Every drop is counted (``Stats/droppedFrames``, ``Stats/droppedGOPs``).
-/// - Latency: from a sample's capture time (its presentation time on `clock`, as ``RealTimeSource`` or a
+/// - Latency: from a sample's capture time (its presentation time on `clock`, as ``/MediaCore/RealTimeSource`` or a
 ///   capture source stamps it) to the moment the sender hands it to the inner sink; p50/p99 over the
 ///   last 4096 samples.
 /// - Errors: the inner sink's write error is thrown by the next ``write(_:track:)`` (the sender then
 ///   discards what comes, and ``finish()`` still finishes the inner sink); its begin error by
 ///   ``begin(firstSamples:)``; ``finish()`` throws the first error of the sender, else the inner
-///   sink's `finish` error. ``MediaError/Code/invalidArgument`` for a limit that is not a positive
-///   time; ``MediaError/Code/stageFinished`` after ``finish()`` or once the sender has ended.
+///   sink's `finish` error. ``/MediaCore/MediaError/Code/invalidArgument`` for a limit that is not a positive
+///   time; ``/MediaCore/MediaError/Code/stageFinished`` after ``finish()`` or once the sender has ended.
 /// - ``finish()`` drains the queue (it may take as long as the network needs for it), then finishes
 ///   the inner sink, and returns when the sender thread has ended.
 ///
-/// Lives in MediaCore because it needs nothing but a ``MultiTrackSink``: it wraps any network sink
-/// (an FFmpeg muxer, a future HLS writer or WebRTC sender), and a reconnecting sink can slot in as the
-/// inner sink without touching the queue.
+/// Needs nothing but a ``/MediaCore/MultiTrackSink``: it wraps any network sink (an FFmpeg muxer, a
+/// future HLS writer or WebRTC sender), and a reconnecting sink can slot in as the inner sink without
+/// touching the queue.
 public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     /// The queue's limit: the span of decode times it may hold.
     public let maxQueueDuration: MediaTime
@@ -48,7 +50,7 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     private var finished = false
     /// Where dropped video is reported: one warning at ``finish()`` (code `framesDropped`, with `stage`
     /// and `count`) when the queue dropped frames. Handed on, at `begin`, to the inner sink when it
-    /// adopts ``DiagnosticReporting`` and has no logger (a ``ReconnectingSink`` logs its outages).
+    /// adopts ``/MediaCore/DiagnosticReporting`` and has no logger (a ``ReconnectingSink`` logs its outages).
     /// `nil` (the default) logs nothing.
     public var logger: Logger?
     /// Runs the adaptive bit rate policy, if any (writer's thread only).
@@ -56,7 +58,7 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
 
     /// A live queue of at most `maxQueueDuration` (default 2 s) of media in front of `inner`.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not a positive time.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `maxQueueDuration` is not a positive time.
     public convenience init(
         _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: MediaTime = .seconds(2)
     ) throws(MediaError) {
@@ -67,7 +69,7 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     /// `adaptiveBitRate` policy lowers and raises the video encoder's bit rate from the queue's state
     /// (``AdaptiveBitRate``; `nil`: off, as the initializer without it).
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not a positive time.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `maxQueueDuration` is not a positive time.
     public init(
         _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: MediaTime = .seconds(2),
         adaptiveBitRate: AdaptiveBitRate?
@@ -85,9 +87,9 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     }
 
     /// A live queue of at most `maxQueueDuration`, given as a Swift `Duration` (`.milliseconds(500)`,
-    /// converted by ``MediaTime/init(_:)``), in front of `inner`.
+    /// converted by ``/MediaCore/MediaTime/init(_:)``), in front of `inner`.
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not positive.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `maxQueueDuration` is not positive.
     @_disfavoredOverload
     public convenience init(
         _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: Duration
@@ -98,7 +100,7 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     /// A live queue of at most `maxQueueDuration`, given as a Swift `Duration`, in front of `inner`, with an
     /// `adaptiveBitRate` policy (see ``AdaptiveBitRate``).
     ///
-    /// - Throws: ``MediaError/Code/invalidArgument`` when `maxQueueDuration` is not positive.
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `maxQueueDuration` is not positive.
     @_disfavoredOverload
     public convenience init(
         _ inner: sending any MultiTrackSink, clock: MediaClock, maxQueueDuration: Duration,

@@ -1,4 +1,6 @@
 public import Logging
+public import MediaCore
+
 /// A multi-track sink that survives its connection: when a write fails (the server restarted, the
 /// link dropped), it closes the broken connection, reconnects with exponential backoff, and resumes at
 /// the next video keyframe with a fresh header (so the server gets the parameter sets and the AAC
@@ -22,15 +24,15 @@ public import Logging
 ///   made when a sample arrives after the backoff delay (``Backoff``: 0.5 s, doubling up to 8 s). A
 ///   new connection is begun with the formats of the first, then everything is discarded up to the
 ///   next video keyframe (with no video track: nothing), so the receiver's stream after the restart
-///   decodes from its first frame and audio starts with video. A ``KeyframeRequest`` shared with the
+///   decodes from its first frame and audio starts with video. A ``/MediaCore/KeyframeRequest`` shared with the
 ///   encoder makes that keyframe come at once.
 /// - Errors: the first connection's errors are thrown by ``begin(tracks:)`` (no retry: a wrong URL is
 ///   reported at once); after ``Backoff/maxAttempts`` failed attempts in one outage, ``write(_:track:)``
-///   throws ``MediaError/Code/io`` naming the sink, the attempts and the last error. ``finish()``
+///   throws ``/MediaCore/MediaError/Code/io`` naming the sink, the attempts and the last error. ``finish()``
 ///   finishes the live connection and throws its error.
 ///
-/// Lives in MediaCore beside ``LiveStreamSink`` because it needs only ``MultiTrackSink``: it wraps an
-/// FFmpeg muxer to a URL as well as any other network sink.
+/// Needs only a ``/MediaCore/MultiTrackSink``, as ``LiveStreamSink`` does: it wraps an FFmpeg muxer to
+/// a URL as well as any other network sink.
 public final class ReconnectingSink: MultiTrackSink, ReconnectCounting, DiagnosticReporting {
     /// How reconnection attempts are spaced and bounded.
     public struct Backoff: Sendable, Hashable {

@@ -1,6 +1,6 @@
 public import MediaCore
 
-/// How ``ContainerMuxer/init(hlsPlaylist:hls:)`` writes HTTP Live Streaming: the segments' container,
+/// How `ContainerMuxer.init(hlsPlaylist:hls:)` writes HTTP Live Streaming: the segments' container,
 /// their target duration and the kind of playlist. What `ffmpeg -f hls -hls_segment_type …
 /// -hls_time … -hls_list_size …` or GStreamer's `hlssink2` set; Apple's `mediastreamsegmenter` has
 /// the same three choices.
@@ -34,7 +34,7 @@ public struct HLSOptions: Sendable, Hashable {
         /// unlisted segment a little longer for players still fetching it).
         case live(windowSize: Int)
         /// Video on demand: every segment stays listed and on disk, `#EXT-X-PLAYLIST-TYPE:VOD`, and
-        /// ``ContainerMuxer/finish()`` ends the playlist with `#EXT-X-ENDLIST` (`hls_playlist_type vod`).
+        /// `ContainerMuxer.finish()` ends the playlist with `#EXT-X-ENDLIST` (`hls_playlist_type vod`).
         case vod
     }
 
@@ -67,8 +67,9 @@ public struct HLSOptions: Sendable, Hashable {
         self.init(segmentType: segmentType, targetSegmentDuration: MediaTime(targetSegmentDuration), playlist: playlist)
     }
 
-    /// The target duration in microseconds (libavformat's duration options), or an error.
-    var targetMicroseconds: Int64 {
+    /// The target duration in microseconds (libavformat's duration options, hence `package`: MediaFFmpeg's
+    /// HLS muxer sets them), or an error.
+    package var targetMicroseconds: Int64 {
         get throws(MediaError) {
             let time = targetSegmentDuration
             // Rounded to the nearest microsecond: value × 10⁶ / timescale, in 128 bits.

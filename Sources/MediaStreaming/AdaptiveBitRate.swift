@@ -1,5 +1,7 @@
+public import MediaCore
+
 /// Adaptive bit rate for a ``LiveStreamSink``: a ``BitRatePolicy`` that watches the sink's queue and
-/// a ``BitRateControl`` that the video encoder reads, what OBS calls "dynamic bitrate". Pass one to
+/// a ``/MediaCore/BitRateControl`` that the video encoder reads, what OBS calls "dynamic bitrate". Pass one to
 /// ``LiveStreamSink/init(_:clock:maxQueueDuration:adaptiveBitRate:)-(_,_,MediaTime,_)``; pass `nil` (the default) to
 /// switch it off.
 ///
@@ -9,14 +11,14 @@
 /// let live = try LiveStreamSink(muxer, clock: clock, adaptiveBitRate: AdaptiveBitRate(control: control))
 /// ```
 ///
-/// - The sink asks the policy about every ``interval`` (250 ms of host time, ``MediaClock/hostTime``)
+/// - The sink asks the policy about every ``interval`` (250 ms of host time, ``/MediaCore/MediaClock/hostTime``)
 ///   on the thread that writes samples to it, just after a sample was queued or dropped: that thread
 ///   keeps running when the network stalls (the sender thread may sit in a blocking `send` for
 ///   seconds, exactly when the rate must come down). Each time costs one stats snapshot (a copy
 ///   under the queue's lock, then a sort of at most 4096 latencies outside it); between times, one
 ///   read of the monotonic clock.
 /// - When the policy answers a target different from the control's, the sink writes it to the control
-///   (clamped to ``BitRateControl/validRange``); the encoder applies it before its next frame.
+///   (clamped to ``/MediaCore/BitRateControl/validRange``); the encoder applies it before its next frame.
 /// - The control is shared: the app may read it (the rate now) or write it too; the policy sees the
 ///   control's target as ``BitRateObservation/bitRate`` at each decision.
 public struct AdaptiveBitRate: Sendable {
@@ -26,7 +28,7 @@ public struct AdaptiveBitRate: Sendable {
     public var policy: any BitRatePolicy
     /// How often the sink asks the policy, in host time (250 ms; at least 10 ms).
     public var interval: MediaTime = MediaTime(value: 1, timescale: 4)
-    /// The host clock the decisions are timed by: ``MediaClock/hostTime``. The package's tests set one
+    /// The host clock the decisions are timed by: ``/MediaCore/MediaClock/hostTime``. The package's tests set one
     /// they move by hand, so that "at most once per interval" does not depend on how fast a loaded
     /// machine runs the test.
     package var hostClock: @Sendable () -> MediaTime = { MediaClock.hostTime }
@@ -38,43 +40,9 @@ public struct AdaptiveBitRate: Sendable {
     }
 
     /// `control` driven by the default ``QueueDepthBitRatePolicy``, with the control's
-    /// ``BitRateControl/initialBitRate`` as the ceiling and an eighth of it (at least 1 kb/s) as the
+    /// ``/MediaCore/BitRateControl/initialBitRate`` as the ceiling and an eighth of it (at least 1 kb/s) as the
     /// floor.
     public init(control: BitRateControl) {
         self.init(control: control, policy: QueueDepthBitRatePolicy(clampedCeiling: control.initialBitRate))
-    }
-}
-
-/// The part of a ``LiveStreamSink`` that runs an ``AdaptiveBitRate``: the clock of the decisions and
-/// the last target written. Used only on the writer's thread.
-struct AdaptiveBitRateDriver {
-    var settings: AdaptiveBitRate
-    let queueLimit: MediaTime
-    private var nextDecision: MediaTime?
-
-    init(_ settings: AdaptiveBitRate, queueLimit: MediaTime) {
-        self.settings = settings
-        self.queueLimit = queueLimit
-    }
-
-    /// Asks the policy when the interval has passed (reading the stats through `stats` only then), and
-    /// writes a changed target to the control. Returns the target written, if any.
-    @discardableResult
-    mutating func tick(stats: () -> LiveStreamSink.Stats) -> Int? {
-        let now = settings.hostClock()
-        if let nextDecision, now < nextDecision { return nil }
-        let minimum = MediaTime(value: 1, timescale: 100)
-        let interval = settings.interval.isNumeric && settings.interval > minimum ? settings.interval : minimum
-        nextDecision = now + interval
-        let control = settings.control
-        let current = control.bitRate
-        let observation = BitRateObservation(stats: stats(), queueLimit: queueLimit, bitRate: current, time: now)
-        guard let wanted = settings.policy.bitRate(after: observation) else { return nil }
-        let range = BitRateControl.validRange
-        let target = min(max(wanted, range.lowerBound), range.upperBound)
-        guard target != current else { return nil }
-        // In range by the clamp above: the control cannot refuse it.
-        try? control.setBitRate(target)
-        return target
     }
 }
