@@ -99,27 +99,15 @@ public final class ContainerMuxer: MultiTrackSink {
     public private(set) var samplesWritten: Int64 = 0
     /// Bytes of the container written so far (what libavformat has handed to the output; after
     /// ``finish()``, the file's size).
-    public var bytesWritten: Int64 {
-        if let finalSize { return finalSize }
-        switch destination {
-        case .file(let file): return file.raw.map { avio_tell($0) } ?? 0
-        case .custom(let custom): return custom.bridge.size
-        case .hls(let hls): return hls.bytesWritten
-        }
-    }
+    public var bytesWritten: Int64 { finalSize ?? destination.bytesWritten }
 
     /// `ContainerMuxer(mp4)`.
     public var name: String { "ContainerMuxer(\(format.name))" }
 
-    private enum Destination {
-        case file(FileIOContext)
-        case custom(CustomIOContext)
-        /// libavformat's `hls` muxer opens its files itself; this sees them.
-        case hls(HLSOutput)
-    }
-
     private let context: OutputFormatContext
-    private let destination: Destination
+    /// The file, output, URL or HLS folder written, and what each needs at the header, a refused packet
+    /// and the end.
+    private let destination: any MuxerDestination
     private let packet: Packet
     /// The buffers of the packets written: libavformat keeps a reference while it interleaves.
     private let packetBuffers = PacketBufferPool()
@@ -132,18 +120,22 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
     private var rewritesMovie = false
     private var finalSize: Int64?
-    /// The network URL streamed to, `nil` for a file or a ``/MediaCore/MediaOutput`` (a stream's size is
-    /// what was sent, and its errors name the URL).
-    private var networkURL: String?
 
-    /// An HLS muxer dropped after its header without ``finish()`` (after a write error, say) is ended
-    /// here. Deviation from the other destinations, which need nothing: FFmpeg 5.1's `hls` muxer frees its
-    /// in-memory segment buffer in its trailer only, not when its context is freed, so each abandoned HLS
-    /// output leaked a segment's bytes (found by LeakSanitizer in
-    /// `HLSOutputTests.aFolderRemovedWhileWritingIsAnIOErrorNamingTheSegment`). The trailer's error, if
-    /// any, has nowhere to go; what it writes ends the playlist as ``finish()`` would.
+    /// A muxer dropped after its header without ``finish()`` (after a write error, say) lets its
+    /// destination end what needs ending (an HLS folder's trailer).
     deinit {
-        if headerWritten, !isClosed, case .hls = destination { _ = av_write_trailer(context.raw) }
+        if headerWritten, !isClosed { destination.abandon(context) }
+    }
+
+    /// A muxer writing `format` with `options` to `destination`, which is attached to a new format
+    /// context; every public initializer ends here.
+    private init(format: ContainerFormat, options: Options, destination: any MuxerDestination) throws(MediaError) {
+        self.format = format
+        self.options = options
+        context = try OutputFormatContext(muxerName: format.muxerName)
+        packet = try Packet()
+        self.destination = destination
+        try destination.attach(to: context)
     }
 
     /// A muxer writing to the file at `path` (created or truncated now), in `format` or, when `nil`, the
@@ -152,7 +144,9 @@ public final class ContainerMuxer: MultiTrackSink {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when the extension names no format and
     ///   none is given; ``/MediaCore/MediaError/Code/io`` naming the path when it cannot be created.
-    public init(path: String, format: ContainerFormat? = nil, options: Options = Options()) throws(MediaError) {
+    public convenience init(path: String, format: ContainerFormat? = nil, options: Options = Options())
+        throws(MediaError)
+    {
         guard let chosen = format ?? ContainerFormat(path: path) else {
             throw MediaError(
                 .invalidArgument,
@@ -160,24 +154,13 @@ public final class ContainerMuxer: MultiTrackSink {
             )
         }
         FFmpeg.quietLogging()
-        self.format = chosen
-        self.options = options
-        context = try OutputFormatContext(muxerName: chosen.muxerName)
-        packet = try Packet()
-        if chosen == .hls {
-            let hls = try HLSOutput(playlist: path, settings: HLSOptions())
-            try hls.attach(to: context)
-            destination = .hls(hls)
-            return
-        }
-        // The muxer's second pass for fast start reopens the file by this name.
-        guard let url = av_strdup(path) else {
-            throw MediaError(.outOfMemory, "cannot copy the path \(path)", ffmpegCall: "av_strdup")
-        }
-        context.raw.pointee.url = url  // freed by avformat_free_context
-        let file = try FileIOContext(path: path)
-        destination = .file(file)
-        context.raw.pointee.pb = file.raw
+        let destination: any MuxerDestination =
+            if chosen == .hls {
+                try HLSDestination(playlist: path, settings: HLSOptions())
+            } else {
+                try FileDestination(path: path, fastStart: options.fastStart)
+            }
+        try self.init(format: chosen, options: options, destination: destination)
     }
 
     /// A muxer writing HTTP Live Streaming to a folder: the playlist at `path` (`…/live.m3u8`) and the
@@ -197,15 +180,10 @@ public final class ContainerMuxer: MultiTrackSink {
     ///   ``/MediaCore/MediaError/Code/io`` naming the folder when it cannot be created (a part of it is a
     ///   file, no permission) or written. Later, a segment or playlist that cannot be written is an
     ///   ``/MediaCore/MediaError/Code/io`` error naming that file.
-    public init(hlsPlaylist path: String, hls: HLSOptions = HLSOptions()) throws(MediaError) {
+    public convenience init(hlsPlaylist path: String, hls: HLSOptions = HLSOptions()) throws(MediaError) {
         FFmpeg.quietLogging()
-        let output = try HLSOutput(playlist: path, settings: hls)
-        format = .hls
-        options = Options()
-        context = try OutputFormatContext(muxerName: ContainerFormat.hls.muxerName)
-        packet = try Packet()
-        try output.attach(to: context)
-        destination = .hls(output)
+        let destination = try HLSDestination(playlist: path, settings: hls)
+        try self.init(format: .hls, options: Options(), destination: destination)
     }
 
     /// A muxer streaming to a network `url` (``/MediaStreaming/StreamingURL``: `rtmp://`/`rtmps://` carry FLV, `srt://`,
@@ -222,12 +200,12 @@ public final class ContainerMuxer: MultiTrackSink {
     ///   ``/MediaCore/MediaError/Code/io`` naming the URL when the connection fails (refused, no route,
     ///   SRT handshake or RTMP publish refused); ``/MediaCore/MediaError/Code/unsupportedFormat`` for
     ///   ``ContainerFormat/hls`` (HLS goes to a folder: ``init(hlsPlaylist:hls:)``).
-    public init(
+    public convenience init(
         url: String, format: ContainerFormat? = nil, options: Options = Options(),
         protocolOptions: [String: String] = [:]
     ) throws(MediaError) {
-        let destination = try StreamingURL(url)
-        let chosen = format ?? destination.defaultFormat
+        let streamingURL = try StreamingURL(url)
+        let chosen = format ?? streamingURL.defaultFormat
         if chosen == .hls {
             throw MediaError(
                 .unsupportedFormat, "HLS is written to a folder (init(hlsPlaylist:)), not streamed to \(url)")
@@ -236,18 +214,8 @@ public final class ContainerMuxer: MultiTrackSink {
             throw MediaError(.unsupportedFormat, "\(chosen) cannot be streamed to \(url) without Options.fragmented")
         }
         FFmpeg.quietLogging()
-        FFmpeg.initializeNetwork()
-        self.format = chosen
-        self.options = options
-        context = try OutputFormatContext(muxerName: chosen.muxerName)
-        packet = try Packet()
-        if let copy = av_strdup(url) { context.raw.pointee.url = copy }  // freed by avformat_free_context
-        let file = try FileIOContext(
-            path: url, options: destination.protocolOptions.merging(protocolOptions) { _, given in given })
-        self.destination = .file(file)
-        networkURL = url
-        context.raw.pointee.pb = file.raw
-        context.raw.pointee.flush_packets = 1
+        let destination = try NetworkDestination(url: streamingURL, protocolOptions: protocolOptions)
+        try self.init(format: chosen, options: options, destination: destination)
     }
 
     /// A muxer writing to `output` through a custom I/O context; libavformat seeks (to patch sizes) only
@@ -256,7 +224,9 @@ public final class ContainerMuxer: MultiTrackSink {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` for a non-fragmented MP4/MOV/M4A to a
     ///   non-seekable output, and for ``ContainerFormat/hls``.
-    public init(output: any MediaOutput, format: ContainerFormat, options: Options = Options()) throws(MediaError) {
+    public convenience init(output: any MediaOutput, format: ContainerFormat, options: Options = Options())
+        throws(MediaError)
+    {
         if format == .hls {
             throw MediaError(
                 .unsupportedFormat, "HLS writes a playlist and segment files to a folder; use init(hlsPlaylist:)")
@@ -267,14 +237,7 @@ public final class ContainerMuxer: MultiTrackSink {
                 "\(format) needs a seekable output to write its index at the end; use Options.fragmented for a stream")
         }
         FFmpeg.quietLogging()
-        self.format = format
-        self.options = options
-        context = try OutputFormatContext(muxerName: format.muxerName)
-        packet = try Packet()
-        let custom = try CustomIOContext(output: output)
-        destination = .custom(custom)
-        context.raw.pointee.pb = custom.raw
-        context.raw.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        try self.init(format: format, options: options, destination: try OutputDestination(output: output))
     }
 
     /// Creates one stream per non-`nil` format and writes the container's header.
@@ -341,64 +304,13 @@ public final class ContainerMuxer: MultiTrackSink {
         guard !isClosed else { throw MediaError.stageFinished(name) }
         isClosed = true
         var failure: MediaError?
-        var movieEnd: Int64?
         if headerWritten {
             do throws(MediaError) {
-                if rewritesMovie, case .custom(let custom) = destination {
-                    // Flush the interleaving queue into the mdat so that the trailer writes only the moov,
-                    // which is then captured to add the iTunSMPB tag.
-                    try check(av_interleaved_write_frame(context.raw, nil), calling: "av_interleaved_write_frame", .io)
-                    try custom.flush()
-                    movieEnd = custom.bridge.position
-                    custom.bridge.captureStart = movieEnd
-                }
-                let code = av_write_trailer(context.raw)
-                if code < 0, case .hls(let hls) = destination {
-                    throw hls.error("cannot end", code: code, call: "av_write_trailer")
-                }
-                try check(code, calling: "av_write_trailer", .io)
-            } catch {
-                var error = error
-                if let networkURL { error.message = "cannot end the stream to \(networkURL): \(error.message)" }
-                failure = error
-            }
-            if case .custom(let custom) = destination, let written = custom.bridge.failure {
-                failure = written  // the output's own error, not libavformat's EIO
-            }
+                try destination.writeTrailer(context, rewritesMovie: rewritesMovie)
+            } catch { failure = error }
         }
-        switch destination {
-        case .file(let file):
-            let sent = file.raw.map { avio_tell($0) } ?? 0
-            do throws(MediaError) { try file.close() } catch { failure = failure ?? error }
-            if networkURL != nil {
-                finalSize = sent
-                break
-            }
-            if failure == nil, rewritesMovie {
-                do throws(MediaError) {
-                    try MovieRewriter.rewriteFile(
-                        path: file.path, tag: gaplessTag, moveMovieToFront: options.fastStart)
-                } catch { failure = error }
-            }
-            finalSize = MovieRewriter.fileSize(file.path)
-        case .custom(let custom):
-            do throws(MediaError) {
-                try custom.flush()
-                if failure == nil, rewritesMovie, let movieEnd, let tag = gaplessTag {
-                    try MovieRewriter.addTag(
-                        tag, toMovieAtEndOf: custom.bridge.output, movie: custom.bridge.captured,
-                        at: custom.bridge.base + movieEnd)
-                }
-            } catch { failure = failure ?? error }
-            do throws(MediaError) { try custom.bridge.output.close() } catch { failure = failure ?? error }
-            finalSize = custom.bridge.size
-        case .hls(let hls):
-            // Files the muxer could not close (its own trailer call does not return their errors).
-            if failure == nil, let failed = hls.failure {
-                failure = hls.error("cannot write", code: failed.code, call: "avio_closep")
-            }
-            finalSize = hls.bytesWritten
-        }
+        finalSize = destination.close(
+            after: &failure, rewritesMovie: rewritesMovie, gaplessTag: rewritesMovie ? gaplessTag : nil)
         if let failure { throw failure }
     }
 }
@@ -462,7 +374,7 @@ extension ContainerMuxer {
                 flags = ["frag_keyframe", "empty_moov", "default_base_moof"]
             } else if aacTracks == 1 {
                 rewritesMovie = true  // the iTunSMPB tag; the file rewrite also gives fast start
-            } else if options.fastStart, case .file = destination {
+            } else if destination.movesMovieToFront {
                 flags = ["faststart"]
             }
             if options.fragmented {
@@ -489,11 +401,9 @@ extension ContainerMuxer {
                     av_opt_set_int(ctx.pointee.priv_data, "movie_timescale", Int64(rate), 0), calling: "av_opt_set_int")
             }
         }
-        if case .hls(let hls) = destination { try hls.configure(ctx) }
+        try destination.configure(context)
         let code = avformat_write_header(ctx, nil)
-        if code < 0, case .hls(let hls) = destination, hls.failure != nil {
-            throw hls.error("cannot write", code: code, call: "avformat_write_header")
-        }
+        if code < 0, let error = destination.headerError(code: code) { throw error }
         if code < 0 {
             throw MediaError(
                 .unsupportedFormat,
@@ -620,27 +530,7 @@ extension ContainerMuxer {
         pkt.pointee.flags = sample.flags.contains(.keyframe) ? AV_PKT_FLAG_KEY : 0
         let code = av_interleaved_write_frame(context.raw, pkt)
         av_packet_unref(pkt)
-        if code < 0 {
-            if case .custom(let custom) = destination, var failure = custom.bridge.failure {
-                failure.sampleIndex = failure.sampleIndex ?? index
-                throw failure
-            }
-            if case .hls(let hls) = destination {
-                var error = hls.error(
-                    "cannot write sample of track \(trackIndex) to", code: code, call: "av_interleaved_write_frame")
-                error.sampleIndex = index
-                throw error
-            }
-            do throws(MediaError) {
-                try check(code, calling: "av_interleaved_write_frame", .io)
-            } catch {
-                var error = error
-                let to = networkURL.map { " to \($0)" } ?? ""
-                error.message = "cannot write sample of track \(trackIndex)\(to): \(error.message)"
-                error.sampleIndex = index
-                throw error
-            }
-        }
+        if code < 0 { throw destination.packetError(code: code, trackIndex: trackIndex, sampleIndex: index) }
         track.lastDTS = dts
         track.count += 1
     }
