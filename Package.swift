@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MediaCore", targets: ["MediaCore"]),
         .library(name: "MediaBitstream", targets: ["MediaBitstream"]),
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
+        .library(name: "MediaStreaming", targets: ["MediaStreaming"]),
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
         .library(name: "MediaAudio", targets: ["MediaAudio"]),
         .library(name: "MediaPulse", targets: ["MediaPulse"])
@@ -47,7 +48,7 @@ let package = Package(
             // in the default path (the module map links "pulse"). `make deps` installs libpulse-dev.
             providers: [.apt(["libpulse-dev"])]
         ),
-        // Pure Swift: time, samples, formats, errors, stage protocols, pipeline, byte I/O.
+        // Pure Swift: time, samples, formats, errors, stage protocols, pipeline and graph drivers, byte I/O.
         .target(
             name: "MediaCore",
             dependencies: [
@@ -67,11 +68,23 @@ let package = Package(
             dependencies: ["MediaCore", "MediaBitstream", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        // Everything backed by FFmpeg: AAC encoder/decoder, audio converter.
+        // Pure Swift live-streaming policy on top of MediaCore's sinks: the live queue with its sender
+        // thread, reconnection, adaptive bit rate, and the network URL and HLS options a muxer is given.
+        .target(
+            name: "MediaStreaming",
+            dependencies: [
+                "MediaCore", .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: strict
+        ),
+        // Everything backed by FFmpeg: encoders, decoders, converters, the container muxer and demuxer
+        // (whose network and HLS destinations take MediaStreaming's URL and HLS options).
         .target(
             name: "MediaFFmpeg",
             dependencies: [
-                "MediaCore", "MediaBitstream", "CMediaFFmpeg", .product(name: "Logging", package: "swift-log")
+                "MediaCore", "MediaBitstream", "MediaStreaming", "CMediaFFmpeg",
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -79,10 +92,13 @@ let package = Package(
         .target(name: "MediaAudio", dependencies: ["MediaCore"], swiftSettings: strict),
         // Live audio through PulseAudio (or PipeWire's PulseAudio server): connection, capture, playback.
         .target(name: "MediaPulse", dependencies: ["MediaCore", "CPulseAudio"], swiftSettings: strict),
-        // Umbrella module.
+        // Umbrella module: re-exports every library module above.
         .target(
             name: "MediaPipeline",
-            dependencies: ["MediaCore", "MediaBitstream", "MediaFormats", "MediaFFmpeg", "MediaAudio", "MediaPulse"],
+            dependencies: [
+                "MediaCore", "MediaBitstream", "MediaFormats", "MediaStreaming", "MediaFFmpeg", "MediaAudio",
+                "MediaPulse"
+            ],
             swiftSettings: strict
         ),
 
@@ -261,6 +277,15 @@ let package = Package(
         .testTarget(
             name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaPipeline", "MediaTestSupport"],
             swiftSettings: strict),
+        // The live queue, reconnection and adaptive bit rate on stand-in sinks; the suites that stream
+        // through FFmpeg to real servers are in MediaFFmpegTests.
+        .testTarget(
+            name: "MediaStreamingTests",
+            dependencies: [
+                "MediaCore", "MediaStreaming", "MediaTestSupport", .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MediaFFmpegTests",

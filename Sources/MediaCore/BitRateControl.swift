@@ -10,7 +10,8 @@ import Synchronization
 /// try control.setBitRate(1_200_000)    // from any thread: applied before the next frame encoded
 /// ```
 ///
-/// - Writers: anyone, from any thread (an ``AdaptiveBitRate`` policy in a ``LiveStreamSink``, the app).
+/// - Writers: anyone, from any thread (an `AdaptiveBitRate` policy in a `LiveStreamSink`, both in
+///   MediaStreaming; the app).
 ///   ``setBitRate(_:)`` refuses a rate outside ``validRange`` with ``MediaError/Code/invalidArgument``.
 /// - Reader: the encoder, on its own stage thread, once per frame (one atomic load; no lock, no
 ///   allocation). It compares the target with what it applied last and reconfigures its rate control

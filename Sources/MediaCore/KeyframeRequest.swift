@@ -1,8 +1,8 @@
 import Synchronization
 
 /// A mailbox asking a running video encoder for a keyframe as soon as it can: VideoToolbox's
-/// `kVTEncodeFrameOptionKey_ForceKeyFrame`, GStreamer's force-key-unit event. A ``ReconnectingSink``
-/// given one asks for a keyframe when it has reconnected, so the stream resumes within a frame or two
+/// `kVTEncodeFrameOptionKey_ForceKeyFrame`, GStreamer's force-key-unit event. A `ReconnectingSink`
+/// (MediaStreaming) given one asks for a keyframe when it has reconnected, so the stream resumes within a frame or two
 /// instead of waiting up to a whole GOP.
 ///
 /// ```swift

@@ -11,20 +11,6 @@ import Testing
         #expect(Interleaving(maxQueuedDuration: .zero).maxQueuedDuration == .zero)
         #expect(Interleaving().maxQueuedDuration == MediaTime(value: 2, timescale: 1))
     }
-
-    @Test func liveStreamSinkTakesADuration() throws {
-        let live = try LiveStreamSink(SampleCollector(), clock: MediaClock(), maxQueueDuration: .milliseconds(250))
-        #expect(live.maxQueueDuration == MediaTime(value: 1, timescale: 4))
-        let adaptive = try LiveStreamSink(
-            SampleCollector(), clock: MediaClock(), maxQueueDuration: .milliseconds(1500), adaptiveBitRate: nil)
-        #expect(adaptive.maxQueueDuration == MediaTime(value: 3, timescale: 2))
-        #expect(throws: MediaError.self) {
-            try LiveStreamSink(SampleCollector(), clock: MediaClock(), maxQueueDuration: .zero)
-        }
-        #expect(throws: MediaError.self) {
-            try LiveStreamSink(SampleCollector(), clock: MediaClock(), maxQueueDuration: Duration.milliseconds(-1))
-        }
-    }
 }
 
 @Suite(.timeLimit(.minutes(2))) struct RealTimeSourceDurationTests {

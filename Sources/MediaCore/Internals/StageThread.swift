@@ -45,7 +45,7 @@ package final class StageThread {
     /// stages, taken out of a ``Handoff``) is not used by the caller afterwards, so it runs on the new
     /// thread alone. The `Unmanaged` reference in ``create(_:attributes:_:)`` only carries it through
     /// `pthread_create`'s C context pointer.
-    static func detach(_ body: sending @escaping () -> Void) throws(MediaError) {
+    package static func detach(_ body: sending @escaping () -> Void) throws(MediaError) {
         var thread = pthread_t()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
