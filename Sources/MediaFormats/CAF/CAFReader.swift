@@ -459,42 +459,36 @@ private struct Parsed {
             let size = Int64(bitPattern: head[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
             let remaining = input.remaining ?? 0
             chunks.append((type, offset, size))
-            if type == "data" {
-                guard data == nil else {
-                    throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset)
-                }
-                let isOpen = size == -1
-                guard isOpen || size >= 0 else {
-                    throw MediaError.invalidData(
-                        "CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset)
-                }
+            // A `data` size of -1 runs to the end of the file; every other size must fit in the file.
+            let isData = type == "data"
+            let isOpen = isData && size == -1
+            if isData && data != nil {
+                throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset)
+            }
+            guard isOpen || size >= 0 else {
+                throw MediaError.invalidData(
+                    "CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset)
+            }
+            if isData {
                 guard remaining >= 4 else {
                     throw MediaError.truncated(
                         "CAF 'data' mEditCount", needed: 4, available: Int(remaining), at: offset + 12)
                 }
-                if !isOpen {
-                    guard size >= 4 else {
-                        throw MediaError.invalidData(
-                            "CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
-                    }
-                    guard size <= remaining else {
-                        throw MediaError.truncated(
-                            "CAF 'data' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
-                    }
+                guard isOpen || size >= 4 else {
+                    throw MediaError.invalidData(
+                        "CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
                 }
+            }
+            guard isOpen || size <= remaining else {
+                throw MediaError.truncated(
+                    "CAF '\(type)' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
+            }
+            if isData {
                 let body = isOpen ? remaining : size
                 data = (offset + 16, body - 4, isOpen)
                 _ = try input.skip(body)
                 if isOpen { break }
                 continue
-            }
-            guard size >= 0 else {
-                throw MediaError.invalidData(
-                    "CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset)
-            }
-            guard size <= remaining else {
-                throw MediaError.truncated(
-                    "CAF '\(type)' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
             }
             let bodyOffset = offset + Int64(CAFFile.chunkHeaderSize)
             switch type {

@@ -19,6 +19,8 @@ public import MediaCore
 /// Supported: integer PCM of 8 (unsigned), 16, 24 (packed) and 32 bits, IEEE float of 32 and 64 bits,
 /// any number of channels, `WAVE_FORMAT_EXTENSIBLE` with a PCM or float sub-format, chunks in any order
 /// before `data` (unknown ones skipped, with their pad byte), and RF64/BW64 files with a `ds64` chunk.
+/// The chunks are walked by the WAVE parser of ``AudioFileStreamParser``, told to accept PCM only, so a
+/// file reads the same through both.
 ///
 /// Damaged files are read the way FFmpeg and SoX read them, and what was worked around is recorded in
 /// ``diagnostics`` rather than thrown:
@@ -30,7 +32,8 @@ public import MediaCore
 ///   (``Diagnostic/Code/openDataSize``).
 ///
 /// Everything else that is wrong with the header throws a ``/MediaCore/MediaError`` with its byte offset: not a
-/// RIFF/WAVE file (``/MediaCore/MediaError/Code/invalidData``), a header or a chunk before `data` cut short
+/// RIFF/WAVE file or bytes before `data` that are no chunk header (``/MediaCore/MediaError/Code/invalidData``),
+/// a header or a chunk before `data` cut short
 /// (``/MediaCore/MediaError/Code/truncated``), zero channels, rate or bits per sample, a block align that is not
 /// channels × bytes per sample, a missing `fmt ` or `data` chunk (``/MediaCore/MediaError/Code/invalidData``, or
 /// ``/MediaCore/MediaError/Code/truncated`` when the RIFF size shows the file was cut before `data`), and a format
@@ -152,8 +155,13 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     private static let stageName = "WAVReader"
 
     private init(input: ForwardInput, framesPerSample: Int) throws(MediaError) {
-        let header = try WAVHeader.read(from: input)
-        let blockAlign = header.formatChunk.blockAlign
+        let header = try Self.readHeader(from: input)
+        guard let first = header.formatChunk, let dataSizeField = header.dataSizeField else {
+            // The parser reaches the audio only after a `fmt ` chunk and a `data` chunk header.
+            throw MediaError.invalidData("WAV header ended without a 'fmt ' and a 'data' chunk", at: input.position)
+        }
+        let (chunk, formatOffset) = first
+        let blockAlign = chunk.blockAlign
         let (maximumBytes, overflow) = framesPerSample.multipliedReportingOverflow(by: blockAlign)
         guard !overflow else {
             throw MediaError(
@@ -165,38 +173,42 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
         self.framesPerSample = framesPerSample
         bytesPerFrame = blockAlign
         maximumSampleBytes = maximumBytes
-        formatChunk = header.formatChunk
+        formatChunk = chunk
+        let (layout, maskIgnored) = chunk.channelLayout()
         format = .pcm(
-            PCMFormat(header.sampleType), sampleRate: header.formatChunk.sampleRate,
-            channelLayout: header.channelLayout)
-        dataOffset = header.dataOffset
-        dataChunkOffset = header.dataChunkOffset
-        var diagnostics = header.diagnostics
+            PCMFormat(try chunk.pcmSampleType(chunkOffset: formatOffset)), sampleRate: chunk.sampleRate,
+            channelLayout: layout)
+        dataOffset = input.position
+        dataChunkOffset = dataOffset - 8
+        var diagnostics = header.ignoredFormatChunks.map {
+            Diagnostic(
+                .duplicateFormatChunk, "WAV file has a second 'fmt ' chunk before 'data'; the first one is used",
+                byteOffset: $0)
+        }
 
         // How many bytes to read: what the chunk declares, cut to what the file holds.
         let available = input.remaining
-        var limit: Int64?
-        switch header.dataSize {
-        case .open:
+        let declared = header.audio?.declaredSize
+        var limit: Int64? = declared ?? 0
+        if declared == nil, let open = Self.openSize(field: dataSizeField, remaining: available, at: dataChunkOffset) {
+            diagnostics.append(open)
             limit = available
-        case .declared(let declared):
-            if let available, declared > available {
-                diagnostics.append(
-                    Diagnostic(
-                        .dataBeyondEndOfFile,
-                        "WAV 'data' chunk declares \(count: declared, "byte") but the file holds \(available) after its header; reading those",
-                        byteOffset: header.dataChunkOffset))
-                limit = available
-            } else {
-                limit = declared
-            }
+        }
+        diagnostics += Self.formatDiagnostics(chunk, formatOffset: formatOffset, maskIgnored: maskIgnored)
+        if let declared, let available, declared > available {
+            diagnostics.append(
+                Diagnostic(
+                    .dataBeyondEndOfFile,
+                    "WAV 'data' chunk declares \(count: declared, "byte") but the file holds \(available) after its header; reading those",
+                    byteOffset: dataChunkOffset))
+            limit = available
         }
         if let limit {
             let frames = limit / Int64(blockAlign)
             let partial = limit % Int64(blockAlign)
             if partial > 0 {
                 diagnostics.append(
-                    Self.partialFrame(partial, of: blockAlign, at: header.dataOffset + frames * Int64(blockAlign)))
+                    Self.partialFrame(partial, of: blockAlign, at: dataOffset + frames * Int64(blockAlign)))
             }
             frameCount = frames
             dataBytesLeft = frames * Int64(blockAlign)
@@ -205,6 +217,86 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
             dataBytesLeft = nil
         }
         self.diagnostics = diagnostics
+    }
+
+    /// Walks the chunks up to the first audio byte with the WAVE stream parser (PCM only), leaving
+    /// `input` there. The parser is fed one byte at a time, so that it never holds audio bytes that a
+    /// pipe could not give back, and what it skips (chunks the reader does not need) is skipped in
+    /// `input` without being read into memory.
+    private static func readHeader(from input: ForwardInput) throws(MediaError) -> WAVEStreamParser {
+        var parser = WAVEStreamParser(batching: AudioFileStreamParser.Batching(), pcmOnly: true)
+        var window = ByteWindow()
+        var events: [AudioFileStreamEvent] = []
+        while true {
+            try parser.parse(&window, into: &events)
+            if events.contains(.readyToProducePackets) { return parser }
+            if !events.isEmpty {
+                events.removeAll(keepingCapacity: true)
+                continue
+            }
+            if window.pendingSkip > 0 {
+                let wanted = window.pendingSkip
+                let skipped = try input.skip(wanted)
+                window.reset(at: window.position - wanted + skipped)
+                if skipped < wanted { window.finish() }
+                continue
+            }
+            guard !window.isFinished else {
+                // The parser throws at the end of the input before the audio; this keeps the loop finite.
+                throw MediaError.truncated("WAV header", needed: 1, available: 0, at: window.position)
+            }
+            let byte = try input.read(upTo: 1)
+            if byte.isEmpty { window.finish() } else { window.append(byte) }
+        }
+    }
+
+    /// The diagnostic for a `data` chunk whose size field leaves the size open (`0xFFFFFFFF`, or 0
+    /// with bytes after it), read to the end of the input; `nil` for a size of 0 with nothing after it.
+    private static func openSize(field: Int64, remaining: Int64?, at offset: Int64) -> Diagnostic? {
+        if field != 0 {
+            return Diagnostic(
+                .openDataSize,
+                "WAV 'data' chunk size is 0xFFFFFFFF (unknown, as streaming writers leave it); reading to the end of the file",
+                byteOffset: offset)
+        }
+        // FFmpeg reads a zero-sized data chunk to the end of the file (streaming writers leave 0 too).
+        switch remaining {
+        case .some(0):
+            return nil
+        case .some(let remaining):
+            return Diagnostic(
+                .openDataSize,
+                "WAV 'data' chunk declares 0 bytes but \(remaining) follow; reading them to the end of the file, as FFmpeg does",
+                byteOffset: offset)
+        case .none:
+            return Diagnostic(
+                .openDataSize, "WAV 'data' chunk declares 0 bytes; reading to the end of the stream, as FFmpeg does",
+                byteOffset: offset)
+        }
+    }
+
+    /// What the `fmt ` chunk at `formatOffset` needed worked around: a channel mask set aside, valid
+    /// bits beyond the container.
+    private static func formatDiagnostics(_ chunk: WAVFormatChunk, formatOffset: Int64, maskIgnored: Bool)
+        -> [Diagnostic]
+    {
+        var found: [Diagnostic] = []
+        if maskIgnored {
+            let mask = chunk.channelMask
+            found.append(
+                Diagnostic(
+                    .channelMaskIgnored,
+                    "WAV channel mask 0x\(FourCC.hex(mask, digits: 8)) names \(mask.nonzeroBitCount) speakers but the file has \(count: chunk.channelCount, "channel"); using the default layout",
+                    byteOffset: formatOffset + 28))
+        }
+        if chunk.isExtensible && chunk.validBitsPerSample > chunk.bitsPerSample {
+            found.append(
+                Diagnostic(
+                    .validBitsExceedContainer,
+                    "WAV wValidBitsPerSample \(chunk.validBitsPerSample) exceeds the \(chunk.bitsPerSample)-bit container; samples are delivered as stored",
+                    byteOffset: formatOffset + 26))
+        }
+        return found
     }
 
     /// Narrows a reader that has read nothing yet to `frames` (cut to the data it holds) and seeks to

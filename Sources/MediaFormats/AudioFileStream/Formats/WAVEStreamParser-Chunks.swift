@@ -48,7 +48,7 @@ extension WAVEStreamParser {
         guard let bytes = input.take(8 + Int(count)) else {
             guard input.isFinished else { return nil }
             throw MediaError.truncated(
-                "WAVE '\(type)' chunk", needed: Int(8 + size), available: input.available, at: offset)
+                "WAV '\(type)' chunk", needed: Int(size), available: input.available - 8, at: offset)
         }
         skipping = SkippedChunk(type: type, offset: offset, size: size)
         input.skip(size - count + (size & 1))
@@ -64,14 +64,17 @@ extension WAVEStreamParser {
             return false
         }
         guard format == nil else {
+            ignoredFormatChunks.append(offset)
             events.append(
                 .diagnostic(.note("a second 'fmt ' chunk was ignored: the first one applies", byteOffset: offset)))
             return true
         }
         let chunk = try WAVFormatChunk(parsing: body, declaredSize: size, chunkOffset: offset)
+        if pcmOnly { _ = try chunk.pcmSampleType(chunkOffset: offset) }
         let parsed = try WAVEStreamFormat(chunk, body: body, chunkOffset: offset)
         events += parsed.diagnostics.map { .diagnostic($0) }
         format = parsed
+        formatChunk = (chunk, offset)
         return true
     }
 
@@ -108,8 +111,9 @@ extension WAVEStreamParser {
     ) throws(MediaError) -> Bool {
         let offset = input.position
         guard let format else {
-            throw MediaError.invalidData("WAVE 'data' chunk comes before any 'fmt ' chunk", at: offset)
+            throw MediaError.invalidData("WAV 'data' chunk comes before any 'fmt ' chunk", at: offset)
         }
+        dataSizeField = field
         var size: Int64? = field
         if field == 0xFFFF_FFFF, isRF64, let sizes, sizes.dataSize > 0 { size = sizes.dataSize }
         if field == 0 || (field == 0xFFFF_FFFF && size == field) {
@@ -173,20 +177,20 @@ extension WAVEStreamParser {
             return true
         }
         if let cut {
-            throw MediaError(
-                .truncated,
-                "WAVE '\(cut.type)' chunk declares \(count: cut.size, "byte") but the file ends after \(max(0, fileEnd - cut.offset - 8)), before any 'data' chunk",
-                byteOffset: cut.offset)
+            throw MediaError.truncated(
+                "WAV '\(cut.type)' chunk", needed: Int(clamping: cut.size),
+                available: Int(clamping: max(0, fileEnd - cut.offset - 8)), at: cut.offset)
         }
         if input.available > 0 {
-            throw MediaError.truncated("WAVE chunk header", needed: 8, available: input.available, at: input.position)
+            throw MediaError.truncated("WAV chunk header", needed: 8, available: input.available, at: input.position)
         }
-        if !isRF64 && riffSize != 0 && riffSize != 0xFFFF_FFFF && 8 + riffSize > fileEnd {
+        // A file cut at a chunk boundary looks complete; the RIFF size tells it apart.
+        if riffSize != 0xFFFF_FFFF && 8 + riffSize > fileEnd {
             throw MediaError(
                 .truncated,
-                "WAVE file ends after \(count: fileEnd, "byte"), before any 'data' chunk, though its RIFF header declares \(8 + riffSize)",
+                "WAV file ends after \(count: fileEnd, "byte"), before any 'data' chunk, though its RIFF header declares \(8 + riffSize)",
                 byteOffset: fileEnd)
         }
-        throw MediaError.invalidData("WAVE file ends after its last chunk without a 'data' chunk", at: fileEnd)
+        throw MediaError.invalidData("WAV file ends after its last chunk without a 'data' chunk", at: fileEnd)
     }
 }

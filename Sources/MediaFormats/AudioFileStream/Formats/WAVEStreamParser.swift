@@ -65,6 +65,9 @@ struct WAVEStreamParser: AudioFileFormatParser {
 
     /// How many packets a batch holds.
     let batching: AudioFileStreamParser.Batching
+    /// Whether only integer PCM and IEEE float are accepted: other formats are refused at the `fmt `
+    /// chunk with ``WAVFormatChunk/pcmSampleType(chunkOffset:)``'s error (``WAVReader``'s contract).
+    let pcmOnly: Bool
     /// Where the parser is.
     var stage = Stage.riffHeader
     /// Whether the file starts with `RF64` or `BW64`.
@@ -75,6 +78,12 @@ struct WAVEStreamParser: AudioFileFormatParser {
     var sizes: DataSizes?
     /// The first `fmt ` chunk's format.
     var format: WAVEStreamFormat?
+    /// The first `fmt ` chunk as written, and the file offset of its header.
+    var formatChunk: (chunk: WAVFormatChunk, offset: Int64)?
+    /// The file offsets of the `fmt ` chunks after the first, which are ignored.
+    var ignoredFormatChunks: [Int64] = []
+    /// The `data` chunk header's size field as written (0 and 0xFFFFFFFF leave the size open).
+    var dataSizeField: Int64?
     /// The `fact` chunk's frame count (or `ds64`'s, in RF64 when `fact` says 0xFFFFFFFF).
     var factFrames: Int64?
     /// The audio data, once its chunk header has been read.
@@ -83,7 +92,13 @@ struct WAVEStreamParser: AudioFileFormatParser {
     var skipping: SkippedChunk?
 
     /// A parser at the start of the file.
-    init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
+    init(batching: AudioFileStreamParser.Batching) { self.init(batching: batching, pcmOnly: false) }
+
+    /// A parser at the start of the file that accepts only integer PCM and IEEE float when `pcmOnly`.
+    init(batching: AudioFileStreamParser.Batching, pcmOnly: Bool) {
+        self.batching = batching
+        self.pcmOnly = pcmOnly
+    }
 
     /// Parses until it has appended an event, needs more bytes, or has said everything.
     mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
@@ -106,18 +121,29 @@ struct WAVEStreamParser: AudioFileFormatParser {
         }
     }
 
-    /// Reads the 12-byte RIFF header.
+    /// Reads the 12-byte RIFF header: `RIFF`, `RF64` or `BW64`, the RIFF size, `WAVE`. A file shorter
+    /// than 12 bytes that starts like one of the three is cut short, not something else.
     private mutating func readRIFFHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
-        guard let header = input.peek(12) else {
-            guard input.isFinished else { return false }
-            throw MediaError.truncated("WAVE RIFF header", needed: 12, available: input.available, at: 0)
-        }
-        let magic = input.fourCC(at: 0)
-        guard ["RIFF", "RF64", "BW64"].contains(magic), Array(header.dropFirst(8)) == FourCC.wave else {
+        guard input.available >= 12 || input.isFinished else { return false }
+        let header = input.peek(upTo: 12)
+        let magic = Array(header.prefix(4))
+        let accepted = [FourCC.riff, FourCC.rf64, FourCC.bw64]
+        guard accepted.contains(magic) else {
+            if magic.count < 4 && accepted.contains(where: { $0.starts(with: magic) }) {
+                throw MediaError.truncated("WAV RIFF header", needed: 12, available: header.count, at: 0)
+            }
             throw MediaError.invalidData(
-                "expected 'RIFF', 'RF64' or 'BW64' and then 'WAVE' but found \(FourCC.describe(header))", at: 0)
+                "expected 'RIFF' at the start of a WAV file but found \(FourCC.describe(magic))", at: 0)
         }
-        isRF64 = magic != "RIFF"
+        guard header.count == 12 else {
+            throw MediaError.truncated("WAV RIFF header", needed: 12, available: header.count, at: 0)
+        }
+        let form = header.dropFirst(8)
+        guard Array(form) == FourCC.wave else {
+            throw MediaError.invalidData(
+                "expected form type 'WAVE' after \(FourCC.describe(magic)) but found \(FourCC.describe(form))", at: 8)
+        }
+        isRF64 = magic != FourCC.riff
         riffSize = Int64(input.littleEndian(UInt32.self, at: 4))
         input.skip(12)
         stage = .chunks
