@@ -222,7 +222,9 @@ bench-thresholds: deps
 # swift-format (shipped with the Swift toolchain) with the configuration in .swift-format: 4 spaces, 120
 # columns, the rules the code already followed. `make format` rewrites the files in place; `make lint`
 # (run by `make test`) fails on any difference or rule warning, on a test suite with no time limit or a
-# misplaced real-time tag (Scripts/test-suites.py check), and on a mutant that no longer applies.
+# misplaced real-time tag (Scripts/test-suites.py check), on a mutant that no longer applies, and on an
+# architecture article whose module map disagrees with Package.swift or the folders
+# (Scripts/architecture-map.py check).
 FORMAT_PATHS = Package.swift Sources Tests Examples Snippets Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/graph-benchmark \
 	Benchmarks/mux-benchmark Benchmarks/soak-loop Fuzz/Package.swift Fuzz/Sources
 
@@ -240,6 +242,7 @@ lint:
 	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMAT_PATHS)
 	Scripts/test-suites.py check
 	Scripts/mutants.sh --check
+	Scripts/architecture-map.py check
 
 # Fuzzing (Fuzz/Package.swift, a package of its own; see Documentation/Reliability.md, "Fuzzing"): one
 # libFuzzer target per parser, built with Swift's -sanitize=fuzzer,address. `make fuzz` runs each for

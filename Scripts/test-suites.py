@@ -7,8 +7,10 @@
                                         so that a hang fails its test instead of running into CI's limit;
                                       - `.tags(.realTime)` appears only on top-level `@Suite` lines (the
                                         live run selects whole suites by it).
-    Scripts/test-suites.py realtime   prints the `swift test --filter/--skip` regex of the suites tagged
-                                      `.realTime` (they run after the others, one at a time).
+    Scripts/test-suites.py realtime [I/N]
+                                      prints the `swift test --filter/--skip` regex of the suites tagged
+                                      `.realTime` (they run one at a time); with I/N, only shard I of N,
+                                      dealt as `gated` deals them.
     Scripts/test-suites.py gated [I/N]
                                       prints the regex of the suites carrying `.ffmpegLeakGate` that are not
                                       real-time: they run one at a time, with the leak gate on, beside the
@@ -105,7 +107,7 @@ def logged_seconds(paths):
         with open(path, encoding="utf-8", errors="replace") as f:
             for m in line.finditer(f.read()):
                 seconds[m.group(1)] = float(m.group(2))
-    print("# suite\tseconds: one at a time under the leak gate (Scripts/test-suites.py seconds), to balance shards")
+    print("# suite\tseconds: one at a time (Scripts/test-suites.py seconds), to balance the gated and real-time shards")
     for name in sorted(seconds):
         print(f"{name}\t{seconds[name]:.1f}")
 
@@ -146,7 +148,11 @@ def main(argv):
     if command == "check":
         return check()
     if command == "realtime":
-        print(regex(realtime))
+        names = realtime
+        if len(argv) > 2:
+            index, count = (int(n) for n in argv[2].split("/"))
+            names = shard(names, index, count)
+        print(regex(names))
         return 0
     if command == "gated":
         names = {name for _, name, attr in all_suites if ".ffmpegLeakGate" in attr} - realtime

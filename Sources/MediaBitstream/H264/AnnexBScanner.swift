@@ -262,3 +262,6 @@ public struct AnnexBScanner: Sendable {
         return (start..<last, bufferBase + Int64(start))
     }
 }
+
+/// A push parser of NAL units, like MediaFormats' parsers.
+extension AnnexBScanner: PushParser {}

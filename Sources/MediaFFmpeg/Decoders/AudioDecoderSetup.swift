@@ -1,4 +1,5 @@
 internal import CMediaFFmpeg
+import MediaBitstream
 import MediaCore
 
 /// How a compressed ``/MediaCore/AudioFormat`` becomes an FFmpeg decoder's configuration: the codec id,

@@ -1,9 +1,6 @@
 import MediaBitstream
 import MediaCore
 
-/// ``/MediaBitstream/AnnexBScanner`` is a push parser of NAL units like this module's other parsers.
-extension AnnexBScanner: PushParser {}
-
 extension AnnexBScanner {
     /// Reads up to `count` bytes from `input` straight into the scanner's buffer, and returns how many
     /// (0 at the end of the input). Once the buffer has grown to its working size this allocates nothing.

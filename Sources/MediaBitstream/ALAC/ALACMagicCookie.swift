@@ -1,4 +1,4 @@
-import MediaCore
+package import MediaCore
 
 /// The ALAC magic cookie in the forms files hold it, turned into the 36-byte extradata FFmpeg's `alac`
 /// decoder reads (a 12-byte `alac` atom header, then the 24-byte `ALACSpecificConfig`).
@@ -10,20 +10,20 @@ import MediaCore
 /// - Refuses, with the byte offset within the cookie: a cookie shorter than the config with
 ///   ``/MediaCore/MediaError/Code/truncated``; an atom whose size runs past the cookie or is below its
 ///   header, or a `frma` atom not followed by an `alac` atom, with ``/MediaCore/MediaError/Code/invalidData``.
-enum ALACMagicCookie {
+package enum ALACMagicCookie {
     /// Bytes in an `ALACSpecificConfig` (Apple's ALAC reference, `ALACAudioTypes.h`).
-    static let configSize = 24
+    package static let configSize = 24
     /// Bytes of an atom's size and type.
     private static let atomHeader = 8
 
     /// The 36-byte extradata for `cookie`.
-    static func extradata(from cookie: [UInt8]) throws(MediaError) -> [UInt8] {
+    package static func extradata(from cookie: [UInt8]) throws(MediaError) -> [UInt8] {
         let config = try self.config(in: cookie)
         return [0, 0, 0, 36] + Array("alac".utf8) + [0, 0, 0, 0] + config
     }
 
     /// The 24-byte `ALACSpecificConfig` inside `cookie`.
-    static func config(in cookie: [UInt8]) throws(MediaError) -> [UInt8] {
+    package static func config(in cookie: [UInt8]) throws(MediaError) -> [UInt8] {
         var offset = 0
         if type(at: offset, in: cookie) == "frma" {
             offset += try atomSize(at: offset, in: cookie, minimum: 12)

@@ -1,8 +1,9 @@
 /// The length of an Opus packet from its TOC byte (RFC 6716 3.1), as FFmpeg's opus parser reads it.
-enum OpusPacket {
+package enum OpusPacket {
     /// Frames at 48 kHz the packet decodes to, or `nil` when it is too short to say (an empty packet,
     /// code 3 without its frame count byte).
-    static func frameCount<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int? where Bytes.Index == Int {
+    package static func frameCount<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int?
+    where Bytes.Index == Int {
         guard let toc = bytes.first else { return nil }
         let config = Int(toc >> 3)  // config: mode and frame size
         let frameSize: Int  // in 1/400 s units of 120 frames: 2.5 ms = 120 frames at 48 kHz

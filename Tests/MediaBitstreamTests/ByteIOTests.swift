@@ -1,6 +1,9 @@
+import MediaBitstream
 import MediaCore
 import Testing
 
+/// ByteReader, ByteWriter, BitReader and BitWriter: both byte orders, reads past the end refused with
+/// the absolute offset, writers and readers agreeing.
 @Suite(.timeLimit(.minutes(2))) struct ByteIOTests {
     @Test func readsBothEndiannesses() throws {
         var r = ByteReader([0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC])
@@ -53,16 +56,5 @@ import Testing
         #expect(try r.read(13) == 0x1ABC)
         #expect(r.bitsRemaining == 3)
         #expect(throws: MediaError.self) { try r.read(4) }
-    }
-
-    @Test func memoryOutputPatches() throws {
-        let out = MemoryOutput()
-        try out.write([1, 2, 3, 4])
-        try out.overwrite([9, 9], at: 1)
-        #expect(out.bytes == [1, 9, 9, 4])
-        #expect(throws: MediaError.self) { try out.overwrite([1, 2], at: 3) }
-        let pipe = NonSeekableOutput(MemoryOutput())
-        #expect(!pipe.isSeekable)
-        #expect(throws: MediaError.self) { try pipe.overwrite([0], at: 0) }
     }
 }
