@@ -17,6 +17,9 @@ var pipeline = Pipeline(
 let result = try pipeline.run()
 print("\(result.samplesRead) frames in, \(result.samplesWritten) access units out")
 // snippet.end
+// Releases the encoder, so that x264 joins its threads now rather than being left running when the
+// process exits (what a global of top-level code would do, and ThreadSanitizer reports as a leak).
+pipeline = Pipeline(source: ArraySource([]), sink: CollectingSink())
 
 // snippet.back
 let decoder = H264Decoder()

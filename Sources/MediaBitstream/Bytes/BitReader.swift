@@ -2,7 +2,7 @@ public import MediaCore
 
 /// Reads bit fields, most significant bit first, as MPEG bitstreams are written.
 ///
-/// Every read is checked against the bits left and throws ``MediaError/Code/truncated`` at the end.
+/// Every read is checked against the bits left and throws ``/MediaCore/MediaError/Code/truncated`` at the end.
 public struct BitReader: Sendable {
     private let bytes: ArraySlice<UInt8>
     /// Bits consumed so far.

@@ -2,7 +2,7 @@ public import MediaCore
 
 /// Reads integers and byte runs from a byte array, checking every read against what is left.
 ///
-/// Reads never trap: a read past the end throws ``MediaError/Code/truncated`` naming what was being
+/// Reads never trap: a read past the end throws ``/MediaCore/MediaError/Code/truncated`` naming what was being
 /// read, how many bytes it needed and the absolute offset (``baseOffset`` plus the position).
 public struct ByteReader: Sendable {
     /// The bytes being read.

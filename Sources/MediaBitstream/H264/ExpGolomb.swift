@@ -39,7 +39,7 @@ extension BitReader {
 extension BitWriter {
     /// Appends `value` as an unsigned Exp-Golomb code, `ue(v)` (ITU-T H.264 section 9.1).
     ///
-    /// `UInt32.max` takes 32 leading zero bits, which ``MediaCore/BitReader/readUE(_:)`` refuses;
+    /// `UInt32.max` takes 32 leading zero bits, which ``BitReader/readUE(_:)`` refuses;
     /// every value up to `UInt32.max - 1` reads back.
     public mutating func writeUE(_ value: UInt32) {
         let codeNumPlusOne = UInt64(value) + 1

@@ -1,10 +1,9 @@
 public import MediaCore
 
 /// A parser that is given bytes as they arrive, in pieces of any size, and hands out what it has parsed
-/// one value at a time: the shape of every byte-stream parser here and in MediaFormats
-/// (``AnnexBScanner``, ``/MediaFormats/ADTSParser``, ``/MediaFormats/AnnexBAccessUnitParser``,
-/// ``/MediaFormats/Y4MParser``), like Audio File Stream
-/// Services' `AudioFileStream` or NIO's `ByteToMessageDecoder`.
+/// one value at a time: the shape of every byte-stream parser here (``AnnexBScanner``) and in
+/// MediaFormats (`ADTSParser`, `AnnexBAccessUnitParser`, `Y4MParser`), like Audio File Stream Services'
+/// `AudioFileStream` or NIO's `ByteToMessageDecoder`.
 ///
 /// ```swift
 /// var parser = ADTSParser()

@@ -27,7 +27,7 @@ public import MediaCore
 /// `caff`, `.snd`, an ID3v2 tag or an MPEG audio or ADTS frame header), or given as a hint; the
 /// first event is always ``AudioFileStreamEvent/fileType(_:)``. The events then follow
 /// ``AudioFileStreamEvent``'s order, and they and the errors are the same however the input is split
-/// (``PushParser``'s contract; each format is tested with the drip-feed verifier).
+/// (``/MediaBitstream/PushParser``'s contract; each format is tested with the drip-feed verifier).
 ///
 /// ``seekOffset(forPacket:)`` is `AudioFileStreamSeek`: the byte offset of a packet, exact for
 /// constant-size packets and packet tables, estimated for MP3 (from the Xing table of contents).

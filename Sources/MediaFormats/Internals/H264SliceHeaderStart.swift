@@ -121,7 +121,7 @@ private struct UnescapingBitReader {
         return UInt32((current >> UInt8(bitsLeft)) & 1)
     }
 
-    /// An unsigned Exp-Golomb code of at most 31 leading zero bits, as ``/MediaCore/BitReader/readUE(_:)``.
+    /// An unsigned Exp-Golomb code of at most 31 leading zero bits, as ``/MediaBitstream/BitReader/readUE(_:)``.
     mutating func readUE() -> UInt32? {
         var leadingZeros = 0
         while true {
