@@ -53,7 +53,7 @@ test: deps
 	@$(PHASE) tests Scripts/run-tests.sh
 	@$(PHASE) --summary
 
-# What CI runs after `make test` (.ci/run), about 34 minutes here (estimated): the documentation with warnings as
+# What CI runs after `make test` (.ci/run), about 33 minutes here (estimated): the documentation with warnings as
 # errors, the allocation gate (a release build of Benchmarks/), the fuzz corpus replay, and the suite
 # under AddressSanitizer+LeakSanitizer and under ThreadSanitizer (which skips the test targets of the
 # modules Swift 6 proves free of data races: Scripts/run-tests.sh).
