@@ -61,9 +61,9 @@ gates: deps
 	@$(PHASE) docs-check $(MAKE) --no-print-directory docs-check
 	@$(PHASE) bench-check $(MAKE) --no-print-directory bench-check
 	@$(PHASE) fuzz-replay $(MAKE) --no-print-directory fuzz-replay
-	@$(PHASE) address-build $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	@$(PHASE) address-build $(SWIFT) build $(SANITIZED_PRODUCT) --sanitize=address --scratch-path .build-asan
 	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address
-	@$(PHASE) thread-build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	@$(PHASE) thread-build $(SWIFT) build $(SANITIZED_PRODUCT) --sanitize=thread --scratch-path .build-tsan
 	@$(PHASE) thread-tests $(MAKE) --no-print-directory sanitize-run-thread
 	@$(PHASE) --summary
 
@@ -76,11 +76,12 @@ LEAK_GATE = MEDIAPIPELINE_LEAK_GATE=1
 leak-check:
 	$(call run_tests,leak-check,--no-parallel --filter "$$(Scripts/test-suites.py gated)|$$(Scripts/test-suites.py realtime)",$(LEAK_GATE))
 
-# The whole test suite, run as `make test` runs it (Scripts/run-tests.sh), under AddressSanitizer (with LeakSanitizer)
-# and then under ThreadSanitizer, each in its own build folder (.build-asan, .build-tsan), where the tests also find the sanitized
-# example executables they run. (Swift on Linux refuses -sanitize=undefined.) Every sanitized process, examples
-# included, writes its reports to $(TEST_LOGS)/<sanitizer>/report.<pid> instead of stderr, so a report in a child whose
-# exit status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
+# The library's tests, run as `make test` runs them (Scripts/run-tests.sh), under AddressSanitizer (with LeakSanitizer)
+# and then under ThreadSanitizer, each in its own build folder (.build-asan, .build-tsan). (Swift on Linux refuses
+# -sanitize=undefined.) ExampleTests are not run there: the examples' own code is proven safe by the compiler, and the
+# library code they run is run by the library's tests (Scripts/test-suites.py unsanitized). Every sanitized process
+# writes its reports to $(TEST_LOGS)/<sanitizer>/report.<pid> instead of stderr, so a report in a child whose exit
+# status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
 # Tests/Sanitizers/. The MemoryCheck suites run valgrind, which cannot run a sanitized program: they are skipped.
 SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:print_suppressions=0:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
 SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:$(call SAN_OPTIONS,address,asan) \
@@ -92,13 +93,16 @@ SANITIZER_ENV_thread = TSAN_OPTIONS=$(call SAN_OPTIONS,thread,tsan)
 SANITIZER_REPORT = ERROR: |WARNING: ThreadSanitizer|runtime error
 SANITIZER_BUILD_address = .build-asan
 SANITIZER_BUILD_thread = .build-tsan
+# A sanitized build is the test bundle alone: the sanitized runs skip ExampleTests (Scripts/run-tests.sh), so
+# neither the example programs nor the snippets and benchmark programs are built with a sanitizer.
+SANITIZED_PRODUCT = --product MediaPipelinePackageTests
 
 sanitize: deps
 	$(MAKE) sanitize-address
 	$(MAKE) sanitize-thread
 
 sanitize-address sanitize-thread: sanitize-%:
-	$(SWIFT) build --build-tests --sanitize=$* --scratch-path $(SANITIZER_BUILD_$*)
+	$(SWIFT) build $(SANITIZED_PRODUCT) --sanitize=$* --scratch-path $(SANITIZER_BUILD_$*)
 	$(MAKE) --no-print-directory sanitize-run-$*
 
 # The tests of a sanitized build (Scripts/run-tests.sh --sanitize), then the reports.

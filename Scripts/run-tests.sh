@@ -25,9 +25,11 @@
 #   With --sanitize, the tests of .build-asan or .build-tsan run in two processes: rest (every suite
 #   but the live ones, in parallel, at most $SANITIZER_WIDTH tests at once) and live, at the same time
 #   under AddressSanitizer, one after the other under ThreadSanitizer (see below). ThreadSanitizer
-#   skips the test targets of the modules Swift 6 proves free of data races (below). The leak gate is
-#   off (the sanitizers judge memory), and the MemoryCheck suites (valgrind cannot run a sanitized
-#   program) are skipped. The sanitizer's options come from the environment (the Makefile).
+#   skips the test targets of the modules Swift 6 proves free of data races (below). Neither runs
+#   ExampleTests, whose example programs' own code the compiler proves safe (Scripts/test-suites.py
+#   unsanitized): the library code they run is run under both by the library's test targets. The leak
+#   gate is off (the sanitizers judge memory), and the MemoryCheck suites (valgrind cannot run a
+#   sanitized program) are skipped. The sanitizer's options come from the environment (the Makefile).
 # Each process's whole output is in $TEST_LOGS/<run>-<group>.log; when one fails, its failed tests and
 # the log's last lines are printed at the end. Exit status: 0 when all passed, 1 otherwise.
 set -uo pipefail
@@ -92,7 +94,8 @@ group() {
 if [ -z "$sanitizer" ]; then
     gate=MEDIAPIPELINE_LEAK_GATE=1 skip=()
 else
-    gate=MEDIAPIPELINE_LEAK_GATE=0 skip=(--skip MemoryCheck)
+    unsanitized=$(Scripts/test-suites.py unsanitized) || exit 2
+    gate=MEDIAPIPELINE_LEAK_GATE=0 skip=(--skip "MemoryCheck|$unsanitized")
 fi
 # ThreadSanitizer skips the test targets of the modules Swift 6's checking already proves free of data
 # races (Scripts/test-suites.py race-free: no @unchecked, nonisolated(unsafe), Unmanaged, pthread_...);
@@ -122,7 +125,7 @@ else
     [ "$sanitizer" = address ] && group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
     # Without the gate nothing needs a process of its own: the gated and unit suites share one parallel
     # process, whose width keeps both cores busy to the end instead of waiting on the longer shard.
-    group rest 19 -- --experimental-maximum-parallelization-width "$SANITIZER_WIDTH" --skip "$live|MemoryCheck$racefree"
+    group rest 19 -- --experimental-maximum-parallelization-width "$SANITIZER_WIDTH" --skip "$live|MemoryCheck|$unsanitized$racefree"
 fi
 wait_all
 if [ "$sanitizer" = thread ]; then

@@ -26,6 +26,17 @@
                                       is spent on the modules that make threads or share state by hand.
                                       (The code of other modules such a target calls is run under
                                       ThreadSanitizer by that module's own tests.)
+    Scripts/test-suites.py unsanitized
+                                      prints the regex of the test targets neither sanitizer runs: ExampleTests,
+                                      whose suites run the example programs, as long as Examples/ hold no
+                                      escape hatch (above) and touch no memory through a pointer, so that the
+                                      compiler proves the examples' own code free of data races and memory
+                                      errors. Everything they run beyond it is library code, which the
+                                      library's own test targets run under both sanitizers; the plain run
+                                      (`make test`) runs ExampleTests. If Examples/ ever hold such code, this
+                                      prints `^$` and the sanitizers run ExampleTests again (and the Makefile's
+                                      sanitized builds must then build the examples: `make gates` fails
+                                      first, as the tests cannot find them).
     Scripts/test-suites.py seconds LOG...
                                       prints the seconds each suite took in Swift Testing logs, as
                                       Tests/suite-seconds.tsv holds them (refresh it from a quiet run's
@@ -136,6 +147,26 @@ def race_free_targets():
     return targets
 
 
+# What touches memory through a pointer (passing a buffer pointer on, as a `MediaOutput` does, does not).
+POINTER_USE = re.compile(
+    r"withUnsafe|\.baseAddress|\.pointee|\.load\((?:as|fromByteOffset)|\.storeBytes\("
+    r"|assumingMemoryBound|bindMemory|withMemoryRebound|\.allocate\(|\.initialize\(|\.deallocate\(|\.advanced\(by|OpaquePointer|unsafeBitCast"
+)
+
+
+def unsanitized_targets():
+    """ExampleTests, if the examples' own sources hold no escape hatch and no pointer use."""
+    examples = os.path.join(ROOT, "..", "Examples")
+    for directory, _, files in os.walk(examples):
+        for name in files:
+            if name.endswith(".swift"):
+                with open(os.path.join(directory, name), encoding="utf-8") as source:
+                    text = source.read()
+                if ESCAPE_HATCHES.search(text) or POINTER_USE.search(text):
+                    return []
+    return ["ExampleTests"]
+
+
 def regex(names):
     # Test ids read `Target.Suite/test()`, nested suites `Target.Suite/Inner/test()`.
     return r"\.(" + "|".join(sorted(names)) + ")/" if names else "^$"
@@ -163,6 +194,10 @@ def main(argv):
         return 0
     if command == "race-free":
         targets = race_free_targets()
+        print("(" + "|".join(targets) + r")\." if targets else "^$")
+        return 0
+    if command == "unsanitized":
+        targets = unsanitized_targets()
         print("(" + "|".join(targets) + r")\." if targets else "^$")
         return 0
     if command == "seconds":

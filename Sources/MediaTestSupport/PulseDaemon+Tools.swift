@@ -40,12 +40,14 @@ extension PulseDaemon {
     }
 }
 
-/// `parecord` recording the daemon's null sink monitor (raw float32, 48 kHz stereo) into a file: the
+/// `parecord` recording the daemon's null sink monitor (raw float32 stereo at the sink's rate) into a file: the
 /// independent judge of what was heard, and a media clock that the server, not this process, runs.
 public final class MonitorRecording: @unchecked Sendable {
     // Sendable: every stored property is an immutable `let` of a Sendable type.
     /// The raw file.
     public let path: String
+    /// Frames a second: the daemon's ``PulseDaemon/sampleRate``.
+    public let sampleRate: Int
     private let process: ChildProcess
     /// Taken before `parecord` started: no audio in the file is older than this.
     private let started = ContinuousClock.now
@@ -53,10 +55,12 @@ public final class MonitorRecording: @unchecked Sendable {
     /// Starts `parecord` on `daemon`'s monitor into `path` and waits until its record stream is up.
     public init(_ daemon: PulseDaemon, into path: String, timeout: Duration = .seconds(30)) throws {
         self.path = path
+        sampleRate = daemon.sampleRate
         process = try daemon.spawn(
             "parecord",
             [
-                "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=48000", "--channels=2",
+                "--device=\(daemon.monitorName)", "--raw", "--format=float32le", "--rate=\(daemon.sampleRate)",
+                "--channels=2",
                 "--latency-msec=20", path
             ])
         let process = process
@@ -74,7 +78,8 @@ public final class MonitorRecording: @unchecked Sendable {
     /// Each reading also narrows down when the monitor's audio began (see ``waitFor(seconds:timeout:)``).
     public var frames: Int {
         let now = ContinuousClock.now, count = fileSize(path) / 8
-        let begin = now - .seconds(Double(count) / 48_000)  // no later than this: parecord lags, never leads
+        // No later than this: parecord lags, never leads.
+        let begin = now - .seconds(Double(count) / Double(sampleRate))
         origin.withLock { if count > 0 { $0 = min($0 ?? begin, begin) } }
         return count
     }
@@ -91,7 +96,7 @@ public final class MonitorRecording: @unchecked Sendable {
         try waitUntil("\(seconds) s more of the monitor in \(path)", timeout: timeout) {
             let count = frames
             guard let origin = origin.value else { return false }
-            return Double(count) / 48_000 >= (end - origin) / .seconds(1)
+            return Double(count) / Double(sampleRate) >= (end - origin) / .seconds(1)
         }
     }
 
@@ -103,7 +108,7 @@ public final class MonitorRecording: @unchecked Sendable {
     /// since then, plus the margin, it holds everything played up to now, however late `parecord` ran.
     public func stop(margin: Duration = .milliseconds(100), timeout: Duration = .seconds(30)) throws -> [Float] {
         let covered = (ContinuousClock.now - started) + margin
-        let target = Int(covered / .seconds(1) * 48_000)
+        let target = Int(covered / .seconds(1) * Double(sampleRate))
         try waitUntil("parecord to record what was played (\(target) frames in \(path))", timeout: timeout) {
             frames >= target
         }

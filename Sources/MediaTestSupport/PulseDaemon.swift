@@ -29,11 +29,16 @@ public final class PulseDaemon: @unchecked Sendable {
     /// The name of the null sink's monitor source.
     public var monitorName: String { sinkName + ".monitor" }
 
-    /// Starts a daemon and waits (at most `timeout`) until its socket accepts connections.
-    public init(timeout: TimeInterval = 5) throws {
+    /// The null sink's sample rate (its monitor's too).
+    public let sampleRate: Int
+
+    /// Starts a daemon whose null sink runs at `sampleRate` (stereo) and waits (at most `timeout`) until its
+    /// socket accepts connections.
+    public init(sampleRate: Int = 48_000, timeout: TimeInterval = 5) throws {
         RealTimeCheck.require("a PulseAudio daemon")
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("mediapipeline-pulse")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        self.sampleRate = sampleRate
         folder = base.appendingPathComponent(String(UUID().uuidString.prefix(8))).path
         for sub in ["", "/home", "/run", "/config"] {
             try FileManager.default.createDirectory(
@@ -55,7 +60,7 @@ public final class PulseDaemon: @unchecked Sendable {
                 "-n", "--daemonize=no", "--exit-idle-time=-1", "--system=false", "--disallow-exit",
                 "--use-pid-file=no", "--disable-shm=no", "--log-target=stderr", "--log-level=error",
                 "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
-                "--load=module-null-sink sink_name=test rate=48000 channels=2",
+                "--load=module-null-sink sink_name=test rate=\(sampleRate) channels=2",
                 "--load=module-always-sink"
             ], environment: environment, outputBase: folder + "/daemon")
         let deadline = Date(timeIntervalSinceNow: timeout)
