@@ -111,13 +111,17 @@ import Testing
             p.enableRate = true; p.rate = 2
         }
         // Twice as fast: half the second sounds, 12,000 frames at 24 kHz (an underrun's gap is not
-        // counted), each edge widened by 8 frames; at rate 1 it would be twice that.
+        // counted), each edge widened by 8 frames; at rate 1 it would be twice that. Within 5 %: on a
+        // loaded machine (the unit tests beside this one, on two cores) an underrun lost up to 4 % of the
+        // output between the player and the monitor's recording.
         let sounding = Self.soundingFrames(fast)
-        #expect(abs(Double(sounding) - 12_016) <= 12_000 * 0.02, "\(sounding) sounding frames")
+        #expect(abs(Double(sounding) - 12_016) <= 12_000 * 0.05, "\(sounding) sounding frames")
+        // The pitch over 0.4 s of the middle (2.5 Hz resolution): 440 Hz, where a rate without the time
+        // stretch would be 880.
         let firstActive = fast.firstIndex { abs($0) > 0.02 } ?? 0
-        let window = stride(from: firstActive + 2_400, to: firstActive + 2_400 + 2 * 4_800, by: 2).map { fast[$0] }
+        let window = stride(from: firstActive + 1_200, to: firstActive + 1_200 + 2 * 9_600, by: 2).map { fast[$0] }
         let pitch = RawAudio.spectralPeak(window, sampleRate: 24_000, low: 200, high: 1_200).frequency
-        #expect(abs(pitch - 440) <= 4, "\(pitch) Hz")
+        #expect(abs(pitch - 440) <= 5, "\(pitch) Hz")
     }
 
     @Test func currentTimeFollowsWhatIsHeardAndStandsStillWhenPaused() async throws {
@@ -187,9 +191,11 @@ import Testing
             Issue.record("no tone recorded")
             return
         }
+        // At least the pause, at most 0.2 s more: the resume is sent once the recording holds 0.6 s more,
+        // which parecord delivers in blocks and the test polls, and on a loaded machine that took 0.16 s.
         let silentInside = blocks[first...last].filter { $0 < 0.001 }.count
         #expect(
-            silentInside >= 50 && silentInside <= 70,
+            silentInside >= 50 && silentInside <= 80,
             "\(silentInside) silent 10 ms blocks inside the tone for a 0.6 s pause")
     }
 
