@@ -38,7 +38,7 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The contributor's loop, about 12 minutes (11.7 measured) from a fresh clone here (README, "Tests"): swift-format and the
+# The contributor's loop, 12 to 18 minutes from a fresh clone here, as fast as the machine is that day (README, "Tests"): swift-format and the
 # suite rules (`make lint`), a debug build of everything (the tests run the example executables), then
 # every test once (Scripts/run-tests.sh): the real-time suites one at a time, the FFmpeg suites one at a
 # time under the leak gate in two shards, the rest in parallel, all at once. Each phase's time is printed, and a
@@ -53,17 +53,17 @@ test: deps
 	@$(PHASE) tests Scripts/run-tests.sh
 	@$(PHASE) --summary
 
-# What CI runs after `make test` (.ci/run), about 33 minutes here (estimated): the documentation with warnings as
-# errors, the allocation gate (a release build of Benchmarks/), the fuzz corpus replay, and the suite
+# What CI runs after `make test` (.ci/run), about 33 to 55 minutes here (README, "Tests"): the documentation with warnings as
+# errors, the allocation gate (a release build of Benchmarks/), the fuzz corpus replay, and the library's tests
 # under AddressSanitizer+LeakSanitizer and under ThreadSanitizer (which skips the test targets of the
 # modules Swift 6 proves free of data races: Scripts/run-tests.sh).
 gates: deps
 	@$(PHASE) docs-check $(MAKE) --no-print-directory docs-check
 	@$(PHASE) bench-check $(MAKE) --no-print-directory bench-check
 	@$(PHASE) fuzz-replay $(MAKE) --no-print-directory fuzz-replay
-	@$(PHASE) address-build $(SWIFT) build $(SANITIZED_PRODUCT) --sanitize=address --scratch-path .build-asan
+	@$(PHASE) address-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh address
 	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address
-	@$(PHASE) thread-build $(SWIFT) build $(SANITIZED_PRODUCT) --sanitize=thread --scratch-path .build-tsan
+	@$(PHASE) thread-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh thread
 	@$(PHASE) thread-tests $(MAKE) --no-print-directory sanitize-run-thread
 	@$(PHASE) --summary
 
@@ -79,7 +79,8 @@ leak-check:
 # The library's tests, run as `make test` runs them (Scripts/run-tests.sh), under AddressSanitizer (with LeakSanitizer)
 # and then under ThreadSanitizer, each in its own build folder (.build-asan, .build-tsan). (Swift on Linux refuses
 # -sanitize=undefined.) ExampleTests are not run there: the examples' own code is proven safe by the compiler, and the
-# library code they run is run by the library's tests (Scripts/test-suites.py unsanitized). Every sanitized process
+# library code they run is run by the library's tests (Scripts/test-suites.py unsanitized). So a sanitized build is the
+# test bundle and the few example programs other suites run (Scripts/sanitized-build.sh). Every sanitized process
 # writes its reports to $(TEST_LOGS)/<sanitizer>/report.<pid> instead of stderr, so a report in a child whose exit
 # status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
 # Tests/Sanitizers/. The MemoryCheck suites run valgrind, which cannot run a sanitized program: they are skipped.
@@ -93,16 +94,13 @@ SANITIZER_ENV_thread = TSAN_OPTIONS=$(call SAN_OPTIONS,thread,tsan)
 SANITIZER_REPORT = ERROR: |WARNING: ThreadSanitizer|runtime error
 SANITIZER_BUILD_address = .build-asan
 SANITIZER_BUILD_thread = .build-tsan
-# A sanitized build is the test bundle alone: the sanitized runs skip ExampleTests (Scripts/run-tests.sh), so
-# neither the example programs nor the snippets and benchmark programs are built with a sanitizer.
-SANITIZED_PRODUCT = --product MediaPipelinePackageTests
 
 sanitize: deps
 	$(MAKE) sanitize-address
 	$(MAKE) sanitize-thread
 
 sanitize-address sanitize-thread: sanitize-%:
-	$(SWIFT) build $(SANITIZED_PRODUCT) --sanitize=$* --scratch-path $(SANITIZER_BUILD_$*)
+	SWIFT=$(SWIFT) Scripts/sanitized-build.sh $*
 	$(MAKE) --no-print-directory sanitize-run-$*
 
 # The tests of a sanitized build (Scripts/run-tests.sh --sanitize), then the reports.

@@ -22,9 +22,9 @@
 # phase fails with the issue in its log, instead of running into CI's limit.
 #
 # Usage: Scripts/run-tests.sh [--sanitize address|thread]
-#   With --sanitize, the tests of .build-asan or .build-tsan run in two processes: rest (every suite
-#   but the live ones, in parallel, at most $SANITIZER_WIDTH tests at once) and live, at the same time
-#   under AddressSanitizer, one after the other under ThreadSanitizer (see below). ThreadSanitizer
+#   With --sanitize, the tests of .build-asan or .build-tsan run in three processes: rest (every suite
+#   but the live ones, in parallel, at most $SANITIZER_WIDTH tests at once), then the live ones in two
+#   shards side by side (see below). ThreadSanitizer
 #   skips the test targets of the modules Swift 6 proves free of data races (below). Neither runs
 #   ExampleTests, whose example programs' own code the compiler proves safe (Scripts/test-suites.py
 #   unsanitized): the library code they run is run under both by the library's test targets. The leak
@@ -112,23 +112,22 @@ wait_all() {
     names=()
 }
 
-# Under ThreadSanitizer the real-time suites run after the rest, in two shards side by side: its
-# instrumented code is several times slower, and even at nice 19 the others' load made a rate-2 player
-# miss real time (AudioPlayerDeviceTests), so they keep the machine to themselves. Under AddressSanitizer (about twice
-# as slow) they overlap the rest, as in the plain run.
+# Under a sanitizer the real-time suites run after the rest, in two shards side by side: instrumented
+# code is two (ASan) to several (TSan) times slower, and even at nice 19 the others' load made the player
+# miss real time (AudioPlayerDeviceTests: gaps, and audio lost between the player and the monitor), so
+# they keep the machine to themselves.
 if [ -z "$sanitizer" ]; then
     group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
     group gated-1 19 "$gate" -- --no-parallel --filter "$gated1" "${skip[@]}"
     group gated-2 19 "$gate" -- --no-parallel --filter "$gated2" "${skip[@]}"
     group unit 19 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|MemoryCheck"
 else
-    [ "$sanitizer" = address ] && group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
     # Without the gate nothing needs a process of its own: the gated and unit suites share one parallel
     # process, whose width keeps both cores busy to the end instead of waiting on the longer shard.
     group rest 19 -- --experimental-maximum-parallelization-width "$SANITIZER_WIDTH" --skip "$live|MemoryCheck|$unsanitized$racefree"
 fi
 wait_all
-if [ "$sanitizer" = thread ]; then
+if [ -n "$sanitizer" ]; then
     # Two real-time shards side by side: each suite still runs alone in its process, and each suite
     # starts its own daemon or server on free loopback ports, so the two do not meet; they mostly wait.
     group live-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 1/2)" "${skip[@]}"

@@ -37,6 +37,9 @@
                                       prints `^$` and the sanitizers run ExampleTests again (and the Makefile's
                                       sanitized builds must then build the examples: `make gates` fails
                                       first, as the tests cannot find them).
+    Scripts/test-suites.py programs   prints the example programs that test targets other than ExampleTests
+                                      run (`TestPaths.executable("name")`), one per line: a sanitized build
+                                      builds these beside the test bundle (Scripts/sanitized-build.sh).
     Scripts/test-suites.py seconds LOG...
                                       prints the seconds each suite took in Swift Testing logs, as
                                       Tests/suite-seconds.tsv holds them (refresh it from a quiet run's
@@ -167,6 +170,18 @@ def unsanitized_targets():
     return ["ExampleTests"]
 
 
+PROGRAM = re.compile(r'TestPaths\.executable\("([\w-]+)"\)')
+
+
+def programs():
+    """The example programs run by the test targets the sanitizers run (all but ExampleTests)."""
+    names = set()
+    for path, text in sources():
+        if not path.startswith(os.path.join("Tests", "ExampleTests")):
+            names.update(PROGRAM.findall(text))
+    return sorted(names)
+
+
 def regex(names):
     # Test ids read `Target.Suite/test()`, nested suites `Target.Suite/Inner/test()`.
     return r"\.(" + "|".join(sorted(names)) + ")/" if names else "^$"
@@ -199,6 +214,9 @@ def main(argv):
     if command == "unsanitized":
         targets = unsanitized_targets()
         print("(" + "|".join(targets) + r")\." if targets else "^$")
+        return 0
+    if command == "programs":
+        print("\n".join(programs()))
         return 0
     if command == "seconds":
         logged_seconds(argv[2:])
