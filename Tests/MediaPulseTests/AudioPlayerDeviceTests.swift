@@ -46,6 +46,16 @@ import Testing
         return (0..<frames).filter { loud[max(0, $0 - 8)...min(frames - 1, $0 + 8)].contains(true) }.count
     }
 
+    /// A 440 Hz stereo tone at 48 kHz (−6 dBFS) of `seconds` written by sox, and the same after 0.2 s of
+    /// silence: the null sink's monitor loses the first few ms of a new stream.
+    static func tone(seconds: String, in folder: TemporaryDirectory) throws -> (tone: String, padded: String) {
+        let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", seconds, "sine", "440", "vol", "0.5"])
+        try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
+        return (tone, padded)
+    }
+
     /// RMS level in dB of one channel of the whole recording.
     static func rmsDB(_ samples: [Float], channel: Int) -> Double {
         var sum = 0.0, count = 0
@@ -76,10 +86,7 @@ import Testing
         let folder = try TemporaryDirectory()
         // The null sink's monitor loses the first few ms of a new stream (paplay's too): 0.2 s of silence
         // first keeps the tone whole for the duration and level measurements; the loops use the bare tone.
-        let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
-        try ExternalTool.check(
-            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"])
-        try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
+        let (tone, padded) = try Self.tone(seconds: "1", in: folder)
         let left = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p, _ in p.pan = -1 }
         #expect(Self.rmsDB(left, channel: 1) < -60)
         #expect(Self.rmsDB(left, channel: 0) > -20)
@@ -102,11 +109,7 @@ import Testing
     @Test func rateTwoPlaysTwiceAsFastAtThePitch() async throws {
         let daemon = try PulseDaemon(sampleRate: 24_000)
         let folder = try TemporaryDirectory()
-        // 0.2 s of silence first: the null sink's monitor loses the first few ms of a new stream.
-        let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
-        try ExternalTool.check(
-            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"])
-        try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
+        let padded = try Self.tone(seconds: "1", in: folder).padded
         let fast = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { p, _ in
             p.enableRate = true; p.rate = 2
         }
@@ -166,10 +169,7 @@ import Testing
     @Test func pauseSilencesTheOutputAndResumePlaysTheRest() async throws {
         let daemon = try PulseDaemon()
         let folder = try TemporaryDirectory()
-        let tone = folder.file("tone.wav"), padded = folder.file("padded.wav")
-        try ExternalTool.check(
-            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "1.5", "sine", "440", "vol", "0.5"])
-        try ExternalTool.check("sox", [tone, padded, "pad", "0.2", "0"])
+        let padded = try Self.tone(seconds: "1.5", in: folder).padded
         // The pause lasts 0.6 s of the server's time, measured by the monitor's recording: a sleep would
         // last longer on a loaded machine and the silence with it.
         let recording = try await Self.playAndRecord(padded, daemon: daemon, folder: folder) { player, recorder in
