@@ -24,8 +24,8 @@
 # Usage: Scripts/run-tests.sh [--sanitize address|thread]
 #   With --sanitize, the tests of .build-asan or .build-tsan run in three processes: rest (every suite
 #   but the live ones, in parallel, at most $SANITIZER_WIDTH tests at once), then the live ones in two
-#   shards side by side (see below). ThreadSanitizer
-#   skips the test targets of the modules Swift 6 proves free of data races (below). Neither runs
+#   shards side by side (see below). ThreadSanitizer skips the test targets of the modules Swift 6
+#   proves free of data races (below). Neither runs
 #   ExampleTests, whose example programs' own code the compiler proves safe (Scripts/test-suites.py
 #   unsanitized): the library code they run is run under both by the library's test targets. The leak
 #   gate is off (the sanitizers judge memory), and the MemoryCheck suites (valgrind cannot run a

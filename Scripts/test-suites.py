@@ -34,9 +34,8 @@
                                       errors. Everything they run beyond it is library code, which the
                                       library's own test targets run under both sanitizers; the plain run
                                       (`make test`) runs ExampleTests. If Examples/ ever hold such code, this
-                                      prints `^$` and the sanitizers run ExampleTests again (and the Makefile's
-                                      sanitized builds must then build the examples: `make gates` fails
-                                      first, as the tests cannot find them).
+                                      prints `^$`: the sanitizers run ExampleTests again, and
+                                      Scripts/sanitized-build.sh builds every program for them.
     Scripts/test-suites.py programs   prints the example programs that test targets other than ExampleTests
                                       run (`TestPaths.executable("name")`), one per line: a sanitized build
                                       builds these beside the test bundle (Scripts/sanitized-build.sh).
@@ -153,7 +152,8 @@ def race_free_targets():
 # What touches memory through a pointer (passing a buffer pointer on, as a `MediaOutput` does, does not).
 POINTER_USE = re.compile(
     r"withUnsafe|\.baseAddress|\.pointee|\.load\((?:as|fromByteOffset)|\.storeBytes\("
-    r"|assumingMemoryBound|bindMemory|withMemoryRebound|\.allocate\(|\.initialize\(|\.deallocate\(|\.advanced\(by|OpaquePointer|unsafeBitCast"
+    r"|assumingMemoryBound|bindMemory|withMemoryRebound|\.allocate\(|\.initialize\(|\.deallocate\("
+    r"|\.advanced\(by|OpaquePointer|unsafeBitCast"
 )
 
 

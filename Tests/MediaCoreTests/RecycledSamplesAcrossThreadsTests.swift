@@ -51,7 +51,7 @@ private final class Checksum: MediaStage {
     func finish(into emit: (MediaSample) throws -> Void) throws {}
 }
 
-/// Keeps each sample's first and last byte and whether all bytes were equal.
+/// Keeps each sample's first byte and whether all its bytes equal it.
 private final class Uniformity: MediaSink {
     let written: Written
     init(written: Written) { self.written = written }
