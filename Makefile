@@ -41,9 +41,9 @@ build: deps
 # The contributor's loop, 12 to 18 minutes from a fresh clone here, as fast as the machine is that day (README, "Tests"): swift-format and the
 # suite rules (`make lint`), a debug build of everything (the tests run the example executables), then
 # every test once (Scripts/run-tests.sh): the real-time suites one at a time, the FFmpeg suites one at a
-# time under the leak gate in two shards, the rest in parallel, all at once. Each phase's time is printed, and a
-# table of them at the end. What only CI runs (docs, the allocation gate, the fuzz corpus, the
-# sanitizers) is `make gates`.
+# time under the leak gate in two shards, the rest (the fuzz corpora's replay among them) in parallel, all at
+# once. Each phase's time is printed, and a table of them at the end. What only CI runs (docs, the allocation
+# gate, the sanitizers) is `make gates`.
 PHASE = Scripts/phase.sh
 
 test: deps
@@ -53,14 +53,13 @@ test: deps
 	@$(PHASE) tests Scripts/run-tests.sh
 	@$(PHASE) --summary
 
-# What CI runs after `make test` (.ci/run), about 33 to 55 minutes here (README, "Tests"): the documentation with warnings as
-# errors, the allocation gate (a release build of Benchmarks/), the fuzz corpus replay, and the library's tests
-# under AddressSanitizer+LeakSanitizer and under ThreadSanitizer (which skips the test targets of the
-# modules Swift 6 proves free of data races: Scripts/run-tests.sh).
+# What CI runs after `make test` (.ci/run; README, "Tests", has the times): the documentation with warnings as
+# errors, the allocation gate (a release build of Benchmarks/), and the library's tests, fuzz corpora included,
+# under AddressSanitizer+LeakSanitizer and under ThreadSanitizer (optimised builds: Scripts/sanitized-build.sh;
+# ThreadSanitizer skips the test targets of the modules Swift 6 proves free of data races: Scripts/run-tests.sh).
 gates: deps
 	@$(PHASE) docs-check $(MAKE) --no-print-directory docs-check
 	@$(PHASE) bench-check $(MAKE) --no-print-directory bench-check
-	@$(PHASE) fuzz-replay $(MAKE) --no-print-directory fuzz-replay
 	@$(PHASE) address-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh address
 	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address
 	@$(PHASE) thread-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh thread
@@ -77,7 +76,7 @@ leak-check:
 	$(call run_tests,leak-check,--no-parallel --filter "$$(Scripts/test-suites.py gated)|$$(Scripts/test-suites.py realtime)",$(LEAK_GATE))
 
 # The library's tests, run as `make test` runs them (Scripts/run-tests.sh), under AddressSanitizer (with LeakSanitizer)
-# and then under ThreadSanitizer, each in its own build folder (.build-asan, .build-tsan). (Swift on Linux refuses
+# and then under ThreadSanitizer, each in its own optimised build folder (.build-asan, .build-tsan). (Swift on Linux refuses
 # -sanitize=undefined.) ExampleTests are not run there: the examples' own code is proven safe by the compiler, and the
 # library code they run is run by the library's tests (Scripts/test-suites.py unsanitized). So a sanitized build is the
 # test bundle and the few example programs other suites run (Scripts/sanitized-build.sh). Every sanitized process

@@ -10,6 +10,11 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility")
 ]
 
+/// What the test targets and their helpers add: in a release build (the sanitized builds,
+/// Scripts/sanitized-build.sh, are optimised so that the library's code runs fast and as users run it), the
+/// tests' own code is not optimised, which would cost more build time than it saves test time.
+let testStrict: [SwiftSetting] = strict + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+
 let package = Package(
     name: "MediaPipeline",
     products: [
@@ -124,7 +129,17 @@ let package = Package(
                 "MediaCore", "MediaFormats", "MediaFFmpeg", "MediaPulse",
                 .product(name: "Logging", package: "swift-log")
             ],
-            swiftSettings: strict
+            swiftSettings: testStrict
+        ),
+
+        // The fuzz targets' bodies (`FuzzTarget`, in the Fuzz package's FuzzSupport folder), which its libFuzzer
+        // executables call. Compiled here too, so that MediaFormatsTests replays the fuzz corpora through the very same
+        // calls in every test run, plain and sanitized, without a fuzzer build (Documentation/Reliability.md, "Fuzzing").
+        .target(
+            name: "MediaFuzzTargets",
+            dependencies: ["MediaCore", "MediaBitstream", "MediaFormats"],
+            path: "Fuzz/Sources/FuzzSupport",
+            swiftSettings: testStrict
         ),
 
         .executableTarget(
@@ -262,21 +277,24 @@ let package = Package(
         ),
 
         .testTarget(
-            name: "MediaBitstreamTests", dependencies: ["MediaBitstream", "MediaTestSupport"], swiftSettings: strict),
+            name: "MediaBitstreamTests", dependencies: ["MediaBitstream", "MediaTestSupport"], swiftSettings: testStrict
+        ),
         .testTarget(
             name: "MediaCoreTests",
             dependencies: ["MediaCore", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strict),
+            swiftSettings: testStrict),
         .testTarget(
             name: "MediaFormatsTests",
-            dependencies: ["MediaFormats", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MediaFormats", "MediaFuzzTargets", "MediaTestSupport", .product(name: "Logging", package: "swift-log")
+            ],
             exclude: ["Fixtures"],
-            swiftSettings: strict
+            swiftSettings: testStrict
         ),
         // The recorder and player on a real daemon need the umbrella too (files, decoders, stages).
         .testTarget(
             name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaPipeline", "MediaTestSupport"],
-            swiftSettings: strict),
+            swiftSettings: testStrict),
         // The live queue, reconnection and adaptive bit rate on stand-in sinks; the suites that stream
         // through FFmpeg to real servers are in MediaFFmpegTests.
         .testTarget(
@@ -284,20 +302,21 @@ let package = Package(
             dependencies: [
                 "MediaCore", "MediaStreaming", "MediaTestSupport", .product(name: "Logging", package: "swift-log")
             ],
-            swiftSettings: strict
+            swiftSettings: testStrict
         ),
-        .testTarget(name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MediaAudioTests", dependencies: ["MediaAudio", "MediaTestSupport"], swiftSettings: testStrict),
         .testTarget(
             name: "MediaFFmpegTests",
             dependencies: ["MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strict
+            swiftSettings: testStrict
         ),
         // The example executables end to end (they run the binaries the build put beside the test bundle),
         // their README code, and valgrind on them.
         .testTarget(
             name: "ExampleTests",
             dependencies: ["MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: strict
+            swiftSettings: testStrict
         )
     ]
 )

@@ -42,15 +42,16 @@ SANITIZER_WIDTH=${SANITIZER_WIDTH:-3}
 sanitizer=""
 if [ "${1:-}" = "--sanitize" ]; then sanitizer=$2; fi
 case "$sanitizer" in
-"") scratch=.build run=tests minutes=${TEST_PROCESS_MINUTES:-20} ;;
-address) scratch=.build-asan run=address minutes=${TEST_PROCESS_MINUTES:-30} ;;
-thread) scratch=.build-tsan run=thread minutes=${TEST_PROCESS_MINUTES:-30} ;;
+"") scratch=.build/debug run=tests minutes=${TEST_PROCESS_MINUTES:-20} ;;
+# Sanitized builds are optimised (Scripts/sanitized-build.sh says why).
+address) scratch=.build-asan/release run=address minutes=${TEST_PROCESS_MINUTES:-30} ;;
+thread) scratch=.build-tsan/release run=thread minutes=${TEST_PROCESS_MINUTES:-30} ;;
 *)
     echo "run-tests.sh: unknown sanitizer '$sanitizer'" >&2
     exit 2
     ;;
 esac
-bundle="$scratch/debug/MediaPipelinePackageTests.xctest"
+bundle="$scratch/MediaPipelinePackageTests.xctest"
 [ -x "$bundle" ] || {
     echo "run-tests.sh: $bundle is not built (swift build --build-tests first)" >&2
     exit 2

@@ -125,8 +125,13 @@ final class LiveQueue: @unchecked Sendable {
 
     /// The current stats.
     var stats: LiveStreamSink.Stats {
-        // Copied under the lock (copy-on-write: the writer is held only for the copy), sorted outside it.
-        let copy = try? locked { () throws(MediaError) in (state.stats, state.latencies) }
+        // Copied under the lock, sorted outside it. The latencies are copied into a buffer of their own, not
+        // shared copy-on-write with the sender's: handing a shared buffer back (the sender appends in place once
+        // this copy's reference is gone) is ordered by the reference count inside the Swift runtime, which
+        // ThreadSanitizer does not see, and an optimised build drops the reference early enough for it to report.
+        let copy = try? locked { () throws(MediaError) in
+            (state.stats, state.latencies.withUnsafeBufferPointer { Array($0) })
+        }
         guard let (stats, latencies) = copy else { return LiveStreamSink.Stats() }
         return LiveQueueState.snapshot(stats, latencies: latencies)
     }
