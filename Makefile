@@ -84,7 +84,10 @@ leak-check:
 # status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
 # Tests/Sanitizers/. The MemoryCheck suites run valgrind, which cannot run a sanitized program: they are skipped.
 SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:print_suppressions=0:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
-SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:$(call SAN_OPTIONS,address,asan) \
+# max_allocation_size_mb: one allocation over 512 MB is a report, the limit libFuzzer's runs have (-malloc_limit_mb),
+# so that the fuzz corpora's replay in the test bundle (FuzzCorpusReplayTests) catches a size field that makes a
+# parser ask for too much, and so does every other test.
+SANITIZER_ENV_address = ASAN_OPTIONS=detect_leaks=1:max_allocation_size_mb=512:$(call SAN_OPTIONS,address,asan) \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp
 SANITIZER_ENV_thread = TSAN_OPTIONS=$(call SAN_OPTIONS,thread,tsan)
 # What in a sanitizer's log file is a report (the rest is the suppression statistics that print_suppressions=0 keeps
