@@ -12,7 +12,7 @@ let strict: [SwiftSetting] = [
 
 /// What the test targets and their helpers add: in a release build (the sanitized builds,
 /// Scripts/sanitized-build.sh, are optimised so that the library's code runs fast and as users run it), the
-/// tests' own code is not optimised, which would cost more build time than it saves test time.
+/// tests' own code stays unoptimised: optimising it cost more build time than it saved test time.
 let testStrict: [SwiftSetting] = strict + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
 let package = Package(
@@ -134,7 +134,7 @@ let package = Package(
 
         // The fuzz targets' bodies (`FuzzTarget`, in the Fuzz package's FuzzSupport folder), which its libFuzzer
         // executables call. Compiled here too, so that MediaFormatsTests replays the fuzz corpora through the very same
-        // calls in every test run, plain and sanitized, without a fuzzer build (Documentation/Reliability.md, "Fuzzing").
+        // calls in `make test` and under AddressSanitizer, without a fuzzer build (Documentation/Reliability.md, "Fuzzing").
         .target(
             name: "MediaFuzzTargets",
             dependencies: ["MediaCore", "MediaBitstream", "MediaFormats"],

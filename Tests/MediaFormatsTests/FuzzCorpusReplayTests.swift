@@ -7,8 +7,8 @@ import Testing
 /// reached code the others did not) through the same calls the libFuzzer executables make
 /// (``FuzzTarget/run(_:)``): none may trap or hang, and under AddressSanitizer none may touch memory it
 /// does not own. This is the corpus replay the fuzzer's own build would give, run in the test bundle, so
-/// that `make test` and both sanitized runs include it without a fuzzer build (`make fuzz` still fuzzes).
-@Suite(.timeLimit(.minutes(5))) struct FuzzCorpusReplayTests {
+/// that `make test` and the AddressSanitizer run include it without a fuzzer build (`make fuzz` still fuzzes).
+@Suite(.timeLimit(.minutes(10))) struct FuzzCorpusReplayTests {
     static let corpus = TestPaths.packageRoot() + "/Fuzz/Corpus"
 
     /// The corpus folders and the targets are the same set: a corpus without a target, or a target

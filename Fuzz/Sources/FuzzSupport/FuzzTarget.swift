@@ -6,7 +6,7 @@ import MediaFormats
 /// `Fuzz/Sources` and its corpus under `Fuzz/Corpus`). Each executable's `LLVMFuzzerTestOneInput` is
 /// ``run(_:)`` of its case; the library's test bundle compiles this file too (`MediaFuzzTargets` in the
 /// root `Package.swift`), so that `FuzzCorpusReplayTests` replays every corpus through the same calls in
-/// the sanitized builds without a fuzzer build of its own.
+/// `make test` and under AddressSanitizer without a fuzzer build of its own.
 public enum FuzzTarget: String, CaseIterable, Sendable {
     case adts = "ADTS"
     case adtsReader = "ADTSReader"
