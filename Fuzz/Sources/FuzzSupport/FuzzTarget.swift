@@ -8,23 +8,41 @@ import MediaFormats
 /// root `Package.swift`), so that `FuzzCorpusReplayTests` replays every corpus through the same calls in
 /// `make test` and under AddressSanitizer without a fuzzer build of its own.
 public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// `ADTSHeader(parsing:)`, and `ADTSParser` pushed the input in pieces.
     case adts = "ADTS"
+    /// `ADTSReader` over the input, every sample.
     case adtsReader = "ADTSReader"
+    /// `AudioFileStreamParser` hinted ADTS, in pieces.
     case adtsStream = "ADTSStream"
+    /// `AudioFileStreamParser` hinted AIFF/AIFC, in pieces.
     case aiffStream = "AIFFStream"
+    /// `AudioFileStreamParser` hinted NeXT/Sun, in pieces.
     case auStream = "AUStream"
+    /// `AVCCParser` and `avccToAnnexB` with the length size the first byte chooses.
     case avcc = "AVCC"
+    /// `AVCDecoderConfigurationRecord(parsing:)` (avcC).
     case avcDecoderConfigurationRecord = "AVCDecoderConfigurationRecord"
+    /// `AnnexBAccessUnitParser` in pieces, and `AnnexBReader`.
     case annexBAccessUnits = "AnnexBAccessUnits"
+    /// `AnnexBScanner` in pieces, its `split`, and the Annex-B conversions of `H264Bitstream`.
     case annexBScanner = "AnnexBScanner"
+    /// `AudioSpecificConfig(parsing:)`, its description, and the ADTS header made from it.
     case audioSpecificConfig = "AudioSpecificConfig"
+    /// `CAFReader` over the input, every sample.
     case caf = "CAF"
+    /// `AudioFileStreamParser` hinted CAF, in pieces.
     case cafStream = "CAFStream"
+    /// The H.264 NAL header, SPS and PPS parsers, and emulation-prevention removal.
     case h264ParameterSets = "H264ParameterSets"
+    /// `AudioFileStreamParser` hinted MP3 (frames, Xing/LAME, ID3), in pieces.
     case mp3Stream = "MP3Stream"
+    /// `AudioFileStreamParser` with no hint: type sniffing, then any of the others, in pieces.
     case sniffedStream = "SniffedStream"
+    /// `WAVReader` over the input (WAV, RF64, extensible), every sample.
     case wav = "WAV"
+    /// `AudioFileStreamParser` hinted WAVE, in pieces.
     case wavStream = "WAVStream"
+    /// `Y4MStreamHeader`, `Y4MParser` in pieces, and `Y4MReader`.
     case y4m = "Y4M"
 
     /// Feeds `bytes` to this target's parsers the way a user calls them, reading every output, and
