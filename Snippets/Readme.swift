@@ -42,5 +42,5 @@ let video = graph.addBranch("video", source: camera, stages: [try H264Encoder()]
 let audio = graph.addBranch("audio", source: microphone, stages: [try AACEncoder(bitRate: 128_000)])
 graph.addSink(try ContainerMuxer(path: "show.mp4"), tracks: [video, audio])  // interleaved by decode time
 graph.addSink(try ContainerMuxer(path: "show.ts"), tracks: [video, audio])  // the same encode again
-try await graph.run()  // or run() / runThreaded() without async; cancelling the task finishes both files
+try await graph.run()  // or runSynchronously() / runThreaded() to block; cancelling the task finishes both files
 // snippet.end

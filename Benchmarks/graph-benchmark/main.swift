@@ -4,7 +4,7 @@
 //
 //     graph-benchmark [--samples N] [--stages K] [--driver graph|threaded|async|pipeline|concurrent]
 //
-// `graph`, `threaded` and `async` run one MediaGraph branch (run(), runThreaded(), `await run()`): the
+// `graph`, `threaded` and `async` run one MediaGraph branch (runSynchronously(), runThreaded(), `await run()`): the
 // stages share the branch's thread, so a hop is a function call. `pipeline` is Pipeline.run();
 // `concurrent` is Pipeline.runConcurrently(), where every stage and the sink have a thread of their own,
 // so each of the K + 1 hops crosses threads through a queue.
@@ -79,9 +79,9 @@ do {
         graph.addSink(CountingSink(), input: branch)
         let progress =
             switch driver {
-            case "graph": try graph.run()
+            case "graph": try graph.runSynchronously()
             case "threaded": try graph.runThreaded()
-            default: try await graph.run(queueDepth: 16, progress: nil)
+            default: try await graph.run()
             }
         guard progress.sinks[0].samplesWritten == Int64(samples) else {
             print("error: the sink received \(progress.sinks[0].samplesWritten) samples, not \(samples)")

@@ -62,7 +62,7 @@ func run(in directory: String, index: Int) throws -> (Int64, Int64) {
     let tone = try ToneGenerator(length: .duration(MediaTime(value: 1, timescale: 10)))
     let audio = graph.addBranch("audio", source: tone, stages: [try AACEncoder()])
     graph.addSink(try ContainerMuxer(path: path, format: .mp4), tracks: [video, audio])
-    _ = try graph.run()
+    _ = try graph.runSynchronously()
     return (try decodedFrames(path, stream: 1, AACDecoder()), try decodedFrames(path, stream: 0, H264Decoder()))
 }
 

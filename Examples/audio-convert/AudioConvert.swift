@@ -122,7 +122,7 @@ struct AudioConvert: ParsableCommand {
         let branch = graph.addBranch(input, source: reader, stages: stages)
         try container.addSink(path: output, to: &graph, input: branch)
         let reporter = ProgressReporter(name: "audio-convert", verb: "converted", enabled: !quiet && output != "-")
-        let progress = try graph.run(stop: Interrupt.signal, progress: reporter.report)
+        let progress = try graph.runSynchronously(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
         guard !quiet else { return }
         let written = progress.sinks.first.map { "\(count: $0.samplesWritten, "sample")" } ?? ""

@@ -138,7 +138,7 @@ struct AVEncoder: ParsableCommand {
         let progress: MediaGraph.Progress
         switch driver {
         case .threaded: progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
-        case .sync: progress = try graph.run(stop: Interrupt.signal, progress: reporter.report)
+        case .sync: progress = try graph.runSynchronously(stop: Interrupt.signal, progress: reporter.report)
         case .async:
             // `try await graph.run()`; Ctrl-C cancels the task, which finishes every file.
             do {

@@ -3,16 +3,18 @@ extension Pipeline {
     /// at most `queueDepth` samples between them: an encoder works on one core while the reader,
     /// converter and muxer work on another. Memory stays bounded by the queue depths.
     ///
-    /// The source runs on the calling thread, which also calls `progress`. The output is the same as
-    /// ``run(progress:)``'s, sample for sample. On the first error anywhere, the other stages stop
-    /// processing, the sink is finished so that what was written stays a valid file, and the error is
-    /// rethrown with the failing stage's name and sample index. When the source fails, the stages first drain what they
-    /// hold into the sink, as in ``run(progress:)``.
+    /// The source runs on the calling thread, which also calls `progress` after each source sample. The
+    /// output is the same as ``run(progress:)``'s, sample for sample: each thread drives its stage
+    /// through the same loop (``MediaBin``'s, the graph's) and the sink through the same runner as a
+    /// ``MediaGraph``. On the first error anywhere, the other stages stop processing, the sink is
+    /// finished so that what was written stays a valid file, and the error is rethrown with the failing
+    /// stage's name and sample index. When the source fails, the stages first drain what they hold into
+    /// the sink, as in ``run(progress:)``.
     @discardableResult
     public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil)
         throws -> Progress
     {
-        try engine.runConcurrently(queueDepth: queueDepth, progress: report)
+        try run.runConcurrently(queueDepth: queueDepth, progress: report)
     }
 }
 
@@ -31,40 +33,25 @@ private final class RunState: Sendable {
     var isFailed: Bool { firstError.withLock { $0 != nil } }
 }
 
-/// Counts the sink's thread keeps; the source's thread reads them for each progress report.
-private final class SinkCounts: Sendable {
-    private let counts = Locked<(samples: Int64, bytes: Int64)>((0, 0))
-
-    /// Counts one written sample of `bytes` bytes.
-    func add(bytes: Int) {
-        counts.withLock {
-            $0.samples += 1; $0.bytes += Int64(bytes)
-        }
-    }
-
-    /// Samples and bytes written so far.
-    var current: (samples: Int64, bytes: Int64) { counts.withLock { $0 } }
-}
-
-extension Engine {
+extension PipelineRun {
     func runConcurrently(queueDepth: Int, progress report: ((Pipeline.Progress) throws -> Void)?) throws
         -> Pipeline.Progress
     {
-        guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
-        hasRun = true
-        let queues = (0...stages.count).map { _ in BoundedQueue<PipelineItem>(capacity: queueDepth) }
+        let (head, chains) = try takeForThreads()
+        let queues = (0...chains.count).map { _ in BoundedQueue<PipelineItem>(capacity: queueDepth) }
         let state = RunState()
-        let counts = SinkCounts()
+        let written = Locked(sink.counts)
         var threads: [StageThread] = []
         defer { threads.forEach { $0.join() } }
 
         do {
-            for (index, stage) in stages.enumerated() {
+            for (index, chain) in chains.enumerated() {
                 threads.append(
-                    try StageThread { runStage(stage, from: queues[index], to: queues[index + 1], state: state) })
+                    try StageThread { runChain(chain, from: queues[index], to: queues[index + 1], state: state) })
             }
-            let sinkInput = queues[stages.count]
-            threads.append(try StageThread { [sink] in runSink(sink, from: sinkInput, counts: counts, state: state) })
+            let sinkInput = queues[chains.count]
+            threads.append(
+                try StageThread { [sink] in runSink(sink, from: sinkInput, counts: written, state: state) })
         } catch {
             // Unwind the threads already started: each passes the end of the stream on and returns.
             state.record(error)
@@ -72,54 +59,41 @@ extension Engine {
             throw error
         }
 
-        // A failing source (a file cut short) is not recorded as the run's failure until the stages
-        // have drained what they hold into the sink, as in the synchronous run.
-        var sourceError: (any Error)?
+        // The head is the source alone: a failing source (a file cut short) ends it as its end would,
+        // so the stages drain into the sink before its error is thrown, as in the synchronous run.
+        let deliver: (MediaSample) throws -> Void = { queues[0].put(.sample($0)) }
         do {
             while !state.isFailed {
-                let next: MediaSample?
-                do {
-                    next = try source.next()
-                } catch {
-                    sourceError = error
-                    break
-                }
-                guard let sample = next else { break }
-                progress = progress.counting(sample)
-                queues[0].put(.sample(sample))
-                (progress.samplesWritten, progress.bytesWritten) = counts.current
-                collectWarnings()
-                try report?(progress)
+                guard try head.step(deliver: deliver) else { break }
+                try report?(current(branch: head.counts, sink: written.withLock { $0 }))
             }
         } catch {
             state.record(error)
         }
         queues[0].put(.end)
         threads.forEach { $0.join() }
-        if let error = sourceError ?? state.error { throw error }
-        (progress.samplesWritten, progress.bytesWritten) = counts.current
-        collectWarnings()
-        return progress
+        if let error = head.sourceError ?? state.error { throw error }
+        return current(branch: head.counts, sink: written.withLock { $0 })
     }
 }
 
-/// One stage's thread: process until the end of the stream, then finish and pass the end on. After an
-/// error anywhere it keeps taking (and dropping) samples, so that the threads before it never block.
-/// The ``CheckedStage`` keeps the stage's order and stamps its errors.
-private func runStage(
-    _ stage: CheckedStage, from input: BoundedQueue<PipelineItem>, to output: BoundedQueue<PipelineItem>,
+/// One stage's thread: pushes each sample through its chain until the end of the stream, then drains
+/// it and passes the end on. After an error anywhere it keeps taking (and dropping) samples, so that the
+/// threads before it never block.
+private func runChain(
+    _ chain: StageChain, from input: BoundedQueue<PipelineItem>, to output: BoundedQueue<PipelineItem>,
     state: RunState
 ) {
-    // Never throws, so it needs no DownstreamError.
+    // Never throws, so what the chain's last stage emits needs no DownstreamError.
     let emit: (MediaSample) throws -> Void = { output.put(.sample($0)) }
     while true {
         switch input.take() {
         case .sample(let sample):
             guard !state.isFailed else { continue }
-            do { try stage.process(sample, forwardingTo: emit) } catch { state.record(error) }
+            do { try chain.push(sample, deliver: emit) } catch { state.record(error) }
         case .end:
             if !state.isFailed {
-                do { try stage.finish(forwardingTo: emit) } catch { state.record(error) }
+                do { try chain.drain(deliver: emit) } catch { state.record(error) }
             }
             output.put(.end)
             return
@@ -127,26 +101,25 @@ private func runStage(
     }
 }
 
-/// The sink's thread: write until the end of the stream, then finish, even after an error elsewhere,
-/// so that what was written stays valid.
-private func runSink(_ sink: CheckedSink, from input: BoundedQueue<PipelineItem>, counts: SinkCounts, state: RunState) {
+/// The sink's thread: writes until the end of the stream, then finishes, even after an error
+/// elsewhere, so that what was written stays valid. Its counts go to `counts` after each sample.
+private func runSink(
+    _ sink: SinkRunner, from input: BoundedQueue<PipelineItem>, counts: Locked<MediaGraph.Progress.Sink>,
+    state: RunState
+) {
     while true {
         switch input.take() {
         case .sample(let sample):
             guard !state.isFailed else { continue }
-            do {
-                try sink.write(sample)
-                counts.add(bytes: sample.byteCount)
-            } catch {
-                state.record(error)
-            }
+            do { try sink.receive(sample, track: 0) } catch { state.record(error) }
         case .end:
-            if state.isFailed {
-                try? sink.finish()
-            } else {
-                do { try sink.finish() } catch { state.record(error) }
+            if !state.isFailed {
+                do { try sink.endTrack(0) } catch { state.record(error) }
             }
-            return
+            sink.finishAfterError()  // does nothing when the sink has finished
         }
+        let snapshot = sink.counts
+        counts.withLock { $0 = snapshot }
+        if sink.isDone { return }
     }
 }

@@ -52,129 +52,117 @@ public struct Pipeline {
         public var warnings: [MediaDiagnostic] = []
     }
 
-    let engine: Engine
+    let run: PipelineRun
 
     /// A pipeline of `source` → `stages` (in order) → `sink`, whose diagnostics go to `logger` (default:
     /// none) and to ``Progress/warnings``.
     public init(source: any MediaSource, stages: [any MediaStage] = [], sink: any MediaSink, logger: Logger? = nil) {
-        engine = Engine(source: source, stages: stages, sink: sink, logger: logger)
+        run = PipelineRun(source: source, stages: stages, sink: SingleTrackSink(sink), logger: logger)
     }
 
-    /// The sink, with everything written to it (for a ``CollectingSink``, the samples).
-    public var finishedSink: any MediaSink { engine.sink.base }
+    /// A pipeline that ends in a multi-track sink used for one track: a `ContainerMuxer` writing one
+    /// stream (an `.m4a`, an `.mp4` of video alone). The sink's ``MultiTrackSink/begin(firstSamples:)``
+    /// gets the first sample, then every sample is written to track 0.
+    public init(
+        source: any MediaSource, stages: [any MediaStage] = [], sink: any MultiTrackSink, logger: Logger? = nil
+    ) {
+        run = PipelineRun(source: source, stages: stages, sink: sink, logger: logger)
+    }
+
+    /// The sink, with everything written to it (for a ``CollectingSink``, the samples). For a pipeline
+    /// made with a ``MultiTrackSink``, see ``finishedMultiTrackSink``.
+    public var finishedSink: any MediaSink {
+        let base = run.sink.base
+        return (base as? SingleTrackSink)?.base ?? MultiTrackSinkAsSink(base: base)
+    }
+
+    /// The sink as the multi-track sink it is (a single-track sink given to the pipeline is wrapped).
+    public var finishedMultiTrackSink: any MultiTrackSink { run.sink.base }
 
     /// Runs to the end of the source, calling `progress` after each source sample, and returns the
     /// final counts. Can run once; a second call throws ``MediaError/Code/stageFinished``.
+    ///
+    /// The run is ``MediaGraph``'s synchronous one, for a graph of one branch and one sink: the same
+    /// loop, the same errors, the same end (when the progress callback throws, the stages are drained
+    /// and the sink finished before its error is rethrown).
     @discardableResult
     public mutating func run(progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
-        try engine.run(progress: report)
+        try run.runSynchronously(progress: report)
     }
 }
 
-/// The state of one run. A class, so that the emit closures that carry samples from stage to stage
-/// capture a reference rather than `inout` access to the `Pipeline` value they were started from.
-///
-/// Each stage and the sink sit in their checked wrappers (``CheckedStage``, ``CheckedSink``): those
-/// keep the order (process per sample, finish once, nothing after a throw) and stamp every error with
-/// the stage's name and sample index; the engine only decides what runs next.
-final class Engine {
-    let source: CheckedSource
-    let stages: [CheckedStage]
-    let sink: CheckedSink
-    var progress = Pipeline.Progress()
-    var hasRun = false
+/// A pipeline's source, stages and sink, held for its one run. A class, so that the `Pipeline` value can
+/// be copied without copying the run (the copies share it, and only one may run).
+final class PipelineRun {
+    /// The source and stages until a run takes them.
+    private var parts: (source: any MediaSource, stages: [any MediaStage])?
+    let sink: SinkRunner
     let diagnostics = DiagnosticCollector()
+    /// The progress as last reported, whose warnings are copied only when there are new ones.
+    private var progress = Pipeline.Progress()
 
-    init(source: any MediaSource, stages: [any MediaStage], sink: any MediaSink, logger: Logger?) {
+    init(source: any MediaSource, stages: [any MediaStage], sink: any MultiTrackSink, logger: Logger?) {
         diagnostics.attach(to: source, user: logger)
         for stage in stages { diagnostics.attach(to: (stage as? CheckedStage)?.base ?? stage, user: logger) }
-        diagnostics.attach(to: (sink as? CheckedSink)?.base ?? sink, user: logger)
-        self.source = CheckedSource(source)
-        self.stages = stages.map(CheckedStage.wrapping)
-        self.sink = CheckedSink.wrapping(sink)
+        diagnostics.attach(to: (sink as? SingleTrackSink)?.base ?? sink, user: logger)
+        parts = (source, stages)
+        self.sink = SinkRunner(sink: sink, trackCount: 1)
     }
 
-    func run(progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
-        guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
-        hasRun = true
-        var sourceError: (any Error)?
-        do {
-            while true {
-                let next: MediaSample?
-                do {
-                    next = try source.next()
-                } catch {
-                    // The input is damaged, not the stages: drain what they hold (an encoder's
-                    // delayed frames) into the sink before reporting, as the ffmpeg CLI does.
-                    sourceError = error
-                    break
-                }
-                guard let sample = next else { break }
-                progress = progress.counting(sample)
-                try push(sample, from: 0)
-                collectWarnings()
-                try report?(progress)
+    /// The source and stages as one branch feeding the sink; throws ``MediaError/Code/stageFinished``
+    /// when a run took them already.
+    private func takeBranch() throws(MediaError) -> BranchRunner {
+        guard let (source, stages) = parts else { throw MediaError.stageFinished("Pipeline") }
+        parts = nil
+        let branch = BranchRunner(name: nil, source: source, stages: stages)
+        branch.routes = [Route(sink: 0, track: 0)]
+        return branch
+    }
+
+    /// The source alone as a branch, and each stage as a chain of its own, for a run with a thread per
+    /// stage; throws as ``takeBranch()``.
+    func takeForThreads() throws(MediaError) -> (head: BranchRunner, chains: [StageChain]) {
+        guard let (source, stages) = parts else { throw MediaError.stageFinished("Pipeline") }
+        parts = nil
+        return (BranchRunner(name: nil, source: source, stages: []), stages.map { StageChain([$0]) })
+    }
+
+    func runSynchronously(progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
+        let branch = try takeBranch()
+        let driver = SyncDriver(branches: [branch], sinks: [sink], diagnostics: diagnostics)
+        try driver.run(
+            stop: { false },
+            afterStep: report.map { report in
+                { try report(self.current(branch: branch.counts, sink: self.sink.counts)) }
             }
-            for index in stages.indices {
-                try stages[index].finish(forwardingTo: { output in try self.forward(output, to: index + 1) })
-            }
-            try sink.finish()
-            collectWarnings()
-            if let sourceError { throw sourceError }
-            return progress
-        } catch {
-            if let sourceError { throw sourceError }  // a failure while draining is secondary
-            // Keep what was written valid: let the sink write its trailer and sizes. Its own error,
-            // if any (or `stageFinished`, when its finish already ran), is secondary to the one that
-            // stopped the run.
-            try? sink.finish()
-            throw error
+        )
+        return current(branch: branch.counts, sink: sink.counts)
+    }
+
+    /// The progress from the branch's and the sink's counts, with the warnings copied when there are
+    /// new ones.
+    func current(branch counts: MediaGraph.Progress.Branch, sink written: MediaGraph.Progress.Sink)
+        -> Pipeline.Progress
+    {
+        progress.samplesRead = counts.samplesRead
+        progress.framesRead = counts.framesRead
+        progress.videoFramesRead = counts.videoFramesRead
+        if counts.position.isNumeric { progress.position = counts.position }
+        progress.samplesWritten = written.samplesWritten
+        progress.bytesWritten = written.bytesWritten
+        let warnings = diagnostics.count
+        if warnings != progress.warningCount {
+            progress.warningCount = warnings
+            progress.warnings = diagnostics.diagnostics
         }
-    }
-
-    /// Copies the collector's warnings into the progress when there are new ones: one atomic load per
-    /// sample otherwise.
-    func collectWarnings() {
-        let count = diagnostics.count
-        guard count != progress.warningCount else { return }
-        progress.warningCount = count
-        progress.warnings = diagnostics.diagnostics
-    }
-
-    private func push(_ sample: MediaSample, from index: Int) throws {
-        if index == stages.count {
-            progress.samplesWritten += 1
-            progress.bytesWritten += Int64(sample.byteCount)
-            try sink.write(sample)
-            return
-        }
-        try stages[index].process(sample, forwardingTo: { output in try self.forward(output, to: index + 1) })
-    }
-
-    /// Pushes what stage `index - 1` emitted on; an error from there on is the stage's downstream's.
-    private func forward(_ sample: MediaSample, to index: Int) throws {
-        do { try push(sample, from: index) } catch { throw DownstreamError(error: error) }
+        return progress
     }
 }
 
-extension Pipeline.Progress {
-    /// The progress with `sample` counted as read from the source. Not a mutating method: the time
-    /// arithmetic then runs outside the access to the engine's `progress`, which so needs no dynamic
-    /// exclusivity check (a tenth of a pipeline's per-sample cost).
-    func counting(_ sample: MediaSample) -> Self {
-        var copy = self
-        copy.samplesRead += 1
-        copy.count(frames: sample)
-        let end = sample.timing.presentationTime + sample.timing.duration
-        if end.isNumeric { copy.position = end }
-        return copy
-    }
-
-    /// Adds `sample`'s frames to ``framesRead`` (audio) or ``videoFramesRead`` (video).
-    mutating func count(frames sample: MediaSample) {
-        switch sample.format {
-        case .video: videoFramesRead += 1
-        case .audio: framesRead += Int64(sample.frameCount)
-        }
-    }
+/// A ``MultiTrackSink`` shown as a ``MediaSink`` for ``Pipeline/finishedSink``: writes go to track 0.
+struct MultiTrackSinkAsSink: MediaSink {
+    var base: any MultiTrackSink
+    var name: String { base.name }
+    mutating func write(_ sample: MediaSample) throws { try base.write(sample, track: 0) }
+    mutating func finish() throws { try base.finish() }
 }

@@ -43,7 +43,7 @@ import Testing
         let audio = graph.addBranch("audio", source: ArraySource(pcm(5, frames: 160)))
         let video = graph.addBranch("video", source: ArraySource(pictures(4)))
         graph.addSink(SampleCollector(), tracks: [audio, video])
-        let progress = try graph.run()
+        let progress = try graph.runSynchronously()
         #expect(progress.branches[0].framesRead == 800)
         #expect(progress.branches[0].videoFramesRead == 0)
         #expect(progress.branches[1].framesRead == 0)

@@ -119,7 +119,7 @@ import Testing
         graph.addSink(
             try ContainerMuxer(hlsPlaylist: path, hls: HLSOptions(playlist: .live(windowSize: 6))),
             tracks: [video, audio])
-        _ = try graph.run()
+        _ = try graph.runSynchronously()
         let playlist = try F.playlist(path)
         #expect(playlist.segments.count == 2 && playlist.isEnded, "\(playlist.lines)")
         let frames = try F.countFrames(path)

@@ -49,7 +49,7 @@ import Testing
         var graph = MediaGraph(logger: records.logger(level: .warning))
         let video = graph.addBranch(source: Samples(script.samples(0..<10).filter { $0.1 == 0 }.map(\.0)))
         graph.addSink(output, tracks: [video])
-        let progress = try graph.run()
+        let progress = try graph.runSynchronously()
 
         #expect(records.all.map { $0.metadata["code"] } == ["disconnected", "reconnectFailed"])  // .info not logged
         #expect(progress.warningCount == 2)

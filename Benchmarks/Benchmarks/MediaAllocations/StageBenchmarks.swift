@@ -67,7 +67,7 @@ func stageBenchmarks() {
                 source: ArraySource(samples), stages: Array(repeating: IdentityStage(), count: 3))
             graph.addSink(CountingSink(), input: branch)
             benchmark.startMeasurement()
-            let progress = try graph.run()
+            let progress = try graph.runSynchronously()
             benchmark.stopMeasurement()
             return Int(progress.sinks.first?.samplesWritten ?? 0)
         }

@@ -14,7 +14,7 @@ extension MediaGraph {
     ///
     /// **Cancelling the task** stops the sources, drains every stage (an encoder's delayed frames
     /// still reach the file), finishes every sink (a valid, playable file), and then throws
-    /// `CancellationError`. Other errors are thrown as from ``run(stop:progress:)``.
+    /// `CancellationError`. Other errors are thrown as from ``runSynchronously(stop:progress:)``.
     /// `progress` is called from the graph's threads about ten times a second at most.
     @discardableResult
     public func run(

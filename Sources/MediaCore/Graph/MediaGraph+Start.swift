@@ -14,7 +14,7 @@ extension MediaGraph {
     /// ```
     ///
     /// `onEnd` is called once, on one of the graph's threads, when every sink has finished: with the
-    /// progress, or the error that ended the run (as ``run(stop:progress:)`` would throw it).
+    /// progress, or the error that ended the run (as ``runSynchronously(stop:progress:)`` would throw it).
     public func start(
         queueDepth: Int = 16, onEnd: (@Sendable (Result<Progress, any Error>) -> Void)? = nil
     ) -> MediaGraphRun {

@@ -4,7 +4,7 @@ import Dispatch
 #endif
 
 extension MediaGraph {
-    /// Runs like ``run(stop:progress:)``, but each branch (its source and stages) and each sink that
+    /// Runs like ``runSynchronously(stop:progress:)``, but each branch (its source and stages) and each sink that
     /// several branches feed on a thread of its own, with queues of at most `queueDepth` samples from
     /// the branches to those sinks: an audio encoder, a video encoder and a muxer work on three cores at
     /// once. A sink fed by one branch alone runs on that branch's thread, with no hand-off per sample.

@@ -10,7 +10,7 @@ public import Logging
 /// let video = graph.addBranch(source: pattern, stages: [try H264Encoder(settings: settings)])
 /// graph.addSink(try ContainerMuxer(path: "out.mp4"), tracks: [video, audio])   // one track per branch
 /// graph.addSink(ADTSMuxer(output: try FileOutput(path: "out.aac")), input: audio)  // fan-out
-/// try graph.run()                      // synchronously, on this thread
+/// try graph.runSynchronously()        // on this thread
 /// // or: try graph.runThreaded()       // a thread per branch and per sink, bounded queues
 /// // or: try await graph.run()         // async; cancelling the task finishes every file
 /// ```

@@ -1,26 +1,26 @@
-/// One branch of a running ``MediaGraph``: its source and stages. Each stage sits in a
-/// ``CheckedStage``, which keeps the life cycle the driver guarantees (process*, finish once, nothing
-/// after a throw) and stamps every error with the stage's name and the index of the sample it was
-/// given; the source's errors are stamped by its ``CheckedSource``.
+/// One branch of a run (a ``MediaGraph``'s, or a ``Pipeline``'s single one): its source and its stages,
+/// which a ``StageChain`` drives (each in a ``CheckedStage``, which keeps the life cycle the driver
+/// guarantees and stamps every error with the stage's name and sample index); the source's errors are
+/// stamped by its ``CheckedSource``.
 ///
 /// Names are computed once, when the branch is built: the per-sample path does no string work.
 final class BranchRunner {
     let name: String
     private let source: CheckedSource
-    private let stages: [CheckedStage]
+    private let chain: StageChain
     /// The (sink, track) inputs this branch's output feeds; set when a run starts.
     var routes: [Route] = []
     /// Counts for progress.
     var counts: MediaGraph.Progress.Branch
     /// Whether the source ended (or failed) and the stages were drained.
-    private(set) var isEnded = false
+    var isEnded: Bool { chain.isDrained }
     /// The source's error, if it failed: reported after the other branches have run to their end.
     private(set) var sourceError: (any Error)?
 
     init(name: String?, source: any MediaSource, stages: [any MediaStage]) {
         self.source = CheckedSource(source)
         self.name = name ?? self.source.name
-        self.stages = stages.map(CheckedStage.wrapping)
+        chain = StageChain(stages)
         counts = .init(name: self.name)
     }
 
@@ -53,32 +53,17 @@ final class BranchRunner {
 
     /// Ends the branch without reading further: finishes every stage in order, draining what each holds
     /// into the ones after it. Stages that already finished or failed are not called again.
-    func drain(deliver: (MediaSample) throws -> Void) throws {
-        guard !isEnded else { return }
-        isEnded = true
-        for index in stages.indices where stages[index].state == .open {
-            try stages[index].finish(forwardingTo: { output in
-                try self.forward(output, to: index + 1, deliver: deliver)
-            })
-        }
-    }
+    func drain(deliver: (MediaSample) throws -> Void) throws { try chain.drain(deliver: deliver) }
 
     /// Marks the branch ended without draining (after another part of the graph failed).
-    func abandon() { isEnded = true }
+    func abandon() { chain.abandon() }
 
+    @inline(__always)
     private func push(_ sample: MediaSample, from index: Int, deliver: (MediaSample) throws -> Void) throws {
-        guard index < stages.count else {
-            counts.samplesOut += 1
-            try deliver(sample)
-            return
+        try chain.push(sample, from: index) { output in
+            self.counts.samplesOut += 1
+            try deliver(output)
         }
-        try stages[index].process(
-            sample, forwardingTo: { output in try self.forward(output, to: index + 1, deliver: deliver) })
-    }
-
-    /// Pushes what stage `index - 1` emitted on; an error from there on is the stage's downstream's.
-    private func forward(_ sample: MediaSample, to index: Int, deliver: (MediaSample) throws -> Void) throws {
-        do { try push(sample, from: index, deliver: deliver) } catch { throw DownstreamError(error: error) }
     }
 }
 

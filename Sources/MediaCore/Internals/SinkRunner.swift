@@ -21,6 +21,9 @@ final class SinkRunner {
         interleaver = Interleaver(trackCount: trackCount, bound: bound, sinkName: name)
     }
 
+    /// The sink the runner was given, with everything written to it.
+    var base: any MultiTrackSink { sink.base }
+
     /// Whether the sink was finished.
     var isDone: Bool { sink.state == .finished }
 

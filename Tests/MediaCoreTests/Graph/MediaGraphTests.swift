@@ -15,7 +15,7 @@ import Testing
         let video = graph.addBranch("video", source: ArraySource(videoFrames(seconds: 3)))
         let sink = SampleCollector()
         graph.addSink(sink, tracks: [video, audio])
-        let progress = try graph.run()
+        let progress = try graph.runSynchronously()
         #expect(sink.formats == [videoFormat, audioFormat])
         #expect(sink.samples(track: 0).count == 90)
         #expect(sink.samples(track: 1).count == 3 * 48_000 / 1024)
@@ -34,7 +34,7 @@ import Testing
         let second = SampleCollector()
         graph.addSink(first, input: audio)
         graph.addSink(second, tracks: [audio])
-        try graph.run()
+        try graph.runSynchronously()
         #expect(first.samples.count == 46)
         #expect(first.samples == second.samples)
         #expect(first.finishCount == 1 && second.finishCount == 1)
@@ -51,7 +51,7 @@ import Testing
         let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 10)), stages: [stall])
         let sink = SampleCollector()
         graph.addSink(sink, tracks: [audio, video])
-        let progress = try graph.run()
+        let progress = try graph.runSynchronously()
         // 2 s of 1024-frame packets at 48 kHz is 93.75 packets; the head waits until the span passes 2 s.
         let bound = 2 * 48_000 / 1024 + 2
         #expect(progress.sinks[0].maxQueuedSamples <= bound)
@@ -66,7 +66,7 @@ import Testing
         let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 5)), stages: [ClosureStage { _, _ in [] }])
         let sink = SampleCollector()
         graph.addSink(sink, tracks: [audio, video])
-        let error = try #require(throws: MediaError.self) { try graph.run() }
+        let error = try #require(throws: MediaError.self) { try graph.runSynchronously() }
         #expect(error.code == .stalled)
         #expect(error.message.contains("track 1"))
         #expect(sink.finishCount == 1)
@@ -81,7 +81,7 @@ import Testing
         let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 1)), stages: [failing])
         let sink = SampleCollector()
         graph.addSink(sink, input: audio)
-        let error = try #require(throws: MediaError.self) { try graph.run() }
+        let error = try #require(throws: MediaError.self) { try graph.runSynchronously() }
         #expect(error.stage == "Exploder")
         #expect(error.sampleIndex == 7)
         #expect(failing.counts.processCalls == 8)
@@ -98,7 +98,7 @@ import Testing
         let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 3)))
         let sink = SampleCollector()
         graph.addSink(sink, tracks: [video, audio])
-        let error = try #require(throws: MediaError.self) { try graph.run() }
+        let error = try #require(throws: MediaError.self) { try graph.runSynchronously() }
         #expect(error.code == .truncated)
         #expect(error.sampleIndex == 30)
         #expect(error.byteOffset == 4_000)
@@ -112,8 +112,8 @@ import Testing
         var graph = MediaGraph()
         let audio = graph.addBranch(source: ArraySource(audioPackets(seconds: 1)))
         graph.addSink(SampleCollector(), input: audio)
-        try graph.run()
-        let error = try #require(throws: MediaError.self) { try graph.run() }
+        try graph.runSynchronously()
+        let error = try #require(throws: MediaError.self) { try graph.runSynchronously() }
         #expect(error.code == .stageFinished)
     }
 }

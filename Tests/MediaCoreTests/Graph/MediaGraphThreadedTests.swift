@@ -29,7 +29,7 @@ struct EndlessSource: MediaSource {
 
     @Test func threadedRunWritesWhatTheSynchronousRunWrites() throws {
         let synchronous = SampleCollector()
-        try Self.build(synchronous).run()
+        try Self.build(synchronous).runSynchronously()
         let threaded = SampleCollector()
         let progress = try Self.build(threaded).runThreaded(queueDepth: 4)
         #expect(threaded.samples(track: 0) == synchronous.samples(track: 0))
@@ -144,7 +144,7 @@ struct EndlessSource: MediaSource {
         let video = graph.addBranch(source: ArraySource(videoFrames(seconds: 6)), stages: [lookahead])
         let sink = SampleCollector()
         graph.addSink(sink, tracks: [audio, video])
-        let progress = threaded ? try graph.runThreaded() : try graph.run()
+        let progress = threaded ? try graph.runThreaded() : try graph.runSynchronously()
         #expect(sink.samples(track: 0).count == 6 * 48_000 / 1024)
         #expect(sink.samples(track: 1).count == 180)
         #expect(progress.sinks[0].maxQueuedSamples <= 1024)
