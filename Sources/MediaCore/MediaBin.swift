@@ -44,4 +44,9 @@ public final class MediaBin: MediaStage {
     }
 }
 
+extension MediaBin: AbandonObserving {
+    /// Tells the children the run let go of them.
+    func runAbandoned() { chain.abandon() }
+}
+
 @available(*, unavailable) extension MediaBin: Sendable {}

@@ -1,20 +1,20 @@
 extension Pipeline {
-    /// Runs like ``run(progress:)``, but each stage and the sink on a thread of its own, with queues of
+    /// Runs like ``run(stop:progress:)``, but each stage and the sink on a thread of its own, with queues of
     /// at most `queueDepth` samples between them: an encoder works on one core while the reader,
     /// converter and muxer work on another. Memory stays bounded by the queue depths.
     ///
     /// The source runs on the calling thread, which also calls `progress` after each source sample. The
-    /// output is the same as ``run(progress:)``'s, sample for sample: each thread drives its stage
+    /// output is the same as ``run(stop:progress:)``'s, sample for sample: each thread drives its stage
     /// through the same loop (``MediaBin``'s, the graph's) and the sink through the same runner as a
     /// ``MediaGraph``. On the first error anywhere, the other stages stop processing, the sink is
     /// finished so that what was written stays a valid file, and the error is rethrown with the failing
     /// stage's name and sample index. When the source fails, the stages first drain what they hold into
-    /// the sink, as in ``run(progress:)``.
+    /// the sink, as in ``run(stop:progress:)``. `stop` ends the run early as there.
     @discardableResult
-    public mutating func runConcurrently(queueDepth: Int = 8, progress report: ((Progress) throws -> Void)? = nil)
-        throws -> Progress
-    {
-        try run.runConcurrently(queueDepth: queueDepth, progress: report)
+    public mutating func runConcurrently(
+        queueDepth: Int = 8, stop: StopSignal? = nil, progress report: ((Progress) throws -> Void)? = nil
+    ) throws -> Progress {
+        try run.runConcurrently(queueDepth: queueDepth, stop: stop, progress: report)
     }
 }
 
@@ -34,7 +34,9 @@ private final class RunState: Sendable {
 }
 
 extension PipelineRun {
-    func runConcurrently(queueDepth: Int, progress report: ((Pipeline.Progress) throws -> Void)?) throws
+    func runConcurrently(
+        queueDepth: Int, stop: StopSignal?, progress report: ((Pipeline.Progress) throws -> Void)?
+    ) throws
         -> Pipeline.Progress
     {
         let (head, chains) = try takeForThreads()
@@ -63,7 +65,7 @@ extension PipelineRun {
         // so the stages drain into the sink before its error is thrown, as in the synchronous run.
         let deliver: (MediaSample) throws -> Void = { queues[0].put(.sample($0)) }
         do {
-            while !state.isFailed {
+            while !state.isFailed, !(stop?.isRequested ?? false) {
                 guard try head.step(deliver: deliver) else { break }
                 try report?(current(branch: head.counts, sink: written.withLock { $0 }))
             }
@@ -95,6 +97,7 @@ private func runChain(
             if !state.isFailed {
                 do { try chain.drain(deliver: emit) } catch { state.record(error) }
             }
+            if state.isFailed { chain.abandon() }  // does nothing after a drain
             output.put(.end)
             return
         }

@@ -82,12 +82,17 @@ public struct Pipeline {
     /// Runs to the end of the source, calling `progress` after each source sample, and returns the
     /// final counts. Can run once; a second call throws ``MediaError/Code/stageFinished``.
     ///
+    /// `stop`, when given, ends the run early from any thread: the source is not read again, the stages
+    /// drain, the sink finishes (a valid file), and the run returns the progress so far.
+    ///
     /// The run is ``MediaGraph``'s synchronous one, for a graph of one branch and one sink: the same
     /// loop, the same errors, the same end (when the progress callback throws, the stages are drained
     /// and the sink finished before its error is rethrown).
     @discardableResult
-    public mutating func run(progress report: ((Progress) throws -> Void)? = nil) throws -> Progress {
-        try run.runSynchronously(progress: report)
+    public mutating func run(stop: StopSignal? = nil, progress report: ((Progress) throws -> Void)? = nil) throws
+        -> Progress
+    {
+        try run.runSynchronously(stop: stop, progress: report)
     }
 }
 
@@ -127,11 +132,13 @@ final class PipelineRun {
         return (BranchRunner(name: nil, source: source, stages: []), stages.map { StageChain([$0]) })
     }
 
-    func runSynchronously(progress report: ((Pipeline.Progress) throws -> Void)?) throws -> Pipeline.Progress {
+    func runSynchronously(stop: StopSignal?, progress report: ((Pipeline.Progress) throws -> Void)?) throws
+        -> Pipeline.Progress
+    {
         let branch = try takeBranch()
         let driver = SyncDriver(branches: [branch], sinks: [sink], diagnostics: diagnostics)
         try driver.run(
-            stop: { false },
+            stop: { stop?.isRequested ?? false },
             afterStep: report.map { report in
                 { try report(self.current(branch: branch.counts, sink: self.sink.counts)) }
             }

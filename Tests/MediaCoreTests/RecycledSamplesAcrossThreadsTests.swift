@@ -66,7 +66,7 @@ private final class Uniformity: MediaSink {
 }
 
 /// The hand-off ``SampleRecycler`` relies on, across threads: the source refills the storage of a sample
-/// that the stage and sink threads of ``Pipeline/runConcurrently(queueDepth:progress:)`` have let go of,
+/// that the stage and sink threads of ``Pipeline/runConcurrently(queueDepth:stop:progress:)`` have let go of,
 /// never one still in use. ThreadSanitizer runs this (MediaCore's tests), so a racy refill is a report,
 /// and an overwrite of a sample still held shows as a sample whose bytes are not all its index.
 @Suite(.timeLimit(.minutes(2))) struct RecycledSamplesAcrossThreadsTests {

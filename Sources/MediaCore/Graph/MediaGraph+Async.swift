@@ -16,11 +16,15 @@ extension MediaGraph {
     /// still reach the file), finishes every sink (a valid, playable file), and then throws
     /// `CancellationError`. Other errors are thrown as from ``runSynchronously(stop:progress:)``.
     /// `progress` is called from the graph's threads about ten times a second at most.
+    ///
+    /// `stop`, when given, ends the run early from any thread as in the synchronous run: sources stop,
+    /// stages drain, sinks finish, and the run **returns** the progress so far. Cancelling the task
+    /// requests the same signal, then throws.
     @discardableResult
     public func run(
-        queueDepth: Int = 16, progress report: (@Sendable (Progress) -> Void)? = nil
+        queueDepth: Int = 16, stop: StopSignal? = nil, progress report: (@Sendable (Progress) -> Void)? = nil
     ) async throws -> Progress {
-        let run = ThreadedRun(graph: self, queueDepth: queueDepth, stop: StopSignal())
+        let run = ThreadedRun(graph: self, queueDepth: queueDepth, stop: stop ?? StopSignal())
         let progress = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Progress, any Error>) in
                 run.start { result in continuation.resume(with: result) }
@@ -29,7 +33,7 @@ extension MediaGraph {
         } onCancel: {
             run.requestStop()
         }
-        if run.wasStopped { throw CancellationError() }
+        if Task.isCancelled { throw CancellationError() }
         return progress
     }
 }

@@ -5,7 +5,7 @@ extension MediaGraph {
     /// The name says what it does, so that overload resolution cannot pick it for `try await
     /// graph.run()`: in a `main.swift`, Swift ranks a synchronous `run()` above an `async` one, and the
     /// run would then block the main thread with no task to cancel. Call this from code that may block
-    /// (a command-line tool's `main`, a thread of its own); from `async` code call ``run(queueDepth:progress:)``.
+    /// (a command-line tool's `main`, a thread of its own); from `async` code call ``run(queueDepth:stop:progress:)``.
     ///
     /// Each step pulls one sample from the branch that is furthest behind in media time and pushes it
     /// through that branch's stages into its sinks, so the branches advance together and the
@@ -25,7 +25,7 @@ extension MediaGraph {
     }
 }
 
-/// The synchronous driver: one thread pulls from every branch in turn. ``Pipeline/run(progress:)`` and
+/// The synchronous driver: one thread pulls from every branch in turn. ``Pipeline/run(stop:progress:)`` and
 /// ``MediaGraph/runSynchronously(stop:progress:)`` run it.
 struct SyncDriver {
     let branches: [BranchRunner]

@@ -223,6 +223,7 @@ final class ThreadedRun: Sendable {
             }
         } catch {
             fail(error)
+            runner.abandon()
         }
     }
 

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// When asked, the graph stops reading its sources, drains every stage (an encoder's delayed frames
 /// still reach the file), finishes every sink (so each file is complete and playable) and then returns
-/// normally, as if every source had ended. The async ``MediaGraph/run(queueDepth:progress:)`` uses one when its
+/// normally, as if every source had ended. The async ``MediaGraph/run(queueDepth:stop:progress:)`` uses one when its
 /// task is cancelled, and then throws `CancellationError`.
 public final class StopSignal: Sendable {
     private let requested = Atomic<Bool>(false)

@@ -5,7 +5,7 @@
 /// ``drain(deliver:)`` finishes the stages in order, each draining what it held back (an encoder's
 /// delay, a resampler's tail) into the ones after it. ``BranchRunner`` (a source and its stages, for
 /// ``Pipeline`` and every ``MediaGraph`` run), ``MediaBin`` (a chain that is itself a stage) and the
-/// threads of ``Pipeline/runConcurrently(queueDepth:progress:)`` (a chain of one stage each) all drive
+/// threads of ``Pipeline/runConcurrently(queueDepth:stop:progress:)`` (a chain of one stage each) all drive
 /// their stages through it.
 ///
 /// An error a stage throws is stamped by its guard; an error from further down (the next stages, the
@@ -41,8 +41,14 @@ final class StageChain {
         }
     }
 
-    /// Marks the chain drained without finishing its stages (after another part of the run failed).
-    func abandon() { isDrained = true }
+    /// Marks the chain drained without finishing its stages (after another part of the run failed), and
+    /// tells the stages that want to know (a ``MediaTap`` ends its sequence, a ``MediaBin`` tells its
+    /// children).
+    func abandon() {
+        guard !isDrained else { return }
+        isDrained = true
+        for stage in stages { (stage.base as? any AbandonObserving)?.runAbandoned() }
+    }
 
     /// Pushes what stage `index - 1` emitted on; an error from there on is the stage's downstream's.
     private func forward(_ sample: MediaSample, to index: Int, deliver: (MediaSample) throws -> Void) throws {
@@ -51,3 +57,10 @@ final class StageChain {
 }
 
 @available(*, unavailable) extension StageChain: Sendable {}
+
+/// A stage that must know when a run lets go of it without finishing it (after an error elsewhere): a
+/// ``MediaTap`` ends its sequence then, so that its reader's loop ends too.
+protocol AbandonObserving {
+    /// The run ended without finishing this stage; it gets no further call.
+    func runAbandoned()
+}
