@@ -95,15 +95,3 @@ extension MediaTime: Comparable, Hashable {
         hasher.combine(Int64(timescale) / g)
     }
 }
-
-extension MediaTime: CustomStringConvertible {
-    /// `value/timescale`, or `invalid`, `+inf`, `-inf`.
-    public var description: String {
-        switch kind {
-        case .numeric: return "\(value)/\(timescale)"
-        case .invalid: return "invalid"
-        case .positiveInfinity: return "+inf"
-        case .negativeInfinity: return "-inf"
-        }
-    }
-}

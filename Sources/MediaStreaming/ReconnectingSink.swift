@@ -18,7 +18,8 @@ public import MediaCore
 ///
 /// - Input: what the connections accept (encoded video and audio, interleaved by decode time).
 /// - `connect` makes a new, unbegun sink (it connects); it is called on ``begin(tracks:)`` and on every
-///   reconnection attempt, and each sink it made is finished once (a broken one as it is dropped, its
+///   reconnection attempt, from the thread that writes (a graph's thread), hence `@Sendable`: it may
+///   capture constants and `Sendable` values, not the caller's mutable state, and each sink it made is finished once (a broken one as it is dropped, its
 ///   error ignored).
 /// - While disconnected, samples are discarded and counted (``discardedSamples``), and an attempt is
 ///   made when a sample arrives after the backoff delay (``Backoff``: 0.5 s, doubling up to 8 s). A
@@ -86,7 +87,7 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting, Diagnost
     /// connections say (``SentByteCounting``).
     public var bytesWritten: Int64 { closedBytes + ((connection as? any SentByteCounting)?.bytesWritten ?? 0) }
 
-    private let connect: () throws -> any MultiTrackSink
+    private let connect: @Sendable () throws -> any MultiTrackSink
     private let keyframeRequest: KeyframeRequest?
     let onEvent: (@Sendable (Event) -> Void)?
     /// Where outages and reconnections are logged as they happen (see
@@ -121,7 +122,7 @@ public final class ReconnectingSink: MultiTrackSink, ReconnectCounting, Diagnost
     /// instead of at the next scheduled keyframe.
     public init(
         name: String, backoff: Backoff = Backoff(), keyframeRequest: KeyframeRequest? = nil,
-        onEvent: (@Sendable (Event) -> Void)? = nil, connect: @escaping () throws -> any MultiTrackSink
+        onEvent: (@Sendable (Event) -> Void)? = nil, connect: @escaping @Sendable () throws -> any MultiTrackSink
     ) {
         self.name = "ReconnectingSink(\(name))"
         self.backoff = backoff

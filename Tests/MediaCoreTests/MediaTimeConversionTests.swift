@@ -6,8 +6,8 @@ import Testing
     @Test func durationToMediaTimeIsExactThenReduced() {
         #expect(MediaTime(.seconds(5)) == MediaTime(value: 5, timescale: 1))
         #expect(MediaTime(.seconds(5)).timescale == 1)
-        #expect(MediaTime(.milliseconds(1500)).description == "3/2")
-        #expect(MediaTime(.milliseconds(-250)).description == "-1/4")
+        #expect((MediaTime(.milliseconds(1500)).value, MediaTime(.milliseconds(1500)).timescale) == (3, 2))
+        #expect((MediaTime(.milliseconds(-250)).value, MediaTime(.milliseconds(-250)).timescale) == (-1, 4))
         #expect(MediaTime(.zero) == .zero)
     }
 

@@ -72,9 +72,25 @@ import Testing
         #expect(!(-MediaTime(value: Int64.min, timescale: 1)).isValid)
     }
 
-    @Test func description() {
-        #expect(MediaTime(value: 1024, timescale: 48_000).description == "1024/48000")
+    @Test func descriptionIsInSecondsWithTheRatioWhenRounded() {
+        #expect(MediaTime(value: 1024, timescale: 48_000).description == "0.021333 s (1024/48000)")
+        #expect(MediaTime(value: 3, timescale: 2).description == "1.5 s")
+        #expect(MediaTime(value: 96_000, timescale: 48_000).description == "2 s")
+        #expect(MediaTime(value: -1, timescale: 4).description == "-0.25 s")
+        #expect(MediaTime(value: 1, timescale: 90_000).description == "0.000011 s (1/90000)")
+        #expect(MediaTime(value: -2, timescale: 3).description == "-0.666667 s (-2/3)")
+        #expect(MediaTime(value: 1, timescale: 3_000_000).description == "0 s (1/3000000)")
+        #expect(MediaTime(value: Int64.max, timescale: 1).description.hasSuffix(" s (9223372036854775807/1)"))
+        #expect(MediaTime.zero.description == "0 s")
         #expect(MediaTime.invalid.description == "invalid")
+        #expect(MediaTime.positiveInfinity.description == "+inf")
+    }
+
+    @Test func approximateSecondsIsCMTimeSeconds() {
+        #expect(MediaTime(value: 3, timescale: 2).approximateSeconds == 1.5)
+        #expect(MediaTime.invalid.approximateSeconds.isNaN)
+        #expect(MediaTime.positiveInfinity.approximateSeconds == .infinity)
+        #expect(MediaTime.negativeInfinity.approximateSeconds == -.infinity)
     }
 
     @Test func ratesAndAspectRatiosInLowestTerms() {

@@ -206,7 +206,7 @@ import Testing
         ("-0.1", { try ToneGenerator(.noise(amplitude: -0.1, seed: 1), length: .unlimited) }),
         ("nan", { try ToneGenerator(.noise(amplitude: .nan, seed: 1), length: .unlimited) }),
         ("-1 frames", { try ToneGenerator(length: .frames(-1)) }),
-        ("-1/2", { try ToneGenerator(length: .duration(MediaTime(value: -1, timescale: 2))) }),
+        ("-0.5 s", { try ToneGenerator(length: .duration(MediaTime(value: -1, timescale: 2))) }),
         ("invalid", { try ToneGenerator(length: .duration(.invalid)) }),
         ("+inf", { try ToneGenerator(length: .duration(.positiveInfinity)) })
     ]

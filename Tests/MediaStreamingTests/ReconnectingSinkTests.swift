@@ -7,7 +7,11 @@ import Testing
 /// restarted, is in the live-streamer example's streaming tests.)
 @Suite(.timeLimit(.minutes(2))) struct ReconnectingSinkTests {
     /// What the "network" lets through, and what each connection received.
-    final class Network {
+    ///
+    /// `@unchecked Sendable` because `connect` is `@Sendable`: one thread at a time touches it. The
+    /// sink's calls (and so `connect`'s) run on the test's thread, or on a graph's thread that the
+    /// test reads it after: a run returns only once its threads have ended.
+    final class Network: @unchecked Sendable {
         var up = true
         var connections: [Connection] = []
         var refusals = 0
