@@ -83,7 +83,8 @@ import Testing
         let source = ArraySource([])
         #expect(throws: MediaError.self) { _ = try source.prefix(frames: -1) }
         for (duration, shown) in [
-            (MediaTime(value: -1, timescale: 48_000), "-0.000021 s (-1/48000)"), (.invalid, "invalid"), (.positiveInfinity, "+inf")
+            (MediaTime(value: -1, timescale: 48_000), "-0.000021 s (-1/48000)"), (.invalid, "invalid"),
+            (.positiveInfinity, "+inf")
         ] {
             #expect {
                 _ = try source.prefix(duration: duration)
