@@ -29,7 +29,9 @@ public final class AudioFile {
     public let outputFormat: PCMFormat
 
     private let reader: AudioFileReader
-    private var decoder: AudioDecoder
+    /// The decoder in the life-cycle guard a driver would put it in: after it throws, it is not called
+    /// again (until a seek makes a new one), and its errors name it and the packet.
+    private var decoder: CheckedStage
     private var pending: [MediaSample] = []
     private var drained = false
 
@@ -40,7 +42,7 @@ public final class AudioFile {
     public init(path: String, outputFormat: PCMFormat = PCMFormat(.f32)) throws(MediaError) {
         reader = try AudioFileReader(path: path)
         self.outputFormat = outputFormat
-        decoder = AudioDecoder(outputFormat: outputFormat)
+        decoder = CheckedStage(AudioDecoder(outputFormat: outputFormat))
         guard AudioDecoder.canDecode(.audio(reader.format)) else {
             throw MediaError(.unsupportedFormat, "\(path): AudioDecoder cannot decode \(reader.format)")
         }
@@ -65,7 +67,7 @@ public final class AudioFile {
     /// - Throws: the reader's seek errors (a frame past the end, standard input).
     public func seek(toFrame frame: Int64) throws(MediaError) {
         try reader.seek(toFrame: frame)
-        decoder = AudioDecoder(outputFormat: outputFormat)  // no state from before the seek
+        decoder = CheckedStage(AudioDecoder(outputFormat: outputFormat))  // no state from before the seek
         pending.removeAll()
         drained = false
     }

@@ -20,14 +20,17 @@ public import MediaPulse
 public final class ConvertingPlaybackSink: MediaSink {
     /// The output played to.
     public let playback: AudioPlaybackSink
-    private let converter: AudioConverter
+    /// The converter in the life-cycle guard a driver would put it in: after it throws, it is not
+    /// called again, and its errors name it.
+    private let converter: CheckedStage
 
     /// A sink that converts to `playback`'s format and plays there.
     public init(_ playback: AudioPlaybackSink) throws(MediaError) {
         self.playback = playback
-        converter = try AudioConverter(
-            format: playback.format.pcm ?? .f32, sampleRate: playback.format.sampleRate,
-            channelLayout: playback.format.channelLayout)
+        converter = CheckedStage(
+            try AudioConverter(
+                format: playback.format.pcm ?? .f32, sampleRate: playback.format.sampleRate,
+                channelLayout: playback.format.channelLayout))
     }
 
     /// Converts `sample` and plays what comes out (blocking while the output's buffer is full).

@@ -26,9 +26,8 @@ struct PlayerEngine: MediaSource {
     private let outputFormat: AudioFormat
     private var converter: AudioConverter?
     private var stretch: TimeStretch
-    private var gain: GainStage
-    private var panner: PanStage
-    private var meter: LevelMeterStage
+    /// Volume, pan and the meter, in that order: one bin, driven like a pipeline's stages.
+    private let effects: MediaBin
     private var ready: [MediaSample] = []
     /// Where each piece of the file entered the stretcher (its input frame, at the output rate) and
     /// the file time it started at.
@@ -54,9 +53,8 @@ struct PlayerEngine: MediaSource {
         self.startHostTime = startHostTime
         fileRate = file.fileFormat.sampleRate
         stretch = TimeStretch(rate: control.rate)
-        gain = GainStage(volume: control.volume)
-        panner = PanStage(pan: control.pan)
-        self.meter = meter.stage
+        effects = MediaBin(
+            "PlayerEffects", stages: [GainStage(volume: control.volume), PanStage(pan: control.pan), meter.stage])
         if startFrame > 0 { try file.seek(toFrame: startFrame) }
         fileFrame = startFrame
         converter = try Self.converter(from: file, to: outputFormat)
@@ -103,7 +101,7 @@ struct PlayerEngine: MediaSource {
     /// Reads, converts and processes until output is ready or the end.
     private mutating func pump() throws {
         if drained {
-            try stretch.finish { try effects($0) }
+            try stretch.finish { try applyEffects($0) }
             ended = true
             return
         }
@@ -129,18 +127,12 @@ struct PlayerEngine: MediaSource {
     /// Gives converted PCM to the stretcher.
     private mutating func feed(_ sample: MediaSample) throws {
         inputFrames += Int64(sample.frameCount)
-        try stretch.process(sample) { try effects($0) }
+        try stretch.process(sample) { try applyEffects($0) }
     }
 
     /// Volume, pan and the meter, then ready for the output.
-    private mutating func effects(_ sample: MediaSample) throws {
-        var afterGain: [MediaSample] = []
-        try gain.process(sample) { afterGain.append($0) }
-        for s in afterGain {
-            try panner.process(s) { panned in
-                try meter.process(panned) { ready.append($0) }
-            }
-        }
+    private mutating func applyEffects(_ sample: MediaSample) throws {
+        try effects.process(sample) { ready.append($0) }
     }
 
     /// The file time of stretcher input frame `frame`.
