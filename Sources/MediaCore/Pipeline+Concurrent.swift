@@ -39,7 +39,10 @@ extension PipelineRun {
     ) throws
         -> Pipeline.Progress
     {
-        let (head, chains) = try takeForThreads()
+        try begin()
+        // The source stays on this thread; each stage gets a chain, and a thread, of its own.
+        let head = branch
+        let chains = branch.stages.map { StageChain([$0]) }
         let queues = (0...chains.count).map { _ in BoundedQueue<PipelineItem>(capacity: queueDepth) }
         let state = RunState()
         let written = Locked(sink.counts)
@@ -61,12 +64,11 @@ extension PipelineRun {
             throw error
         }
 
-        // The head is the source alone: a failing source (a file cut short) ends it as its end would,
-        // so the stages drain into the sink before its error is thrown, as in the synchronous run.
-        let deliver: (MediaSample) throws -> Void = { queues[0].put(.sample($0)) }
+        // A failing source (a file cut short) ends the stream as its end would, so the stages drain
+        // into the sink before its error is thrown, as in the synchronous run.
         do {
-            while !state.isFailed, !(stop?.isRequested ?? false) {
-                guard try head.step(deliver: deliver) else { break }
+            while !state.isFailed, !(stop?.isRequested ?? false), let sample = head.pull() {
+                queues[0].put(.sample(sample))
                 try report?(current(branch: head.counts, sink: written.withLock { $0 }))
             }
         } catch {

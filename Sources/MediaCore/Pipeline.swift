@@ -25,7 +25,7 @@ public import Logging
 /// logic. A stage given already checked is not wrapped again.
 ///
 /// Diagnostics (a WAV file cut short, bytes skipped to resynchronise, concealed frames) go to the
-/// `logger` given to ``init(source:stages:sink:logger:)``, which the pipeline hands to every source, stage
+/// `logger` given to `init(source:stages:sink:logger:)`, which the pipeline hands to every source, stage
 /// and sink that adopts ``DiagnosticReporting`` and has no logger of its own; with no logger the run is
 /// silent, but ``Progress/warnings`` still holds what went wrong.
 public struct Pipeline {
@@ -96,13 +96,17 @@ public struct Pipeline {
     }
 }
 
-/// A pipeline's source, stages and sink, held for its one run. A class, so that the `Pipeline` value can
-/// be copied without copying the run (the copies share it, and only one may run).
+/// A pipeline's branch (source and stages) and sink, held for its one run. A class, so that the
+/// `Pipeline` value can be copied without copying the run (the copies share it, and only one may run).
+///
+/// Everything a run needs is made here, so that a run of a pipeline whose stages allocate nothing
+/// allocates nothing either (the allocation gate's `Pipeline.3IdentityStages`).
 final class PipelineRun {
-    /// The source and stages until a run takes them.
-    private var parts: (source: any MediaSource, stages: [any MediaStage])?
+    let branch: BranchRunner
     let sink: SinkRunner
     let diagnostics = DiagnosticCollector()
+    private let driver: SyncDriver
+    private var hasRun = false
     /// The progress as last reported, whose warnings are copied only when there are new ones.
     private var progress = Pipeline.Progress()
 
@@ -110,37 +114,26 @@ final class PipelineRun {
         diagnostics.attach(to: source, user: logger)
         for stage in stages { diagnostics.attach(to: (stage as? CheckedStage)?.base ?? stage, user: logger) }
         diagnostics.attach(to: (sink as? SingleTrackSink)?.base ?? sink, user: logger)
-        parts = (source, stages)
-        self.sink = SinkRunner(sink: sink, trackCount: 1)
-    }
-
-    /// The source and stages as one branch feeding the sink; throws ``MediaError/Code/stageFinished``
-    /// when a run took them already.
-    private func takeBranch() throws(MediaError) -> BranchRunner {
-        guard let (source, stages) = parts else { throw MediaError.stageFinished("Pipeline") }
-        parts = nil
-        let branch = BranchRunner(name: nil, source: source, stages: stages)
+        branch = BranchRunner(name: nil, source: source, stages: stages)
         branch.routes = [Route(sink: 0, track: 0)]
-        return branch
+        self.sink = SinkRunner(sink: sink, trackCount: 1)
+        driver = SyncDriver(branches: [branch], sinks: [self.sink], diagnostics: diagnostics)
     }
 
-    /// The source alone as a branch, and each stage as a chain of its own, for a run with a thread per
-    /// stage; throws as ``takeBranch()``.
-    func takeForThreads() throws(MediaError) -> (head: BranchRunner, chains: [StageChain]) {
-        guard let (source, stages) = parts else { throw MediaError.stageFinished("Pipeline") }
-        parts = nil
-        return (BranchRunner(name: nil, source: source, stages: []), stages.map { StageChain([$0]) })
+    /// Marks the pipeline run; throws ``MediaError/Code/stageFinished`` the second time.
+    func begin() throws(MediaError) {
+        guard !hasRun else { throw MediaError.stageFinished("Pipeline") }
+        hasRun = true
     }
 
     func runSynchronously(stop: StopSignal?, progress report: ((Pipeline.Progress) throws -> Void)?) throws
         -> Pipeline.Progress
     {
-        let branch = try takeBranch()
-        let driver = SyncDriver(branches: [branch], sinks: [sink], diagnostics: diagnostics)
+        try begin()
         try driver.run(
             stop: { stop?.isRequested ?? false },
             afterStep: report.map { report in
-                { try report(self.current(branch: branch.counts, sink: self.sink.counts)) }
+                { try report(self.current(branch: self.branch.counts, sink: self.sink.counts)) }
             }
         )
         return current(branch: branch.counts, sink: sink.counts)

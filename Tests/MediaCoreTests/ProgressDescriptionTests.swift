@@ -29,7 +29,7 @@ import Testing
             progress.description == """
                 at 0.021333 s (1024/48000)
                   branch tone: read 1 sample (1024 audio frames, 0 video frames) to 0.021333 s (1024/48000), 1 out
-                  sink CollectingSink: wrote 1 sample (2048 bytes), at most 1 queued
+                  sink CollectingSink: wrote 1 sample (2048 bytes), at most 0 queued
                   0 warnings
                 """)
     }

@@ -3,7 +3,7 @@ public import Logging
 /// A component (source, stage or sink) that reports what it works around through a `Logger`.
 ///
 /// Readers, decoders and network sinks adopt it. A user can set ``logger`` on one component; or give a
-/// logger once to ``Pipeline/init(source:stages:sink:logger:)`` or ``MediaGraph/init(interleaving:logger:)``,
+/// logger once to `Pipeline.init(source:stages:sink:logger:)` or ``MediaGraph/init(interleaving:logger:)``,
 /// whose drivers hand it to every component that adopts this protocol and has no logger of its own.
 /// Either way the run's progress counts the warnings (``Pipeline/Progress/warnings``), so a caller with
 /// no logger at all still learns of them.

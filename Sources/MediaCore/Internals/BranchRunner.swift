@@ -29,17 +29,26 @@ final class BranchRunner {
     /// `false`.
     func step(deliver: (MediaSample) throws -> Void) throws -> Bool {
         guard !isEnded else { return false }
+        guard let sample = pull() else {
+            try drain(deliver: deliver)
+            return false
+        }
+        try push(sample, from: 0, deliver: deliver)
+        return true
+    }
+
+    /// The source's next sample, counted, without the stages; `nil` at its end or when it fails
+    /// (``sourceError`` then says why). ``step(deliver:)`` pushes what this returns through the stages;
+    /// a run with a thread per stage hands it to the first stage's thread instead.
+    func pull() -> MediaSample? {
         let next: MediaSample?
         do {
             next = try source.next()
         } catch {
             sourceError = error
-            next = nil
+            return nil
         }
-        guard let sample = next else {
-            try drain(deliver: deliver)
-            return false
-        }
+        guard let sample = next else { return nil }
         counts.samplesRead += 1
         switch sample.format {
         case .video: counts.videoFramesRead += 1
@@ -47,9 +56,11 @@ final class BranchRunner {
         }
         let end = sample.timing.presentationTime + sample.timing.duration
         if end.isNumeric { counts.position = end }
-        try push(sample, from: 0, deliver: deliver)
-        return true
+        return sample
     }
+
+    /// The stages, each in its guard, for a run that gives each a thread of its own.
+    var stages: [CheckedStage] { chain.stages }
 
     /// Ends the branch without reading further: finishes every stage in order, draining what each holds
     /// into the ones after it. Stages that already finished or failed are not called again.

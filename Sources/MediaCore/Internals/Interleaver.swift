@@ -37,6 +37,9 @@ struct Interleaver {
         if time.isNumeric { latest[track] = time }
     }
 
+    /// Records that the sink was begun by its runner directly (a single track needs no queue).
+    mutating func markBegun() { hasBegun = true }
+
     /// Marks `track` as ended: nothing will be waited for from it.
     mutating func end(track: Int) { ended[track] = true }
 

@@ -7,6 +7,8 @@ final class SinkRunner {
     private let trackCount: Int
     private var interleaver: Interleaver
     private(set) var counts: MediaGraph.Progress.Sink
+    /// The array a single-track sink is begun with, made here so that the run allocates nothing for it.
+    private var firstSample: [MediaSample?] = [nil]
 
     init(sink: any MultiTrackSink, trackCount: Int) {
         self.sink = CheckedMultiTrackSink.wrapping(sink)
@@ -31,8 +33,14 @@ final class SinkRunner {
     /// sink has finished or failed.
     func receive(_ sample: MediaSample, track: Int) throws {
         guard sink.state == .open else { return }
-        if trackCount == 1, interleaver.hasBegun {
-            // One track: nothing to interleave, so no queue.
+        if trackCount == 1 {
+            // One track: nothing to interleave, so no queue; begun with the first sample directly.
+            if !interleaver.hasBegun {
+                interleaver.markBegun()
+                firstSample[0] = sample
+                defer { firstSample[0] = nil }
+                try sink.begin(firstSamples: firstSample)
+            }
             return try write(sample, track)
         }
         interleaver.enqueue(sample, track: track)
@@ -88,6 +96,7 @@ struct SingleTrackSink: MultiTrackSink {
     }
 
     func begin(tracks: [MediaFormat?]) throws {}
+    func begin(firstSamples: [MediaSample?]) throws {}
     mutating func write(_ sample: MediaSample, track: Int) throws { try base.write(sample) }
     mutating func finish() throws { try base.finish() }
 }
