@@ -15,16 +15,19 @@ extension MediaGraph {
     ///
     /// `onEnd` is called once, on one of the graph's threads, when every sink has finished: with the
     /// progress, or the error that ended the run (as ``runSynchronously(stop:progress:)`` would throw it).
+    ///
+    /// `stop`, when given, is the run's stop signal (as ``MediaGraphRun/stop()`` raises it): a stage or
+    /// another component can then end the run without holding the handle.
     public func start(
-        queueDepth: Int = 16, onEnd: (@Sendable (Result<Progress, any Error>) -> Void)? = nil
+        queueDepth: Int = 16, stop: StopSignal? = nil, onEnd: (@Sendable (Result<Progress, any Error>) -> Void)? = nil
     ) -> MediaGraphRun {
-        let handle = MediaGraphRun(run: ThreadedRun(graph: self, queueDepth: queueDepth, stop: StopSignal()))
+        let handle = MediaGraphRun(run: ThreadedRun(graph: self, queueDepth: queueDepth, stop: stop ?? StopSignal()))
         handle.begin(onEnd)
         return handle
     }
 }
 
-/// A graph started with ``MediaGraph/start(queueDepth:onEnd:)``: its progress, a way to stop it and a
+/// A graph started with ``MediaGraph/start(queueDepth:stop:onEnd:)``: its progress, a way to stop it and a
 /// way to wait for its end, from any thread.
 public final class MediaGraphRun: Sendable {
     private let run: ThreadedRun
