@@ -3,7 +3,7 @@
 /// can use like any other.
 ///
 /// ```swift
-/// let toDevice = MediaBin("ToDevice", stages: [AACDecoder(), try AudioConverter(to: deviceFormat)])
+/// let toDevice = MediaBin("ToDevice", stages: [AACDecoder(), try AudioConverter(format: .s16, sampleRate: 48_000)])
 /// var pipeline = Pipeline(source: try ADTSReader(path: "in.aac"), stages: [toDevice], sink: playback)
 /// try pipeline.run()
 /// ```
