@@ -36,3 +36,13 @@ public final class KeyframeRequest: Sendable {
     /// How many requests an encoder has taken so far.
     public var taken: Int { served.load(ordering: .relaxed) }
 }
+
+/// A stage that can code its next picture as a keyframe when asked between two samples, on the thread
+/// that runs it: ``H264Encoder`` (MediaFFmpeg), and a ``MediaBin`` holding one. A running graph asks
+/// the stages of a branch when a sink joins it (``MediaGraphRun/addSink(_:tracks:startsAtZero:onEnd:)``),
+/// so that a recording started mid-stream begins within a frame or two instead of waiting up to a GOP.
+public protocol KeyframeForcing: AnyObject {
+    /// Makes the next picture this stage codes a keyframe (an IDR picture). Called between two calls
+    /// of `process`, on the thread that calls them.
+    func forceKeyframe()
+}

@@ -44,6 +44,11 @@ public final class MediaBin: MediaStage {
     }
 }
 
+extension MediaBin: KeyframeForcing {
+    /// Asks every child that can (``KeyframeForcing``) for a keyframe.
+    public func forceKeyframe() { chain.forceKeyframe() }
+}
+
 extension MediaBin: AbandonObserving {
     /// Tells the children the run let go of them.
     func runAbandoned() { chain.abandon() }

@@ -30,7 +30,7 @@ extension MediaGraph {
 /// A graph started with ``MediaGraph/start(queueDepth:stop:onEnd:)``: its progress, a way to stop it and a
 /// way to wait for its end, from any thread.
 public final class MediaGraphRun: Sendable {
-    private let run: ThreadedRun
+    let run: ThreadedRun
     private let done = DispatchSemaphore(value: 0)
 
     init(run: ThreadedRun) { self.run = run }

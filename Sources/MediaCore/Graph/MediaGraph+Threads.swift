@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -42,39 +43,51 @@ extension MediaGraph {
 
 /// One threaded run of a graph: what its threads share. Every field is `Sendable`; the branches and
 /// sinks themselves are taken out of their hand-offs by the thread that runs them, and never shared.
+///
+/// Sinks and branches may join and leave while it runs (ThreadedRun+Changes.swift): where each branch
+/// delivers is a ``RouteTable`` that each branch's thread reads between two samples.
 final class ThreadedRun: Sendable {
-    private enum SinkItem: Sendable {
-        case sample(MediaSample, track: Int)
-        case end(track: Int)
+    /// A branch: its runner until its thread takes it, and its own stop signal (for removing it).
+    struct BranchSlot: Sendable {
+        let runner: Handoff<BranchRunner>
+        let stop = StopSignal()
+        /// Whether its thread has been started (a branch added while running starts with its first sink).
+        var isStarted: Bool
     }
 
-    private let branches: [Handoff<BranchRunner>]
+    let branchSlots: Locked<[BranchSlot]>
+    /// The branches the graph had when the run started: those keep together in media time.
+    let pacedBranchCount: Int
     private let sinks: [Handoff<SinkRunner>]
-    private let routes: [[Route]]
+    let table: RouteTable
     private let trackCounts: [Int]
-    /// For each sink, the one branch that feeds all its tracks, if there is one: such a sink runs on
-    /// that branch's thread (no queue, no thread hand-off per sample); the others get a thread each.
+    /// For each of the graph's sinks, the one branch that feeds all its tracks, if there is one: such a
+    /// sink runs on that branch's thread (no queue, no thread hand-off per sample); the others get a thread each.
     private let inlineOwner: [Int?]
-    private let bound: Interleaving
+    let bound: Interleaving
+    let queueDepth: Int
     private let queues: [BoundedQueue<SinkItem>]
     private let stop: StopSignal
     private let failure = Locked<(any Error)?>(nil)
     private let sourceFailure = Locked<(any Error)?>(nil)
-    private let counts: Locked<MediaGraph.Progress>
-    private let remaining: Locked<Int>
-    /// Each branch's source position (end of its last sample): `.negativeInfinity` before its first
+    let counts: Locked<MediaGraph.Progress>
+    /// Threads that have not ended; `0` once the run has ended, after which nothing may join it.
+    let remaining: Locked<Int>
+    /// Each paced branch's source position (end of its last sample): `.negativeInfinity` before its first
     /// sample, `nil` after its end. A branch more than `lead` ahead of the slowest live one waits for it.
     private let positions: Locked<[MediaTime?]>
     private let lead: MediaTime
     private let onEnd = Locked<(@Sendable (Result<MediaGraph.Progress, any Error>) -> Void)?>(nil)
 
-    private let diagnostics: DiagnosticCollector
+    let diagnostics: DiagnosticCollector
+    let logger: Logger?
 
     init(graph: MediaGraph, queueDepth: Int, stop: StopSignal) {
         diagnostics = graph.diagnostics
-        branches = graph.branches
+        logger = graph.logger
+        branchSlots = Locked(graph.branches.map { BranchSlot(runner: $0, isStarted: true) })
+        pacedBranchCount = graph.branches.count
         sinks = graph.sinks
-        routes = graph.routes
         var tracks = Array(repeating: 0, count: graph.sinks.count)
         for route in graph.routes.joined() { tracks[route.sink] = max(tracks[route.sink], route.track + 1) }
         trackCounts = tracks
@@ -82,9 +95,14 @@ final class ThreadedRun: Sendable {
         for (branch, branchRoutes) in graph.routes.enumerated() {
             for route in branchRoutes { feeders[route.sink].insert(branch) }
         }
-        inlineOwner = feeders.map { $0.count == 1 ? $0.first : nil }
+        let inlineOwner = feeders.map { $0.count == 1 ? $0.first : nil }
+        self.inlineOwner = inlineOwner
         bound = graph.interleaving
-        queues = graph.sinks.map { _ in BoundedQueue(capacity: queueDepth) }
+        self.queueDepth = queueDepth
+        let queues = graph.sinks.map { _ in BoundedQueue<SinkItem>(capacity: queueDepth) }
+        self.queues = queues
+        table = RouteTable(
+            routes: graph.routes, queues: queues.indices.map { inlineOwner[$0] == nil ? queues[$0] : nil })
         self.stop = stop
         counts = Locked(graph.emptyProgress)
         remaining = Locked(graph.branches.count + inlineOwner.filter { $0 == nil }.count)
@@ -119,16 +137,20 @@ final class ThreadedRun: Sendable {
         failure.withLock { if $0 == nil { $0 = error } }
     }
 
-    private var isFailed: Bool { failure.withLock { $0 != nil } }
+    var isFailed: Bool { failure.withLock { $0 != nil } }
+
+    /// Whether the whole run was asked to stop or failed.
+    var isEnding: Bool { stop.isRequested || isFailed }
 
     /// Starts a thread per branch and per sink fed by several branches (a sink fed by one branch runs
     /// on that branch's thread); `end` is called once, from the last thread to finish.
     func start(_ end: @escaping @Sendable (Result<MediaGraph.Progress, any Error>) -> Void) {
         onEnd.withLock { $0 = end }
-        guard !branches.isEmpty else {
+        guard pacedBranchCount > 0 else {
+            remaining.withLock { $0 = 0 }
             return finish(with: .failure(MediaError(.invalidArgument, "the graph has no branch to run")))
         }
-        for index in branches.indices {
+        for index in 0..<pacedBranchCount {
             startThread { self.runBranch(index) }
         }
         for index in sinks.indices where inlineOwner[index] == nil {
@@ -136,7 +158,7 @@ final class ThreadedRun: Sendable {
         }
     }
 
-    private func startThread(_ body: @escaping @Sendable () -> Void) {
+    func startThread(_ body: @escaping @Sendable () -> Void) {
         do {
             try StageThread.detach(body)
         } catch {
@@ -146,7 +168,7 @@ final class ThreadedRun: Sendable {
         }
     }
 
-    private func threadEnded() {
+    func threadEnded() {
         let last = remaining.withLock { count -> Bool in
             count -= 1
             return count == 0
@@ -169,9 +191,9 @@ final class ThreadedRun: Sendable {
         end?(result)
     }
 
-    private func runBranch(_ index: Int) {
+    func runBranch(_ index: Int) {
         defer { threadEnded() }
-        let routes = self.routes[index]
+        let paced = index < pacedBranchCount
         // The sinks fed by this branch alone run here, on its thread; the others are fed by queue.
         var inline = [SinkRunner?](repeating: nil, count: sinks.count)
         for sink in sinks.indices where inlineOwner[sink] == index {
@@ -183,39 +205,56 @@ final class ThreadedRun: Sendable {
             inline[sink] = runner
         }
         let inlineSinks = inline.indices.filter { inline[$0] != nil }
-        defer { finishInline(inline, routes: routes) }
+        let slot = branchSlots.withLock { $0[index] }
+        var (entries, known) = table.entries(of: index)
         defer {
-            for route in routes where inlineOwner[route.sink] == nil {
-                queues[route.sink].put(.end(track: route.track))
+            // Every input this branch fed gets its end: those still in the table, and those removed
+            // since the branch last looked.
+            let final = table.end(index)
+            for entry in entries where !final.contains(where: { $0.route == entry.route }) {
+                endInput(entry, inline: inline)
             }
+            for entry in final where entry.queue != nil { endInput(entry, inline: inline) }
+            finishInline(inline, routes: final.map(\.route))
         }
-        guard let runner = branches[index].take() else {
+        guard let runner = slot.runner.take() else {
             return fail(MediaError.stageFinished("MediaGraph"))
         }
-        runner.routes = routes
         let deliver: (MediaSample) throws -> Void = { sample in
-            for route in routes {
-                if let sink = inline[route.sink] {
-                    try sink.receive(sample, track: route.track)
-                } else {
-                    self.queues[route.sink].put(.sample(sample, track: route.track))
+            for entry in entries {
+                if let queue = entry.queue {
+                    queue.put(.sample(sample, track: entry.route.track))
+                } else if let sink = inline[entry.route.sink] {
+                    try sink.receive(sample, track: entry.route.track)
                 }
             }
         }
-        defer { positions.withLock { $0[index] = nil } }
+        defer { if paced { positions.withLock { $0[index] = nil } } }
         do {
             while true {
-                waitWhileAhead(index, at: runner.counts.position)
+                if paced { waitWhileAhead(index, at: runner.counts.position) }
                 if isFailed { runner.abandon(); break }
-                if stop.isRequested { try runner.drain(deliver: deliver); break }
-                let more = try runner.step(deliver: deliver)
+                if stop.isRequested || slot.stop.isRequested { try runner.drain(deliver: deliver); break }
+                let sample = runner.pull()
+                // Sinks joined or left while the source was read: apply that before this sample goes out.
+                if table.version != known {
+                    let now = table.entries(of: index)
+                    for entry in entries where !now.entries.contains(where: { $0.route == entry.route }) {
+                        endInput(entry, inline: inline)
+                    }
+                    let joined = now.entries.contains { new in !entries.contains { $0.route == new.route } }
+                    (entries, known) = now
+                    if joined { runner.forceKeyframe() }
+                }
+                let more = sample != nil
+                if let sample { try runner.push(sample, deliver: deliver) } else { try runner.drain(deliver: deliver) }
                 let snapshot = runner.counts
                 counts.withLock { progress in
                     progress.branches[index] = snapshot
                     for sink in inlineSinks { if let runner = inline[sink] { progress.sinks[sink] = runner.counts } }
                 }
                 let position = snapshot.position
-                if position.isNumeric { positions.withLock { $0[index] = position } }
+                if paced, position.isNumeric { positions.withLock { $0[index] = position } }
                 if !more { break }
             }
             if let error = runner.sourceError {
@@ -224,6 +263,16 @@ final class ThreadedRun: Sendable {
         } catch {
             fail(error)
             runner.abandon()
+        }
+    }
+
+    /// Ends one input this branch fed: through its queue, or on this thread for a sink that runs here
+    /// (which finishes once all its tracks have ended).
+    private func endInput(_ entry: RouteTable.Entry, inline: [SinkRunner?]) {
+        if let queue = entry.queue {
+            queue.put(.end(track: entry.route.track))
+        } else if let sink = inline[entry.route.sink], !isFailed {
+            do { try sink.endTrack(entry.route.track) } catch { fail(error) }
         }
     }
 
@@ -251,7 +300,8 @@ final class ThreadedRun: Sendable {
     /// Keeps the branches together in media time, as the synchronous driver does by always pulling
     /// from the one furthest behind: a branch whose source is more than `lead` ahead of the slowest
     /// live branch waits (1 ms at a time) for it to catch up, end, fail or be stopped. A branch that
-    /// has not produced its first sample yet holds the others at their first.
+    /// has not produced its first sample yet holds the others at their first. Branches added while
+    /// running are not paced: they join at their own time.
     private func waitWhileAhead(_ index: Int, at position: MediaTime) {
         guard position.isNumeric else { return }
         while !isFailed && !stop.isRequested {

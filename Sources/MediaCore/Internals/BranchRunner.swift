@@ -66,8 +66,16 @@ final class BranchRunner {
     /// into the ones after it. Stages that already finished or failed are not called again.
     func drain(deliver: (MediaSample) throws -> Void) throws { try chain.drain(deliver: deliver) }
 
+    /// Asks the stages for a keyframe (a sink joined the branch while it runs).
+    func forceKeyframe() { chain.forceKeyframe() }
+
     /// Marks the branch ended without draining (after another part of the graph failed).
     func abandon() { chain.abandon() }
+
+    /// Pushes `sample` (from ``pull()``) through the stages, handing what leaves the last one to `deliver`.
+    func push(_ sample: MediaSample, deliver: (MediaSample) throws -> Void) throws {
+        try push(sample, from: 0, deliver: deliver)
+    }
 
     @inline(__always)
     private func push(_ sample: MediaSample, from index: Int, deliver: (MediaSample) throws -> Void) throws {

@@ -1,6 +1,7 @@
 /// One sink of a running ``MediaGraph`` with the ``Interleaver`` in front of it. The sink sits in a
 /// ``CheckedMultiTrackSink``, which keeps its life cycle (`begin` once, writes, `finish` once, also
-/// after an error elsewhere) and stamps its errors with its name and sample index.
+/// after an error elsewhere) and stamps its errors with its name and sample index. A sink that joins a
+/// running graph has a ``JoinGate`` in front of the interleaver, which decides where its recording starts.
 final class SinkRunner {
     let name: String
     private let sink: CheckedMultiTrackSink
@@ -9,8 +10,10 @@ final class SinkRunner {
     private(set) var counts: MediaGraph.Progress.Sink
     /// The array a single-track sink is begun with, made here so that the run allocates nothing for it.
     private var firstSample: [MediaSample?] = [nil]
+    private var gate: JoinGate?
 
-    init(sink: any MultiTrackSink, trackCount: Int) {
+    init(sink: any MultiTrackSink, trackCount: Int, gate: JoinGate? = nil) {
+        self.gate = gate
         self.sink = CheckedMultiTrackSink.wrapping(sink)
         name = self.sink.name
         self.trackCount = trackCount
@@ -33,6 +36,13 @@ final class SinkRunner {
     /// sink has finished or failed.
     func receive(_ sample: MediaSample, track: Int) throws {
         guard sink.state == .open else { return }
+        if gate != nil { return try gate!.receive(sample, track: track, release: admit) }
+        try admit(sample, track: track)
+    }
+
+    /// Samples the gate let through (or all of them, with no gate).
+    private func admit(_ sample: MediaSample, track: Int) throws {
+        guard sink.state == .open else { return }
         if trackCount == 1 {
             // One track: nothing to interleave, so no queue; begun with the first sample directly.
             if !interleaver.hasBegun {
@@ -51,6 +61,7 @@ final class SinkRunner {
     /// Marks `track` ended and writes what that lets through; finishes the sink after the last track.
     func endTrack(_ track: Int) throws {
         guard sink.state == .open else { return }
+        try gate?.end(track: track, release: admit)
         interleaver.end(track: track)
         if interleaver.isDoneReceiving {
             try finish()
@@ -63,6 +74,7 @@ final class SinkRunner {
     func finish() throws {
         guard sink.state != .finished else { return }
         if sink.state == .open {
+            try gate?.flush(release: admit)
             try interleaver.releaseAll(begin: sink.begin, write: write)
         }
         try sink.finish()
@@ -75,6 +87,9 @@ final class SinkRunner {
         if sink.state == .open { try? interleaver.releaseAll(begin: sink.begin, write: write) }
         try? sink.finish()
     }
+
+    /// Samples the join gate dropped because they came before the sink's start.
+    var skippedBeforeStart: Int { gate?.skipped ?? 0 }
 
     private func write(_ sample: MediaSample, _ track: Int) throws {
         try sink.write(sample, track: track)

@@ -50,6 +50,11 @@ final class StageChain {
         for stage in stages { (stage.base as? any AbandonObserving)?.runAbandoned() }
     }
 
+    /// Asks every stage that can (``KeyframeForcing``) to code its next picture as a keyframe.
+    func forceKeyframe() {
+        for stage in stages where stage.state == .open { (stage.base as? any KeyframeForcing)?.forceKeyframe() }
+    }
+
     /// Pushes what stage `index - 1` emitted on; an error from there on is the stage's downstream's.
     private func forward(_ sample: MediaSample, to index: Int, deliver: (MediaSample) throws -> Void) throws {
         do { try push(sample, from: index, deliver: deliver) } catch { throw DownstreamError(error: error) }

@@ -59,6 +59,8 @@ public final class H264Encoder: MediaStage {
 
     private var session: Session?
     private var index: Int64 = 0
+    /// Whether the graph running this encoder asked for a keyframe (``forceKeyframe()``).
+    private var isKeyframeForced = false
     /// How a changed target becomes rate-control values; `nil` when the rate cannot change.
     var ratePlan: H264RatePlan?
 
@@ -146,7 +148,8 @@ public final class H264Encoder: MediaStage {
                 stage: name, expected: "\(session.input) (the first frame's format)", actual: sample.format)
         }
         if let rate = ratePlan?.change() { session.setRate(rate) }
-        let forceKeyframe = keyframeRequest?.take() ?? false
+        let forceKeyframe = (keyframeRequest?.take() ?? false) || isKeyframeForced
+        isKeyframeForced = false
         try session.encode(sample, format: input, index: index, forceKeyframe: forceKeyframe, into: emit)
         outputFormat = session.outputFormat
     }
@@ -404,4 +407,11 @@ extension H264Encoder {
             }
         }
     }
+}
+
+extension H264Encoder: KeyframeForcing {
+    /// Codes the next frame as an IDR picture with SPS/PPS in front: what a graph asks when a sink joins
+    /// the encoder's branch while it runs. From the thread that runs the encoder; for other threads,
+    /// ``keyframeRequest``.
+    public func forceKeyframe() { isKeyframeForced = true }
 }
