@@ -27,28 +27,31 @@ enum Destination {
 /// Prints connection events on standard error (unless `--quiet`).
 struct EventPrinter: Sendable {
     let enabled: Bool
+    /// The destination the events are about, named in each line; `nil` for `--to`'s.
+    var destination: String? = nil
 
     /// One line for `event`.
     @Sendable func print(_ event: ReconnectingSink.Event) {
         guard enabled else { return }
+        let who = destination.map { "live-streamer: \($0): " } ?? "live-streamer: "
         let seconds = { (duration: Duration) in
             formatDecimal(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18, 1)
         }
         switch event {
         case .disconnected(let error, let retryIn):
-            printError("live-streamer: connection lost (\(error.message)); reconnecting in \(seconds(retryIn)) s")
+            printError(who + "connection lost (\(error.message)); reconnecting in \(seconds(retryIn)) s")
         case .attemptFailed(let attempt, let error, let retryIn?):
             printError(
-                "live-streamer: reconnection attempt \(attempt) failed (\(error.message)); next in \(seconds(retryIn)) s"
+                who + "reconnection attempt \(attempt) failed (\(error.message)); next in \(seconds(retryIn)) s"
             )
         case .attemptFailed(let attempt, let error, nil):
-            printError("live-streamer: reconnection attempt \(attempt) failed (\(error.message)); giving up")
+            printError(who + "reconnection attempt \(attempt) failed (\(error.message)); giving up")
         case .reconnected(let attempt, let downtime):
             printError(
-                "live-streamer: reconnected on attempt \(attempt) after \(seconds(downtime)) s; resuming at the next keyframe"
+                who + "reconnected on attempt \(attempt) after \(seconds(downtime)) s; resuming at the next keyframe"
             )
         case .resumed(let time):
-            printError("live-streamer: resumed at \(formatDecimal(time.seconds ?? 0, 3)) s")
+            printError(who + "resumed at \(formatDecimal(time.seconds ?? 0, 3)) s")
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ExampleSupport
 import Foundation
 import MediaPipeline
+import Synchronization
 
 /// `live-streamer`: the test pattern or a .y4m, and a tone, a .wav or a PulseAudio input → H.264 + AAC
 /// → RTMP, SRT, MPEG-TS over UDP/TCP or HLS, in real time, with a bounded live queue, reconnection and
@@ -214,7 +215,21 @@ struct LiveStreamer: ParsableCommand {
         if let record { graph.addSink(try ContainerMuxer(path: record), tracks: tracks) }
 
         let printer = statsJSON ? StatsPrinter.start(stats) : nil
-        let outcome = Result { try graph.runThreaded(stop: Interrupt.signal) }
+        // `quit` ends the stream as its end would; Ctrl-C as well, but reported as an interruption (130).
+        let quit = StopSignal()
+        let ended = Mutex<Result<MediaGraph.Progress, any Error>?>(nil)
+        let run = graph.start(stop: quit) { result in ended.withLock { $0 = result } }
+        Commands.start(
+            Commands.Context(
+                run: run, tracks: tracks, clock: clock, keyframes: keyframes, maxQueueDuration: live.maxQueueDuration,
+                reconnect: reconnect, protocolOptions: protocolOptionPairs, hls: hlsOptions, quiet: quiet, quit: quit,
+                mainStats: stats))
+        while !run.hasEnded {
+            if Interrupt.wasRequested { quit.request() }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        run.wait()
+        let outcome = ended.withLock { $0 } ?? .failure(MediaError.stageFinished("live-streamer"))
         printer?.finish()
         let final = stats.current
         if !quiet {

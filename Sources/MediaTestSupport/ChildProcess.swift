@@ -17,14 +17,20 @@ public final class ChildProcess: @unchecked Sendable {
     private var status: Int32?
 
     /// Starts `tool` (looked up on `PATH`) with `arguments` and `environment`; its output goes to
-    /// `<outputBase>.out` and `<outputBase>.err`.
-    public init(_ tool: String, _ arguments: [String], environment: [String: String], outputBase: String) throws {
+    /// `<outputBase>.out` and `<outputBase>.err`. Its standard input is `/dev/null`, or the file at
+    /// `standardInput` (a FIFO made with `mkfifo`, for commands written while it runs: open it first
+    /// with `FileHandle(forUpdatingAtPath:)`, whose read-write open does not wait for a reader, or the
+    /// child's open, and with it `posix_spawn`, waits for a writer forever).
+    public init(
+        _ tool: String, _ arguments: [String], environment: [String: String], outputBase: String,
+        standardInput: String? = nil
+    ) throws {
         outPath = outputBase + ".out"
         errPath = outputBase + ".err"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         // Nothing else is inherited: a long-running child holding the write end of another test's

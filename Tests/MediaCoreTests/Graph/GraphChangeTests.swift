@@ -40,19 +40,25 @@ final class ControlledSource: MediaSource, Sendable {
     }
 }
 
-/// Marks every 10th frame a keyframe, and the next one after ``forceKeyframe()``: an encoder's GOP and
-/// its forced IDR, for the graph's request when a sink joins.
+/// Marks every 10th frame a keyframe (from frame `phase`), and the next one after ``forceKeyframe()``
+/// unless `forcible` is false: an encoder's GOP and its forced IDR, for the graph's request when a sink
+/// joins (or a stream copied as it is, whose keyframes come when they come).
 final class KeyframeMarker: MediaStage, KeyframeForcing {
+    private let forcible: Bool
+    private let phase: Int
     private var forced = false
     private var index = 0
-    /// Indices of the frames marked because they were forced.
-    private(set) var forcedAt: [Int] = []
 
-    func forceKeyframe() { forced = true }
+    init(forcible: Bool = true, phase: Int = 0) {
+        self.forcible = forcible
+        self.phase = phase
+    }
+
+    func forceKeyframe() { forced = forcible }
 
     func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
         var marked = sample
-        if index % 10 == 0 || forced {
+        if (index - phase) % 10 == 0 || forced {
             marked.flags.insert(.keyframe)
         } else {
             marked.flags.remove(.keyframe)
@@ -163,6 +169,35 @@ func packetIndex(_ sample: MediaSample) -> Int {
         let progress = live.run.progress
         #expect(progress.sinks.count == 2)
         #expect(progress.sinks[1].samplesWritten == Int64(video.count + audio.count))
+    }
+
+    /// Two video tracks whose keyframes cannot be forced and come 5 frames apart: the sink starts at the
+    /// later of their next keyframes, and the other track skips to its first keyframe after that.
+    @Test func withoutForcedKeyframesEveryVideoTrackStartsAtItsNextKeyframeAfterTheLatest() throws {
+        let first = ControlledSource(videoFrames(seconds: 2))
+        let second = ControlledSource(videoFrames(seconds: 2))
+        var graph = MediaGraph()
+        let a = graph.addBranch("a", source: first, stages: [KeyframeMarker(forcible: false)])
+        let b = graph.addBranch("b", source: second, stages: [KeyframeMarker(forcible: false, phase: 5)])
+        graph.addSink(SampleCollector(), tracks: [a, b])
+        let run = graph.start(queueDepth: 4)
+        first.allow(through: 12)
+        second.allow(through: 12)
+        #expect(waitUntil { run.progress.branches.allSatisfy { $0.samplesOut == 12 } })
+        let joined = SampleCollector()
+        try run.addSink(joined, tracks: [a, b])
+        first.allow(through: 60)
+        second.allow(through: 60)
+        first.end()
+        second.end()
+        run.wait()
+        // a's next keyframe is frame 20, b's frame 15: the start is 20, so b begins at its keyframe 25.
+        #expect(joined.samples(track: 0).first.map(packetIndex) == 20)
+        #expect(joined.samples(track: 1).first.map(packetIndex) == 25)
+        #expect(joined.samples(track: 1).first?.flags.contains(.keyframe) == true)
+        #expect(joined.samples(track: 0).first?.timing.presentationTime == .zero)
+        #expect(joined.samples(track: 1).first?.timing.presentationTime == MediaTime(value: 5, timescale: 30))
+        #expect(joined.samples(track: 0).count == 40 && joined.samples(track: 1).count == 35)
     }
 
     @Test func runTimesAreKeptWhenAskedAndASingleTrackSinkStartsAtItsFirstSample() throws {

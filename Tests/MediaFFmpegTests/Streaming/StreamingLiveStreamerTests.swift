@@ -247,6 +247,82 @@ import Testing
         #expect(packets.filter { $0["codec_type"] as? String == "audio" }.count == sentAudio)
     }
 
+    /// Commands on standard input while the stream runs: a recording started and stopped, a second
+    /// RTMP destination added and removed, a second recording ended by `quit`; a line that is not a
+    /// command gets one error line. Every file decodes, starts at a keyframe at zero, and lasts its window.
+    @Test func commandsOnStandardInputStartAndStopRecordingsAndOutputs() throws {
+        let dir = try TemporaryDirectory()
+        let port = try StreamingSupport.freePort()
+        let (server, records) = try StreamingSupport.startNginx(in: dir, port: port)
+        defer { server.kill() }
+        #expect(Self.waitForListener(port))
+        let fifo = dir.file("commands")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let commands = try #require(FileHandle(forUpdatingAtPath: fifo))
+        defer { try? commands.close() }
+        let streamer = try ChildProcess(
+            Self.streamer,
+            ["--to", "rtmp://127.0.0.1:\(port)/live/main", "--record", dir.file("main.mp4"), "--duration", "20"]
+                + Self.small(),
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("streamer"), standardInput: fifo)
+        defer { streamer.kill() }
+        let started = Date()
+        let second = "rtmp://127.0.0.1:\(port)/live/second"
+        /// Sends `line` once the stream has run `seconds` (by the test's clock).
+        func send(_ line: String, at seconds: Double) {
+            Thread.sleep(forTimeInterval: max(0, seconds - Date().timeIntervalSince(started)))
+            commands.write(Data((line + "\n").utf8))
+        }
+        send("record start \(dir.file("a.mp4"))", at: 1.5)
+        send("output add \(second)", at: 2)
+        send("make coffee", at: 2)
+        send("record stop", at: 4)
+        send("stats", at: 4)
+        send("output remove \(second)", at: 6)
+        send("output remove rtmp://127.0.0.1:1/nowhere", at: 6)
+        send("record start \(dir.file("b.mp4"))", at: 7)
+        send("quit", at: 8.5)
+        #expect(streamer.wait(timeout: 30), "live-streamer did not end")
+        #expect(streamer.exitStatus == 0, "\(streamer.result.stderr)")
+        let stderr = streamer.result.stderr
+        #expect(stderr.components(separatedBy: "not a command: 'make coffee'").count == 2, "\(stderr)")
+        #expect(stderr.contains("no output rtmp://127.0.0.1:1/nowhere to remove"), "\(stderr)")
+        #expect(stderr.contains("recorded \(dir.file("a.mp4"))") && stderr.contains("recorded \(dir.file("b.mp4"))"))
+
+        // `stats`: the --stats-json keys, the recording stopped just before, the output added.
+        let stats = try #require(try Self.statsLines(streamer).last)
+        #expect((stats["sentFrames"] as? NSNumber)?.intValue ?? 0 > 0, "\(stats)")
+        #expect((stats["recordings"] as? [Any])?.count == 0, "\(stats)")
+        let outputs = try #require(stats["outputs"] as? [[String: Any]])
+        #expect(outputs.count == 1 && outputs.first?["url"] as? String == second, "\(stats)")
+
+        #expect(StreamingSupport.waitForNginxRecord(in: dir, server: server))
+        // Each window: [start, end] in seconds of the stream, ± 0.6 s (a forced keyframe starts it at once).
+        let windows: [(String, Double)] = [
+            (dir.file("a.mp4"), 2.5), (dir.file("b.mp4"), 1.5), (records + "/second.flv", 4),
+            (dir.file("main.mp4"), 8.5)
+        ]
+        for (file, seconds) in windows {
+            let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", file, "-f", "null", "-"])
+            #expect(decode.status == 0, "\(file): \(decode.stderr)")
+            let frames = try ExternalTool.run(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame,pts_time", "-of",
+                    "csv=p=0",
+                    file
+                ])
+            let lines = frames.output.split(separator: "\n").map { $0.split(separator: ",") }
+            let times = lines.compactMap { $0.count > 1 ? Double($0[1]) : nil }
+            #expect(lines.first?.first == "1", "\(file) does not start with a keyframe")
+            let span = (times.last ?? 0) - (times.first ?? 0) + 1.0 / 25
+            #expect(abs(span - seconds) <= 0.6, "\(file): \(times.count) frames over \(span) s, expected \(seconds) s")
+            if file.hasSuffix(".mp4") { #expect(times.first == 0, "\(file) starts at \(times.first ?? -1) s") }
+            // No gap: one frame every 1/25 s.
+            #expect(times.count == Int((span * 25).rounded()), "\(file): \(times.count) frames over \(span) s")
+        }
+    }
+
     @Test func ctrlCEndsTheStreamCleanlyWith130() throws {
         let dir = try TemporaryDirectory()
         let port = try StreamingSupport.freePort()

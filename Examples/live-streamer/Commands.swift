@@ -1,0 +1,177 @@
+import ExampleSupport
+import Foundation
+import MediaPipeline
+
+/// `live-streamer`'s commands on standard input, one per line, acted on while the stream runs: what a
+/// streaming app's buttons do (HaishinKit's record button, a second destination).
+///
+/// | command | effect |
+/// | --- | --- |
+/// | `record start PATH` | records the same encode to PATH (container from the extension), from a keyframe, starting at zero |
+/// | `record stop [PATH]` | stops the recording at PATH (default: the last one started) and finishes the file |
+/// | `output add URL` | streams to one more destination (a URL as `--to` takes, or an `.m3u8` path), from a keyframe |
+/// | `output remove URL` | stops streaming to a destination added with `output add` |
+/// | `stats` | one JSON object on standard output: the `--stats-json` keys, with `recordings` and `outputs` |
+/// | `quit` | ends the stream as the end of `--duration` would (exit 0) |
+///
+/// Each command answers with one line on standard error; a line that is not a command gets one error
+/// line and is otherwise ignored. The end of standard input stops reading commands, not the stream.
+/// Commands are read and acted on by one thread, so the state below needs no lock.
+struct Commands {
+    /// What a new destination or recording needs from the running stream.
+    struct Context: Sendable {
+        let run: MediaGraphRun
+        let tracks: [MediaGraph.BranchID]
+        let clock: MediaClock
+        let keyframes: KeyframeRequest
+        let maxQueueDuration: MediaTime
+        let reconnect: Int
+        let protocolOptions: [String: String]
+        let hls: HLSOptions
+        let quiet: Bool
+        let quit: StopSignal
+        let mainStats: LiveStreamSink.StatsSource
+    }
+
+    static let usage =
+        "commands: record start PATH, record stop [PATH], output add URL, output remove URL, stats, quit"
+
+    private let context: Context
+    private var recordings: [(path: String, id: MediaGraph.SinkID)] = []
+    private var outputs: [(url: String, id: MediaGraph.SinkID, stats: LiveStreamSink.StatsSource)] = []
+
+    init(_ context: Context) { self.context = context }
+
+    /// Reads commands from standard input on a thread of its own until its end.
+    static func start(_ context: Context) {
+        let thread = Thread {
+            var commands = Commands(context)
+            while let line = readLine() { commands.perform(line) }
+        }
+        thread.start()
+    }
+
+    /// Acts on one line.
+    mutating func perform(_ line: String) {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let verb = words.first else { return }
+        let argument = words.dropFirst(2).joined(separator: " ")
+        switch (verb, words.count > 1 ? words[1] : "") {
+        case ("record", "start") where !argument.isEmpty: startRecording(argument)
+        case ("record", "stop"): stopRecording(argument.isEmpty ? nil : argument)
+        case ("output", "add") where !argument.isEmpty: addOutput(argument)
+        case ("output", "remove") where !argument.isEmpty: removeOutput(argument)
+        case ("stats", ""): printStats()
+        case ("quit", ""):
+            say("quitting: the stream ends")
+            context.quit.request()
+        default: say("not a command: '\(line)' (\(Self.usage))")
+        }
+    }
+
+    private func say(_ message: String) { printError("live-streamer: \(message)") }
+
+    private mutating func startRecording(_ path: String) {
+        guard !recordings.contains(where: { $0.path == path }) else { return say("already recording to \(path)") }
+        do {
+            let quiet = context.quiet
+            let muxer = try ContainerMuxer(path: path)
+            let id = try context.run.addSink(muxer, tracks: context.tracks) { result in
+                guard !quiet else { return }
+                switch result {
+                case .success(let counts):
+                    printError(
+                        "live-streamer: recorded \(path) (\(count: Int(counts.samplesWritten), "sample"), \(count: Int(counts.bytesWritten), "byte"))"
+                    )
+                case .failure(let error): printError("live-streamer: recording to \(path) failed: \(error)")
+                }
+            }
+            recordings.append((path, id))
+            say("recording to \(path) from the next keyframe")
+        } catch {
+            say("cannot record to \(path): \(error)")
+        }
+    }
+
+    private mutating func stopRecording(_ path: String?) {
+        guard let index = path.map({ path in recordings.lastIndex { $0.path == path } }) ?? recordings.indices.last
+        else {
+            return say(path.map { "no recording to \($0) to stop" } ?? "no recording to stop")
+        }
+        let recording = recordings.remove(at: index)
+        context.run.removeSink(recording.id)
+        say("stopping the recording to \(recording.path)")
+    }
+
+    private mutating func addOutput(_ url: String) {
+        guard !outputs.contains(where: { $0.url == url }) else { return say("already streaming to \(url)") }
+        do {
+            if !Destination.isHLS(url) { _ = try StreamingURL(url) }
+            let events = EventPrinter(enabled: !context.quiet, destination: url)
+            let sink = try Destination.sink(
+                url, reconnect: context.reconnect, protocolOptions: context.protocolOptions, hls: context.hls,
+                keyframes: context.keyframes, onEvent: events.print)
+            let live = try LiveStreamSink(sink, clock: context.clock, maxQueueDuration: context.maxQueueDuration)
+            let stats = live.statsSource
+            let quiet = context.quiet
+            // The run's times, not zero: the live queue measures latency on the shared clock.
+            let id = try context.run.addSink(live, tracks: context.tracks, startsAtZero: false) { result in
+                guard !quiet else { return }
+                switch result {
+                case .success: printError("live-streamer: \(url): \(LiveStreamer.summary(stats.current))")
+                case .failure(let error): printError("live-streamer: streaming to \(url) failed: \(error)")
+                }
+            }
+            outputs.append((url, id, stats))
+            say("streaming to \(url) from the next keyframe")
+        } catch {
+            say("cannot stream to \(url): \(error)")
+        }
+    }
+
+    private mutating func removeOutput(_ url: String) {
+        guard let index = outputs.firstIndex(where: { $0.url == url }) else {
+            let known = outputs.isEmpty ? "none was added" : "added: " + outputs.map(\.url).joined(separator: ", ")
+            return say("no output \(url) to remove (\(known))")
+        }
+        let output = outputs.remove(at: index)
+        context.run.removeSink(output.id)
+        say("stopping the stream to \(url)")
+    }
+
+    /// The `--stats-json` object of the main destination, with `recordings` (path, samples, bytes) and
+    /// `outputs` (url, sentBytes, sentFrames, droppedFrames) of those running.
+    private func printStats() {
+        let progress = context.run.progress
+        let recordings = recordings.map { recording in
+            let counts = progress.sinks[recording.id.index]
+            return
+                "{\"path\":\(Self.quoted(recording.path)),\"samples\":\(counts.samplesWritten),\"bytes\":\(counts.bytesWritten)}"
+        }
+        let outputs = outputs.map { output in
+            let stats = output.stats.current
+            return
+                "{\"url\":\(Self.quoted(output.url)),\"sentBytes\":\(stats.sentBytes ?? 0),\"sentFrames\":\(stats.sentFrames),\"droppedFrames\":\(stats.droppedFrames + stats.droppedWhileReconnecting)}"
+        }
+        var json = StatsPrinter.json(context.mainStats.current)
+        json.removeLast()
+        json +=
+            ",\"recordings\":[\(recordings.joined(separator: ","))],\"outputs\":[\(outputs.joined(separator: ","))]}"
+        FileHandle.standardOutput.write(Data((json + "\n").utf8))
+        say("stats: \(self.recordings.count) recording(s), \(self.outputs.count) added output(s)")
+    }
+
+    /// `text` as a JSON string.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
