@@ -21,7 +21,9 @@ struct LiveStreamer: ParsableCommand {
             at a time (never audio), and the adaptive bit rate lowers the encoder's rate while the queue \
             is deep. A lost connection is retried --reconnect times with backoff (0.5 s doubling to 8 s); \
             the stream resumes at a keyframe with its timestamps continuing. --record writes the same \
-            encode to a file, untouched by network trouble. Ctrl-C ends the stream cleanly (exit 130).
+            encode to a file, untouched by network trouble. Ctrl-C ends the stream cleanly (exit 130). \
+            While it streams, one command per line on standard input: record start PATH, record stop [PATH], \
+            output add URL, output remove URL, stats, quit.
 
             Examples:
               live-streamer --to rtmp://127.0.0.1/live/key --pattern --tone 440

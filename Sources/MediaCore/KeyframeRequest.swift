@@ -38,7 +38,7 @@ public final class KeyframeRequest: Sendable {
 }
 
 /// A stage that can code its next picture as a keyframe when asked between two samples, on the thread
-/// that runs it: ``H264Encoder`` (MediaFFmpeg), and a ``MediaBin`` holding one. A running graph asks
+/// that runs it: MediaFFmpeg's `H264Encoder`, and a ``MediaBin`` holding one. A running graph asks
 /// the stages of a branch when a sink joins it (``MediaGraphRun/addSink(_:tracks:startsAtZero:onEnd:)``),
 /// so that a recording started mid-stream begins within a frame or two instead of waiting up to a GOP.
 public protocol KeyframeForcing: AnyObject {

@@ -11,11 +11,13 @@ extension MediaGraphRun {
     /// run.removeSink(recording)   // the file is finished and valid
     /// ```
     ///
-    /// - Start: each branch starts feeding the sink between two of its samples. The branches' stages
-    ///   that can (``KeyframeForcing``: an ``H264Encoder``) are asked for a keyframe at once, and the
-    ///   sink's first samples are decided as ``JoinGate`` says: video from a keyframe, audio from the
-    ///   first whole packet at or after it, so the file starts with a picture that decodes and the
-    ///   tracks start together. With `startsAtZero` (the default) that moment is time zero of the sink's
+    /// - Start: each branch starts feeding the sink between two of its samples (a branch waiting on its
+    ///   source, a stalled camera, with its next sample). The branches' stages
+    ///   that can (``KeyframeForcing``: MediaFFmpeg's `H264Encoder`) are asked for a keyframe at once.
+    ///   The sink's start is the latest of its video tracks' first keyframes (with no video, of its
+    ///   tracks' first samples); each video track begins at its first keyframe from then on, each
+    ///   audio track at its first whole packet from then on, so the file starts with a picture that
+    ///   decodes and the tracks start together. With `startsAtZero` (the default) that moment is time zero of the sink's
     ///   timeline, as `AVAssetWriter.startSession(atSourceTime:)` makes it; otherwise the sink gets the
     ///   run's times (a server that expects the stream's clock to continue).
     /// - The others: no other sink or branch waits for it or loses a sample. The sink runs on a thread

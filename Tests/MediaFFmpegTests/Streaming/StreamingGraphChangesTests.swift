@@ -15,7 +15,8 @@ import Testing
     static func frames(_ path: String) throws -> [(key: Bool, time: Double)] {
         let result = try ExternalTool.check(
             "ffprobe",
-            ["-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame,pts_time", "-of", "csv=p=0", path])
+            ["-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame,pts_time", "-of", "csv=p=0", path]
+        )
         return result.output.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: ",")
             guard fields.count >= 2, let time = Double(fields[1]) else { return nil }
