@@ -34,5 +34,28 @@ func paceOnOneClock() async throws {
     try await graph.run()
 }
 
+func recordWhileRunning() async throws {
+    // snippet.hide
+    let clock = MediaClock()
+    let camera = RealTimeSource(try TestPatternGenerator(width: 320, height: 240, length: .frames(60)), clock: clock)
+    let microphone = RealTimeSource(try ToneGenerator(length: .frames(96_000)), clock: clock)
+    var graph = MediaGraph()
+    let video = graph.addBranch("video", source: camera, stages: [try H264Encoder()])
+    let audio = graph.addBranch("audio", source: microphone, stages: [try AACEncoder()])
+    graph.addSink(try ContainerMuxer(path: "main.mp4"), tracks: [video, audio])
+    // snippet.show
+    // snippet.changes
+    let run = graph.start()
+    let clip = try run.addSink(try ContainerMuxer(path: "clip.mp4"), tracks: [video, audio])
+    // …
+    // snippet.hide
+    try await Task.sleep(for: .seconds(1))
+    // snippet.show
+    run.removeSink(clip)  // finished and valid; the other sinks lose nothing
+    // snippet.end
+    run.wait()
+}
+
 try await encodeTwice()
 try await paceOnOneClock()
+try await recordWhileRunning()

@@ -18,7 +18,9 @@ var tone = try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), length: .fra
 var pcmSamples: [MediaSample] = []
 while let sample = try tone.next() { pcmSamples.append(sample) }
 var sent: [MediaSample] = []
-@MainActor func send(_ packet: MediaSample) { sent.append(packet) }
+// A closure, not a function: a function reading `sent` compiles only while `sent` is a global (top-level
+// code), and the README's code must compile in a @main type and in a function too (SnippetFormsTests).
+let send = { (packet: MediaSample) in sent.append(packet) }
 
 // snippet.by-hand
 let encoder = CheckedStage(try AACEncoder(bitRate: 96_000))

@@ -151,6 +151,15 @@ extension ThreadedRun {
                 ]
             ).log(to: logger)
         }
+        if failure == nil, snapshot.samplesWritten == 0 {
+            // Removed (or its branches ended) before its first keyframe: say so, or the empty file is a mystery.
+            let warning = MediaDiagnostic(
+                .warning,
+                "\(runner.name) left the running graph before its start (a keyframe on every video track): nothing was written to it",
+                metadata: [DiagnosticKey.stage: runner.name, DiagnosticKey.code: "nothingWritten"])
+            diagnostics.record(warning)
+            warning.log(to: logger)
+        }
         if let failure {
             // The run goes on without it: the failure is a warning of the run, and `onEnd`'s result.
             let warning = MediaDiagnostic(

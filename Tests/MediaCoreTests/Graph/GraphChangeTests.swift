@@ -276,6 +276,24 @@ func packetIndex(_ sample: MediaSample) -> Int {
         #expect(live.main.samples(track: 0).count == 120)
     }
 
+    /// A sink removed before its first keyframe holds nothing: it is finished, and a warning says so.
+    @Test func aSinkThatLeavesBeforeItsStartIsFinishedWithAWarning() throws {
+        let live = Live()
+        #expect(live.advance(to: 0.5))
+        let empty = SampleCollector()
+        let written = Locked<Int64?>(nil)
+        let id = try live.run.addSink(empty, tracks: [live.videoID, live.audioID]) { result in
+            if case .success(let counts) = result { written.withLock { $0 = counts.samplesWritten } }
+        }
+        live.run.removeSink(id)
+        #expect(live.advance(to: 1))
+        live.end()
+        #expect(written.withLock { $0 } == 0)
+        #expect(empty.finishCount == 1 && empty.samples.isEmpty)
+        #expect(live.run.progress.warnings.contains { $0[DiagnosticKey.code] == "nothingWritten" })
+        #expect(live.main.samples(track: 0).count == 30)
+    }
+
     @Test func joiningAfterTheEndOrWithAWrongBranchIsATypedError() throws {
         let live = Live()
         var other = MediaGraph()
