@@ -1,7 +1,9 @@
 /// Produces samples: a file reader, a generator, a capture device.
 ///
 /// Call ``next()`` until it returns `nil` (end of stream). After `nil` or a thrown error, further
-/// calls return `nil` or throw; they never trap.
+/// calls return `nil` or throw; they never trap. One policy holds for every source whatever it does
+/// itself: the drivers read it through a ``CheckedSource``, which stamps its error with its name and
+/// sample index and does not call it again after its end or an error (`nil` from then on).
 public protocol MediaSource {
     /// The next sample, or `nil` at the end of the stream.
     mutating func next() throws -> MediaSample?

@@ -15,24 +15,15 @@ public struct MediaSourceSamples: AsyncSequence {
     let source: any MediaSource
 
     /// An iterator that reads the source.
-    public func makeAsyncIterator() -> Iterator { Iterator(source: source) }
+    public func makeAsyncIterator() -> Iterator { Iterator(source: CheckedSource.wrapping(source)) }
 
-    /// Reads the source one sample at a time.
+    /// Reads the source one sample at a time, through its ``CheckedSource``.
     public struct Iterator: AsyncIteratorProtocol {
-        var source: any MediaSource
-        var isDone = false
+        let source: CheckedSource
 
-        /// The source's next sample, or `nil` at its end (and after an error).
-        public mutating func next() async throws -> MediaSample? {
-            guard !isDone else { return nil }
-            do {
-                guard let sample = try source.next() else { isDone = true; return nil }
-                return sample
-            } catch {
-                isDone = true
-                throw error
-            }
-        }
+        /// The source's next sample, or `nil` at its end (and after an error, which is thrown once,
+        /// stamped with the source's name and sample index).
+        public mutating func next() async throws -> MediaSample? { try source.next() }
     }
 }
 

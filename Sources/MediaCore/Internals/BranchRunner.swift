@@ -18,7 +18,7 @@ final class BranchRunner {
     private(set) var sourceError: (any Error)?
 
     init(name: String?, source: any MediaSource, stages: [any MediaStage]) {
-        self.source = CheckedSource(source)
+        self.source = CheckedSource.wrapping(source)
         self.name = name ?? self.source.name
         chain = StageChain(stages)
         counts = .init(name: self.name)
