@@ -19,7 +19,9 @@ extension MediaGraph {
     ///
     /// `stop`, when given, ends the run early from any thread as in the synchronous run: sources stop,
     /// stages drain, sinks finish, and the run **returns** the progress so far. Cancelling the task
-    /// requests the same signal, then throws.
+    /// requests the same signal, then throws. Either way `progress` is called one last time, with the
+    /// final counts, once every sink has finished and before the run returns or throws: a cancelled
+    /// run's partial progress is that last report.
     @discardableResult
     public func run(
         queueDepth: Int = 16, stop: StopSignal? = nil, progress report: (@Sendable (Progress) -> Void)? = nil
@@ -27,8 +29,12 @@ extension MediaGraph {
         let run = ThreadedRun(graph: self, queueDepth: queueDepth, stop: stop ?? StopSignal())
         let progress = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Progress, any Error>) in
-                run.start { result in continuation.resume(with: result) }
-                if let report { ProgressTicker.start(run: run, report: report) }
+                let ticker = report.map { ProgressTicker(run: run, report: $0) }
+                run.start { result in
+                    ticker?.reportFinal()
+                    continuation.resume(with: result)
+                }
+                ticker?.start()
             }
         } onCancel: {
             run.requestStop()
@@ -38,15 +44,45 @@ extension MediaGraph {
     }
 }
 
-/// Calls a progress callback every 100 ms from a thread of its own while a threaded run lasts.
-enum ProgressTicker {
-    static func start(run: ThreadedRun, report: @escaping @Sendable (MediaGraph.Progress) -> Void) {
+/// Calls a progress callback every 100 ms from a thread of its own while a threaded run lasts, and
+/// once more with the final counts when it ends (``reportFinal()``, from the run's last thread); no
+/// report comes after the final one.
+final class ProgressTicker: Sendable {
+    private let run: ThreadedRun
+    private let report: @Sendable (MediaGraph.Progress) -> Void
+    /// Whether the final report was made. The reports are made under this lock, so none follows it.
+    private let ended = Locked(false)
+
+    init(run: ThreadedRun, report: @escaping @Sendable (MediaGraph.Progress) -> Void) {
+        self.run = run
+        self.report = report
+    }
+
+    /// Starts the thread that reports every 100 ms until the final report.
+    func start() {
         try? StageThread.detach {
-            while !run.hasEnded {
-                report(run.progress)
+            while self.tick() {
                 var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)
                 nanosleep(&pause, nil)
             }
+        }
+    }
+
+    /// One report, unless the final one was made; whether to go on.
+    private func tick() -> Bool {
+        ended.withLock { ended in
+            guard !ended else { return false }
+            report(run.progress)
+            return true
+        }
+    }
+
+    /// The final report, once.
+    func reportFinal() {
+        ended.withLock { ended in
+            guard !ended else { return }
+            ended = true
+            report(run.progress)
         }
     }
 }

@@ -32,14 +32,56 @@ extension MediaGraph {
 public final class MediaGraphRun: Sendable {
     let run: ThreadedRun
     private let done = DispatchSemaphore(value: 0)
+    /// How the run ended (once it has), and the tasks waiting in ``finished()`` until then.
+    private let outcome = Locked<
+        (
+            result: Result<MediaGraph.Progress, any Error>?,
+            waiters: [CheckedContinuation<MediaGraph.Progress, any Error>]
+        )
+    >((nil, []))
 
     init(run: ThreadedRun) { self.run = run }
 
     func begin(_ onEnd: (@Sendable (Result<MediaGraph.Progress, any Error>) -> Void)?) {
-        run.start { [done] result in
+        run.start { [done, outcome] result in
             onEnd?(result)
+            let waiters = outcome.withLock { state in
+                state.result = result
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(with: result) }
             done.signal()
         }
+    }
+
+    /// Waits, without blocking a thread, until the run has ended, and returns its progress or throws
+    /// its error, as ``MediaGraph/run(queueDepth:stop:progress:)`` would: `start` plus `finished()` is
+    /// the async run with a handle for changes while it runs.
+    ///
+    /// ```swift
+    /// let run = graph.start()
+    /// Task { try await Task.sleep(for: .seconds(10)); try run.addSink(recording, tracks: [video, audio]) }
+    /// let progress = try await run.finished()
+    /// ```
+    ///
+    /// Cancelling the waiting task stops the run (sources stop, stages drain, every sink finishes), and
+    /// then throws `CancellationError`. Any number of tasks may wait, at any time.
+    public func finished() async throws -> MediaGraph.Progress {
+        let progress = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<MediaGraph.Progress, any Error>) in
+                let ended = outcome.withLock { state -> Result<MediaGraph.Progress, any Error>? in
+                    if state.result == nil { state.waiters.append(continuation) }
+                    return state.result
+                }
+                if let ended { continuation.resume(with: ended) }
+            }
+        } onCancel: {
+            run.requestStop()
+        }
+        if Task.isCancelled { throw CancellationError() }
+        return progress
     }
 
     /// What the run has done so far.

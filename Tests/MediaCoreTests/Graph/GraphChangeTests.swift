@@ -354,3 +354,29 @@ final class FailingCollector: MultiTrackSink, Sendable {
     }
     func finish() throws { state.withLock { $0.finished += 1 } }
 }
+
+/// `start` plus `finished()`: the async run with a handle for changes.
+@Suite(.timeLimit(.minutes(1))) struct MediaGraphRunFinishedTests {
+    @Test func finishedReturnsTheProgressToEveryWaiterAndCancellingAWaiterStopsTheRun() async throws {
+        let live = GraphChangeTests.Live()
+        #expect(live.advance(to: 0.5))
+        let early = Task { try await live.run.finished() }
+        let cancelled = Task { try await live.run.finished() }
+        cancelled.cancel()
+        // The sources wait for the test: let them go on a frame at a time, so the branches see the stop
+        // (once the cancelled task has run) at a next sample.
+        for frame in 16...120 where !live.run.hasEnded {
+            live.video.allow(through: frame)
+            live.audio.allow(through: frame * 187 / 120)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // The cancelled waiter stopped the run: every sink finished with what was read.
+        let progress = try await early.value
+        #expect(progress.sinks[0].samplesWritten == Int64(live.main.samples.count))
+        #expect(live.main.finishCount == 1)
+        #expect(live.main.samples(track: 0).count < 120)
+        let late = try await live.run.finished()  // after the end: at once
+        #expect(late == progress)
+    }
+}

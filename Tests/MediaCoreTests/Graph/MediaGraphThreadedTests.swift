@@ -78,7 +78,7 @@ struct EndlessSource: MediaSource {
     }
 
     /// The contract: cancelling the task stops the sources, drains the stages, finishes every
-    /// sink, and then throws CancellationError.
+    /// sink, and then throws CancellationError, after a last progress report with the final counts.
     @Test func cancellingTheTaskFinishesEverySinkThenThrowsCancellationError() async throws {
         var graph = MediaGraph()
         let held = packets(count: 1, duration: 1024, timescale: 48_000, format: audioFormat, startIndex: 99_999)
@@ -89,7 +89,8 @@ struct EndlessSource: MediaSource {
         let second = SampleCollector()
         graph.addSink(sink, tracks: [audio, video])
         graph.addSink(second, input: audio)
-        let task = Task { try await graph.run() }
+        let reports = Locked<[MediaGraph.Progress]>([])
+        let task = Task { try await graph.run { progress in reports.withLock { $0.append(progress) } } }
         let flowing = await pollAsync(every: .milliseconds(5)) { second.samples.count >= 200 }
         task.cancel()
         #expect(flowing, "the graph did not deliver 200 samples before it was cancelled")
@@ -99,6 +100,10 @@ struct EndlessSource: MediaSource {
         #expect(second.finishCount == 1)
         #expect(second.samples.last == held[0])
         #expect(sink.samples(track: 0).last == held[0])
+        // The partial progress: the last report, made after every sink finished, counts what they hold.
+        let last = try #require(reports.withLock { $0.last })
+        #expect(last.sinks[1].samplesWritten == Int64(second.samples.count))
+        #expect(last.sinks[0].samplesWritten == Int64(sink.samples.count))
     }
 
     @Test func asyncRunCompletesAndReturnsCounts() async throws {
