@@ -276,6 +276,26 @@ func packetIndex(_ sample: MediaSample) -> Int {
         #expect(live.main.samples(track: 0).count == 120)
     }
 
+    /// A sink fed by one branch runs on that branch's thread: removing it finishes it there, once.
+    @Test func removingASinkThatRunsOnItsBranchsThreadFinishesItOnce() throws {
+        let source = ControlledSource(audioPackets(seconds: 2))
+        var graph = MediaGraph()
+        let branch = graph.addBranch(source: source)
+        let inline = SampleCollector()
+        let id = graph.addSink(inline, input: branch)
+        let run = graph.start()
+        source.allow(through: 20)
+        #expect(waitUntil { run.progress.branches[0].samplesOut == 20 })
+        run.removeSink(id)
+        source.allow(through: 40)
+        #expect(waitUntil { inline.finishCount == 1 })
+        source.end()
+        run.wait()
+        #expect(inline.finishCount == 1)
+        #expect(inline.samples.count == 20)
+        #expect(run.progress.sinks[0].samplesWritten == 20)
+    }
+
     /// A sink removed before its first keyframe holds nothing: it is finished, and a warning says so.
     @Test func aSinkThatLeavesBeforeItsStartIsFinishedWithAWarning() throws {
         let live = Live()
