@@ -1,0 +1,204 @@
+import MediaCore
+import Synchronization
+
+/// Several float32 PCM sources mixed into one: `AVAudioMixerNode`, GStreamer's `audiomixer`, `sox -m`.
+/// A mixer is a ``/MediaCore/MediaSource``: it ends a pipeline's or a graph branch's reading side, and
+/// its output goes through stages (an encoder) into sinks like any source's.
+///
+/// ```swift
+/// // Each input to float32 at 48 kHz stereo (MediaFFmpeg's converter), then mixed.
+/// let toMix = { try AudioConverter(format: .f32, sampleRate: 48_000, channelLayout: .default(channelCount: 2)) }
+/// let music = AudioMixer.Input(source: try WAVReader(path: "music.wav"), stages: [try toMix()], gain: 0.5)
+/// let voice = AudioMixer.Input(source: try WAVReader(path: "voice.wav"), stages: [try toMix()], offset: .seconds(2))
+/// let mixer = try AudioMixer(sampleRate: 48_000, channels: 2, inputs: [music, voice])
+/// var pipeline = Pipeline(source: mixer, stages: [try AACEncoder()], sink: ADTSMuxer(output: try FileOutput(path: "mix.aac")))
+/// try pipeline.run()
+/// // meanwhile, from any thread: voice.controls.gain.value = 0.8 (ramped over 10 ms)
+/// ```
+///
+/// - Inputs: each a source of float32 PCM (`f32` or `f32p`) at the mix's sample rate and channel
+///   count, read through its own `stages` first: put MediaFFmpeg's `AudioConverter` there for any
+///   other rate, layout or sample type. Anything else is refused with
+///   ``/MediaCore/MediaError/Code/formatMismatch`` naming the input. An input's trims (an encoder's
+///   priming) are honoured; its timestamps are not read: its frames follow each other from its start.
+/// - Mix: each output value is Σ gainᵢ × xᵢ over the inputs playing, summed in double precision and
+///   stored as float32: what `sox -m -v G1 a.wav -v G2 b.wav` computes. Nothing limits the sum: values
+///   beyond ±1 are kept (float32 holds them) and counted in ``clippedValues``, and a warning says how
+///   many at the end; lower the gains, or clip or limit after the mixer, to prevent it.
+/// - Time: input *i* starts at its `offset` on the mix's timeline (rounded to the frame), silence
+///   before it; the mix ends when its last input ends. Output buffers hold ``framesPerBuffer`` frames
+///   (the last one fewer), interleaved `f32`, stamped from frame 0 at the mix's rate.
+/// - Changes while it runs, from any thread (``Controls``): gain (linear, 0…16), balance (stereo mixes,
+///   ``PanStage``'s law: 0 leaves the input as it is) and mute, read once per output buffer and
+///   ramped over ``rampDuration``, so no change clicks. ``add(_:)`` adds an input that starts at the
+///   next buffer (plus its offset); ``Controls/remove()`` takes one out at the next buffer.
+public final class AudioMixer: MediaSource {
+    /// The `Sendable` controls of one input, set from any thread while the mixer runs.
+    public final class Controls: Sendable {
+        /// The input's linear gain, 0…16 (1: unity; 0.5: −6.02 dB).
+        public let gain: AudioParameter
+        /// The input's balance in a stereo mix, as ``PanStage``'s law: −1 keeps only its left channel,
+        /// 0 leaves both as they are, +1 keeps only its right. Ignored in a mix of other channel counts.
+        public let pan: AudioParameter
+        private let muted = Atomic<Bool>(false)
+        private let removed = Atomic<Bool>(false)
+
+        init(gain: Double, pan: Double) {
+            self.gain = AudioParameter(gain, range: 0...16)
+            self.pan = AudioParameter.pan(pan)
+        }
+
+        /// Whether the input is muted (its gain ramps to 0, and back when unmuted).
+        public var isMuted: Bool {
+            get { muted.load(ordering: .relaxed) }
+            set { muted.store(newValue, ordering: .relaxed) }
+        }
+
+        /// Takes the input out of the mix at the next buffer (after a ramp down, in that buffer).
+        public func remove() { removed.store(true, ordering: .relaxed) }
+
+        /// Whether ``remove()`` was called.
+        public var isRemoved: Bool { removed.load(ordering: .relaxed) }
+    }
+
+    /// One input: a source, the stages its samples go through first, where it starts, and its controls.
+    public struct Input {
+        /// Where its samples come from.
+        public var source: any MediaSource
+        /// What its samples go through before the mix (an `AudioConverter` to the mix's format).
+        public var stages: [any MediaStage]
+        /// Where it starts on the mix's timeline (from the next buffer, for an input added while running).
+        public var offset: MediaTime
+        /// Its gain, pan and mute.
+        public let controls: Controls
+
+        /// An input of `source` through `stages`, starting at `offset`, at linear `gain` and balance `pan`.
+        public init(
+            source: any MediaSource, stages: [any MediaStage] = [], offset: MediaTime = .zero, gain: Double = 1,
+            pan: Double = 0
+        ) {
+            self.source = source
+            self.stages = stages
+            self.offset = offset
+            controls = Controls(gain: gain, pan: pan)
+        }
+    }
+
+    /// The mix's sample rate.
+    public let sampleRate: Int
+    /// The mix's channel count.
+    public let channels: Int
+    /// The frames in each output buffer (the last one may hold fewer).
+    public let framesPerBuffer: Int
+    /// How long a change of gain, pan or mute takes.
+    public let rampDuration: Duration
+    /// `AudioMixer`.
+    public var name: String { "AudioMixer" }
+    private let format: AudioFormat
+    private var inputs: [MixerInput] = []
+    private let pending = Locked<[Handoff<Input>]>([])
+    /// Output frames produced so far: the next buffer's first frame.
+    private(set) var position: Int64 = 0
+    private var sums: [Double] = []
+    /// Output values beyond ±1 so far.
+    public private(set) var clippedValues = 0
+
+    /// A mixer of `inputs` at `sampleRate` Hz and `channels` channels, in buffers of `framesPerBuffer`
+    /// frames.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a rate, channel count or buffer
+    ///   size below 1, or an offset that is not a finite time of 0 or more.
+    public init(
+        sampleRate: Int, channels: Int, framesPerBuffer: Int = 1024, rampDuration: Duration = .milliseconds(10),
+        inputs: [Input] = []
+    ) throws(MediaError) {
+        guard sampleRate >= 1, channels >= 1, framesPerBuffer >= 1 else {
+            throw MediaError(
+                .invalidArgument,
+                "a mix needs a sample rate, a channel count and a buffer size of at least 1, not \(sampleRate) Hz, \(count: channels, "channel") and \(count: framesPerBuffer, "frame")"
+            )
+        }
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.framesPerBuffer = framesPerBuffer
+        self.rampDuration = rampDuration
+        format = .pcm(PCMFormat(.f32), sampleRate: sampleRate, channels: channels)
+        for input in inputs {
+            self.inputs.append(try MixerInput(input, start: 0, mixer: self))
+        }
+        sums = Array(repeating: 0, count: framesPerBuffer * channels)
+    }
+
+    /// The inputs still in the mix.
+    public var inputCount: Int { inputs.count }
+
+    /// Adds `input` from any thread: it joins at the mixer's next buffer, its `offset` counted from there.
+    public func add(_ input: sending Input) {
+        let handoff = Handoff(input)
+        pending.withLock { $0.append(handoff) }
+    }
+
+    /// The next buffer of the mix, or `nil` once every input has ended.
+    ///
+    /// - Throws: an input's error, or its stages', stamped with its name; ``/MediaCore/MediaError/Code/formatMismatch``
+    ///   for an input that is not float32 PCM at the mix's rate and channel count.
+    public func next() throws -> MediaSample? {
+        try adoptPending()
+        let frames = framesPerBuffer
+        var length = 0
+        for input in inputs {
+            let lead = input.start > position ? Int(min(input.start - position, Int64(frames))) : 0
+            guard lead < frames else {
+                length = frames  // silence until a later input starts
+                continue
+            }
+            try input.fill(frames - lead)
+            length = max(length, lead + min(frames - lead, input.bufferedFrames))
+        }
+        guard length > 0 else { return nil }
+        for index in 0..<(length * channels) { sums[index] = 0 }
+        for input in inputs {
+            let lead = input.start > position ? Int(min(input.start - position, Int64(frames))) : 0
+            guard lead < length else { continue }
+            input.mix(into: &sums, from: lead, frames: min(length - lead, input.bufferedFrames))
+        }
+        inputs.removeAll { $0.isDone }
+        var data = [UInt8](repeating: 0, count: length * channels * 4)
+        var clipped = 0
+        data.withUnsafeMutableBytes { raw in
+            for index in 0..<(length * channels) {
+                let value = Float(sums[index])
+                if value > 1 || value < -1 { clipped += 1 }
+                raw.storeFloat32(value, at: index)
+            }
+        }
+        clippedValues += clipped
+        let sample = MediaSample(
+            format: .audio(format), data: data,
+            timing: .audio(startFrame: position, frameCount: length, sampleRate: sampleRate), frameCount: length)
+        position += Int64(length)
+        return sample
+    }
+
+    /// The frames `duration` lasts at the mix's rate, rounded.
+    func frames(_ duration: MediaTime) throws(MediaError) -> Int64 {
+        let frames = duration.converted(to: Int32(clamping: sampleRate), rounding: .toNearestOrAwayFromZero)
+        guard frames.isNumeric, frames.value >= 0 else {
+            throw MediaError(.invalidArgument, "an input's offset must be a finite time of 0 or more, not \(duration)")
+        }
+        return frames.value
+    }
+
+    private func adoptPending() throws {
+        let added = pending.withLock { list in
+            defer { list = [] }
+            return list
+        }
+        for handoff in added {
+            guard let input = handoff.take() else { continue }
+            inputs.append(try MixerInput(input, start: position, mixer: self))
+        }
+    }
+}
+
+@available(*, unavailable) extension AudioMixer: Sendable {}

@@ -1,0 +1,115 @@
+import MediaCore
+
+/// One input of an ``AudioMixer``: its source and stages (a ``/MediaCore/MediaBin``, driven through the
+/// library's one loop and guard), the float32 frames read ahead of the mix, and its gain and balance
+/// ramps. Lives on the mixer's thread.
+final class MixerInput {
+    /// Its first frame on the mix's timeline.
+    let start: Int64
+    let controls: AudioMixer.Controls
+    private let source: CheckedSource
+    private let stages: MediaBin
+    private let sampleRate: Int
+    private let channels: Int
+    private let rampFrames: Int
+    /// Interleaved frames read ahead; `head` is the first not yet mixed.
+    private var buffer: [Float] = []
+    private var head = 0
+    private var hasEnded = false
+    private var isRemoved = false
+    private var gain: LinearRamp
+    private var balance: LinearRamp
+
+    init(_ input: AudioMixer.Input, start: Int64, mixer: AudioMixer) throws(MediaError) {
+        self.start = start + (try mixer.frames(input.offset))
+        controls = input.controls
+        source = CheckedSource(input.source)
+        stages = MediaBin("\(source.name) (mixer input)", stages: input.stages)
+        sampleRate = mixer.sampleRate
+        channels = mixer.channels
+        rampFrames = LinearRamp.frames(mixer.rampDuration, sampleRate: mixer.sampleRate)
+        gain = LinearRamp(input.controls.isMuted ? 0 : input.controls.gain.value)
+        balance = LinearRamp(input.controls.pan.value)
+    }
+
+    /// Frames read ahead and not yet mixed.
+    var bufferedFrames: Int { (buffer.count - head) / channels }
+
+    /// Whether it has nothing more to give: ended and mixed out, or removed.
+    var isDone: Bool { isRemoved || (hasEnded && bufferedFrames == 0) }
+
+    /// Reads until `frames` frames are ahead of the mix, or the input has ended.
+    func fill(_ frames: Int) throws {
+        while !hasEnded && bufferedFrames < frames {
+            if let sample = try source.next() {
+                try stages.process(sample) { try append($0) }
+            } else {
+                try stages.finish { try append($0) }
+                hasEnded = true
+            }
+        }
+    }
+
+    /// Adds `frames` frames (from the head) × the gain and balance into `sums` (interleaved, from frame
+    /// `lead` of the buffer being mixed), ramping to the controls' values; consumes them.
+    func mix(into sums: inout [Double], from lead: Int, frames: Int) {
+        let removing = controls.isRemoved
+        gain.retarget(controls.isMuted || removing ? 0 : controls.gain.value, over: rampFrames)
+        balance.retarget(controls.pan.value, over: rampFrames)
+        let stereo = channels == 2
+        var index = head
+        for frame in 0..<frames {
+            let level = gain.next()
+            let base = (lead + frame) * channels
+            if stereo {
+                let pan = balance.next()
+                sums[base] += level * (pan > 0 ? 1 - pan : 1) * Double(buffer[index])
+                sums[base + 1] += level * (pan < 0 ? 1 + pan : 1) * Double(buffer[index + 1])
+            } else {
+                for channel in 0..<channels { sums[base + channel] += level * Double(buffer[index + channel]) }
+            }
+            index += channels
+        }
+        head = index
+        if head > 1 << 16 {
+            buffer.removeFirst(head)
+            head = 0
+        }
+        if removing && gain.isSteady { isRemoved = true }
+    }
+
+    /// Appends what the stages emitted, after checking it is float32 PCM in the mix's format; trims honoured.
+    private func append(_ sample: MediaSample) throws {
+        guard case .audio(let audio) = sample.format, let pcm = audio.pcm, pcm.sampleType == .f32,
+            audio.sampleRate == sampleRate, audio.channelCount == channels
+        else {
+            throw MediaError.formatMismatch(
+                stage: source.name,
+                expected:
+                    "32-bit float PCM at \(sampleRate) Hz with \(count: channels, "channel") (the mix's format: put an AudioConverter in the input's stages)",
+                actual: sample.format)
+        }
+        try sample.validatePCMLayout()
+        let first = sample.trimAtStart
+        let end = sample.frameCount - sample.trimAtEnd
+        guard end > first else { return }
+        buffer.reserveCapacity(buffer.count + (end - first) * channels)
+        if pcm.isInterleaved {
+            sample.withUnsafeBytes { raw in
+                for index in (first * channels)..<(end * channels) { buffer.append(raw.float32(at: index)) }
+            }
+        } else {
+            let base = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: (end - first) * channels))
+            for channel in 0..<channels {
+                sample.withUnsafeBytes(plane: channel) { raw in
+                    for frame in first..<end {
+                        buffer[base + (frame - first) * channels + channel] = raw.float32(at: frame)
+                    }
+                }
+            }
+        }
+    }
+}
+
+@available(*, unavailable) extension MixerInput: Sendable {}
