@@ -28,6 +28,14 @@ import Synchronization
 /// - Time: input *i* starts at its `offset` on the mix's timeline (rounded to the frame), silence
 ///   before it; the mix ends when its last input ends. Output buffers hold ``framesPerBuffer`` frames
 ///   (the last one fewer), interleaved `f32`, stamped from frame 0 at the mix's rate.
+/// - Live inputs (``Live``: a capture, a stream, anything stamped on a shared ``/MediaCore/MediaClock``):
+///   each input is read by a thread of its own, and its frames are placed on the mix's timeline by
+///   their presentation times on the clock (GStreamer's aggregator). A buffer goes out once every
+///   input that has started has delivered its frames, or at the latest `latency` after the buffer's
+///   end on the clock: an input that is late by more is mixed as silence for that buffer and counted
+///   (``Controls/lateFrames``), and never holds the others; what it delivers afterwards for that time
+///   is dropped and counted (``Controls/droppedFrames``). An input that ends leaves the mix; the mix
+///   ends when the last one has.
 /// - Changes while it runs, from any thread (``Controls``): gain (linear, 0…16), balance (stereo mixes,
 ///   ``PanStage``'s law: 0 leaves the input as it is) and mute, read once per output buffer and
 ///   ramped over ``rampDuration``, so no change clicks. ``add(_:)`` adds an input that starts at the
@@ -42,6 +50,8 @@ public final class AudioMixer: MediaSource {
         public let pan: AudioParameter
         private let muted = Atomic<Bool>(false)
         private let removed = Atomic<Bool>(false)
+        private let late = Atomic<Int>(0)
+        private let dropped = Atomic<Int>(0)
 
         init(gain: Double, pan: Double) {
             self.gain = AudioParameter(gain, range: 0...16)
@@ -59,28 +69,69 @@ public final class AudioMixer: MediaSource {
 
         /// Whether ``remove()`` was called.
         public var isRemoved: Bool { removed.load(ordering: .relaxed) }
+
+        /// In a live mix: frames of this input that had not arrived when their buffer was due, mixed as
+        /// silence (counted from its first frame on).
+        public var lateFrames: Int { late.load(ordering: .relaxed) }
+
+        /// In a live mix: frames of this input that arrived after their buffer had gone out, or that
+        /// overflowed its 2 s queue, and were dropped.
+        public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
+
+        func countLate(_ frames: Int) { late.add(frames, ordering: .relaxed) }
+        func countDropped(_ frames: Int) { dropped.add(frames, ordering: .relaxed) }
     }
 
     /// One input: a source, the stages its samples go through first, where it starts, and its controls.
-    public struct Input {
-        /// Where its samples come from.
-        public var source: any MediaSource
-        /// What its samples go through before the mix (an `AudioConverter` to the mix's format).
-        public var stages: [any MediaStage]
-        /// Where it starts on the mix's timeline (from the next buffer, for an input added while running).
+    /// `Sendable`: its source and stages travel inside, to whichever thread reads them (the mixer's, or
+    /// a live input's own), and can be read by one mixer only.
+    public struct Input: Sendable {
+        /// The source and stages, taken once by the mixer that reads them.
+        let payload: Handoff<Payload>
+        /// Where it starts on the mix's timeline (from the next buffer, for an input added while running;
+        /// a live input is placed by its samples' times on the clock instead).
         public var offset: MediaTime
-        /// Its gain, pan and mute.
+        /// Its gain, balance and mute, and its counts.
         public let controls: Controls
 
         /// An input of `source` through `stages`, starting at `offset`, at linear `gain` and balance `pan`.
         public init(
-            source: any MediaSource, stages: [any MediaStage] = [], offset: MediaTime = .zero, gain: Double = 1,
-            pan: Double = 0
+            source: sending any MediaSource, stages: sending [any MediaStage] = [], offset: MediaTime = .zero,
+            gain: Double = 1, pan: Double = 0
         ) {
-            self.source = source
-            self.stages = stages
+            payload = Handoff(Payload(source: source, stages: stages))
             self.offset = offset
             controls = Controls(gain: gain, pan: pan)
+        }
+
+        /// The source and stages, once; a second mixer given the same input throws.
+        func take() throws(MediaError) -> sending Payload {
+            guard let taken = payload.take() else {
+                throw MediaError(
+                    .invalidArgument, "an AudioMixer.Input can be mixed once: this one is in a mixer already")
+            }
+            return taken
+        }
+    }
+
+    /// What an input reads: its source and its stages.
+    struct Payload {
+        var source: any MediaSource
+        var stages: [any MediaStage]
+    }
+
+    /// How a live mix keeps time: the clock its inputs' samples are stamped on (a capture's, a
+    /// ``/MediaCore/RealTimeSource``'s), and how long a buffer waits for an input that is late.
+    public struct Live: Sendable {
+        /// The shared clock: input frames are placed on the mix's timeline by their presentation time on it.
+        public var clock: MediaClock
+        /// How long after its end a buffer waits for late inputs (GStreamer's aggregator latency).
+        public var latency: MediaTime
+
+        /// Live timing on `clock`, waiting at most `latency` (default 100 ms) for a late input.
+        public init(clock: MediaClock, latency: MediaTime = MediaTime(value: 1, timescale: 10)) {
+            self.clock = clock
+            self.latency = latency
         }
     }
 
@@ -94,9 +145,13 @@ public final class AudioMixer: MediaSource {
     public let rampDuration: Duration
     /// `AudioMixer`.
     public var name: String { "AudioMixer" }
+    /// Live timing, for inputs that are live (a capture, a stream); `nil` for files and generators,
+    /// which are mixed sample-exactly as fast as they are read.
+    public let live: Live?
     private let format: AudioFormat
     private var inputs: [MixerInput] = []
-    private let pending = Locked<[Handoff<Input>]>([])
+    private var liveInputs: [LiveMixerInput] = []
+    private let pending = Locked<[Input]>([])
     /// Output frames produced so far: the next buffer's first frame.
     private(set) var position: Int64 = 0
     private var sums: [Double] = []
@@ -110,7 +165,7 @@ public final class AudioMixer: MediaSource {
     ///   size below 1, or an offset that is not a finite time of 0 or more.
     public init(
         sampleRate: Int, channels: Int, framesPerBuffer: Int = 1024, rampDuration: Duration = .milliseconds(10),
-        inputs: [Input] = []
+        live: Live? = nil, inputs: [Input] = []
     ) throws(MediaError) {
         guard sampleRate >= 1, channels >= 1, framesPerBuffer >= 1 else {
             throw MediaError(
@@ -122,20 +177,18 @@ public final class AudioMixer: MediaSource {
         self.channels = channels
         self.framesPerBuffer = framesPerBuffer
         self.rampDuration = rampDuration
+        self.live = live
         format = .pcm(PCMFormat(.f32), sampleRate: sampleRate, channels: channels)
-        for input in inputs {
-            self.inputs.append(try MixerInput(input, start: 0, mixer: self))
-        }
         sums = Array(repeating: 0, count: framesPerBuffer * channels)
+        for input in inputs { try adopt(input, at: 0) }
     }
 
     /// The inputs still in the mix.
-    public var inputCount: Int { inputs.count }
+    public var inputCount: Int { inputs.count + liveInputs.count }
 
     /// Adds `input` from any thread: it joins at the mixer's next buffer, its `offset` counted from there.
-    public func add(_ input: sending Input) {
-        let handoff = Handoff(input)
-        pending.withLock { $0.append(handoff) }
+    public func add(_ input: Input) {
+        pending.withLock { $0.append(input) }
     }
 
     /// The next buffer of the mix, or `nil` once every input has ended.
@@ -144,6 +197,7 @@ public final class AudioMixer: MediaSource {
     ///   for an input that is not float32 PCM at the mix's rate and channel count.
     public func next() throws -> MediaSample? {
         try adoptPending()
+        if let live { return try nextLive(live) }
         let frames = framesPerBuffer
         var length = 0
         for input in inputs {
@@ -163,6 +217,33 @@ public final class AudioMixer: MediaSource {
             input.mix(into: &sums, from: lead, frames: min(length - lead, input.bufferedFrames))
         }
         inputs.removeAll { $0.isDone }
+        return output(frames: length)
+    }
+
+    /// The next buffer of a live mix: once every input that has started has its frames for it, or
+    /// the buffer's end plus the latency has passed on the clock; `nil` once every input has ended.
+    private func nextLive(_ live: Live) throws -> MediaSample? {
+        guard !liveInputs.isEmpty else { return nil }
+        let frames = framesPerBuffer
+        let end = position + Int64(frames)
+        let endTime = MediaTime(value: end, timescale: Int32(clamping: sampleRate))
+        let due: MediaTime = endTime + live.latency
+        let pause = MediaTime(value: 1, timescale: 1000)
+        // The frames of a live input exist once the clock has passed them: never go out before that.
+        live.clock.sleep(until: endTime)
+        while live.clock.now < due {
+            if liveInputs.allSatisfy({ $0.covers(until: end) }) { break }
+            let soon: MediaTime = live.clock.now + pause
+            live.clock.sleep(until: soon < due ? soon : due)
+        }
+        for index in 0..<(frames * channels) { sums[index] = 0 }
+        for input in liveInputs { input.mix(into: &sums, start: position, frames: frames) }
+        liveInputs.removeAll { $0.isDone }
+        return output(frames: frames)
+    }
+
+    /// The first `length` frames of the sums as an output sample, counting values beyond ±1.
+    private func output(frames length: Int) -> MediaSample {
         var data = [UInt8](repeating: 0, count: length * channels * 4)
         var clipped = 0
         data.withUnsafeMutableBytes { raw in
@@ -194,9 +275,16 @@ public final class AudioMixer: MediaSource {
             defer { list = [] }
             return list
         }
-        for handoff in added {
-            guard let input = handoff.take() else { continue }
-            inputs.append(try MixerInput(input, start: position, mixer: self))
+        for input in added { try adopt(input, at: position) }
+    }
+
+    private func adopt(_ input: Input, at start: Int64) throws(MediaError) {
+        let payload = try input.take()
+        if live != nil {
+            liveInputs.append(try LiveMixerInput(payload, controls: input.controls, mixer: self))
+        } else {
+            let offset = try frames(input.offset)
+            inputs.append(MixerInput(payload, controls: input.controls, start: start + offset, mixer: self))
         }
     }
 }

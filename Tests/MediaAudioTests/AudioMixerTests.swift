@@ -187,3 +187,59 @@ import Testing
         #expect(throws: MediaError.self) { try AudioMixer(sampleRate: 0, channels: 2) }
     }
 }
+
+/// A source that, after its base ends, waits `stall` before it ends too: a device that stops
+/// delivering (its player killed) some time before it is gone.
+private final class StallingSource: MediaSource {
+    private var base: any MediaSource
+    private let stall: Double
+
+    init(_ base: any MediaSource, stall: Double) {
+        self.base = base
+        self.stall = stall
+    }
+
+    func next() throws -> MediaSample? {
+        if let sample = try base.next() { return sample }
+        Thread.sleep(forTimeInterval: stall)
+        return nil
+    }
+}
+
+/// Live inputs on one clock (each read by a thread of its own, as a capture would be): a tone for 1 s
+/// and an input that stops delivering after 0.5 s and ends 1 s later (0.25 s of latency allowed). The tone goes on without a gap
+/// and exactly where its times say; the stalled input's missing frames are counted as late.
+@Suite(.tags(.realTime), .timeLimit(.minutes(2))) struct AudioMixerLiveTests {
+    @Test func aStalledInputIsMixedAsSilenceAndCountedWhileTheOtherGoesOn() throws {
+        let rate = AudioMixerTests.rate
+        let tone = (0..<rate).flatMap { frame -> [Float] in
+            let value = Float(0.5 * sin(2 * Double.pi * 440 * Double(frame) / Double(rate)))
+            return [value, value]
+        }
+        let level = [Float](repeating: 0.25, count: 2 * rate / 2)
+        let clock = MediaClock()
+        let toneInput = AudioMixer.Input(
+            source: RealTimeSource(ArraySource(AudioMixerTests.samples(tone, framesPerSample: 480)), clock: clock),
+            gain: 0.5)
+        let stalling = AudioMixer.Input(
+            source: StallingSource(
+                RealTimeSource(ArraySource(AudioMixerTests.samples(level, framesPerSample: 480)), clock: clock),
+                stall: 1.0))
+        let mixer = try AudioMixer(
+            sampleRate: rate, channels: 2,
+            live: AudioMixer.Live(clock: clock, latency: MediaTime(value: 1, timescale: 4)),
+            inputs: [toneInput, stalling])
+        let mixed = try AudioMixerTests.drain(mixer)
+        #expect(mixed.count >= 2 * rate)
+        // The tone is everywhere it should be, to the frame; the level only in its first half second.
+        var largest: Float = 0
+        for frame in 0..<rate {
+            let expected = tone[2 * frame] * 0.5 + (frame < rate / 2 ? 0.25 : 0)
+            largest = max(largest, abs(mixed[2 * frame] - expected), abs(mixed[2 * frame + 1] - expected))
+        }
+        #expect(largest <= 1e-6, "largest difference: \(largest)")
+        #expect(toneInput.controls.lateFrames == 0, "the tone was late by \(toneInput.controls.lateFrames) frames")
+        #expect(stalling.controls.lateFrames >= rate / 2, "\(stalling.controls.lateFrames) late frames")
+        #expect(mixer.inputCount == 0)
+    }
+}

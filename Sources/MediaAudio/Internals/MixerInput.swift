@@ -20,16 +20,16 @@ final class MixerInput {
     private var gain: LinearRamp
     private var balance: LinearRamp
 
-    init(_ input: AudioMixer.Input, start: Int64, mixer: AudioMixer) throws(MediaError) {
-        self.start = start + (try mixer.frames(input.offset))
-        controls = input.controls
+    init(_ input: AudioMixer.Payload, controls: AudioMixer.Controls, start: Int64, mixer: AudioMixer) {
+        self.start = start
+        self.controls = controls
         source = CheckedSource(input.source)
         stages = MediaBin("\(source.name) (mixer input)", stages: input.stages)
         sampleRate = mixer.sampleRate
         channels = mixer.channels
         rampFrames = LinearRamp.frames(mixer.rampDuration, sampleRate: mixer.sampleRate)
-        gain = LinearRamp(input.controls.isMuted ? 0 : input.controls.gain.value)
-        balance = LinearRamp(input.controls.pan.value)
+        gain = LinearRamp(controls.isMuted ? 0 : controls.gain.value)
+        balance = LinearRamp(controls.pan.value)
     }
 
     /// Frames read ahead and not yet mixed.
@@ -78,13 +78,27 @@ final class MixerInput {
         if removing && gain.isSteady { isRemoved = true }
     }
 
-    /// Appends what the stages emitted, after checking it is float32 PCM in the mix's format; trims honoured.
+    /// Appends what the stages emitted, checked and converted to interleaved float32.
     private func append(_ sample: MediaSample) throws {
+        _ = try MixerPCM.append(sample, to: &buffer, sampleRate: sampleRate, channels: channels, input: source.name)
+    }
+}
+
+/// The PCM an ``AudioMixer`` takes: float32 (interleaved or planar) in the mix's rate and channel count.
+enum MixerPCM {
+    /// Appends `sample`'s frames (its trims honoured) to `values`, interleaved; the frames appended.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` naming `input` for anything but float32
+    ///   PCM at `sampleRate` with `channels` channels; ``/MediaCore/MediaError/Code/invalidData`` for
+    ///   buffers shorter than the frame count.
+    static func append(
+        _ sample: MediaSample, to values: inout [Float], sampleRate: Int, channels: Int, input: String
+    ) throws -> Int {
         guard case .audio(let audio) = sample.format, let pcm = audio.pcm, pcm.sampleType == .f32,
             audio.sampleRate == sampleRate, audio.channelCount == channels
         else {
             throw MediaError.formatMismatch(
-                stage: source.name,
+                stage: input,
                 expected:
                     "32-bit float PCM at \(sampleRate) Hz with \(count: channels, "channel") (the mix's format: put an AudioConverter in the input's stages)",
                 actual: sample.format)
@@ -92,23 +106,24 @@ final class MixerInput {
         try sample.validatePCMLayout()
         let first = sample.trimAtStart
         let end = sample.frameCount - sample.trimAtEnd
-        guard end > first else { return }
-        buffer.reserveCapacity(buffer.count + (end - first) * channels)
+        guard end > first else { return 0 }
+        values.reserveCapacity(values.count + (end - first) * channels)
         if pcm.isInterleaved {
             sample.withUnsafeBytes { raw in
-                for index in (first * channels)..<(end * channels) { buffer.append(raw.float32(at: index)) }
+                for index in (first * channels)..<(end * channels) { values.append(raw.float32(at: index)) }
             }
         } else {
-            let base = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: (end - first) * channels))
+            let base = values.count
+            values.append(contentsOf: repeatElement(0, count: (end - first) * channels))
             for channel in 0..<channels {
                 sample.withUnsafeBytes(plane: channel) { raw in
                     for frame in first..<end {
-                        buffer[base + (frame - first) * channels + channel] = raw.float32(at: frame)
+                        values[base + (frame - first) * channels + channel] = raw.float32(at: frame)
                     }
                 }
             }
         }
+        return end - first
     }
 }
 
