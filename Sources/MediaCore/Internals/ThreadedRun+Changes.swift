@@ -45,11 +45,16 @@ extension ThreadedRun {
         }
         let queue = BoundedQueue<SinkItem>(capacity: queueDepth)
         let trackCount = tracks.count
-        startThread { self.runJoinedSink(index, handoff, queue: queue, trackCount: trackCount, onEnd: onEnd) }
         let entries = tracks.enumerated().map { track, branch in
             (branch: branch.index, entry: RouteTable.Entry(route: Route(sink: index, track: track), queue: queue))
         }
-        for orphan in table.add(entries) { queue.put(.end(track: orphan.route.track)) }
+        // Routed first, then started: should the thread fail to start, the sink runs here with its
+        // inputs already routed (until it ends) instead of waiting for routes this call has not made.
+        // Tracks whose branch has ended already get no end from it: the sink starts with them ended.
+        let ended = table.add(entries).map(\.route.track)
+        startThread {
+            self.runJoinedSink(index, handoff, queue: queue, trackCount: trackCount, ended: ended, onEnd: onEnd)
+        }
         for branch in Set(tracks.map(\.index)) { startIfWaiting(branch) }
         return MediaGraph.SinkID(index: index)
     }
@@ -106,18 +111,21 @@ extension ThreadedRun {
     /// The thread of a sink added while running: as ``runSink``, but its own failure ends only itself
     /// (its inputs are removed, so the branches go on), and `onEnd` hears how it ended.
     private func runJoinedSink(
-        _ index: Int, _ handoff: Handoff<SinkRunner>, queue: BoundedQueue<SinkItem>, trackCount: Int,
+        _ index: Int, _ handoff: Handoff<SinkRunner>, queue: BoundedQueue<SinkItem>, trackCount: Int, ended: [Int],
         onEnd: (@Sendable (Result<MediaGraph.Progress.Sink, any Error>) -> Void)?
     ) {
         defer { threadEnded() }
         guard let runner = handoff.take() else { return }
-        var open = trackCount
+        var open = trackCount - ended.count
         var failure: (any Error)?
         let failed = { (error: any Error) in
             failure = error
             runner.finishAfterError()
             // Its inputs leave the table; those no branch saw yet will never send an end, so count them here.
             open -= self.table.remove(sink: index).count
+        }
+        for track in ended where failure == nil {
+            do { try runner.endTrack(track) } catch { failed(error) }
         }
         while open > 0 {
             switch queue.take() {

@@ -296,6 +296,27 @@ func packetIndex(_ sample: MediaSample) -> Int {
         #expect(run.progress.sinks[0].samplesWritten == 20)
     }
 
+    /// A sink that joins with a track whose branch has ended already: that track is ended from the
+    /// start, and the sink records the other.
+    @Test func aTrackWhoseBranchHasEndedIsEndedFromTheStart() throws {
+        let live = ControlledSource(audioPackets(seconds: 2))
+        var graph = MediaGraph()
+        let short = graph.addBranch("short", source: ArraySource(videoFrames(seconds: 1).prefix(3).map { $0 }))
+        let long = graph.addBranch("long", source: live)
+        graph.addSink(SampleCollector(), tracks: [short, long])
+        let run = graph.start()
+        live.allow(through: 20)
+        #expect(waitUntil { run.progress.branches[0].samplesOut == 3 && run.progress.branches[1].samplesOut == 20 })
+        let joined = SampleCollector()
+        try run.addSink(joined, tracks: [short, long])
+        live.allow(through: 40)
+        live.end()
+        run.wait()
+        #expect(joined.finishCount == 1)
+        #expect(joined.samples(track: 0).isEmpty)
+        #expect(joined.samples(track: 1).map(packetIndex) == Array(20..<40))
+    }
+
     /// A sink removed before its first keyframe holds nothing: it is finished, and a warning says so.
     @Test func aSinkThatLeavesBeforeItsStartIsFinishedWithAWarning() throws {
         let live = Live()
