@@ -31,27 +31,11 @@ import Testing
         let (server, records) = try StreamingSupport.startNginx(in: dir, port: port)
         defer { server.kill() }
 
-        var settings = H264Encoder.Settings()
-        settings.realTime = true
-        settings.averageBitRate = 300_000
-        settings.maxKeyFrameInterval = Self.fps  // a GOP of 1 s: the tolerance of each window
-        settings.preset = "ultrafast"
-        let length = MediaTime.seconds(Int64(Self.seconds))
         let clock = MediaClock()
         var graph = MediaGraph()
-        let video = graph.addBranch(
-            "video",
-            source: RealTimeSource(
-                try TestPatternGenerator(
-                    width: 320, height: 240, frameRate: FrameRate(Int32(Self.fps)), length: .duration(length)),
-                clock: clock),
-            stages: [try H264Encoder(settings: settings)])
-        let audio = graph.addBranch(
-            "audio",
-            source: RealTimeSource(
-                try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)),
-                clock: clock),
-            stages: [try AACEncoder(bitRate: 64_000)])
+        // A GOP of 1 s: the tolerance of each window.
+        let (video, audio) = try StreamingSupport.addLiveBranches(
+            to: &graph, clock: clock, seconds: Self.seconds, keyint: Self.fps)
         graph.addSink(try ContainerMuxer(path: dir.file("main.mp4")), tracks: [video, audio])
 
         let ended = Locked<[String: Result<MediaGraph.Progress.Sink, any Error>]>([:])

@@ -104,23 +104,18 @@ enum StreamingSupport {
         return muxer
     }
 
-    /// Streams `seconds` of the 320x240 pattern (GOPs of `keyint` frames) and a tone, paced in real
-    /// time on one clock, through a LiveStreamSink of `maxQueue` into a muxer connected to `url` (retried
-    /// while the receiver is not listening yet, when `retry`); the sink's stats.
-    static func stream(
-        to url: String, retry: Bool = true, protocolOptions: [String: String] = [:], keyint: Int = 25,
-        videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
-        maxQueue: MediaTime = .seconds(2)
-    ) async throws -> LiveStreamSink.Stats {
-        RealTimeCheck.require("a live stream to \(url)")
+    /// Adds the 320x240 pattern at `fps` (H.264, GOPs of `keyint` frames, ultrafast, real-time settings)
+    /// and a 440 Hz tone (AAC) to `graph`, `seconds` long, both paced in real time on `clock`.
+    static func addLiveBranches(
+        to graph: inout MediaGraph, clock: MediaClock, seconds: Int, keyint: Int, videoBitRate: Int = 300_000,
+        audioBitRate: Int = 64_000
+    ) throws -> (video: MediaGraph.BranchID, audio: MediaGraph.BranchID) {
         var settings = H264Encoder.Settings()
         settings.realTime = true
         settings.averageBitRate = videoBitRate
         settings.maxKeyFrameInterval = keyint
         settings.preset = "ultrafast"
         let length = MediaTime.seconds(Int64(seconds))
-        let clock = MediaClock()
-        var graph = MediaGraph()
         let video = graph.addBranch(
             "video",
             source: RealTimeSource(
@@ -133,6 +128,23 @@ enum StreamingSupport {
                 try ToneGenerator(.sine(frequency: 440, amplitude: 0.5), channels: 1, length: .duration(length)),
                 clock: clock),
             stages: [try AACEncoder(bitRate: audioBitRate)])
+        return (video, audio)
+    }
+
+    /// Streams `seconds` of the 320x240 pattern (GOPs of `keyint` frames) and a tone, paced in real
+    /// time on one clock, through a LiveStreamSink of `maxQueue` into a muxer connected to `url` (retried
+    /// while the receiver is not listening yet, when `retry`); the sink's stats.
+    static func stream(
+        to url: String, retry: Bool = true, protocolOptions: [String: String] = [:], keyint: Int = 25,
+        videoBitRate: Int = 300_000, audioBitRate: Int = 64_000,
+        maxQueue: MediaTime = .seconds(2)
+    ) async throws -> LiveStreamSink.Stats {
+        RealTimeCheck.require("a live stream to \(url)")
+        let clock = MediaClock()
+        var graph = MediaGraph()
+        let (video, audio) = try addLiveBranches(
+            to: &graph, clock: clock, seconds: seconds, keyint: keyint, videoBitRate: videoBitRate,
+            audioBitRate: audioBitRate)
         let muxer =
             retry
             ? try connect(url, protocolOptions: protocolOptions)
