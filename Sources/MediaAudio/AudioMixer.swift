@@ -22,9 +22,13 @@ import Synchronization
 ///   ``/MediaCore/MediaError/Code/formatMismatch`` naming the input. An input's trims (an encoder's
 ///   priming) are honoured; its timestamps are not read: its frames follow each other from its start.
 /// - Mix: each output value is Σ gainᵢ × xᵢ over the inputs playing, summed in double precision and
-///   stored as float32: what `sox -m -v G1 a.wav -v G2 b.wav` computes. Nothing limits the sum: values
-///   beyond ±1 are kept (float32 holds them) and counted in ``clippedValues``, and a warning says how
-///   many at the end; lower the gains, or clip or limit after the mixer, to prevent it.
+///   stored as float32: what `sox -m -v G1 a.wav -v G2 b.wav` computes. Without a ``Limiter``, nothing
+///   limits the sum: values beyond ±1 are kept (float32 holds them) and counted in ``clippedValues``;
+///   lower the gains, or give the mixer a ``Limiter`` (a brick wall at its ceiling, frames it lowered
+///   counted in ``limitedFrames``), to prevent it.
+/// - Levels: an input given a ``/MediaAudio/LevelMeter`` (`Input(…, meter:)`) is metered as it goes
+///   into the mix, after its gain, balance and mute; the mixer's own `meter` measures the mix after
+///   the limiter. Both are the library's one meter (``LevelMeter``), read from any thread.
 /// - Time: input *i* starts at its `offset` on the mix's timeline (rounded to the frame), silence
 ///   before it; the mix ends when its last input ends. Output buffers hold ``framesPerBuffer`` frames
 ///   (the last one fewer), interleaved `f32`, stamped from frame 0 at the mix's rate.
@@ -52,10 +56,14 @@ public final class AudioMixer: MediaSource {
         private let removed = Atomic<Bool>(false)
         private let late = Atomic<Int>(0)
         private let dropped = Atomic<Int>(0)
+        /// The meter of what the input adds to the mix (after its gain, balance, mute and their
+        /// ramps), if it was given one: call its `updateMeters()` and read it from any thread.
+        public let meter: LevelMeter?
 
-        init(gain: Double, pan: Double) {
+        init(gain: Double, pan: Double, meter: LevelMeter?) {
             self.gain = AudioParameter(gain, range: 0...16)
             self.pan = AudioParameter.pan(pan)
+            self.meter = meter
         }
 
         /// Whether the input is muted (its gain ramps to 0, and back when unmuted).
@@ -94,14 +102,15 @@ public final class AudioMixer: MediaSource {
         /// Its gain, balance and mute, and its counts.
         public let controls: Controls
 
-        /// An input of `source` through `stages`, starting at `offset`, at linear `gain` and balance `pan`.
+        /// An input of `source` through `stages`, starting at `offset`, at linear `gain` and balance `pan`;
+        /// `meter`, if given, measures what it adds to the mix.
         public init(
             source: sending any MediaSource, stages: sending [any MediaStage] = [], offset: MediaTime = .zero,
-            gain: Double = 1, pan: Double = 0
+            gain: Double = 1, pan: Double = 0, meter: LevelMeter? = nil
         ) {
             payload = Handoff(Payload(source: source, stages: stages))
             self.offset = offset
-            controls = Controls(gain: gain, pan: pan)
+            controls = Controls(gain: gain, pan: pan, meter: meter)
         }
 
         /// The source and stages, once; a second mixer given the same input throws.
@@ -157,15 +166,23 @@ public final class AudioMixer: MediaSource {
     private var sums: [Double] = []
     /// Output values beyond ±1 so far.
     public private(set) var clippedValues = 0
+    /// Output frames the ``Limiter`` lowered so far (0 without one).
+    public private(set) var limitedFrames = 0
+    /// The limiter, if any.
+    public let limiter: Limiter?
+    /// The meter of the mix (after the limiter), if any.
+    public let meter: LevelMeter?
+    private var peakLimiter: PeakLimiter?
+    private var mixMeter: LevelMeterStage?
 
     /// A mixer of `inputs` at `sampleRate` Hz and `channels` channels, in buffers of `framesPerBuffer`
-    /// frames.
+    /// frames, limited by `limiter` (none: values beyond ±1 are kept and counted) and metered by `meter`.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for a rate, channel count or buffer
-    ///   size below 1, or an offset that is not a finite time of 0 or more.
+    ///   size below 1, an offset that is not a finite time of 0 or more, or a limiter out of its range.
     public init(
         sampleRate: Int, channels: Int, framesPerBuffer: Int = 1024, rampDuration: Duration = .milliseconds(10),
-        live: Live? = nil, inputs: [Input] = []
+        live: Live? = nil, limiter: Limiter? = nil, meter: LevelMeter? = nil, inputs: [Input] = []
     ) throws(MediaError) {
         guard sampleRate >= 1, channels >= 1, framesPerBuffer >= 1 else {
             throw MediaError(
@@ -178,6 +195,10 @@ public final class AudioMixer: MediaSource {
         self.framesPerBuffer = framesPerBuffer
         self.rampDuration = rampDuration
         self.live = live
+        self.limiter = try limiter?.validated()
+        self.meter = meter
+        peakLimiter = limiter.map { PeakLimiter($0, sampleRate: sampleRate) }
+        mixMeter = meter?.stage
         format = .pcm(PCMFormat(.f32), sampleRate: sampleRate, channels: channels)
         sums = Array(repeating: 0, count: framesPerBuffer * channels)
         for input in inputs { try adopt(input, at: 0) }
@@ -214,10 +235,17 @@ public final class AudioMixer: MediaSource {
         for input in inputs {
             let lead = input.start > position ? Int(min(input.start - position, Int64(frames))) : 0
             guard lead < length else { continue }
-            input.mix(into: &sums, from: lead, frames: min(length - lead, input.bufferedFrames))
+            let frames = min(length - lead, input.bufferedFrames)
+            if let metering = input.metering {
+                metering.clear(frames: length)
+                input.mix(into: &metering.values, from: lead, frames: frames)
+                try metering.addAndMeter(into: &sums, frames: length)
+            } else {
+                input.mix(into: &sums, from: lead, frames: frames)
+            }
         }
         inputs.removeAll { $0.isDone }
-        return output(frames: length)
+        return try output(frames: length)
     }
 
     /// The next buffer of a live mix: once every input that has started has its frames for it, or
@@ -237,13 +265,26 @@ public final class AudioMixer: MediaSource {
             live.clock.sleep(until: soon < due ? soon : due)
         }
         for index in 0..<(frames * channels) { sums[index] = 0 }
-        for input in liveInputs { input.mix(into: &sums, start: position, frames: frames) }
+        for input in liveInputs {
+            if let metering = input.metering {
+                metering.clear(frames: frames)
+                input.mix(into: &metering.values, start: position, frames: frames)
+                try metering.addAndMeter(into: &sums, frames: frames)
+            } else {
+                input.mix(into: &sums, start: position, frames: frames)
+            }
+        }
         liveInputs.removeAll { $0.isDone }
-        return output(frames: frames)
+        return try output(frames: frames)
     }
 
-    /// The first `length` frames of the sums as an output sample, counting values beyond ±1.
-    private func output(frames length: Int) -> MediaSample {
+    /// The first `length` frames of the sums, limited, as an output sample (metered), counting values
+    /// beyond ±1.
+    private func output(frames length: Int) throws -> MediaSample {
+        if var limiter = peakLimiter {
+            limitedFrames += limiter.apply(to: &sums, frames: length, channels: channels)
+            peakLimiter = limiter
+        }
         var data = [UInt8](repeating: 0, count: length * channels * 4)
         var clipped = 0
         data.withUnsafeMutableBytes { raw in
@@ -257,6 +298,10 @@ public final class AudioMixer: MediaSource {
         let sample = MediaSample(
             format: .audio(format), data: data,
             timing: .audio(startFrame: position, frameCount: length, sampleRate: sampleRate), frameCount: length)
+        if var stage = mixMeter {
+            try stage.process(sample) { _ in }
+            mixMeter = stage
+        }
         position += Int64(length)
         return sample
     }
@@ -281,10 +326,20 @@ public final class AudioMixer: MediaSource {
     private func adopt(_ input: Input, at start: Int64) throws(MediaError) {
         let payload = try input.take()
         if live != nil {
-            liveInputs.append(try LiveMixerInput(payload, controls: input.controls, mixer: self))
+            let added = try LiveMixerInput(payload, controls: input.controls, mixer: self)
+            added.metering = metering(input.controls.meter)
+            liveInputs.append(added)
         } else {
             let offset = try frames(input.offset)
-            inputs.append(MixerInput(payload, controls: input.controls, start: start + offset, mixer: self))
+            let added = MixerInput(payload, controls: input.controls, start: start + offset, mixer: self)
+            added.metering = metering(input.controls.meter)
+            inputs.append(added)
+        }
+    }
+
+    private func metering(_ meter: LevelMeter?) -> MixerMetering? {
+        meter.map {
+            MixerMetering(meter: $0, sampleRate: sampleRate, channels: channels, framesPerBuffer: framesPerBuffer)
         }
     }
 }

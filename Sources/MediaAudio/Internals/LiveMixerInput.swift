@@ -29,6 +29,8 @@ final class LiveMixerInput {
     }
 
     let controls: AudioMixer.Controls
+    /// Where its contribution is metered, if its controls have a meter.
+    var metering: MixerMetering?
     let name: String
     private let queue = Queue()
     private let channels: Int

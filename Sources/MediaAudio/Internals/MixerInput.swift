@@ -7,6 +7,8 @@ final class MixerInput {
     /// Its first frame on the mix's timeline.
     let start: Int64
     let controls: AudioMixer.Controls
+    /// Where its contribution is metered, if its controls have a meter.
+    var metering: MixerMetering?
     private let source: CheckedSource
     private let stages: MediaBin
     private let sampleRate: Int

@@ -26,8 +26,19 @@ public final class AudioConverter: MediaStage {
     public let targetSampleRate: Int?
     /// The channel layout to produce, or `nil` to keep the input's.
     public let targetChannelLayout: ChannelLayout?
+    /// The resampler that changes the rate.
+    public let resampler: ResamplerEngine
 
-    private var resampler: Resampler?
+    /// Which resampler changes the rate: libswresample's own, or libsoxr (the SoX resampler).
+    public enum ResamplerEngine: String, Sendable, Hashable, CaseIterable {
+        /// libswresample's polyphase filter: the `ffmpeg` CLI's default (`-ar 48000`).
+        case swr
+        /// libsoxr at its default (20-bit) precision: what `sox in.wav -r 48000 out.wav` does, to within
+        /// 4e-7 full scale past the first few frames (`ffmpeg -af aresample=resampler=soxr`).
+        case soxr
+    }
+
+    private var converter: Resampler?
     private var passThroughFormat: AudioFormat?
     private var startTime = MediaTime.invalid
     private var framesOut: Int64 = 0
@@ -35,10 +46,12 @@ public final class AudioConverter: MediaStage {
     private var output = SampleRecycler()
     private var framesIn: Int64 = 0
 
-    /// A converter to the given sample layout, rate and channel layout (each `nil` keeps the input's).
-    public init(format: PCMFormat? = nil, sampleRate: Int? = nil, channelLayout: ChannelLayout? = nil)
-        throws(MediaError)
-    {
+    /// A converter to the given sample layout, rate and channel layout (each `nil` keeps the input's),
+    /// resampling with `resampler`.
+    public init(
+        format: PCMFormat? = nil, sampleRate: Int? = nil, channelLayout: ChannelLayout? = nil,
+        resampler: ResamplerEngine = .swr
+    ) throws(MediaError) {
         if let sampleRate, !(1...768_000).contains(sampleRate) {
             throw MediaError(.invalidArgument, "sample rate \(sampleRate) Hz is outside 1...768000")
         }
@@ -50,6 +63,7 @@ public final class AudioConverter: MediaStage {
         targetFormat = format
         targetSampleRate = sampleRate
         targetChannelLayout = channelLayout
+        self.resampler = resampler
         FFmpeg.quietLogging()
     }
 
@@ -66,16 +80,16 @@ public final class AudioConverter: MediaStage {
         guard case .audio(let input) = sample.format, input.pcm != nil else {
             throw MediaError.formatMismatch(stage: name, expected: "linear PCM audio", actual: sample.format)
         }
-        if resampler == nil && passThroughFormat == nil {
+        if converter == nil && passThroughFormat == nil {
             startTime = sample.timing.presentationTime.isNumeric ? sample.timing.presentationTime : .zero
             let output = outputFormat(for: input)
             if output == input {
                 passThroughFormat = input
             } else {
-                resampler = try Resampler(from: input, to: output)
+                converter = try Resampler(from: input, to: output, engine: resampler)
             }
         }
-        let expected = resampler?.input ?? passThroughFormat
+        let expected = converter?.input ?? passThroughFormat
         guard input == expected else {
             throw MediaError.formatMismatch(
                 stage: name, expected: "\(expected.map(String.init(describing:)) ?? "?") (the first sample's format)",
@@ -83,7 +97,7 @@ public final class AudioConverter: MediaStage {
         }
         try sample.validatePCMLayout()
         framesIn += Int64(sample.frameCount)
-        guard let resampler else {
+        guard let converter else {
             // Nothing to convert: retime only, so that the output timeline is continuous as documented.
             var copy = sample
             copy.timing = timing(frames: sample.frameCount, rate: input.sampleRate)
@@ -91,16 +105,16 @@ public final class AudioConverter: MediaStage {
             try emit(copy)
             return
         }
-        let format = resampler.output
-        let converted = try resampler.convertInPlace(
-            planes: resampler.ffmpegPlanes(of: sample), frameCount: sample.frameCount
+        let format = converter.output
+        let converted = try converter.convertInPlace(
+            planes: converter.ffmpegPlanes(of: sample), frameCount: sample.frameCount
         ) { (_, frames) throws(MediaError) -> MediaSample? in
             guard frames > 0 else { return nil }
             // Into the recycled sample: no allocation once the consumer has let go of the previous one.
             return output.make(
                 format: .audio(format), timing: timing(frames: frames, rate: format.sampleRate), frameCount: frames,
                 planeCount: format.planeCount
-            ) { plane, bytes in resampler.appendOutput(plane: plane, frames: frames, to: &bytes) }
+            ) { plane, bytes in converter.appendOutput(plane: plane, frames: frames, to: &bytes) }
         }
         guard let converted else { return }
         framesOut += Int64(converted.frameCount)
@@ -110,14 +124,14 @@ public final class AudioConverter: MediaStage {
     /// Drains the resampler's delay, so that the output holds exactly N × B / A frames (rounded to
     /// nearest) for N input frames at rate A and output rate B.
     public func finish(into emit: (MediaSample) throws -> Void) throws {
-        guard let resampler else { return }
-        var tail = try resampler.drain()
+        guard let converter else { return }
+        var tail = try converter.drain()
         // libswresample's drained length depends on its filter phase (a frame more or less, or nothing
         // at all for a tiny input). Trim or pad the tail with silence to the exact count.
         let expected = Self.expectedOutputFrames(
-            input: framesIn, from: resampler.input.sampleRate, to: resampler.output.sampleRate)
+            input: framesIn, from: converter.input.sampleRate, to: converter.output.sampleRate)
         let missing = expected - (framesOut + Int64(tail.frames))
-        let format = resampler.output
+        let format = converter.output
         if missing < 0 {
             let cut = Int(min(-missing, Int64(tail.frames)))
             let keep = tail.frames - cut

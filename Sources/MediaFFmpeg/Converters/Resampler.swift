@@ -12,8 +12,10 @@ final class Resampler {
     private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
     private var scratchFrames = 0
 
-    /// A resampler from `input` to `output`, both linear PCM.
-    init(from input: AudioFormat, to output: AudioFormat) throws(MediaError) {
+    /// A resampler from `input` to `output`, both linear PCM, resampling with `engine`.
+    init(from input: AudioFormat, to output: AudioFormat, engine: AudioConverter.ResamplerEngine = .swr)
+        throws(MediaError)
+    {
         guard let inPCM = input.pcm, let outPCM = output.pcm else {
             throw MediaError(.formatMismatch, "the resampler converts linear PCM only, not \(input) to \(output)")
         }
@@ -38,6 +40,11 @@ final class Resampler {
                 &inLayout, inputFFmpeg.avSampleFormat, Int32(input.sampleRate), 0, nil),
             calling: "swr_alloc_set_opts2")
         context = swr
+        if engine == .soxr {
+            try check(
+                av_opt_set_int(UnsafeMutableRawPointer(swr), "resampler", Int64(SWR_ENGINE_SOXR.rawValue), 0),
+                calling: "av_opt_set_int(resampler=soxr)")
+        }
         try check(swr_init(swr), calling: "swr_init")
     }
 
