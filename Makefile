@@ -7,8 +7,9 @@ SWIFT ?= swift
 SHELL := /bin/bash
 OUT ?= $(CURDIR)/out
 
-# FFmpeg's and libpulse's libraries and headers, for building.
-BUILD_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev libpulse-dev
+# FFmpeg's and libpulse's libraries and headers, for building; a font for FFmpeg's drawtext filter (text overlays).
+BUILD_PACKAGES = pkg-config libavcodec-dev libavfilter-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev libpulse-dev \
+	fonts-dejavu-core
 # Tools nobody here wrote, which the tests use to judge our output (lame writes the MP3 fixtures); valgrind checks the FFmpeg
 # interop for leaks and bad pointers; `time` for the benchmarks; PulseAudio's daemon and its paplay/parecord/pactl for the
 # live-audio tests (each test starts a private daemon with a null sink).

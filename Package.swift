@@ -40,9 +40,12 @@ let package = Package(
         // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.
         .systemLibrary(
             name: "CMediaFFmpeg",
-            pkgConfig: "libavcodec libavformat libavutil libswresample libswscale",
+            pkgConfig: "libavcodec libavfilter libavformat libavutil libswresample libswscale",
             providers: [
-                .apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])
+                .apt([
+                    "libavcodec-dev", "libavfilter-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev",
+                    "libswscale-dev"
+                ])
             ]
         ),
         // libpulse's asynchronous C API. Only MediaPulse imports it.

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libavformat/avformat.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/avutil.h>
@@ -29,6 +32,12 @@ static inline int mp_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int mp_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
 /// `AV_NOPTS_VALUE`: no timestamp.
 static inline int64_t mp_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+/// `av_opt_set_int_list(sink, "pix_fmts", formats, AV_PIX_FMT_NONE, AV_OPT_SEARCH_CHILDREN)` (a macro):
+/// the pixel formats a `buffersink` may produce, `count` of them (the graph converts to one of them).
+static inline int mp_buffersink_set_pix_fmts(AVFilterContext *_Nonnull sink, const int *_Nonnull formats, int count) {
+    return av_opt_set_bin(sink, "pix_fmts", (const uint8_t *)formats, count * (int)sizeof(int), AV_OPT_SEARCH_CHILDREN);
+}
 
 /// `av_log` is variadic; this sets the level only (MediaPipeline keeps FFmpeg quiet by default).
 static inline void mp_set_log_level(int level) { av_log_set_level(level); }

@@ -6,7 +6,7 @@ import Testing
 /// The mixer with inputs of other formats, converted on the way in by an `AudioConverter` in each
 /// input's stages, against sox doing the same: 16-bit WAVs at 44.1 and 48 kHz mixed at 48 kHz (libsoxr,
 /// sox's own resampler, on both sides), and a 16-bit mix.
-@Suite(.timeLimit(.minutes(2))) struct AudioMixerConversionTests {
+@Suite(.timeLimit(.minutes(2)), .ffmpegLeakGate) struct AudioMixerConversionTests {
     /// `sox` arguments for raw interleaved float32 stereo at 48 kHz.
     static let raw = ["-t", "raw", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32"]
 

@@ -46,7 +46,7 @@ import Testing
         // `libavcodec     59. 37.100 / 59. 37.100`: the run-time version is the second.
         let lines = try ExternalTool.check("ffmpeg", ["-hide_banner", "-version"]).output.split(separator: "\n")
         let report = FFmpegLicenceReport()
-        #expect(report.libraries.map(\.name) == ["avutil", "avcodec", "avformat", "swresample", "swscale"])
+        #expect(report.libraries.map(\.name) == ["avutil", "avcodec", "avformat", "avfilter", "swresample", "swscale"])
         for library in report.libraries {
             let line = try #require(lines.first { $0.hasPrefix("lib\(library.name) ") })
             let runTime = try #require(line.split(separator: "/").last).replacingOccurrences(of: " ", with: "")
@@ -95,7 +95,7 @@ import Testing
         #expect(object["ffmpegLicence"] as? String == report.ffmpegLicence.rawValue)
         #expect(object["binaryLicence"] as? String == report.binaryLicence)
         #expect((object["flags"] as? [String: Bool])?["gpl"] == report.flags.gpl)
-        #expect((object["libraries"] as? [[String: Any]])?.count == 5)
+        #expect((object["libraries"] as? [[String: Any]])?.count == 6)
         let codecs = try #require(object["codecs"] as? [[String: Any]])
         #expect(
             codecs.contains {

@@ -102,11 +102,11 @@ public struct FFmpegLicenceReport: Sendable, Hashable, CustomStringConvertible {
     /// MediaPipeline's own licence (the repository's LICENSE file).
     public static let projectLicence = "Apache-2.0"
 
-    /// The five linked libraries, avutil first.
+    /// The six linked libraries, avutil first.
     public let libraries: [Library]
     /// The codecs MediaPipeline's stages open, as this build has them.
     public let codecs: [Codec]
-    /// The licence flags of libavcodec's configure line (all five libraries share one configure run).
+    /// The licence flags of libavcodec's configure line (all six libraries share one configure run).
     public let flags: BuildFlags
     /// FFmpeg's licence as built here, from ``flags``.
     public let ffmpegLicence: EffectiveLicence
@@ -117,6 +117,7 @@ public struct FFmpegLicenceReport: Sendable, Hashable, CustomStringConvertible {
             Self.library("avutil", avutil_version(), avutil_license(), avutil_configuration()),
             Self.library("avcodec", avcodec_version(), avcodec_license(), avcodec_configuration()),
             Self.library("avformat", avformat_version(), avformat_license(), avformat_configuration()),
+            Self.library("avfilter", avfilter_version(), avfilter_license(), avfilter_configuration()),
             Self.library("swresample", swresample_version(), swresample_license(), swresample_configuration()),
             Self.library("swscale", swscale_version(), swscale_license(), swscale_configuration())
         ]
