@@ -6,19 +6,29 @@ import MediaCore
 final class Scaler {
     let raw: OpaquePointer
 
-    init(
+    convenience init(
         from source: PixelFormat, width: Int, height: Int,
         to destination: PixelFormat, width outWidth: Int, height outHeight: Int, flags: Int32
     ) throws(MediaError) {
+        try self.init(
+            from: source.avPixelFormat, width: width, height: height, to: destination.avPixelFormat,
+            width: outWidth, height: outHeight, flags: flags)
+    }
+
+    /// A scaler between FFmpeg pixel formats, including those the library has no ``/MediaCore/PixelFormat``
+    /// for (the compositor's yuva420p layers).
+    init(
+        from source: AVPixelFormat, width: Int, height: Int,
+        to destination: AVPixelFormat, width outWidth: Int, height outHeight: Int, flags: Int32
+    ) throws(MediaError) {
         guard
             let context = sws_getContext(
-                Int32(width), Int32(height), source.avPixelFormat,
-                Int32(outWidth), Int32(outHeight), destination.avPixelFormat,
-                flags, nil, nil, nil)
+                Int32(width), Int32(height), source, Int32(outWidth), Int32(outHeight), destination, flags, nil,
+                nil, nil)
         else {
             throw MediaError(
                 .unsupportedFormat,
-                "libswscale cannot convert \(source) \(width)x\(height) to \(destination) \(outWidth)x\(outHeight)",
+                "libswscale cannot convert \(PixelFormat.name(of: source)) \(width)x\(height) to \(PixelFormat.name(of: destination)) \(outWidth)x\(outHeight)",
                 ffmpegCall: "sws_getContext")
         }
         raw = context

@@ -5,7 +5,8 @@ import MediaCore
 /// through, the frame filtered frames come out into, and the time bases on both sides.
 final class FilterSession {
     private let graph: FilterGraphContext
-    private let inputFormat: MediaFormat
+    /// The format samples go in with (`nil` for a generator graph).
+    private let inputFormat: MediaFormat?
     /// The input's time base: 1/rate for audio, 1/timescale for video.
     private let inputTimescale: Int32
     private let input: Frame
@@ -64,11 +65,46 @@ final class FilterSession {
         }
     }
 
+    /// A generator graph (`color=…,drawtext=…`, `testsrc2`, `sine`): no input, one output.
+    init(generator description: String, threadCount: Int, stage: String) throws(MediaError) {
+        self.stage = stage
+        inputFormat = nil
+        inputTimescale = 1
+        graph = try FilterGraphContext()
+        input = try Frame()
+        output = try Frame()
+        graph.setThreadCount(threadCount)
+        // The sink is for what the chain's last filter gives.
+        var video = true
+        if let last = FilterChainText.filters(of: description).last, let filter = avfilter_get_by_name(last.name),
+            avfilter_filter_pad_count(filter, 1) > 0
+        {
+            video = avfilter_pad_get_type(filter.pointee.outputs, 0) == AVMEDIA_TYPE_VIDEO
+        }
+        do {
+            try graph.build(
+                description, sourceFilter: nil, arguments: "", sinkFilter: video ? "buffersink" : "abuffersink",
+                pixelFormats: video ? PixelFormat.allCases : [])
+        } catch {
+            throw Self.diagnose(description, failure: error, input: nil)
+        }
+    }
+
+    /// Pulls the generator's next frame: `nil` once it has ended.
+    func generate() throws -> MediaSample? {
+        let code = av_buffersink_get_frame(graph.sink, output.raw)
+        if code == mp_averror_eof() { return nil }
+        try check(code, calling: "av_buffersink_get_frame", .invalidData)
+        defer { av_frame_unref(output.raw) }
+        return try outputSample()
+    }
+
     /// Sends `sample` into the graph.
     func push(_ sample: MediaSample) throws {
-        guard Self.sameInput(sample.format, inputFormat) else {
+        guard let inputFormat, Self.sameInput(sample.format, inputFormat) else {
             throw MediaError.formatMismatch(
-                stage: stage, expected: "\(inputFormat) (the first sample's format)", actual: sample.format)
+                stage: stage, expected: "\(inputFormat.map { "\($0)" } ?? "nothing") (the first sample's format)",
+                actual: sample.format)
         }
         av_frame_unref(input.raw)
         let time = sample.timing.presentationTime
@@ -157,7 +193,7 @@ final class FilterSession {
         if aspect.num > 0, aspect.den > 0, aspect.num != aspect.den {
             format.pixelAspectRatio = PixelAspectRatio.reduced(Int64(aspect.num), Int64(aspect.den))
         }
-        if case .video(let source) = inputFormat { format.chromaLocation = source.chromaLocation }
+        if case .video(let source)? = inputFormat { format.chromaLocation = source.chromaLocation }
         let duration = frameRate?.frameDuration ?? lastDuration
         nextOutputTime = time.isNumeric && duration.isNumeric ? time + duration : .invalid
         return MediaSample(
@@ -212,7 +248,7 @@ final class FilterSession {
 
     /// The error for a graph that would not build: the first filter that refuses its options on its own
     /// (named, with FFmpeg's reason), or the graph as a whole for `input`.
-    private static func diagnose(_ description: String, failure: MediaError, input: MediaFormat) -> MediaError {
+    private static func diagnose(_ description: String, failure: MediaError, input: MediaFormat?) -> MediaError {
         for (index, filter) in FilterChainText.filters(of: description).enumerated() {
             guard let scratch = try? FilterGraphContext(), let definition = avfilter_get_by_name(filter.name) else {
                 continue
@@ -227,7 +263,7 @@ final class FilterSession {
         }
         return MediaError(
             .invalidArgument,
-            "the filter graph \"\(description)\" cannot be built for \(input): \(failure.message)",
+            "the filter graph \"\(description)\" cannot be built\(input.map { " for \($0)" } ?? ""): \(failure.message)",
             ffmpegCall: failure.ffmpegCall ?? "avfilter_graph_config", ffmpegCode: failure.ffmpegCode)
     }
 }
