@@ -183,6 +183,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "av-mixer",
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            path: "Examples/av-mixer",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "av-encoder",
             dependencies: [
                 "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")

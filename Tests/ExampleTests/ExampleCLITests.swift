@@ -64,6 +64,9 @@ import Testing
             name: "audio-recorder",
             badValue: ["--output", "x.wav", "--rate", "abc"]),
         Example(
+            name: "av-mixer",
+            badValue: ["--audio", "tone:440", "--duration", "abc", "--output", "x.wav"]),
+        Example(
             name: "av-encoder",
             badValue: ["--pattern", "--duration", "abc", "--output", "x.mp4"]),
         Example(name: "caf-info", badValue: nil),
