@@ -97,7 +97,9 @@ let package = Package(
             swiftSettings: strict
         ),
         // Pure-Swift audio processing on PCM samples: level metering, gain and pan, time stretching.
-        .target(name: "MediaAudio", dependencies: ["MediaCore"], swiftSettings: strict),
+        .target(
+            name: "MediaAudio", dependencies: ["MediaCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         // Live audio through PulseAudio (or PipeWire's PulseAudio server): connection, capture, playback.
         .target(name: "MediaPulse", dependencies: ["MediaCore", "CPulseAudio"], swiftSettings: strict),
         // Umbrella module: re-exports every library module above.

@@ -62,6 +62,12 @@ struct AVMixer: ParsableCommand {
     @Option(help: "The mix's channel count (1 or 2).")
     var channels = 2
 
+    @Option(
+        help: ArgumentHelp(
+            "In a live mix (a pulse: input), how long a buffer waits for a late input, in milliseconds (a PulseAudio monitor's capture reports about 200 ms).",
+            valueName: "MS"))
+    var latency = 500
+
     @Flag(help: "Limit the audio mix to -1 dBFS (a brick-wall limiter) instead of letting it clip.")
     var limit = false
 
@@ -111,6 +117,7 @@ struct AVMixer: ParsableCommand {
         if let duration, !(duration > 0 && duration <= 86_400) {
             throw ValidationError("--duration must be between 0 and 86400 seconds")
         }
+        guard (1...10_000).contains(latency) else { throw ValidationError("--latency must be 1...10000 ms") }
         guard bits == 16 || bits == 32 else { throw ValidationError("--bits must be 16 or 32") }
         guard (1...2).contains(channels) else { throw ValidationError("--channels must be 1 or 2") }
         guard (8_000...192_000).contains(sampleRate) else {
@@ -149,7 +156,8 @@ struct AVMixer: ParsableCommand {
         if wantsAudio {
             let made = try AudioMixer(
                 sampleRate: sampleRate, channels: channels,
-                live: live ? AudioMixer.Live(clock: clock) : nil,
+                live: live
+                    ? AudioMixer.Live(clock: clock, latency: MediaTime(value: Int64(latency), timescale: 1000)) : nil,
                 limiter: limit ? .ceiling(decibels: -1) : nil,
                 inputs: try audioSpecs.map(builder.audioInput))
             let source: any MediaSource = try limitTime.map { try made.prefix(duration: $0) } ?? made

@@ -1,3 +1,4 @@
+public import Logging
 import MediaCore
 import Synchronization
 
@@ -44,7 +45,7 @@ import Synchronization
 ///   ``PanStage``'s law: 0 leaves the input as it is) and mute, read once per output buffer and
 ///   ramped over ``rampDuration``, so no change clicks. ``add(_:)`` adds an input that starts at the
 ///   next buffer (plus its offset); ``Controls/remove()`` takes one out at the next buffer.
-public final class AudioMixer: MediaSource {
+public final class AudioMixer: MediaSource, DiagnosticReporting {
     /// The `Sendable` controls of one input, set from any thread while the mixer runs.
     public final class Controls: Sendable {
         /// The input's linear gain, 0…16 (1: unity; 0.5: −6.02 dB).
@@ -166,6 +167,14 @@ public final class AudioMixer: MediaSource {
     private var sums: [Double] = []
     /// Output values beyond ±1 so far.
     public private(set) var clippedValues = 0
+    /// Where warnings go: a live input late for the first time, a live input that failed and left the
+    /// mix, the totals of late and dropped frames at the end, values beyond ±1 at the end. A graph or
+    /// pipeline sets it to the run's logger, so the run's progress counts them.
+    public var logger: Logger?
+    /// The live inputs already warned about being late.
+    private var reportedLate: Set<ObjectIdentifier> = []
+    /// Whether the end-of-mix totals were reported.
+    private var reportedEnd = false
     /// Output frames the ``Limiter`` lowered so far (0 without one).
     public private(set) var limitedFrames = 0
     /// The limiter, if any.
@@ -230,7 +239,10 @@ public final class AudioMixer: MediaSource {
             try input.fill(frames - lead)
             length = max(length, lead + min(frames - lead, input.bufferedFrames))
         }
-        guard length > 0 else { return nil }
+        guard length > 0 else {
+            reportEnd()
+            return nil
+        }
         for index in 0..<(length * channels) { sums[index] = 0 }
         for input in inputs {
             let lead = input.start > position ? Int(min(input.start - position, Int64(frames))) : 0
@@ -251,7 +263,10 @@ public final class AudioMixer: MediaSource {
     /// The next buffer of a live mix: once every input that has started has its frames for it, or
     /// the buffer's end plus the latency has passed on the clock; `nil` once every input has ended.
     private func nextLive(_ live: Live) throws -> MediaSample? {
-        guard !liveInputs.isEmpty else { return nil }
+        guard !liveInputs.isEmpty else {
+            reportEnd()
+            return nil
+        }
         let frames = framesPerBuffer
         let end = position + Int64(frames)
         let endTime = MediaTime(value: end, timescale: Int32(clamping: sampleRate))
@@ -273,6 +288,17 @@ public final class AudioMixer: MediaSource {
             } else {
                 input.mix(into: &sums, start: position, frames: frames)
             }
+        }
+        for input in liveInputs {
+            if input.controls.lateFrames > 0, reportedLate.insert(ObjectIdentifier(input)).inserted {
+                warn(
+                    "\(input.name) was late: its frames not there \(live.latency) after their time are mixed as silence",
+                    code: "mixerInputLate", input: input.name)
+            }
+            if input.isDone, let error = input.error {
+                warn("\(input.name) failed and left the mix: \(error)", code: "mixerInputFailed", input: input.name)
+            }
+            if input.isDone { ended.append((input.name, input.controls)) }
         }
         liveInputs.removeAll { $0.isDone }
         return try output(frames: frames)
@@ -313,6 +339,34 @@ public final class AudioMixer: MediaSource {
             throw MediaError(.invalidArgument, "an input's offset must be a finite time of 0 or more, not \(duration)")
         }
         return frames.value
+    }
+
+    /// Live inputs that have left, for the end-of-mix totals.
+    private var ended: [(name: String, controls: Controls)] = []
+
+    /// Once, at the end of the mix: the totals of late and dropped frames, and of values beyond ±1.
+    private func reportEnd() {
+        guard !reportedEnd else { return }
+        reportedEnd = true
+        for (name, controls) in ended + liveInputs.map({ ($0.name, $0.controls) })
+        where controls.lateFrames > 0 || controls.droppedFrames > 0 {
+            warn(
+                "\(name): \(count: controls.lateFrames, "frame") late (mixed as silence), \(count: controls.droppedFrames, "frame") dropped",
+                code: "mixerInputLate", input: name)
+        }
+        if clippedValues > 0 {
+            MediaDiagnostic(
+                .warning,
+                "the mix had \(count: clippedValues, "value") beyond full scale (lower the gains, or use a Limiter)",
+                metadata: [DiagnosticKey.stage: name, DiagnosticKey.code: "mixerClipped"]
+            ).log(to: logger)
+        }
+    }
+
+    private func warn(_ message: String, code: String, input: String) {
+        MediaDiagnostic(
+            .warning, "AudioMixer: \(message)", metadata: [DiagnosticKey.stage: input, DiagnosticKey.code: code]
+        ).log(to: logger)
     }
 
     private func adoptPending() throws {

@@ -19,8 +19,8 @@ final class LiveMixerInput {
             var chunks: [Chunk] = []  // a few dozen at most: an array's removeFirst is cheap enough
             var queuedFrames = 0
             var hasEnded = false
-            /// Whether any frame has arrived: before, its silence is not counted as late.
-            var hasStarted = false
+            /// The first frame that arrived, on the mix's timeline: before it, its silence is not late.
+            var firstFrame: Int64?
             var error: String?
         }
 
@@ -93,7 +93,7 @@ final class LiveMixerInput {
         let channels = channels
         var covered = 0
         var dropped = 0
-        let ended = queue.state.withLock { state -> (Bool, Bool) in
+        let ended = queue.state.withLock { state -> (Bool, Int64?) in
             while let chunk = state.chunks.first, chunk.start < end {
                 let chunkFrames = chunk.values.count / channels
                 let chunkEnd = chunk.start + Int64(chunkFrames)
@@ -122,9 +122,13 @@ final class LiveMixerInput {
                 state.queuedFrames -= Int(end - chunk.start)
                 break
             }
-            return (state.hasEnded && state.chunks.isEmpty, state.hasStarted)
+            return (state.hasEnded && state.chunks.isEmpty, state.firstFrame)
         }
-        if covered < frames && !ended.0 && ended.1 { controls.countLate(frames - covered) }
+        // Late: the frames from its first on that had not arrived (none before its first frame).
+        if !ended.0, let first = ended.1 {
+            let expected = end - max(start, first)
+            if expected > covered { controls.countLate(Int(expected) - covered) }
+        }
         if dropped > 0 { controls.countDropped(dropped) }
         if ended.0 { isFinished = true }
         if removing && gain.isSteady {
@@ -210,7 +214,7 @@ private final class LiveReader {
         queue.state.withLock { state in
             state.chunks.append(.init(start: start, values: values))
             state.queuedFrames += frames
-            state.hasStarted = true
+            if state.firstFrame == nil { state.firstFrame = start }
             while state.queuedFrames > limit, !state.chunks.isEmpty {
                 let oldest = state.chunks.removeFirst()
                 let count = oldest.values.count / channels
