@@ -11,6 +11,10 @@ import MediaPipeline
 /// | `record stop [PATH]` | stops the recording at PATH (default: the last one started) and finishes the file |
 /// | `output add URL` | streams to one more destination (a URL as `--to` takes, or an `.m3u8` path), from a keyframe |
 /// | `output remove URL` | stops streaming to a destination added with `output add` |
+/// | `gain main\|mix G` | sets an input's linear gain (0…16) in the `--mix-input` mix, ramped over 10 ms |
+/// | `mute main\|mix`, `unmute main\|mix` | mutes or unmutes an input of the mix |
+/// | `overlay text\|image\|pip X Y` | moves an overlay's top left corner to (X, Y) from the next frame |
+/// | `overlay text\|image\|pip hide\|show` | hides or shows an overlay |
 /// | `stats` | one JSON object on standard output: the `--stats-json` keys, with `recordings` and `outputs` |
 /// | `quit` | ends the stream as the end of `--duration` would (exit 0) |
 ///
@@ -31,10 +35,12 @@ struct Commands {
         let quiet: Bool
         let quit: StopSignal
         let mainStats: LiveStreamSink.StatsSource
+        /// The mixer's and the compositor's controls (`--mix-input`, `--pip`, `--overlay-…`).
+        let fanIn: FanInControls
     }
 
     static let usage =
-        "commands: record start PATH, record stop [PATH], output add URL, output remove URL, stats, quit"
+        "commands: record start PATH, record stop [PATH], output add URL, output remove URL, gain main|mix G, mute main|mix, unmute main|mix, overlay text|image|pip X Y, overlay text|image|pip hide|show, stats, quit"
 
     private let context: Context
     private var recordings: [(path: String, id: MediaGraph.SinkID)] = []
@@ -61,6 +67,12 @@ struct Commands {
         case ("record", "stop"): stopRecording(argument.isEmpty ? nil : argument)
         case ("output", "add") where !argument.isEmpty: addOutput(argument)
         case ("output", "remove") where !argument.isEmpty: removeOutput(argument)
+        case ("gain", _) where words.count == 3: setGain(words[1], words[2])
+        case ("mute", _) where words.count == 2: mute(words[1], true)
+        case ("unmute", _) where words.count == 2: mute(words[1], false)
+        case ("overlay", _) where words.count == 4: moveOverlay(words[1], words[2], words[3])
+        case ("overlay", _) where words.count == 3 && ["hide", "show"].contains(words[2]):
+            showOverlay(words[1], words[2] == "show")
         case ("stats", ""): printStats()
         case ("quit", ""):
             say("quitting: the stream ends")
@@ -70,6 +82,56 @@ struct Commands {
     }
 
     private func say(_ message: String) { printError("live-streamer: \(message)") }
+
+    /// The mix input called `name`, or a message saying which exist.
+    private func audioInput(_ name: String) -> AudioMixer.Controls? {
+        if let controls = context.fanIn.audio[name] { return controls }
+        say(
+            context.fanIn.audio.isEmpty
+                ? "no mix: give --mix-input to mix a second audio input" : "no mix input '\(name)' (main or mix)")
+        return nil
+    }
+
+    /// The overlay called `name`, or a message saying which exist.
+    private func overlay(_ name: String) -> VideoCompositor.Controls? {
+        if let controls = context.fanIn.video[name] { return controls }
+        let names = context.fanIn.video.keys.sorted().joined(separator: ", ")
+        say(
+            names.isEmpty
+                ? "no overlays: give --overlay-text, --overlay-image or --pip" : "no overlay '\(name)' (\(names))")
+        return nil
+    }
+
+    private func setGain(_ name: String, _ value: String) {
+        guard let controls = audioInput(name) else { return }
+        guard let gain = Double(value), (0...16).contains(gain) else {
+            return say("gain must be 0...16, not '\(value)'")
+        }
+        controls.gain.value = gain
+        say("\(name) gain \(value)")
+    }
+
+    private func mute(_ name: String, _ muted: Bool) {
+        guard let controls = audioInput(name) else { return }
+        controls.isMuted = muted
+        say("\(name) \(muted ? "muted" : "unmuted")")
+    }
+
+    private func moveOverlay(_ name: String, _ x: String, _ y: String) {
+        guard let controls = overlay(name) else { return }
+        guard let left = Int(x), let top = Int(y), abs(left) <= 16_384, abs(top) <= 16_384 else {
+            return say("overlay position must be two whole numbers of pixels, not '\(x) \(y)'")
+        }
+        controls.layout.x = left
+        controls.layout.y = top
+        say("\(name) at \(left),\(top)")
+    }
+
+    private func showOverlay(_ name: String, _ shown: Bool) {
+        guard let controls = overlay(name) else { return }
+        controls.layout.alpha = shown ? 1 : 0
+        say("\(name) \(shown ? "shown" : "hidden")")
+    }
 
     private mutating func startRecording(_ path: String) {
         guard !recordings.contains(where: { $0.path == path }) else { return say("already recording to \(path)") }

@@ -125,6 +125,24 @@ struct LiveStreamer: ParsableCommand {
     )
     var statsJSON = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Text drawn on the video, bottom left (move it with the 'overlay text X Y' command).", valueName: "TEXT"))
+    var overlayText: String?
+
+    @Option(help: ArgumentHelp("A PNG or JPEG drawn on the video, top right, its alpha kept.", valueName: "PATH"))
+    var overlayImage: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A second video shown picture-in-picture, bottom right: a .y4m or a video file.", valueName: "FILE|DEVICE"))
+    var pip: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A second audio input mixed in: a PulseAudio source name, or a .wav file.", valueName: "DEVICE|FILE"))
+    var mixInput: String?
+
     @Flag(name: .shortAndLong, help: "Print no connection events and no summary.")
     var quiet = false
 
@@ -166,6 +184,7 @@ struct LiveStreamer: ParsableCommand {
         if !Destination.isHLS(to) {
             do { _ = try StreamingURL(to) } catch { throw ValidationError(error.message) }
         }
+        try validateFanIn()
         if let record,
             ContainerFormat(fileExtension: String(record.split(separator: ".").last ?? "")) == nil
                 || !record.contains(".")
@@ -199,10 +218,15 @@ struct LiveStreamer: ParsableCommand {
         let diagnostics = ExampleLogHandler.logger(for: "live-streamer", verbose: true, quiet: false)
         var graph = MediaGraph(logger: logging.verbose && !quiet ? diagnostics : nil)
         var tracks: [MediaGraph.BranchID] = []
-        if let branch = try videoBranch(&graph, clock: clock, limit: limit, control: control, keyframes: keyframes) {
+        var controls = FanInControls()
+        if let branch = try videoBranch(
+            &graph, clock: clock, limit: limit, control: control, keyframes: keyframes, controls: &controls)
+        {
             tracks.append(branch)
         }
-        if let branch = try audioBranch(&graph, clock: clock, limit: limit) { tracks.append(branch) }
+        if let branch = try audioBranch(&graph, clock: clock, limit: limit, controls: &controls) {
+            tracks.append(branch)
+        }
 
         let events = EventPrinter(enabled: !quiet)
         let output = try Destination.sink(
@@ -225,7 +249,7 @@ struct LiveStreamer: ParsableCommand {
             Commands.Context(
                 run: run, tracks: tracks, clock: clock, keyframes: keyframes, maxQueueDuration: live.maxQueueDuration,
                 reconnect: reconnect, protocolOptions: protocolOptionPairs, hls: hlsOptions, quiet: quiet, quit: quit,
-                mainStats: stats))
+                mainStats: stats, fanIn: controls))
         while !run.hasEnded {
             if Interrupt.wasRequested { quit.request() }
             Thread.sleep(forTimeInterval: 0.05)
@@ -265,7 +289,7 @@ struct LiveStreamer: ParsableCommand {
 
     private func videoBranch(
         _ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?, control: BitRateControl?,
-        keyframes: KeyframeRequest
+        keyframes: KeyframeRequest, controls: inout FanInControls
     ) throws -> MediaGraph.BranchID? {
         guard
             let input = try sources.videoSource(patternLength: limit.map { .duration($0) } ?? .unlimited, limit: limit)
@@ -287,13 +311,20 @@ struct LiveStreamer: ParsableCommand {
         settings.maxKeyFrameInterval = keyint ?? max(1, Int((gopSeconds * seconds).rounded()))
         let encoder = try H264Encoder(settings: settings, bitRateControl: control)
         encoder.keyframeRequest = keyframes
+        if hasVideoFanIn {
+            // The main video, the picture-in-picture, the image and the text on one canvas, live on the clock.
+            let compositor = try compositor(
+                main: RealTimeSource(input.source, clock: clock), rate: rate, clock: clock, limit: limit,
+                controls: &controls)
+            return graph.addBranch("video", source: compositor, stages: [encoder])
+        }
         stages.append(encoder)
         return graph.addBranch("video", source: RealTimeSource(input.source, clock: clock), stages: stages)
     }
 
-    private func audioBranch(_ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?) throws -> MediaGraph
-        .BranchID?
-    {
+    private func audioBranch(
+        _ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?, controls: inout FanInControls
+    ) throws -> MediaGraph.BranchID? {
         var source: any MediaSource
         if let file = try sources.audioSource(
             toneLength: limit.map { .duration($0) } ?? .unlimited, limit: limit, framesPerSample: 480)
@@ -307,7 +338,13 @@ struct LiveStreamer: ParsableCommand {
         } else {
             return nil
         }
-        return graph.addBranch("audio", source: source, stages: [try AACEncoder(bitRate: audioBitrate)])
+        let encoder = try AACEncoder(bitRate: audioBitrate)
+        if let mixInput {
+            // The main audio and --mix-input in one live mix on the clock.
+            let mixed = try mixer(main: source, with: mixInput, clock: clock, limit: limit, controls: &controls)
+            return graph.addBranch("audio", source: mixed, stages: [encoder])
+        }
+        return graph.addBranch("audio", source: source, stages: [encoder])
     }
 
     /// The summary line: what was sent, dropped and how long it waited.
