@@ -197,6 +197,7 @@ bench: deps
 	$(BENCH_BUILD) --product audio-convert
 	$(BENCH_BUILD) --product audio-recorder
 	$(BENCH_BUILD) --product live-streamer
+	$(BENCH_BUILD) --product av-mixer
 	Benchmarks/run.sh
 
 # Soak (not part of `make test`: about 15 minutes): each file-based example on a one-hour generated input

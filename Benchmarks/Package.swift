@@ -17,8 +17,9 @@ let package = Package(
             name: "MediaAllocations",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                // The three modules measured; not the umbrella, so that MediaPulse is not built.
+                // The modules measured; not the umbrella, so that MediaPulse is not built.
                 .product(name: "MediaCore", package: "MediaPipeline"),
+                .product(name: "MediaAudio", package: "MediaPipeline"),
                 .product(name: "MediaFormats", package: "MediaPipeline"),
                 .product(name: "MediaFFmpeg", package: "MediaPipeline")
             ],

@@ -152,7 +152,6 @@ struct AVMixer: ParsableCommand {
 
         var audioBranch: MediaGraph.BranchID?
         var videoBranch: MediaGraph.BranchID?
-        let clipping = ClipCounter()
         if wantsAudio {
             let made = try AudioMixer(
                 sampleRate: sampleRate, channels: channels,
@@ -163,7 +162,7 @@ struct AVMixer: ParsableCommand {
             let source: any MediaSource = try limitTime.map { try made.prefix(duration: $0) } ?? made
             let raw = outputs.filter { $0.1 == .wav }.map(\.0)
             let encoded = outputs.contains { $0.1.isEncoded && !$0.1.takesVideoOnly }
-            var stages: [any MediaStage] = [clipping.makeStage()]
+            var stages: [any MediaStage] = []
             for path in raw.dropLast(encoded ? 0 : 1) { stages.append(try WritingTap.wav(path: path, bits: bits)) }
             if encoded { stages.append(try AACEncoder(bitRate: encoding.audioBitrate)) }
             audioBranch = graph.addBranch("audio mix", source: source, stages: stages)
@@ -202,8 +201,7 @@ struct AVMixer: ParsableCommand {
         let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
         guard !quiet else { return }
-        var parts = progress.branches.map { "\($0.name) \(formatDecimal($0.position.seconds ?? 0, 3)) s" }
-        if clipping.values > 0 { parts.append("\(count: clipping.values, "value") beyond full scale (try --limit)") }
+        let parts = progress.branches.map { "\($0.name) \(formatDecimal($0.position.seconds ?? 0, 3)) s" }
         printError(
             "av-mixer: \(parts.joined(separator: "; ")); \(formatDecimal(wall, 2)) s → \(output.joined(separator: ", "))"
                 + (Interrupt.wasRequested ? " (interrupted: the files end there)" : ""))

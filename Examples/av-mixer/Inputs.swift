@@ -40,12 +40,8 @@ final class InputBuilder {
         case .file(let path) where path.lowercased().hasSuffix(".wav"):
             source = try WAVReader(path: path)
         case .file(let path):
-            let demuxer = try ContainerDemuxer(path: path)
-            guard let stream = demuxer.firstAudioStream else {
-                throw ValidationError("--audio \(path): the file has no audio stream")
-            }
-            let format = demuxer.streams.first { $0.index == stream }?.format
-            source = try ContainerDemuxer.streamSource(demuxer, stream: stream)
+            let (file, format) = try Self.firstStream(path, video: false)
+            source = file
             if format?.audio?.pcm == nil { stages.append(AudioDecoder()) }
         case .pattern, .image:
             throw ValidationError("--audio \(spec.text) is not audio")
@@ -86,12 +82,8 @@ final class InputBuilder {
         case .file(let path) where path.lowercased().hasSuffix(".y4m"):
             source = try Y4MReader(path: path)
         case .file(let path):
-            let demuxer = try ContainerDemuxer(path: path)
-            guard let stream = demuxer.firstVideoStream else {
-                throw ValidationError("--video \(path): the file has no video stream")
-            }
-            let format = demuxer.streams.first { $0.index == stream }?.format
-            source = try ContainerDemuxer.streamSource(demuxer, stream: stream)
+            let (file, format) = try Self.firstStream(path, video: true)
+            source = file
             if case .video(let video)? = format, video.codec == .h264 { stages.append(H264Decoder()) }
         case .tone, .pulse:
             throw ValidationError("--video \(spec.text) is not video")
@@ -100,6 +92,17 @@ final class InputBuilder {
         let input = VideoCompositor.Input(source: source, stages: stages, layout: layout, offset: offset)
         videoControls.append((spec.text, input.controls))
         return input
+    }
+
+    /// The first video (or audio) stream of the file at `path` as a source, and its format.
+    private static func firstStream(_ path: String, video: Bool) throws -> sending (any MediaSource, MediaFormat?) {
+        let demuxer = try ContainerDemuxer(path: path)
+        guard let stream = video ? demuxer.firstVideoStream : demuxer.firstAudioStream else {
+            throw ValidationError(
+                "--\(video ? "video" : "audio") \(path): the file has no \(video ? "video" : "audio") stream")
+        }
+        let format = demuxer.streams.first { $0.index == stream }?.format
+        return (try ContainerDemuxer.streamSource(demuxer, stream: stream), format)
     }
 
     private func isDevice(_ spec: InputSpec) -> Bool {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import ExampleSupport
 import MediaPipeline
-import Synchronization
 
 /// What an `--output` is written as.
 enum MixOutput: Equatable {
@@ -110,28 +109,4 @@ private struct TapSink: MediaSink {
     var name: String { tap.name }
     func write(_ sample: MediaSample) throws { try tap.process(sample) { _ in } }
     func finish() throws { try tap.finish { _ in } }
-}
-
-/// Counts the audio mix's values beyond ±1 (float32), for the summary line.
-final class ClipCounter: Sendable {
-    private let count = Atomic<Int>(0)
-
-    /// The values counted so far.
-    var values: Int { count.load(ordering: .relaxed) }
-
-    /// A pass-through stage that counts.
-    func makeStage() -> sending any MediaStage {
-        MediaTap { [self] sample in
-            guard case .audio(let format) = sample.format, format.pcm?.sampleType == .f32 else { return }
-            var beyond = 0
-            sample.withUnsafeBytes { raw in
-                for index in 0..<(raw.count / 4) {
-                    let value = Float(
-                        bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
-                    if value > 1 || value < -1 { beyond += 1 }
-                }
-            }
-            if beyond > 0 { self.count.add(beyond, ordering: .relaxed) }
-        }
-    }
 }

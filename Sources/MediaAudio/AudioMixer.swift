@@ -165,6 +165,8 @@ public final class AudioMixer: MediaSource, DiagnosticReporting {
     /// Output frames produced so far: the next buffer's first frame.
     private(set) var position: Int64 = 0
     private var sums: [Double] = []
+    /// The output buffers, reused once the consumer has let go of the last one.
+    private var output = SampleRecycler()
     /// Output values beyond ±1 so far.
     public private(set) var clippedValues = 0
     /// Where warnings go: a live input late for the first time, a live input that failed and left the
@@ -243,7 +245,7 @@ public final class AudioMixer: MediaSource, DiagnosticReporting {
             reportEnd()
             return nil
         }
-        for index in 0..<(length * channels) { sums[index] = 0 }
+        sums.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         for input in inputs {
             let lead = input.start > position ? Int(min(input.start - position, Int64(frames))) : 0
             guard lead < length else { continue }
@@ -311,19 +313,25 @@ public final class AudioMixer: MediaSource, DiagnosticReporting {
             limitedFrames += limiter.apply(to: &sums, frames: length, channels: channels)
             peakLimiter = limiter
         }
-        var data = [UInt8](repeating: 0, count: length * channels * 4)
         var clipped = 0
-        data.withUnsafeMutableBytes { raw in
-            for index in 0..<(length * channels) {
-                let value = Float(sums[index])
-                if value > 1 || value < -1 { clipped += 1 }
-                raw.storeFloat32(value, at: index)
+        let count = length * channels
+        // Into the recycled sample: no allocation once the consumer has let go of the previous buffer.
+        let sample = output.make(
+            format: .audio(format), timing: .audio(startFrame: position, frameCount: length, sampleRate: sampleRate),
+            frameCount: length
+        ) { bytes in
+            bytes.append(contentsOf: repeatElement(0, count: count * 4))
+            bytes.withUnsafeMutableBytes { raw in
+                sums.withUnsafeBufferPointer { sums in
+                    for index in 0..<count {
+                        let value = Float(sums[index])
+                        if abs(value) > 1 { clipped += 1 }
+                        raw.storeFloat32(value, at: index)
+                    }
+                }
             }
         }
         clippedValues += clipped
-        let sample = MediaSample(
-            format: .audio(format), data: data,
-            timing: .audio(startFrame: position, frameCount: length, sampleRate: sampleRate), frameCount: length)
         if var stage = mixMeter {
             try stage.process(sample) { _ in }
             mixMeter = stage

@@ -33,20 +33,7 @@ import Testing
     }
 
     /// Every value the mixer gives, interleaved.
-    static func drain(_ mixer: AudioMixer) throws -> [Float] {
-        var values: [Float] = []
-        while let sample = try mixer.next() {
-            sample.withUnsafeBytes { raw in
-                for index in 0..<(raw.count / 4) {
-                    values.append(
-                        Float(
-                            bitPattern: UInt32(
-                                littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))))
-                }
-            }
-        }
-        return values
-    }
+    static func drain(_ mixer: AudioMixer) throws -> [Float] { try RawAudio.floats(of: mixer) }
 
     @Test(arguments: [2, 8]) func inputsMixedWithGainsAreWhatSoxMixes(count: Int) throws {
         let dir = try TemporaryDirectory()
@@ -185,24 +172,6 @@ import Testing
             #expect(error.message.contains("AudioConverter"), "\(error)")
         }
         #expect(throws: MediaError.self) { try AudioMixer(sampleRate: 0, channels: 2) }
-    }
-}
-
-/// A source that, after its base ends, waits `stall` before it ends too: a device that stops
-/// delivering (its player killed) some time before it is gone.
-private final class StallingSource: MediaSource {
-    private var base: any MediaSource
-    private let stall: Double
-
-    init(_ base: any MediaSource, stall: Double) {
-        self.base = base
-        self.stall = stall
-    }
-
-    func next() throws -> MediaSample? {
-        if let sample = try base.next() { return sample }
-        Thread.sleep(forTimeInterval: stall)
-        return nil
     }
 }
 

@@ -53,7 +53,7 @@ import Testing
         let mixer = try AudioMixer(
             sampleRate: 48_000, channels: 2,
             inputs: [try Self.input(dir.file("a.wav"), gain: 0.7), try Self.input(dir.file("b.wav"), gain: 1.2)])
-        let mixed = try AudioMixerSamples.floats(mixer)
+        let mixed = try RawAudio.floats(of: mixer)
         #expect(mixed.count == expected.count, "\(mixed.count / 2) frames, sox \(expected.count / 2)")
         let differences = zip(mixed, expected).map { abs($0 - $1) }
         // Two implementations of the same resampler: they agree to 4e-7 once past the first 1000 frames
@@ -74,7 +74,7 @@ import Testing
                     ],
                     gain: 1.2)
             ])
-        let swr = try AudioMixerSamples.floats(swrMixer)
+        let swr = try RawAudio.floats(of: swrMixer)
         #expect((zip(swr, expected).map { abs($0 - $1) }.dropFirst(2000).max() ?? 0) > 2e-6)
     }
 
@@ -115,23 +115,5 @@ import Testing
         #expect(ours.count == theirs.count)
         let largest = zip(ours, theirs).map { abs(Int($0) - Int($1)) }.max() ?? 99
         #expect(largest <= 1, "largest difference from sox: \(largest) LSB")
-    }
-}
-
-/// Every value a mixer gives, interleaved float32.
-enum AudioMixerSamples {
-    static func floats(_ mixer: AudioMixer) throws -> [Float] {
-        var values: [Float] = []
-        while let sample = try mixer.next() {
-            sample.withUnsafeBytes { raw in
-                for index in 0..<(raw.count / 4) {
-                    values.append(
-                        Float(
-                            bitPattern: UInt32(
-                                littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))))
-                }
-            }
-        }
-        return values
     }
 }

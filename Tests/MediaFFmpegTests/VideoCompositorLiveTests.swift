@@ -10,7 +10,7 @@ import Testing
         let clock = MediaClock()
         let canvas = VideoCompositor.Canvas(width: 128, height: 48, frameRate: FrameRate(30))
         // 10 frames (0.33 s), then a stall of 0.6 s before its end.
-        let stalling = StallingVideo(
+        let stalling = StallingSource(
             RealTimeSource(
                 try TestPatternGenerator(width: 64, height: 48, length: .frames(10), scrollStep: 1), clock: clock),
             stall: 0.6)
@@ -40,23 +40,5 @@ import Testing
         #expect(Set(held.map(right)).count >= 10, "the steady input stopped moving")
         #expect(frames.last.map(left) == [UInt8](repeating: 16, count: 64 * 48), "the ended input is still drawn")
         #expect(stalled.controls.repeatedFrames >= 15, "\(stalled.controls.repeatedFrames) repeated")
-    }
-}
-
-/// A source that, after its base ends, waits `stall` seconds before it ends too: a camera that stops
-/// delivering (unplugged) some time before it is gone.
-private final class StallingVideo: MediaSource {
-    private var base: any MediaSource
-    private let stall: Double
-
-    init(_ base: any MediaSource, stall: Double) {
-        self.base = base
-        self.stall = stall
-    }
-
-    func next() throws -> MediaSample? {
-        if let sample = try base.next() { return sample }
-        Thread.sleep(forTimeInterval: stall)
-        return nil
     }
 }

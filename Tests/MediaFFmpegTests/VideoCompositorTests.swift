@@ -171,6 +171,36 @@ import Testing
         #expect(left.isEmpty, "\(left)")
     }
 
+    @Test func aCroppedInputIsWhatFfmpegCropThenOverlayGives() throws {
+        let dir = try TemporaryDirectory()
+        let main = try Self.makeY4M(dir, "main.y4m", "testsrc2=size=1280x720:rate=30", frames: 3)
+        let other = try Self.makeY4M(dir, "other.y4m", "mandelbrot=size=640x360:rate=30", frames: 3)
+        let crop = VideoCompositor.Crop(x: 100, y: 60, width: 320, height: 180)
+        let compositor = try VideoCompositor(
+            canvas: Self.canvas,
+            inputs: [
+                VideoCompositor.Input(source: try Y4MReader(path: main), layout: .fullCanvas(Self.canvas)),
+                // Cropped as it is, and cropped then scaled down by half.
+                VideoCompositor.Input(
+                    source: try Y4MReader(path: other),
+                    layout: VideoCompositor.Layout(x: 40, y: 40, zIndex: 1, crop: crop)),
+                VideoCompositor.Input(
+                    source: try Y4MReader(path: other),
+                    layout: VideoCompositor.Layout(x: 600, y: 300, width: 160, height: 90, zIndex: 2, crop: crop))
+            ])
+        let ours = try Self.frames(compositor)
+        let theirs = try Self.ffmpegFrames(
+            dir, inputs: [main, other],
+            graph:
+                "[1:v]split[a][b];[a]crop=320:180:100:60[c];[b]crop=320:180:100:60,scale=160:90[d];[0:v][c]overlay=40:40[e];[e][d]overlay=600:300",
+            frames: 3)
+        #expect(ours.count == 3)
+        for (index, (frame, reference)) in zip(ours, theirs).enumerated() {
+            let value = Self.psnr(frame, reference)
+            #expect(value >= 45, "frame \(index): \(value) dB")
+        }
+    }
+
     @Test func inputsAtOtherRatesAreRepeatedOrDroppedAndCounted() throws {
         let slow = try TestPatternGenerator(width: 64, height: 48, frameRate: FrameRate(15), length: .frames(15))
         let fast = try TestPatternGenerator(width: 64, height: 48, frameRate: FrameRate(60), length: .frames(60))

@@ -22,4 +22,5 @@ let benchmarks: @Sendable () -> Void = {
     parserBenchmarks()
     muxerBenchmarks()
     stageBenchmarks()
+    fanInBenchmarks()
 }

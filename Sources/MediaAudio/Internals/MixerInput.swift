@@ -58,19 +58,45 @@ final class MixerInput {
         let removing = controls.isRemoved
         gain.retarget(controls.isMuted || removing ? 0 : controls.gain.value, over: rampFrames)
         balance.retarget(controls.pan.value, over: rampFrames)
-        let stereo = channels == 2
+        let channels = channels
         var index = head
-        for frame in 0..<frames {
-            let level = gain.next()
-            let base = (lead + frame) * channels
-            if stereo {
-                let pan = balance.next()
-                sums[base] += level * (pan > 0 ? 1 - pan : 1) * Double(buffer[index])
-                sums[base + 1] += level * (pan < 0 ? 1 + pan : 1) * Double(buffer[index + 1])
-            } else {
-                for channel in 0..<channels { sums[base + channel] += level * Double(buffer[index + channel]) }
+        buffer.withUnsafeBufferPointer { input in
+            sums.withUnsafeMutableBufferPointer { output in
+                guard let source = input.baseAddress, let target = output.baseAddress else { return }
+                if gain.isSteady && balance.isSteady {
+                    // The usual case: nothing changing, one factor per channel for the whole buffer.
+                    let level = gain.value
+                    let pan = balance.value
+                    let left = channels == 2 ? level * (pan > 0 ? 1 - pan : 1) : level
+                    let right = channels == 2 ? level * (pan < 0 ? 1 + pan : 1) : level
+                    let from = source + index
+                    let to = target + lead * channels
+                    if channels == 2 {
+                        for frame in 0..<frames {
+                            to[2 &* frame] += left * Double(from[2 &* frame])
+                            to[2 &* frame &+ 1] += right * Double(from[2 &* frame &+ 1])
+                        }
+                    } else {
+                        for value in 0..<(frames * channels) { to[value] += level * Double(from[value]) }
+                    }
+                    index += frames * channels
+                    return
+                }
+                for frame in 0..<frames {
+                    let level = gain.next()
+                    let base = (lead + frame) * channels
+                    if channels == 2 {
+                        let pan = balance.next()
+                        target[base] += level * (pan > 0 ? 1 - pan : 1) * Double(source[index])
+                        target[base + 1] += level * (pan < 0 ? 1 + pan : 1) * Double(source[index + 1])
+                    } else {
+                        for channel in 0..<channels {
+                            target[base + channel] += level * Double(source[index + channel])
+                        }
+                    }
+                    index += channels
+                }
             }
-            index += channels
         }
         head = index
         if head > 1 << 16 {
@@ -112,7 +138,15 @@ enum MixerPCM {
         values.reserveCapacity(values.count + (end - first) * channels)
         if pcm.isInterleaved {
             sample.withUnsafeBytes { raw in
-                for index in (first * channels)..<(end * channels) { values.append(raw.float32(at: index)) }
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[(first * channels * 4)..<(end * channels * 4)])
+                #if _endian(little)
+                    if Int(bitPattern: bytes.baseAddress) % MemoryLayout<Float>.alignment == 0 {
+                        // The bytes are the values: one copy.
+                        bytes.withMemoryRebound(to: Float.self) { values.append(contentsOf: $0) }
+                        return
+                    }
+                #endif
+                for index in 0..<((end - first) * channels) { values.append(bytes.float32(at: index)) }
             }
         } else {
             let base = values.count

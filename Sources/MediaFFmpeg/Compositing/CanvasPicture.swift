@@ -20,13 +20,12 @@ struct CanvasPicture {
         ]
     }
 
-    /// Back to the background, in new storage (the last frame's planes went out in its sample).
+    /// Back to the background, in place (each frame goes out as a copy: see ``VideoCompositor``).
     mutating func clear() {
-        planes = [
-            [UInt8](repeating: background.y, count: width * height),
-            [UInt8](repeating: background.u, count: width * height / 4),
-            [UInt8](repeating: background.v, count: width * height / 4)
-        ]
+        let values = [background.y, background.u, background.v]
+        for plane in 0..<3 {
+            planes[plane].withUnsafeMutableBufferPointer { $0.update(repeating: values[plane]) }
+        }
     }
 
     /// One plane of a layer: its pixels, their stride, and its size in that plane.

@@ -13,8 +13,10 @@ final class CompositorLayer {
     private var scalerKey: ScalerKey?
     /// What was last rendered: the input's frame serial and the layout.
     private var rendered: (serial: Int, layout: VideoCompositor.Layout)?
-    /// Whether the picture is the cropped view itself (no scaling needed).
+    /// Whether the picture is drawn as it is, cropped or not (no scaling needed).
     private var drawsView = false
+    /// Whether the picture is cropped (drawn or scaled from ``view``, not ``source``).
+    private var isCropped = false
     /// The rendered picture's size and where it sits inside the layout's box.
     private(set) var width = 0
     private(set) var height = 0
@@ -63,15 +65,19 @@ final class CompositorLayer {
         let top = min(max(0, crop.y), format.height - 1) & ~1
         let cropWidth = max(1, min(crop.width, format.width - left))
         let cropHeight = max(1, min(crop.height, format.height - top))
-        av_frame_unref(view.raw)
-        try check(av_frame_ref(view.raw, source.raw), calling: "av_frame_ref", .outOfMemory)
-        view.raw.pointee.crop_left = Int(left)
-        view.raw.pointee.crop_top = Int(top)
-        view.raw.pointee.crop_right = Int(format.width - left - cropWidth)
-        view.raw.pointee.crop_bottom = Int(format.height - top - cropHeight)
-        try check(
-            av_frame_apply_cropping(view.raw, Int32(AV_FRAME_CROP_UNALIGNED)),
-            calling: "av_frame_apply_cropping")
+        // A cropped view of the picture (a reference to its buffers, its data pointers moved), only when
+        // cropping: a reference costs an allocation per plane.
+        isCropped = left != 0 || top != 0 || cropWidth != format.width || cropHeight != format.height
+        if isCropped {
+            av_frame_unref(view.raw)
+            try check(av_frame_ref(view.raw, source.raw), calling: "av_frame_ref", .outOfMemory)
+            view.raw.pointee.crop_left = Int(left)
+            view.raw.pointee.crop_top = Int(top)
+            view.raw.pointee.crop_right = Int(format.width - left - cropWidth)
+            view.raw.pointee.crop_bottom = Int(format.height - top - cropHeight)
+            try check(
+                av_frame_apply_cropping(view.raw, Int32(AV_FRAME_CROP_UNALIGNED)), calling: "av_frame_apply_cropping")
+        }
 
         // The size in the layout's box: fitted (shape kept, centred) or stretched.
         let box = (width: layout.width ?? cropWidth, height: layout.height ?? cropHeight)
@@ -108,12 +114,12 @@ final class CompositorLayer {
             try check(av_frame_get_buffer(scaled.raw, 0), calling: "av_frame_get_buffer", .outOfMemory)
             scalerKey = key
         }
-        try scaler?.scale(view, into: scaled)
+        try scaler?.scale(isCropped ? view : source, into: scaled)
     }
 
     /// Draws the rendered picture on `picture` with its box's top left at (`x`, `y`), at `opacity` 0…255.
     func draw(on picture: inout CanvasPicture, x: Int, y: Int, opacity: Int) {
-        let frame = drawsView ? view : scaled
+        let frame = drawsView ? (isCropped ? view : source) : scaled
         func plane(_ index: Int32, _ width: Int, _ height: Int) -> CanvasPicture.LayerPlane? {
             guard let base = mp_frame_data(frame.raw, index) else { return nil }
             return CanvasPicture.LayerPlane(

@@ -152,6 +152,8 @@ public final class VideoCompositor: MediaSource {
     private let pending = Mutex<[Input]>([])
     private var frameIndex: Int64 = 0
     private var picture: CanvasPicture
+    private var output = SampleRecycler()
+    private var order: [(zIndex: Int, index: Int)] = []
     private var everHadMovingInput = false
 
     /// A compositor of `inputs` on `canvas`, ending at `duration` (or when its last moving input ends).
@@ -193,15 +195,20 @@ public final class VideoCompositor: MediaSource {
         inputs.removeAll { $0.isDone }
         if duration == nil, everHadMovingInput, !inputs.contains(where: { !$0.isStill }) { return nil }
         picture.clear()
-        let order = inputs.enumerated().sorted {
-            ($0.element.controls.layout.zIndex, $0.offset) < ($1.element.controls.layout.zIndex, $1.offset)
-        }
-        for (_, input) in order { try input.draw(on: &picture) }
+        // Drawing order: z-index, then the order inputs came in (a reused array: no allocation per frame).
+        order.removeAll(keepingCapacity: true)
+        for (index, input) in inputs.enumerated() { order.append((input.controls.layout.zIndex, index)) }
+        order.sort { $0 < $1 }
+        for (_, index) in order { try inputs[index].draw(on: &picture) }
         let frameDuration = canvas.frameRate.frameDuration
-        let sample = MediaSample(
+        // Copied into the recycled sample (no allocation once the consumer has let go of the last frame),
+        // so that the canvas is drawn in place.
+        let planes = picture.planes
+        let sample = output.make(
             format: .video(.raw(.yuv420p, width: canvas.width, height: canvas.height, frameRate: canvas.frameRate)),
-            planes: picture.planes,
-            timing: SampleTiming(presentationTime: time, decodeTime: time, duration: frameDuration), frameCount: 1)
+            timing: SampleTiming(presentationTime: time, decodeTime: time, duration: frameDuration), frameCount: 1,
+            planeCount: 3
+        ) { plane, bytes in bytes.append(contentsOf: planes[plane]) }
         frameIndex += 1
         return sample
     }
