@@ -47,14 +47,11 @@ final class InputBuilder {
             throw ValidationError("--audio \(spec.text) is not audio")
         }
         if let live, !isDevice(spec) { source = RealTimeSource(source, clock: live) }
-        stages.append(
-            try AudioConverter(
-                format: .f32, sampleRate: sampleRate, channelLayout: .default(channelCount: channels), resampler: .soxr)
-        )
         let offset = MediaTime(value: Int64(((spec.options["offset"] ?? 0) * 1000).rounded()), timescale: 1000)
-        let input = AudioMixer.Input(
-            source: source, stages: stages, offset: offset, gain: spec.options["gain"] ?? 1,
-            pan: spec.options["pan"] ?? 0)
+        // Converted on the way in to the mix's float32 (libsoxr, as sox resamples).
+        let input = try AudioMixer.Input(
+            converting: source, stages: stages, sampleRate: sampleRate, channels: channels, offset: offset,
+            gain: spec.options["gain"] ?? 1, pan: spec.options["pan"] ?? 0)
         audioControls.append((spec.text, input.controls))
         return input
     }

@@ -10,14 +10,10 @@ import Testing
     /// `sox` arguments for raw interleaved float32 stereo at 48 kHz.
     static let raw = ["-t", "raw", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32"]
 
-    /// An input reading the WAV file at `path`, converted to float32 stereo at 48 kHz by libsoxr.
+    /// An input reading the WAV file at `path`, converted to float32 stereo at 48 kHz by libsoxr (the
+    /// umbrella module's converting input).
     static func input(_ path: String, gain: Double) throws -> AudioMixer.Input {
-        AudioMixer.Input(
-            source: try WAVReader(path: path),
-            stages: [
-                try AudioConverter(
-                    format: .f32, sampleRate: 48_000, channelLayout: .default(channelCount: 2), resampler: .soxr)
-            ], gain: gain)
+        try AudioMixer.Input(converting: try WAVReader(path: path), sampleRate: 48_000, channels: 2, gain: gain)
     }
 
     /// Makes `a.wav` (48 kHz stereo, 2 s) and `b.wav` (44.1 kHz mono, 1.5 s), 16-bit.

@@ -201,6 +201,21 @@ import Testing
         }
     }
 
+    @Test func aTimecodeLayerCountsTheCanvasFrames() throws {
+        let small = VideoCompositor.Canvas(width: 320, height: 96, frameRate: FrameRate(25), background: .black)
+        let timecode = try VideoCompositor.Input.text(
+            VideoCompositor.TextOverlay(.timecode, size: 32), on: small, layout: VideoCompositor.Layout(x: 8, y: 8))
+        let compositor = try VideoCompositor(
+            canvas: small, duration: MediaTime(value: 3, timescale: 25), inputs: [timecode])
+        let frames = try Self.frames(compositor)
+        #expect(frames.count == 3)
+        // The digits change from frame to frame (00:00:00:00, :01, :02): the text rows differ, and white
+        // glyph pixels are there in each.
+        let rows = frames.map { Array($0.planes[0][(8 * 320)..<(60 * 320)]) }
+        #expect(Set(rows).count == 3, "the timecode did not change between frames")
+        #expect(rows.allSatisfy { $0.contains { $0 > 200 } }, "no text drawn")
+    }
+
     @Test func inputsAtOtherRatesAreRepeatedOrDroppedAndCounted() throws {
         let slow = try TestPatternGenerator(width: 64, height: 48, frameRate: FrameRate(15), length: .frames(15))
         let fast = try TestPatternGenerator(width: 64, height: 48, frameRate: FrameRate(60), length: .frames(60))
