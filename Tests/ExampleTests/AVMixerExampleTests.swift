@@ -87,7 +87,7 @@ import Testing
         try ExternalTool.check(
             "ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30", "-frames:v", "60", "-pix_fmt", "yuv420p",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30", "-frames:v", "30", "-pix_fmt", "yuv420p",
                 dir.file("inset.y4m")
             ])
         try ExternalTool.check(
@@ -103,11 +103,11 @@ import Testing
                 "0.5"
             ])
         let run = try Self.run([
-            "--canvas", "640x360@30", "--video", "pattern", "--video",
-            "\(dir.file("inset.y4m")),x=464,y=254,w=160,h=90,z=1",
+            "--canvas", "320x180@30", "--video", "pattern", "--video",
+            "\(dir.file("inset.y4m")),x=224,y=124,w=80,h=45,z=1",
             "--video", "image:\(dir.file("logo.png")),x=16,y=16,z=2,alpha=0.8", "--audio", "tone:440,gain=0.5",
-            "--audio", "\(dir.file("voice.wav")),pan=-0.5", "--text", "On air\\, now,x=20,y=280,size=24", "--duration",
-            "2",
+            "--audio", "\(dir.file("voice.wav")),pan=-0.5", "--text", "On air\\, now,x=20,y=120,size=16", "--duration",
+            "1",
             "--preset", "veryfast", "--output", dir.file("pip.mp4"), "--output", dir.file("pip.y4m"), "--quiet"
         ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -115,8 +115,8 @@ import Testing
         let streams = try #require(json["streams"] as? [[String: Any]])
         let video = try #require(streams.first { $0["codec_type"] as? String == "video" })
         #expect(
-            video["codec_name"] as? String == "h264" && video["width"] as? Int == 640 && video["height"] as? Int == 360)
-        #expect(video["nb_read_packets"] as? String == "60")
+            video["codec_name"] as? String == "h264" && video["width"] as? Int == 320 && video["height"] as? Int == 180)
+        #expect(video["nb_read_packets"] as? String == "30")
         #expect(streams.contains { $0["codec_name"] as? String == "aac" })
         let strict = try ExternalTool.run(
             "ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("pip.mp4"), "-f", "null", "-"])
@@ -124,14 +124,14 @@ import Testing
         let gst = try ExternalTool.run(
             "gst-launch-1.0", ["-q", "filesrc", "location=\(dir.file("pip.mp4"))", "!", "decodebin", "!", "fakesink"])
         #expect(gst.status == 0, "\(gst.stderr)")
-        // The .y4m is the canvas: 60 frames; the text's black box at (20, 280); the inset's pixels where it was put.
+        // The .y4m is the canvas: 30 frames; the text's black box at (20, 120); the inset's pixels where it was put.
         let frames = try Self.frames(dir.file("pip.y4m"))
-        #expect(frames.count == 60)
+        #expect(frames.count == 30)
         let last = try #require(frames.last)
-        #expect(last.planes[0][(282 * 640) + 22] == 16, "the text box is not at (20, 280)")
-        let reference = try Self.frames(dir.file("inset.y4m"))[59]
+        #expect(last.planes[0][(122 * 320) + 22] == 16, "the text box is not at (20, 120)")
+        let reference = try Self.frames(dir.file("inset.y4m"))[29]
         // The inset is the file scaled by half: its top-left luma, roughly.
-        #expect(abs(Int(last.planes[0][256 * 640 + 466]) - Int(reference.planes[0][2 * 320 + 4])) < 40)
+        #expect(abs(Int(last.planes[0][126 * 320 + 226]) - Int(reference.planes[0][2 * 160 + 4])) < 40)
     }
 
     static func frames(_ path: String) throws -> [MediaSample] {
