@@ -96,7 +96,7 @@ public final class AudioMixer: MediaSource, DiagnosticReporting {
     /// a live input's own), and can be read by one mixer only.
     public struct Input: Sendable {
         /// The source and stages, taken once by the mixer that reads them.
-        let payload: Handoff<Payload>
+        let chain: InputChain
         /// Where it starts on the mix's timeline (from the next buffer, for an input added while running;
         /// a live input is placed by its samples' times on the clock instead).
         public var offset: MediaTime
@@ -109,26 +109,14 @@ public final class AudioMixer: MediaSource, DiagnosticReporting {
             source: sending any MediaSource, stages: sending [any MediaStage] = [], offset: MediaTime = .zero,
             gain: Double = 1, pan: Double = 0, meter: LevelMeter? = nil
         ) {
-            payload = Handoff(Payload(source: source, stages: stages))
+            chain = InputChain(source: source, stages: stages)
             self.offset = offset
             controls = Controls(gain: gain, pan: pan, meter: meter)
-        }
-
-        /// The source and stages, once; a second mixer given the same input throws.
-        func take() throws(MediaError) -> sending Payload {
-            guard let taken = payload.take() else {
-                throw MediaError(
-                    .invalidArgument, "an AudioMixer.Input can be mixed once: this one is in a mixer already")
-            }
-            return taken
         }
     }
 
     /// What an input reads: its source and its stages.
-    struct Payload {
-        var source: any MediaSource
-        var stages: [any MediaStage]
-    }
+    typealias Payload = InputChain.Parts
 
     /// How a live mix keeps time: the clock its inputs' samples are stamped on (a capture's, a
     /// ``/MediaCore/RealTimeSource``'s), and how long a buffer waits for an input that is late.
@@ -386,7 +374,7 @@ public final class AudioMixer: MediaSource, DiagnosticReporting {
     }
 
     private func adopt(_ input: Input, at start: Int64) throws(MediaError) {
-        let payload = try input.take()
+        let payload = try input.chain.take(by: "AudioMixer")
         if live != nil {
             let added = try LiveMixerInput(payload, controls: input.controls, mixer: self)
             added.metering = metering(input.controls.meter)

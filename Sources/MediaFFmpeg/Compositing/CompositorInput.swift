@@ -96,6 +96,12 @@ final class CompositorInput {
             if let failure { throw failure }
             ahead += frames.map { ($0, $0.timing.presentationTime.isNumeric ? $0.timing.presentationTime : time) }
             hasEnded = ended
+            // Frames stamped ahead of the clock wait here; beyond a queue's worth, the oldest go (counted).
+            let excess = ahead.count - LiveVideoQueue.capacity
+            if excess > 0 {
+                ahead.removeFirst(excess)
+                controls.countDropped(excess)
+            }
         } else {
             while !hasEnded && (ahead.last.map { $0.time <= time } ?? true) { try readOne() }
         }

@@ -74,7 +74,8 @@ public final class VideoCompositor: MediaSource {
     /// `Sendable`: its source and stages travel inside, to whichever thread reads them, and can be read by
     /// one compositor only.
     public struct Input: Sendable {
-        let payload: Handoff<Payload>
+        /// The source and stages, taken once by the compositor that reads them.
+        let chain: InputChain
         /// Where its first frame shows on the canvas's timeline (counted from the next frame, for an input
         /// added while running; a live input is placed by its frames' times on the clock instead).
         public var offset: MediaTime
@@ -95,7 +96,7 @@ public final class VideoCompositor: MediaSource {
             source: sending any MediaSource, stages: sending [any MediaStage], layout: Layout, offset: MediaTime,
             isStill: Bool
         ) {
-            payload = Handoff(Payload(source: source, stages: stages))
+            chain = InputChain(source: source, stages: stages)
             self.offset = offset
             controls = Controls(layout: layout)
             self.isStill = isStill
@@ -108,20 +109,10 @@ public final class VideoCompositor: MediaSource {
             still.timing = SampleTiming(presentationTime: .zero, decodeTime: .zero, duration: .invalid)
             return Input(source: ArraySource([still]), stages: [], layout: layout, offset: .zero, isStill: true)
         }
-
-        func take() throws(MediaError) -> sending Payload {
-            guard let taken = payload.take() else {
-                throw MediaError(
-                    .invalidArgument, "a VideoCompositor.Input can be drawn once: this one is in a compositor already")
-            }
-            return taken
-        }
     }
 
-    struct Payload {
-        var source: any MediaSource
-        var stages: [any MediaStage]
-    }
+    /// What an input reads: its source and its stages.
+    typealias Payload = InputChain.Parts
 
     /// How a live composition keeps time: the clock its inputs' frames are stamped on, and how long a
     /// canvas frame waits for an input's frame of its time.
@@ -226,7 +217,7 @@ public final class VideoCompositor: MediaSource {
     }
 
     private func adopt(_ input: Input, at time: MediaTime) throws(MediaError) {
-        let payload = try input.take()
+        let payload = try input.chain.take(by: "VideoCompositor")
         guard input.offset.isNumeric, input.offset >= .zero else {
             throw MediaError(
                 .invalidArgument, "an input's offset must be a finite time of 0 or more, not \(input.offset)")
