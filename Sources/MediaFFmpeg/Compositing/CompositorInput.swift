@@ -190,7 +190,7 @@ final class LiveVideoQueue: Sendable {
         var failure: MediaError?
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     let stop = Atomic<Bool>(false)
 
     /// Everything queued so far, whether the input has ended, and its error.

@@ -39,12 +39,12 @@ import Synchronization
 public final class VideoCompositor: MediaSource {
     /// The `Sendable` controls of one input, set from any thread while the compositor runs.
     public final class Controls: Sendable {
-        private let current: Mutex<Layout>
+        private let current: Locked<Layout>
         private let removed = Atomic<Bool>(false)
         private let repeated = Atomic<Int>(0)
         private let dropped = Atomic<Int>(0)
 
-        init(layout: Layout) { current = Mutex(layout) }
+        init(layout: Layout) { current = Locked(layout) }
 
         /// Where and how the input is drawn; a change shows from the next canvas frame.
         public var layout: Layout {
@@ -140,7 +140,7 @@ public final class VideoCompositor: MediaSource {
     /// `VideoCompositor`.
     public var name: String { "VideoCompositor" }
     private var inputs: [CompositorInput] = []
-    private let pending = Mutex<[Input]>([])
+    private let pending = Locked<[Input]>([])
     private var frameIndex: Int64 = 0
     private var picture: CanvasPicture
     private var output = SampleRecycler()
