@@ -17,7 +17,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
-.PHONY: all deps build test gates sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
+.PHONY: all deps build test gates memcheck sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
 	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus
 
 all: build
@@ -39,12 +39,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The contributor's loop, 11.5 minutes from a fresh clone here at a normal hour (README, "Tests"): swift-format and the
+# The contributor's loop, under 12 minutes from a fresh clone here (README, "Tests"): swift-format and the
 # suite rules (`make lint`), a debug build of everything (the tests run the example executables), then
 # every test once (Scripts/run-tests.sh): the real-time suites one at a time, the FFmpeg suites one at a
 # time under the leak gate in two shards, the rest (the fuzz corpora's replay among them) in parallel, all at
-# once. Each phase's time is printed, and a table of them at the end. What only CI runs (docs, the allocation
-# gate, the sanitizers) is `make gates`.
+# once. Each phase's time is printed, and a table of them at the end. What only CI runs (valgrind, docs, the
+# allocation gate, the sanitizers) is `make gates`.
 PHASE = Scripts/phase.sh
 
 test: deps
@@ -54,11 +54,13 @@ test: deps
 	@$(PHASE) tests Scripts/run-tests.sh
 	@$(PHASE) --summary
 
-# What CI runs after `make test` (.ci/run; README, "Tests", has the times): the documentation with warnings as
-# errors, the allocation gate (a release build of Benchmarks/), and the library's tests, fuzz corpora included,
+# What CI runs after `make test` (.ci/run; README, "Tests", has the times): the example programs under valgrind
+# (`make memcheck`), the documentation with warnings as errors, the allocation gate (a release build of
+# Benchmarks/), and the library's tests, fuzz corpora included,
 # under AddressSanitizer+LeakSanitizer and under ThreadSanitizer (optimised builds: Scripts/sanitized-build.sh;
 # ThreadSanitizer skips the test targets of the modules Swift 6 proves free of data races: Scripts/run-tests.sh).
 gates: deps
+	@$(PHASE) memcheck $(MAKE) --no-print-directory memcheck
 	@$(PHASE) docs-check $(MAKE) --no-print-directory docs-check
 	@$(PHASE) bench-check $(MAKE) --no-print-directory bench-check
 	@$(PHASE) address-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh address
@@ -73,6 +75,14 @@ gates: deps
 # `make leak-check` runs just those suites under the gate.
 LEAK_GATE = MEDIAPIPELINE_LEAK_GATE=1
 
+# The suites tagged .valgrind (Scripts/run-tests.sh --memcheck): the example programs of the debug build under
+# valgrind's memcheck, every FFmpeg allocation freed and no invalid read or write in the interop
+# (Documentation/Reliability.md, "Leak gate and memcheck"). Not in `make test`: valgrind's start-up costs about
+# 8 s a program here, 160 s of CPU for the 16 programs; CI runs it in `make gates`.
+memcheck: deps
+	$(SWIFT) build --build-tests
+	Scripts/run-tests.sh --memcheck
+
 leak-check:
 	$(call run_tests,leak-check,--no-parallel --filter "$$(Scripts/test-suites.py gated)|$$(Scripts/test-suites.py realtime)",$(LEAK_GATE))
 
@@ -83,7 +93,7 @@ leak-check:
 # test bundle and the few example programs other suites run (Scripts/sanitized-build.sh). Every sanitized process
 # writes its reports to $(TEST_LOGS)/<sanitizer>/report.<pid> instead of stderr, so a report in a child whose exit
 # status a test does not check still fails the target; the suppressions, each with why it is not ours, are in
-# Tests/Sanitizers/. The MemoryCheck suites run valgrind, which cannot run a sanitized program: they are skipped.
+# Tests/Sanitizers/. The .valgrind suites run valgrind, which cannot run a sanitized program: they are skipped.
 SAN_OPTIONS = log_path=$(TEST_LOGS)/$(1)/report:print_suppressions=0:suppressions=$(CURDIR)/Tests/Sanitizers/$(2).supp
 # max_allocation_size_mb: one allocation over 512 MB is a report, the limit libFuzzer's runs have (-malloc_limit_mb),
 # so that the fuzz corpora's replay in the test bundle (FuzzCorpusReplayTests) catches a size field that makes a

@@ -8,7 +8,10 @@
 #   gated-2  at a time with the leak gate on: the gate compares a process-wide count before and after each
 #            test, so it needs a process where one test runs at a time, and these are those processes
 #            (no second run of these suites);
-#   unit     everything else, in parallel, at most $UNIT_WIDTH tests at once.
+#   unit     everything else, in parallel, at most $UNIT_WIDTH tests at once,
+#
+# but the suites tagged .valgrind, which run programs under valgrind's memcheck (about 8 s of start-up a
+# program here): CI runs them (--memcheck, below, as `make memcheck` in `make gates`).
 #
 # The gated and unit processes run at the lowest CPU priority (nice 19), so that the live suites, which
 # mostly wait on real time, get the CPU when their streams need it and the others use what is left: on
@@ -21,14 +24,17 @@
 # limit (Swift Testing records the issue, then waits for the test), so the process is stopped and the
 # phase fails with the issue in its log, instead of running into CI's limit.
 #
-# Usage: Scripts/run-tests.sh [--sanitize address|thread]
+# Usage: Scripts/run-tests.sh [--sanitize address|thread | --memcheck]
+#   With --memcheck, only the .valgrind suites run, from the debug build, in two processes side by side
+#   (each one test at a time, with the leak gate on, at normal priority: one of them records from a
+#   PulseAudio daemon in real time).
 #   With --sanitize, the tests of .build-asan or .build-tsan run in three processes: rest (every suite
 #   but the live ones, in parallel, at most $SANITIZER_WIDTH tests at once), then the live ones in two
 #   shards side by side (see below). ThreadSanitizer skips the test targets of the modules Swift 6
 #   proves free of data races (below). Neither runs
 #   ExampleTests, whose example programs' own code the compiler proves safe (Scripts/test-suites.py
 #   unsanitized): the library code they run is run under both by the library's test targets. The leak
-#   gate is off (the sanitizers judge memory), and the MemoryCheck suites (valgrind cannot run a
+#   gate is off (the sanitizers judge memory), and the .valgrind suites (valgrind cannot run a
 #   sanitized program) are skipped. The sanitizer's options come from the environment (the Makefile).
 # Each process's whole output is in $TEST_LOGS/<run>-<group>.log; when one fails, its failed tests and
 # the log's last lines are printed at the end. Exit status: 0 when all passed, 1 otherwise.
@@ -39,15 +45,17 @@ mkdir -p "$TEST_LOGS"
 UNIT_WIDTH=${UNIT_WIDTH:-4}
 SANITIZER_WIDTH=${SANITIZER_WIDTH:-3}
 
-sanitizer=""
-if [ "${1:-}" = "--sanitize" ]; then sanitizer=$2; fi
-case "$sanitizer" in
+mode=""
+if [ "${1:-}" = "--sanitize" ]; then mode=$2; fi
+if [ "${1:-}" = "--memcheck" ]; then mode=memcheck; fi
+case "$mode" in
 "") scratch=.build/debug run=tests minutes=${TEST_PROCESS_MINUTES:-20} ;;
+memcheck) scratch=.build/debug run=memcheck minutes=${TEST_PROCESS_MINUTES:-20} ;;
 # Sanitized builds are optimised (Scripts/sanitized-build.sh says why).
 address) scratch=.build-asan/release run=address minutes=${TEST_PROCESS_MINUTES:-30} ;;
 thread) scratch=.build-tsan/release run=thread minutes=${TEST_PROCESS_MINUTES:-30} ;;
 *)
-    echo "run-tests.sh: unknown sanitizer '$sanitizer'" >&2
+    echo "run-tests.sh: unknown mode '$mode'" >&2
     exit 2
     ;;
 esac
@@ -58,6 +66,7 @@ bundle="$scratch/MediaPipelinePackageTests.xctest"
 }
 
 live=$(Scripts/test-suites.py realtime) || exit 2
+valgrind=$(Scripts/test-suites.py valgrind) || exit 2
 gated=$(Scripts/test-suites.py gated) || exit 2
 gated1=$(Scripts/test-suites.py gated 1/2) || exit 2
 gated2=$(Scripts/test-suites.py gated 2/2) || exit 2
@@ -90,19 +99,19 @@ group() {
     names+=("$name")
 }
 
-# With a sanitizer: no leak gate (the sanitizers judge memory), no MemoryCheck suites (valgrind cannot
+# With a sanitizer: no leak gate (the sanitizers judge memory), no .valgrind suites (valgrind cannot
 # run a sanitized program).
-if [ -z "$sanitizer" ]; then
+if [ -z "$mode" ] || [ "$mode" = memcheck ]; then
     gate=MEDIAPIPELINE_LEAK_GATE=1 skip=()
 else
     unsanitized=$(Scripts/test-suites.py unsanitized) || exit 2
-    gate=MEDIAPIPELINE_LEAK_GATE=0 skip=(--skip "MemoryCheck|$unsanitized")
+    gate=MEDIAPIPELINE_LEAK_GATE=0 skip=(--skip "$valgrind|$unsanitized")
 fi
 # ThreadSanitizer skips the test targets of the modules Swift 6's checking already proves free of data
 # races (Scripts/test-suites.py race-free: no @unchecked, nonisolated(unsafe), Unmanaged, pthread_...);
 # AddressSanitizer and the plain run run them.
 racefree=""
-if [ "$sanitizer" = thread ]; then racefree="|$(Scripts/test-suites.py race-free)" || exit 2; fi
+if [ "$mode" = thread ]; then racefree="|$(Scripts/test-suites.py race-free)" || exit 2; fi
 failed=()
 # Waits for the processes started so far, noting the ones that failed.
 wait_all() {
@@ -117,18 +126,21 @@ wait_all() {
 # code is two (ASan) to several (TSan) times slower, and even at nice 19 the others' load made the player
 # miss real time (AudioPlayerDeviceTests: gaps, and audio lost between the player and the monitor), so
 # they keep the machine to themselves.
-if [ -z "$sanitizer" ]; then
-    group live 0 "$gate" -- --no-parallel --filter "$live" "${skip[@]}"
-    group gated-1 19 "$gate" -- --no-parallel --filter "$gated1" "${skip[@]}"
-    group gated-2 19 "$gate" -- --no-parallel --filter "$gated2" "${skip[@]}"
-    group unit 19 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|MemoryCheck"
+if [ -z "$mode" ]; then
+    group live 0 "$gate" -- --no-parallel --filter "$live"
+    group gated-1 19 "$gate" -- --no-parallel --filter "$gated1"
+    group gated-2 19 "$gate" -- --no-parallel --filter "$gated2"
+    group unit 19 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|$valgrind"
+elif [ "$mode" = memcheck ]; then
+    group memcheck-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py valgrind 1/2)"
+    group memcheck-2 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py valgrind 2/2)"
 else
     # Without the gate nothing needs a process of its own: the gated and unit suites share one parallel
     # process, whose width keeps both cores busy to the end instead of waiting on the longer shard.
-    group rest 19 -- --experimental-maximum-parallelization-width "$SANITIZER_WIDTH" --skip "$live|MemoryCheck|$unsanitized$racefree"
+    group rest 19 -- --experimental-maximum-parallelization-width "$SANITIZER_WIDTH" --skip "$live|$valgrind|$unsanitized$racefree"
 fi
 wait_all
-if [ -n "$sanitizer" ]; then
+if [ -n "$mode" ] && [ "$mode" != memcheck ]; then
     # Two real-time shards side by side: each suite still runs alone in its process, and each suite
     # starts its own daemon or server on free loopback ports, so the two do not meet; they mostly wait.
     group live-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 1/2)" "${skip[@]}"

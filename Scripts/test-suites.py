@@ -5,15 +5,19 @@
                                       - every top-level suite (`@Suite ... struct|class|enum|actor Name`
                                         at column 0) and every free `@Test` function has a `.timeLimit`,
                                         so that a hang fails its test instead of running into CI's limit;
-                                      - `.tags(.realTime)` appears only on top-level `@Suite` lines (the
-                                        live run selects whole suites by it).
+                                      - `.realTime` and `.valgrind` tags appear only on top-level `@Suite`
+                                        lines (the runs select whole suites by them).
     Scripts/test-suites.py realtime [I/N]
                                       prints the `swift test --filter/--skip` regex of the suites tagged
-                                      `.realTime` (they run one at a time); with I/N, only shard I of N,
-                                      dealt as `gated` deals them.
+                                      `.realTime` but not `.valgrind` (they run one at a time); with I/N,
+                                      only shard I of N, dealt as `gated` deals them.
+    Scripts/test-suites.py valgrind [I/N]
+                                      prints the regex of the suites tagged `.valgrind` (they run programs
+                                      under valgrind's memcheck): `make test` skips them, `make memcheck`
+                                      (in CI's `make gates`) runs them; with I/N, only shard I of N.
     Scripts/test-suites.py gated [I/N]
-                                      prints the regex of the suites carrying `.ffmpegLeakGate` that are not
-                                      real-time: they run one at a time, with the leak gate on, beside the
+                                      prints the regex of the suites carrying `.ffmpegLeakGate` that are
+                                      neither real-time nor valgrind's: they run one at a time, with the leak gate on, beside the
                                       parallel run of all the others. With I/N (1-based), only shard I of N:
                                       the suites are dealt longest first to the shard with the least time
                                       so far, by the seconds in Tests/suite-seconds.tsv (a suite not listed
@@ -87,8 +91,9 @@ def check():
             if ".timeLimit(" not in (m.group("attr") or ""):
                 findings.append(f"{path}: free test {m.group('name')} has no .timeLimit")
         for number, line in enumerate(text.splitlines(), 1):
-            if ".realTime" in line and "tags(" in line and not line.startswith("@Suite("):
-                findings.append(f"{path}:{number}: .tags(.realTime) belongs on a top-level @Suite line only")
+            for tag in (".realTime", ".valgrind"):
+                if tag in line and "tags(" in line and not line.startswith("@Suite("):
+                    findings.append(f"{path}:{number}: the {tag} tag belongs on a top-level @Suite line only")
     for finding in findings:
         print(finding)
     return 1 if findings else 0
@@ -190,18 +195,19 @@ def regex(names):
 def main(argv):
     command = argv[1] if len(argv) > 1 else ""
     all_suites = list(suites())
-    realtime = {name for _, name, attr in all_suites if ".realTime" in attr}
+    valgrind = {name for _, name, attr in all_suites if ".valgrind" in attr}
+    realtime = {name for _, name, attr in all_suites if ".realTime" in attr} - valgrind
     if command == "check":
         return check()
-    if command == "realtime":
-        names = realtime
+    if command in ("realtime", "valgrind"):
+        names = realtime if command == "realtime" else valgrind
         if len(argv) > 2:
             index, count = (int(n) for n in argv[2].split("/"))
             names = shard(names, index, count)
         print(regex(names))
         return 0
     if command == "gated":
-        names = {name for _, name, attr in all_suites if ".ffmpegLeakGate" in attr} - realtime
+        names = {name for _, name, attr in all_suites if ".ffmpegLeakGate" in attr} - realtime - valgrind
         if len(argv) > 2:
             index, count = (int(n) for n in argv[2].split("/"))
             names = shard(names, index, count)

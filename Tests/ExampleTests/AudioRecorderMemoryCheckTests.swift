@@ -3,9 +3,9 @@ import MediaTestSupport
 import Testing
 
 /// The examples that need a PulseAudio device, under valgrind's memcheck against a private daemon: no
-/// definite leak, no invalid read or write. (The name puts the suite among the live tests, which run one at a
-/// time: the recorder captures in real time.)
-@Suite(.tags(.realTime), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioRecorderMemoryCheckTests {
+/// definite leak, no invalid read or write. (Tagged real-time too: the recorder captures in real time, so
+/// `make memcheck` runs it at normal priority.)
+@Suite(.tags(.realTime, .valgrind), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct AudioRecorderMemoryCheckTests {
     func memcheck(_ daemon: PulseDaemon, _ example: String, _ arguments: [String]) throws -> String {
         let child = try daemon.spawn("valgrind", MemoryCheckTests.valgrind(example) + arguments)
         guard child.wait(timeout: 120) else {

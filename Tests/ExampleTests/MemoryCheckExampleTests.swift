@@ -4,8 +4,8 @@ import Testing
 
 /// The main path of the examples ``MemoryCheckTests`` does not cover, under valgrind's memcheck with
 /// small inputs: no definite leak, no invalid read or write. (`audio-recorder` and `audio-devices` need a
-/// PulseAudio daemon and run with the live tests: ``AudioRecorderMemoryCheckTests``.)
-@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct MemoryCheckExampleTests {
+/// PulseAudio daemon: ``AudioRecorderMemoryCheckTests``.)
+@Suite(.tags(.valgrind), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct MemoryCheckExampleTests {
     let check = MemoryCheckTests()
 
     /// WAV → AudioConverter → AACEncoder → ContainerMuxer (M4A): `audio-convert`'s encode path.

@@ -4,11 +4,12 @@ import Testing
 
 /// The example under valgrind's memcheck: every FFmpeg allocation freed (no definite leak) and no
 /// invalid read or write in the interop, through the encoder and through the resampler.
-@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct MemoryCheckTests {
+@Suite(.tags(.valgrind), .timeLimit(.minutes(10)), .ffmpegLeakGate) struct MemoryCheckTests {
     /// valgrind's arguments for `example` (before the example's own): a full leak check in which a
     /// definite leak is an error.
     static func valgrind(_ example: String) -> [String] {
-        [
+        ValgrindCheck.require()
+        return [
             "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=9",
             TestPaths.executable(example), "--quiet"
         ]

@@ -186,14 +186,15 @@ import Testing
             return [value, value]
         }
         let level = [Float](repeating: 0.25, count: 2 * rate / 2)
+        // The samples are made before the clock is anchored: making them takes a while in an unoptimised,
+        // sanitized test build, and a clock already past their times would see both inputs as late.
+        let toneSamples = AudioMixerTests.samples(tone, framesPerSample: 480)
+        let levelSamples = AudioMixerTests.samples(level, framesPerSample: 480)
         let clock = MediaClock()
         let toneInput = AudioMixer.Input(
-            source: RealTimeSource(ArraySource(AudioMixerTests.samples(tone, framesPerSample: 480)), clock: clock),
-            gain: 0.5)
+            source: RealTimeSource(ArraySource(toneSamples), clock: clock), gain: 0.5)
         let stalling = AudioMixer.Input(
-            source: StallingSource(
-                RealTimeSource(ArraySource(AudioMixerTests.samples(level, framesPerSample: 480)), clock: clock),
-                stall: 1.0))
+            source: StallingSource(RealTimeSource(ArraySource(levelSamples), clock: clock), stall: 1.0))
         let mixer = try AudioMixer(
             sampleRate: rate, channels: 2,
             live: AudioMixer.Live(clock: clock, latency: MediaTime(value: 1, timescale: 4)),
@@ -208,6 +209,7 @@ import Testing
         }
         #expect(largest <= 1e-6, "largest difference: \(largest)")
         #expect(toneInput.controls.lateFrames == 0, "the tone was late by \(toneInput.controls.lateFrames) frames")
+        #expect(toneInput.controls.droppedFrames == 0, "\(toneInput.controls.droppedFrames) tone frames came too late")
         #expect(stalling.controls.lateFrames >= rate / 2, "\(stalling.controls.lateFrames) late frames")
         #expect(mixer.inputCount == 0)
     }
