@@ -59,14 +59,21 @@ test: deps
 # Benchmarks/), and the library's tests, fuzz corpora included,
 # under AddressSanitizer+LeakSanitizer and under ThreadSanitizer (optimised builds: Scripts/sanitized-build.sh;
 # ThreadSanitizer skips the test targets of the modules Swift 6 proves free of data races: Scripts/run-tests.sh).
+#
+# The real-time suites of a sanitized run leave about 80% of the CPU idle, so the next build runs beside them at
+# idle priority (Scripts/beside.sh: SCHED_IDLE, it only gets a CPU they leave idle): the ThreadSanitizer build beside
+# AddressSanitizer's real-time suites, the allocation gate (its release build, then the counts, which load does
+# not change) beside ThreadSanitizer's.
 gates: deps
 	@$(PHASE) memcheck $(MAKE) --no-print-directory memcheck
 	@$(PHASE) docs-check $(MAKE) --no-print-directory docs-check
-	@$(PHASE) bench-check $(MAKE) --no-print-directory bench-check
 	@$(PHASE) address-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh address
-	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address
-	@$(PHASE) thread-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh thread
-	@$(PHASE) thread-tests $(MAKE) --no-print-directory sanitize-run-thread
+	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address PART=rest
+	@$(PHASE) address-live+thread-build Scripts/beside.sh thread-build "env SWIFT=$(SWIFT) Scripts/sanitized-build.sh thread" \
+		$(MAKE) --no-print-directory sanitize-run-address PART=live
+	@$(PHASE) thread-tests $(MAKE) --no-print-directory sanitize-run-thread PART=rest
+	@$(PHASE) thread-live+bench-check Scripts/beside.sh bench-check "$(MAKE) --no-print-directory bench-check" \
+		$(MAKE) --no-print-directory sanitize-run-thread PART=live
 	@$(PHASE) --summary
 
 # The leak gate (Sources/MediaTestSupport/FFmpegLeakGate.swift): with $(LEAK_GATE) set, every test of a suite marked
@@ -116,10 +123,13 @@ sanitize-address sanitize-thread: sanitize-%:
 	SWIFT=$(SWIFT) Scripts/sanitized-build.sh $*
 	$(MAKE) --no-print-directory sanitize-run-$*
 
-# The tests of a sanitized build (Scripts/run-tests.sh --sanitize), then the reports.
+# The tests of a sanitized build (Scripts/run-tests.sh --sanitize), then the reports. PART=rest or PART=live runs
+# one part (the reports of an earlier part are kept for a live part, and looked at again).
+PART ?= all
 sanitize-run-address sanitize-run-thread: sanitize-run-%:
-	@rm -rf $(TEST_LOGS)/$* && mkdir -p $(TEST_LOGS)/$*
-	@$(SANITIZER_ENV_$*) Scripts/run-tests.sh --sanitize $* || { \
+	@[ "$(PART)" = live ] || rm -rf $(TEST_LOGS)/$*
+	@mkdir -p $(TEST_LOGS)/$*
+	@$(SANITIZER_ENV_$*) Scripts/run-tests.sh --sanitize $* --part $(PART) || { \
 		reports=$$(grep -l -a -E '$(SANITIZER_REPORT)' $(TEST_LOGS)/$*/report.* 2>/dev/null); \
 		if [ -n "$$reports" ]; then echo "---- sanitizer reports ----"; head -n 60 $$reports; fi; exit 1; }
 	@reports=$$(grep -l -a -E '$(SANITIZER_REPORT)' $(TEST_LOGS)/$*/report.* 2>/dev/null); \

@@ -24,7 +24,7 @@
 # limit (Swift Testing records the issue, then waits for the test), so the process is stopped and the
 # phase fails with the issue in its log, instead of running into CI's limit.
 #
-# Usage: Scripts/run-tests.sh [--sanitize address|thread | --memcheck]
+# Usage: Scripts/run-tests.sh [--sanitize address|thread [--part rest|live] | --memcheck]
 #   With --memcheck, only the .valgrind suites run, from the debug build, in two processes side by side
 #   (each one test at a time, with the leak gate on, at normal priority: one of them records from a
 #   PulseAudio daemon in real time).
@@ -45,9 +45,17 @@ mkdir -p "$TEST_LOGS"
 UNIT_WIDTH=${UNIT_WIDTH:-4}
 SANITIZER_WIDTH=${SANITIZER_WIDTH:-3}
 
-mode=""
+mode="" part=all
 if [ "${1:-}" = "--sanitize" ]; then mode=$2; fi
 if [ "${1:-}" = "--memcheck" ]; then mode=memcheck; fi
+if [ "${3:-}" = "--part" ]; then part=$4; fi
+case "$part" in
+all | rest | live) ;;
+*)
+    echo "run-tests.sh: unknown part '$part' (rest or live)" >&2
+    exit 2
+    ;;
+esac
 case "$mode" in
 "") scratch=.build/debug run=tests minutes=${TEST_PROCESS_MINUTES:-20} ;;
 memcheck) scratch=.build/debug run=memcheck minutes=${TEST_PROCESS_MINUTES:-20} ;;
@@ -125,7 +133,9 @@ wait_all() {
 # Under a sanitizer the real-time suites run after the rest, in two shards side by side: instrumented
 # code is two (ASan) to several (TSan) times slower, and even at nice 19 the others' load made the player
 # miss real time (AudioPlayerDeviceTests: gaps, and audio lost between the player and the monitor), so
-# they keep the machine to themselves.
+# they keep the machine to themselves, but for what runs at idle priority (SCHED_IDLE: only on a CPU
+# they leave idle). `--part rest` and `--part live` run one of the two (.ci/run builds the next sanitizer
+# at idle priority beside the live part, which leaves about 80% of the CPU idle).
 if [ -z "$mode" ]; then
     group live 0 "$gate" -- --no-parallel --filter "$live"
     group gated-1 19 "$gate" -- --no-parallel --filter "$gated1"
@@ -134,13 +144,13 @@ if [ -z "$mode" ]; then
 elif [ "$mode" = memcheck ]; then
     group memcheck-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py valgrind 1/2)"
     group memcheck-2 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py valgrind 2/2)"
-else
+elif [ "$part" != live ]; then
     # Without the gate nothing needs a process of its own: the gated and unit suites share one parallel
     # process, whose width keeps both cores busy to the end instead of waiting on the longer shard.
     group rest 19 -- --experimental-maximum-parallelization-width "$SANITIZER_WIDTH" --skip "$live|$valgrind|$unsanitized$racefree"
 fi
 wait_all
-if [ -n "$mode" ] && [ "$mode" != memcheck ]; then
+if [ -n "$mode" ] && [ "$mode" != memcheck ] && [ "$part" != rest ]; then
     # Two real-time shards side by side: each suite still runs alone in its process, and each suite
     # starts its own daemon or server on free loopback ports, so the two do not meet; they mostly wait.
     group live-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 1/2)" "${skip[@]}"
