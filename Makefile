@@ -17,7 +17,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
 
-.PHONY: all deps build test gates memcheck sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
+.PHONY: all deps build test gates memcheck memcheck-run sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
 	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus
 
 all: build
@@ -59,21 +59,14 @@ test: deps
 # Benchmarks/), and the library's tests, fuzz corpora included,
 # under AddressSanitizer+LeakSanitizer and under ThreadSanitizer (optimised builds: Scripts/sanitized-build.sh;
 # ThreadSanitizer skips the test targets of the modules Swift 6 proves free of data races: Scripts/run-tests.sh).
-#
-# The real-time suites of a sanitized run leave about 80% of the CPU idle, so the next build runs beside them at
-# idle priority (Scripts/beside.sh: SCHED_IDLE, it only gets a CPU they leave idle): the ThreadSanitizer build beside
-# AddressSanitizer's real-time suites, the allocation gate (its release build, then the counts, which load does
-# not change) beside ThreadSanitizer's.
 gates: deps
-	@$(PHASE) memcheck $(MAKE) --no-print-directory memcheck
+	@$(PHASE) memcheck $(MAKE) --no-print-directory memcheck-run
 	@$(PHASE) docs-check $(MAKE) --no-print-directory docs-check
+	@$(PHASE) bench-check $(MAKE) --no-print-directory bench-check
 	@$(PHASE) address-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh address
-	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address PART=rest
-	@$(PHASE) address-live+thread-build Scripts/beside.sh thread-build "env SWIFT=$(SWIFT) Scripts/sanitized-build.sh thread" \
-		$(MAKE) --no-print-directory sanitize-run-address PART=live
-	@$(PHASE) thread-tests $(MAKE) --no-print-directory sanitize-run-thread PART=rest
-	@$(PHASE) thread-live+bench-check Scripts/beside.sh bench-check "$(MAKE) --no-print-directory bench-check" \
-		$(MAKE) --no-print-directory sanitize-run-thread PART=live
+	@$(PHASE) address-tests $(MAKE) --no-print-directory sanitize-run-address
+	@$(PHASE) thread-build env SWIFT=$(SWIFT) Scripts/sanitized-build.sh thread
+	@$(PHASE) thread-tests $(MAKE) --no-print-directory sanitize-run-thread
 	@$(PHASE) --summary
 
 # The leak gate (Sources/MediaTestSupport/FFmpegLeakGate.swift): with $(LEAK_GATE) set, every test of a suite marked
@@ -88,6 +81,11 @@ LEAK_GATE = MEDIAPIPELINE_LEAK_GATE=1
 # 8 s a program here, 160 s of CPU for the 16 programs; CI runs it in `make gates`.
 memcheck: deps
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory memcheck-run
+
+# The same on the debug build `make test` left (`make gates` runs after it: .ci/run), without the 20 s SwiftPM takes
+# here to find that nothing needs building.
+memcheck-run:
 	Scripts/run-tests.sh --memcheck
 
 leak-check:

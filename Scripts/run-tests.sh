@@ -133,9 +133,10 @@ wait_all() {
 # Under a sanitizer the real-time suites run after the rest, in two shards side by side: instrumented
 # code is two (ASan) to several (TSan) times slower, and even at nice 19 the others' load made the player
 # miss real time (AudioPlayerDeviceTests: gaps, and audio lost between the player and the monitor), so
-# they keep the machine to themselves, but for what runs at idle priority (SCHED_IDLE: only on a CPU
-# they leave idle). `--part rest` and `--part live` run one of the two (.ci/run builds the next sanitizer
-# at idle priority beside the live part, which leaves about 80% of the CPU idle).
+# they keep the machine to themselves. Not even a build at idle priority (SCHED_IDLE) can run beside them,
+# though they leave about 80% of the CPU idle: with ThreadSanitizer's build beside them, what PulseAudio's
+# monitor heard of the player no longer matched what it played (AudioPlaybackSinkTests,
+# AudioPlayerDeviceTests). `--part rest` and `--part live` run one of the two.
 if [ -z "$mode" ]; then
     group live 0 "$gate" -- --no-parallel --filter "$live"
     group gated-1 19 "$gate" -- --no-parallel --filter "$gated1"
