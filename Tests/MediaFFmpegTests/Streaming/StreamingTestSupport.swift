@@ -9,10 +9,16 @@ enum StreamingSupport {
     static let fps = 25
     static let seconds = 3
 
-    /// A port above 20000 that is free on 127.0.0.1 for both TCP and UDP now.
+    /// A port from 20000 up to the kernel's ephemeral range that is free on 127.0.0.1 for both TCP and UDP
+    /// now. Below the ephemeral range (32768 and up here), so that no process's outgoing socket is given
+    /// it between this check and the test's bind (an SRT listener once failed with "Address already in use").
     static func freePort() throws -> Int {
+        let ephemeral =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768
+        let highest = max(ephemeral - 1, 20_100)
         for _ in 0..<200 {
-            let port = Int.random(in: 20_000...60_000)
+            let port = Int.random(in: 20_000...highest)
             if isFree(port, udp: false) && isFree(port, udp: true) { return port }
         }
         throw MediaError(.io, "no free port found above 20000")
