@@ -84,7 +84,9 @@ import Testing
             if error > worst660.error { worst660 = (error, Double(start) / rate) }
         }
         #expect(
-            worst660.error <= 0.5, "the 660 Hz input strayed \(worst660.error) dB from its gain at \(worst660.at) s")
+            worst660.error <= 0.5,
+            "the 660 Hz input strayed \(worst660.error) dB from its gain at \(worst660.at) s; av-mixer said: \(result.stderr)"
+        )
         // 440 Hz at 0.5 × 0.5 = 0.25 while its player played (2 s to 7.5 s of the mix: the mix's time zero is
         // when av-mixer started, up to 2.5 s after the test's clock on a loaded machine), then gone.
         var worst440 = (error: 0.0, at: 0.0)
@@ -94,7 +96,9 @@ import Testing
             if error > worst440.error { worst440 = (error, Double(start) / rate) }
         }
         #expect(
-            worst440.error <= 0.5, "the 440 Hz input strayed \(worst440.error) dB from its gain at \(worst440.at) s")
+            worst440.error <= 0.5,
+            "the 440 Hz input strayed \(worst440.error) dB from its gain at \(worst440.at) s; av-mixer said: \(result.stderr)"
+        )
         let sound = values.firstIndex { $0 != 0 } ?? values.count
         #expect(Double(sound) / rate < 3, "the mix is silent for its first \(Double(sound) / rate) s: \(result.stderr)")
         let after = Self.amplitude(values[(13 * 48_000)..<(14 * 48_000)], hertz: 440, rate: rate)
