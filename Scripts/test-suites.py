@@ -17,8 +17,8 @@
                                       (in CI's `make gates`) runs them; with I/N, only shard I of N.
     Scripts/test-suites.py gated [I/N]
                                       prints the regex of the suites carrying `.ffmpegLeakGate` that are
-                                      neither real-time nor valgrind's: they run one at a time, with the leak gate on, beside the
-                                      parallel run of all the others. With I/N (1-based), only shard I of N:
+                                      neither real-time nor valgrind's: they run one at a time, with the
+                                      leak gate on, beside the parallel run of all the others. With I/N (1-based), only shard I of N:
                                       the suites are dealt longest first to the shard with the least time
                                       so far, by the seconds in Tests/suite-seconds.tsv (a suite not listed
                                       counts 5 s).
