@@ -20,8 +20,7 @@ public enum AudioFixture {
     /// right at 0.4 with a little noise (the parallel AAC benchmark's signal). Returns its path.
     public static func noisyTwoTones(_ dir: TemporaryDirectory, seconds: Int) throws -> String {
         let path = dir.file("in.wav")
-        try ExternalTool.check(
-            "ffmpeg",
+        try GeneratedFixture.ffmpeg(
             [
                 "-nostdin", "-v", "error", "-f", "lavfi", "-i",
                 "aevalsrc=0.4*sin(2*PI*440*t)+0.05*(random(0)-0.5)|0.4*sin(2*PI*660*t)+0.05*(random(1)-0.5)"

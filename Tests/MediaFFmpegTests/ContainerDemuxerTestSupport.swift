@@ -19,14 +19,14 @@ enum DemuxerFixture {
         let video = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25"]
         switch kind {
         case "mp4", "mov", "mkv", "ts", "flv":
-            try ExternalTool.check(
-                "ffmpeg", ["-v", "error", "-y"] + sine + video + ["-t", "3", "-c:a", "aac", "-c:v", "libx264", path])
+            try GeneratedFixture.ffmpeg(
+                ["-v", "error", "-y"] + sine + video + ["-t", "3", "-c:a", "aac", "-c:v", "libx264", path])
         case "m4a", "aac":
-            try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + ["-c:a", "aac", path])
+            try GeneratedFixture.ffmpeg(["-v", "error", "-y"] + sine + ["-c:a", "aac", path])
         case "h264":
-            try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + video + ["-t", "3", "-c:v", "libx264", path])
+            try GeneratedFixture.ffmpeg(["-v", "error", "-y"] + video + ["-t", "3", "-c:v", "libx264", path])
         case "mp3", "aiff", "wav":
-            try ExternalTool.check("ffmpeg", ["-v", "error", "-y"] + sine + [path])
+            try GeneratedFixture.ffmpeg(["-v", "error", "-y"] + sine + [path])
         case "gst-audio.mp4":
             try ExternalTool.check(
                 "gst-launch-1.0",

@@ -31,8 +31,8 @@ struct VideoClip {
             "testsrc2=size=\(width)x\(height):rate=\(rate.numerator)/\(rate.denominator)",
             "-frames:v", "\(count)", "-pix_fmt", "yuv420p"
         ]
-        try ExternalTool.check("ffmpeg", source + ["-f", "rawvideo", yuvPath])
-        try ExternalTool.check("ffmpeg", source + ["-f", "yuv4mpegpipe", y4mPath])
+        try GeneratedFixture.ffmpeg(source + ["-f", "rawvideo", yuvPath])
+        try GeneratedFixture.ffmpeg(source + ["-f", "yuv4mpegpipe", y4mPath])
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: yuvPath)))
         let format = VideoFormat.raw(.yuv420p, width: width, height: height, frameRate: rate)
         frames = VideoClip.split(bytes, format: format, startFrame: startFrame)

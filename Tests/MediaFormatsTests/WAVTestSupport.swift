@@ -6,9 +6,10 @@ import Testing
 
 /// Helpers shared by the WAV and tone tests: running ffmpeg/sox, building WAV files by hand, reading back.
 enum WAVTest {
-    /// Runs `ffmpeg -v error -y <arguments>` and fails unless it exits 0.
+    /// Runs `ffmpeg -v error -y <arguments>` and fails unless it exits 0 (a file made from ffmpeg's
+    /// generators alone is made once: ``GeneratedFixture``).
     static func ffmpeg(_ arguments: [String]) throws {
-        try ExternalTool.check("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
+        try GeneratedFixture.ffmpeg(["-nostdin", "-v", "error", "-y"] + arguments)
     }
 
     /// Runs `sox <arguments>` and fails unless it exits 0.
