@@ -68,8 +68,12 @@ final class CaptureProducer: @unchecked Sendable {
             guard bytes > 0 else { break }  // empty queue (nothing to drop)
             let frames = bytes / ring.frameBytes
             if !ring.isStarted {
-                // The oldest unread frame was captured `latency` ago (or, unknown, a chunk's length ago).
-                let age = measured ? max(0, microseconds) * 1_000 : Int64(frames) * 1_000_000_000 / sampleRate
+                // The oldest unread frame was captured `latency` ago, and at least a chunk's length ago: the
+                // whole chunk was captured by now (the server's latency, updated only now and then, can
+                // lag behind a chunk that has just arrived on a loaded machine, which stamped the first
+                // sample's end 10 ms after it was handed over).
+                let chunk = Int64(frames) * 1_000_000_000 / sampleRate
+                let age = measured ? max(max(0, microseconds) * 1_000, chunk) : chunk
                 ring.start(at: frame(atHostNanoseconds: nanosecondsNow() - age))
             }
             if let data {
