@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test once, in four test processes at the same time (the suites are sorted by
+# Runs every test once, in five test processes at the same time (the suites are sorted by
 # Scripts/test-suites.py, from their @Suite lines):
 #
-#   live     the suites tagged .realTime (PulseAudio daemons, streaming servers, `--realtime` examples),
-#            one at a time, at normal priority, with the FFmpeg leak gate on;
+#   live-1,  the suites tagged .realTime (PulseAudio daemons, streaming servers, `--realtime` examples),
+#   live-2   in two shards of about equal time, each one suite and one test at a time, at normal
+#            priority, with the FFmpeg leak gate on (each suite starts its own daemon or server on free
+#            loopback ports, so the two shards do not meet; they mostly wait on real time);
 #   gated-1, the other suites marked .ffmpegLeakGate, in two shards of about equal time, each one test
 #   gated-2  at a time with the leak gate on: the gate compares a process-wide count before and after each
 #            test, so it needs a process where one test runs at a time, and these are those processes
@@ -29,12 +31,13 @@
 #   (each one test at a time, with the leak gate on, at normal priority: one of them records from a
 #   PulseAudio daemon in real time).
 #   With --sanitize, the tests of .build-asan or .build-tsan run in three processes: rest (every suite
-#   but the live ones, in parallel, at most $SANITIZER_WIDTH tests at once), then the live ones in two
-#   shards side by side (see below). ThreadSanitizer skips the test targets of the modules Swift 6
-#   proves free of data races (below). Neither runs
-#   ExampleTests, whose example programs' own code the compiler proves safe (Scripts/test-suites.py
-#   unsanitized): the library code they run is run under both by the library's test targets. The leak
-#   gate is off (the sanitizers judge memory), and the .valgrind suites (valgrind cannot run a
+#   but the live ones, in parallel, at most $SANITIZER_WIDTH tests at once), then the live ones this
+#   sanitizer runs (each real-time suite runs under one of the two) in two shards side by side (see
+#   below). ThreadSanitizer skips the test targets of the modules Swift 6 proves free of data races
+#   (below). Neither runs ExampleTests, whose example programs' own code the compiler proves safe
+#   (Scripts/test-suites.py unsanitized): the library code they run is run under both by the library's
+#   test targets. (A sanitized build leaves out the test targets its run skips: Scripts/sanitized-build.sh.)
+#   The leak gate is off (the sanitizers judge memory), and the .valgrind suites (valgrind cannot run a
 #   sanitized program) are skipped. The sanitizer's options come from the environment (the Makefile).
 # Each process's whole output is in $TEST_LOGS/<run>-<group>.log; when one fails, its failed tests and
 # the log's last lines are printed at the end. Exit status: 0 when all passed, 1 otherwise.
@@ -138,7 +141,8 @@ wait_all() {
 # monitor heard of the player no longer matched what it played (AudioPlaybackSinkTests,
 # AudioPlayerDeviceTests). `--part rest` and `--part live` run one of the two.
 if [ -z "$mode" ]; then
-    group live 0 "$gate" -- --no-parallel --filter "$live"
+    group live-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 1/2)"
+    group live-2 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 2/2)"
     group gated-1 19 "$gate" -- --no-parallel --filter "$gated1"
     group gated-2 19 "$gate" -- --no-parallel --filter "$gated2"
     group unit 19 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|$valgrind"
@@ -152,10 +156,12 @@ elif [ "$part" != live ]; then
 fi
 wait_all
 if [ -n "$mode" ] && [ "$mode" != memcheck ] && [ "$part" != rest ]; then
-    # Two real-time shards side by side: each suite still runs alone in its process, and each suite
-    # starts its own daemon or server on free loopback ports, so the two do not meet; they mostly wait.
-    group live-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 1/2)" "${skip[@]}"
-    group live-2 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 2/2)" "${skip[@]}"
+    # Each real-time suite runs under one of the two sanitizers, not both (Scripts/test-suites.py
+    # sanitized-realtime): they mostly wait on real time, and the library code they run is run under both
+    # by the other suites. Two shards side by side: each suite still runs alone in its process, and each
+    # suite starts its own daemon or server on free loopback ports, so the two do not meet.
+    group live-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py sanitized-realtime "$mode" 1/2)" "${skip[@]}"
+    group live-2 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py sanitized-realtime "$mode" 2/2)" "${skip[@]}"
     wait_all
 fi
 [ ${#failed[@]} -eq 0 ] && exit 0

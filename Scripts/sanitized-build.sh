@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the test bundle with a sanitizer, and the example programs that the sanitized tests run (the
 # test targets but ExampleTests: Scripts/test-suites.py programs), in .build-asan or .build-tsan. Not the
-# other examples, the snippets or the benchmark programs: no sanitized test runs them (Scripts/run-tests.sh).
+# other examples, the snippets or the benchmark programs, nor the test targets the sanitizer's run skips:
+# no sanitized test runs them (Scripts/run-tests.sh).
 #
 # Optimised (-c release, with -enable-testing for the tests' @testable imports; the test targets' own code
 # stays unoptimised, Package.swift's `testStrict`): the library's tests then run about twice as fast as in a
@@ -24,6 +25,9 @@ thread) scratch=.build-tsan ;;
     ;;
 esac
 swift=${SWIFT:-swift}
+# Package.swift leaves out the test targets this sanitizer's run skips (Scripts/run-tests.sh says which).
+MEDIAPIPELINE_OMIT_TEST_TARGETS=$(Scripts/test-suites.py omitted "$1")
+export MEDIAPIPELINE_OMIT_TEST_TARGETS
 flags=(-c release -Xswiftc -enable-testing --sanitize="$1" --scratch-path "$scratch")
 # Should the sanitizers run ExampleTests again (Scripts/test-suites.py unsanitized prints `^$` once an
 # example holds code the compiler cannot prove safe), those tests need every program: build everything.

@@ -40,6 +40,18 @@
                                       (`make test`) runs ExampleTests. If Examples/ ever hold such code, this
                                       prints `^$`: the sanitizers run ExampleTests again, and
                                       Scripts/sanitized-build.sh builds every program for them.
+    Scripts/test-suites.py omitted address|thread
+                                      prints, comma-separated, the test targets that sanitizer's run skips
+                                      (unsanitized, and for thread race-free too): its build leaves them out
+                                      (Scripts/sanitized-build.sh, MEDIAPIPELINE_OMIT_TEST_TARGETS in Package.swift).
+    Scripts/test-suites.py sanitized-realtime address|thread [I/N]
+                                      prints the regex of the real-time suites that sanitizer runs: each
+                                      real-time suite of a sanitized target runs under one of the two, not
+                                      both (they mostly wait on real time; the library code they run is run
+                                      under both by the other suites). A suite whose target ThreadSanitizer
+                                      skips goes to AddressSanitizer; the others are dealt longest first to
+                                      the one with less time so far (Tests/suite-seconds.tsv). With I/N, only
+                                      shard I of N of that sanitizer's suites.
     Scripts/test-suites.py programs   prints the example programs that test targets other than ExampleTests
                                       run (`TestPaths.executable("name")`), one per line: a sanitized build
                                       builds these beside the test bundle (Scripts/sanitized-build.sh).
@@ -102,13 +114,18 @@ def check():
 SECONDS = os.path.join(ROOT, "suite-seconds.tsv")
 
 
-def shard(names, index, count):
+def suite_seconds():
     seconds = {}
     if os.path.exists(SECONDS):
         for line in open(SECONDS, encoding="utf-8"):
             fields = line.split()
             if len(fields) == 2 and not line.startswith("#"):
                 seconds[fields[0]] = float(fields[1])
+    return seconds
+
+
+def shard(names, index, count):
+    seconds = suite_seconds()
     loads = [0.0] * count
     shards = [[] for _ in range(count)]
     for name in sorted(names, key=lambda n: (-seconds.get(n, 5.0), n)):
@@ -187,6 +204,26 @@ def programs():
     return sorted(names)
 
 
+def omitted(sanitizer):
+    """The test targets a sanitizer's run skips."""
+    return unsanitized_targets() + (race_free_targets() if sanitizer == "thread" else [])
+
+
+def sanitized_realtime(targets_of, realtime, sanitizer):
+    """The real-time suites `sanitizer` runs: each sanitized one under one sanitizer only."""
+    seconds = suite_seconds()
+    loads = {"address": 0.0, "thread": 0.0}
+    dealt = {"address": [], "thread": []}
+    for name in sorted(realtime, key=lambda n: (-seconds.get(n, 5.0), n)):
+        target = targets_of[name]
+        if target in omitted("address"):
+            continue
+        chosen = "address" if target in omitted("thread") else min(loads, key=lambda k: (loads[k], k))
+        loads[chosen] += seconds.get(name, 5.0)
+        dealt[chosen].append(name)
+    return dealt[sanitizer]
+
+
 def regex(names):
     # Test ids read `Target.Suite/test()`, nested suites `Target.Suite/Inner/test()`.
     return r"\.(" + "|".join(sorted(names)) + ")/" if names else "^$"
@@ -210,6 +247,18 @@ def main(argv):
         names = {name for _, name, attr in all_suites if ".ffmpegLeakGate" in attr} - realtime - valgrind
         if len(argv) > 2:
             index, count = (int(n) for n in argv[2].split("/"))
+            names = shard(names, index, count)
+        print(regex(names))
+        return 0
+    if command == "omitted" and len(argv) > 2 and argv[2] in ("address", "thread"):
+        print(",".join(omitted(argv[2])))
+        return 0
+    if command == "sanitized-realtime" and len(argv) > 2 and argv[2] in ("address", "thread"):
+        # Test ids start with the target: Tests/<Target>/....
+        targets_of = {name: path.split(os.sep)[1] for path, name, _ in all_suites}
+        names = sanitized_realtime(targets_of, realtime, argv[2])
+        if len(argv) > 3:
+            index, count = (int(n) for n in argv[3].split("/"))
             names = shard(names, index, count)
         print(regex(names))
         return 0
