@@ -26,7 +26,8 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         // The steady input sets the pace: 1 s of canvas, drawn in real time.
         #expect(frames.count >= 29 && frames.count <= 31, "\(frames.count) frames")
-        #expect(elapsed > 0.8 && elapsed < 2, "\(elapsed) s")
+        // It waited for the clock (one-sided: a loaded machine only makes the run longer).
+        #expect(elapsed > 0.8, "\(elapsed) s")
         // From the stall on, the left half does not change: its last frame is held.
         func left(_ frame: MediaSample) -> [UInt8] {
             (0..<48).flatMap { Array(frame.planes[0][($0 * 128)..<($0 * 128 + 64)]) }
