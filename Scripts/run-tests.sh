@@ -2,10 +2,13 @@
 # Runs every test once, in five test processes at the same time (the suites are sorted by
 # Scripts/test-suites.py, from their @Suite lines):
 #
-#   live-1,  the suites tagged .realTime (PulseAudio daemons, streaming servers, `--realtime` examples),
-#   live-2   in two shards of about equal time, each one suite and one test at a time, at normal
-#            priority, with the FFmpeg leak gate on (each suite starts its own daemon or server on free
-#            loopback ports, so the two shards do not meet; they mostly wait on real time);
+#   live-audio, the suites tagged .realTime (PulseAudio daemons, streaming servers, `--realtime`
+#   live-other  examples) in two processes, each one suite and one test at a time, with the FFmpeg leak
+#            gate on: those that start a PulseAudio daemon at normal priority, the others (streaming
+#            servers and encoders) at nice 5, so that a player or a capture gets most of the CPU when
+#            both want it (a debug-built player beside a streaming suite at the same priority underran
+#            until what the monitor heard no longer matched the file). Each suite starts its own daemon or
+#            server on free loopback ports, so the two do not meet; they mostly wait on real time;
 #   gated-1, the other suites marked .ffmpegLeakGate, in two shards of about equal time, each one test
 #   gated-2  at a time with the leak gate on: the gate compares a process-wide count before and after each
 #            test, so it needs a process where one test runs at a time, and these are those processes
@@ -141,8 +144,8 @@ wait_all() {
 # monitor heard of the player no longer matched what it played (AudioPlaybackSinkTests,
 # AudioPlayerDeviceTests). `--part rest` and `--part live` run one of the two.
 if [ -z "$mode" ]; then
-    group live-1 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 1/2)"
-    group live-2 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime 2/2)"
+    group live-audio 0 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime audio)"
+    group live-other 5 "$gate" -- --no-parallel --filter "$(Scripts/test-suites.py realtime other)"
     group gated-1 19 "$gate" -- --no-parallel --filter "$gated1"
     group gated-2 19 "$gate" -- --no-parallel --filter "$gated2"
     group unit 19 -- --experimental-maximum-parallelization-width "$UNIT_WIDTH" --skip "$live|$gated|$valgrind"

@@ -7,10 +7,12 @@
                                         so that a hang fails its test instead of running into CI's limit;
                                       - `.realTime` and `.valgrind` tags appear only on top-level `@Suite`
                                         lines (the runs select whole suites by them).
-    Scripts/test-suites.py realtime [I/N]
+    Scripts/test-suites.py realtime [I/N | audio | other]
                                       prints the `swift test --filter/--skip` regex of the suites tagged
                                       `.realTime` but not `.valgrind` (they run one at a time); with I/N,
-                                      only shard I of N, dealt as `gated` deals them.
+                                      only shard I of N, dealt as `gated` deals them; with `audio`, those
+                                      declared in a file that starts a PulseAudio daemon (`PulseDaemon(`),
+                                      with `other` the rest.
     Scripts/test-suites.py valgrind [I/N]
                                       prints the regex of the suites tagged `.valgrind` (they run programs
                                       under valgrind's memcheck): `make test` skips them, `make memcheck`
@@ -236,6 +238,10 @@ def main(argv):
     realtime = {name for _, name, attr in all_suites if ".realTime" in attr} - valgrind
     if command == "check":
         return check()
+    if command == "realtime" and len(argv) > 2 and argv[2] in ("audio", "other"):
+        audio = {name for path, text in sources() if "PulseDaemon(" in text for p, name, _ in all_suites if p == path}
+        print(regex(realtime & audio if argv[2] == "audio" else realtime - audio))
+        return 0
     if command in ("realtime", "valgrind"):
         names = realtime if command == "realtime" else valgrind
         if len(argv) > 2:
