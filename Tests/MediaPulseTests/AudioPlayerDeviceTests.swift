@@ -15,7 +15,10 @@ import Testing
         let recorder = try MonitorRecording(daemon, into: folder.file("recorded-\(UUID().uuidString.prefix(6)).raw"))
         // An idle null sink's monitor delivers its first audio late: play once the recording has begun.
         try await waitUntilAsync("the first audio from the monitor") { recorder.frames > 0 }
-        let player = try AudioPlayer(path: path, output: try .device(daemon.sinkName, server: daemon.server))
+        // A 200 ms buffer: with the default 50 ms, a loaded machine's scheduling delays made the device
+        // play gaps of about 60 ms (fresh-clone CI runs), which says nothing of what the player plays.
+        let player = try AudioPlayer(
+            path: path, output: try .device(daemon.sinkName, server: daemon.server, latency: .milliseconds(200)))
         let log = PlayerEventLog()
         player.onEvent = { log.append($0) }
         configure(player, recorder)

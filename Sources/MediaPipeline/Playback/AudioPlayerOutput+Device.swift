@@ -7,9 +7,15 @@ extension AudioPlayerOutput {
     /// and channel count with ``/MediaFFmpeg/AudioConverter`` when they differ (not the server's
     /// resampler), and ``AudioPlayer/currentTime`` follows what has been heard (the server's timing).
     ///
+    /// `latency` is the buffer asked of the server (`tlength`; the server may grant more). The default,
+    /// the playback sink's 50 ms, answers a change of volume, pan or rate quickly; a larger one rides out
+    /// a loaded machine's scheduling delays without an underrun's gap.
+    ///
     /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when no server answers;
     ///   ``/MediaCore/MediaError/Code/io`` when there is no such output.
-    public static func device(_ name: String?, server: String? = nil) throws(MediaError) -> AudioPlayerOutput {
+    public static func device(
+        _ name: String?, server: String? = nil, latency: Duration = .milliseconds(50)
+    ) throws(MediaError) -> AudioPlayerOutput {
         let connection = try PulseConnection(server: server, clientName: "MediaPipeline AudioPlayer")
         // The device's own rate and channels (a null sink at 48 kHz), not the server's default spec
         // (44.1 kHz unless configured): then the server has nothing to resample.
@@ -23,7 +29,7 @@ extension AudioPlayerOutput {
         return AudioPlayerOutput(sampleRate: device.sampleRate, channels: device.channelCount) { format in
             let sink = try AudioPlaybackSink(
                 connection: connection, device: name, sampleType: .f32, sampleRate: format.sampleRate,
-                channels: format.channelLayout.channelCount)
+                channels: format.channelLayout.channelCount, latency: latency)
             return OpenedPlayerOutput(sink: sink, clock: DeviceClock(sink: sink))
         }
     }
