@@ -216,11 +216,12 @@ def sanitized_realtime(targets_of, realtime, sanitizer):
     seconds = suite_seconds()
     loads = {"address": 0.0, "thread": 0.0}
     dealt = {"address": [], "thread": []}
+    skipped = {name: set(omitted(name)) for name in dealt}
     for name in sorted(realtime, key=lambda n: (-seconds.get(n, 5.0), n)):
         target = targets_of[name]
-        if target in omitted("address"):
+        if target in skipped["address"]:
             continue
-        chosen = "address" if target in omitted("thread") else min(loads, key=lambda k: (loads[k], k))
+        chosen = "address" if target in skipped["thread"] else min(loads, key=lambda k: (loads[k], k))
         loads[chosen] += seconds.get(name, 5.0)
         dealt[chosen].append(name)
     return dealt[sanitizer]
