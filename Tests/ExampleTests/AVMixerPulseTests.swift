@@ -35,10 +35,12 @@ import Testing
                     "\(hertz)", "vol", "0.5"
                 ])
         }
-        // Players asking for 200 ms of latency (paplay's default, 2 s, makes the sinks report that much,
-        // which their monitors' captures then count in their time stamps; 50 ms underran on a loaded machine).
-        let playerA = try daemon.spawn("paplay", ["--latency-msec=200", "--device=test", dir.file("a.wav")])
-        let playerB = try daemon.spawn("paplay", ["--latency-msec=200", "--device=b", dir.file("b.wav")])
+        // Players asking for 500 ms of latency (paplay's default, 2 s, makes the sinks report that much,
+        // which their monitors' captures then count in their time stamps; 50 ms underran on a loaded machine,
+        // and a player's underrun is a gap in what the device carries, not in the mix). `-v` makes paplay say
+        // "Stream underrun." when it happens, which a failure below reports.
+        let playerA = try daemon.spawn("paplay", ["-v", "--latency-msec=500", "--device=test", dir.file("a.wav")])
+        let playerB = try daemon.spawn("paplay", ["-v", "--latency-msec=500", "--device=b", dir.file("b.wav")])
         defer {
             playerA.kill()
             playerB.kill()
@@ -83,9 +85,13 @@ import Testing
             let error = abs(20 * log10(level / 0.125))
             if error > worst660.error { worst660 = (error, Double(start) / rate) }
         }
+        let underruns = playerB.result.stderr.components(separatedBy: "Stream underrun").count - 1
         #expect(
             worst660.error <= 0.5,
-            "the 660 Hz input strayed \(worst660.error) dB from its gain at \(worst660.at) s; av-mixer said: \(result.stderr)"
+            """
+            the 660 Hz input strayed \(worst660.error) dB from its gain at \(worst660.at) s; its player reported \
+            \(underruns) underruns; av-mixer said: \(result.stderr)
+            """
         )
         // 440 Hz at 0.5 × 0.5 = 0.25 while its player played (2 s to 7.5 s of the mix: the mix's time zero is
         // when av-mixer started, up to 2.5 s after the test's clock on a loaded machine), then gone.
