@@ -167,6 +167,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "thumbnails",
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            path: "Examples/thumbnails",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "caf-info",
             dependencies: [
                 "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")

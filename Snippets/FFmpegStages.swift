@@ -110,6 +110,18 @@ func writeHLS() async throws {
     try await graph.run()
 }
 
+func takeStills() throws {
+    // snippet.images
+    let generator = try ImageGenerator(path: "movie.mp4")  // AVAssetImageGenerator
+    generator.scaling = .fitting(width: 640, height: 360)
+    let png = try generator.imageData(at: MediaTime(value: 125, timescale: 10), as: .png)  // the frame at 12.5 s
+    let sheet = try generator.contactSheet(columns: 4, rows: 3)  // 12 frames spread over the movie
+    try ImageWriter(path: "sheet.jpg").write(sheet)
+    // snippet.end
+    print(png.count)
+}
+
+try takeStills()
 try await streamOverSRT()
 try await adaptBitRate()
 try await writeHLS()

@@ -3,7 +3,7 @@
 // (EX_USAGE); a failure as one line `<name>: <error>` and status 1; Ctrl-C finishes the files and
 // exits 130.
 public import ArgumentParser
-import MediaCore
+public import MediaCore
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -70,4 +70,36 @@ public struct VideoSize: ExpressibleByArgument, Sendable, Hashable {
 
     /// The default value's text in `--help`.
     public var defaultValueDescription: String { "\(width)x\(height)" }
+}
+
+/// A time as the ffmpeg CLI takes it: seconds (`12`, `1.25`) or `[HH:]MM:SS[.fraction]`, to the
+/// microsecond, exactly (`1.1` is 11/10 s, not the nearest `Double`).
+public struct TimeArgument: ExpressibleByArgument, Sendable, Hashable {
+    /// The time.
+    public var time: MediaTime
+
+    /// Parses seconds or `[HH:]MM:SS[.fraction]` (at most six decimals, not negative).
+    public init?(argument: String) {
+        let fields = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(fields.count) else { return nil }
+        var whole: Int64 = 0
+        for field in fields.dropLast() {
+            guard let value = Int64(field), value >= 0, field.allSatisfy(\.isASCII), value < 1_000_000 else {
+                return nil
+            }
+            whole = whole * 60 + value
+        }
+        let last = fields[fields.count - 1].split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(last.count), let seconds = Int64(last[0]), seconds >= 0, last[0].allSatisfy(\.isNumber)
+        else { return nil }
+        if fields.count > 1 && seconds >= 60 { return nil }
+        let fraction = last.count == 2 ? last[1] : ""
+        guard fraction.count <= 6, fraction.allSatisfy({ $0.isASCII && $0.isNumber }),
+            last.count == 1 || !fraction.isEmpty
+        else { return nil }
+        let micros = Int64(fraction + String(repeating: "0", count: 6 - fraction.count)) ?? 0
+        let (total, overflow) = (whole * 60 + seconds).multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow else { return nil }
+        time = MediaTime(value: total + micros, timescale: 1_000_000)
+    }
 }

@@ -81,6 +81,9 @@ import Testing
             badValue: ["--pattern", "--to", "udp://127.0.0.1:9", "--bitrate", "abc"]),
         Example(name: "media-info", badValue: nil),
         Example(
+            name: "thumbnails",
+            badValue: ["movie.mp4", "--at", "abc", "--output", "x.png"]),
+        Example(
             name: "transcode",
             badValue: ["--input", "x.mp4", "--output", "y.mp4", "--bitrate", "abc"])
     ]

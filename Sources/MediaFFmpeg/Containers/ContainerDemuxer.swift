@@ -148,6 +148,10 @@ public final class ContainerDemuxer {
     /// How long the whole container lasts, or ``/MediaCore/MediaTime/invalid`` when it does not say
     /// (microseconds, as libavformat gives it).
     public let duration: MediaTime
+    /// When the container's first stream starts (microseconds, as libavformat gives it): 0 for most MP4
+    /// files, often 1.4 s for MPEG-TS; ``/MediaCore/MediaTime/zero`` when it does not say. A time "into
+    /// the file", as `ffmpeg -ss` and ``ImageGenerator`` take it, counts from here.
+    public let startTime: MediaTime
     /// Every stream, in container order.
     public var streams: [Stream] { layouts.map(\.stream) }
     /// How many packets and bytes may wait for one stream's source before reading for another stream
@@ -228,6 +232,7 @@ public final class ContainerDemuxer {
         duration =
             c.duration == mp_nopts_value() || c.duration < 0
             ? .invalid : MediaTime(value: c.duration, timescale: 1_000_000)
+        startTime = c.start_time == mp_nopts_value() ? .zero : MediaTime(value: c.start_time, timescale: 1_000_000)
         var layouts: [ContainerStreamLayout] = []
         for index in 0..<Int(c.nb_streams) {
             guard let stream = c.streams?[index] else {
