@@ -8,14 +8,16 @@ SHELL := /bin/bash
 OUT ?= $(CURDIR)/out
 
 # FFmpeg's and libpulse's libraries and headers, for building; a font for FFmpeg's drawtext filter (text overlays).
-BUILD_PACKAGES = pkg-config libavcodec-dev libavfilter-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev libpulse-dev \
-	fonts-dejavu-core
+BUILD_PACKAGES = pkg-config libavcodec-dev libavdevice-dev libavfilter-dev libavformat-dev libavutil-dev libswresample-dev \
+	libswscale-dev libpulse-dev fonts-dejavu-core
 # Tools nobody here wrote, which the tests use to judge our output (lame writes the MP3 fixtures); valgrind checks the FFmpeg
 # interop for leaks and bad pointers; `time` for the benchmarks; PulseAudio's daemon and its paplay/parecord/pactl for the
-# live-audio tests (each test starts a private daemon with a null sink).
+# live-audio tests (each test starts a private daemon with a null sink); a private X server (Xvfb), an X client that
+# draws (ffplay, from ffmpeg) and screenshots taken without this library (xwd, ImageMagick's convert and display) for
+# the screen-capture tests.
 ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
-	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools
+	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools xvfb x11-apps x11-utils imagemagick
 
 .PHONY: all deps build test gates memcheck memcheck-run sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
 	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus

@@ -40,11 +40,11 @@ let package = Package(
         // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.
         .systemLibrary(
             name: "CMediaFFmpeg",
-            pkgConfig: "libavcodec libavfilter libavformat libavutil libswresample libswscale",
+            pkgConfig: "libavcodec libavdevice libavfilter libavformat libavutil libswresample libswscale",
             providers: [
                 .apt([
-                    "libavcodec-dev", "libavfilter-dev", "libavformat-dev", "libavutil-dev", "libswresample-dev",
-                    "libswscale-dev"
+                    "libavcodec-dev", "libavdevice-dev", "libavfilter-dev", "libavformat-dev", "libavutil-dev",
+                    "libswresample-dev", "libswscale-dev"
                 ])
             ]
         ),
@@ -163,6 +163,24 @@ let package = Package(
                 "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Examples/caf-recorder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "camera-recorder",
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            path: "Examples/camera-recorder",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "video-devices",
+            dependencies: [
+                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            path: "Examples/video-devices",
             exclude: ["README.md"],
             swiftSettings: strict
         ),

@@ -121,7 +121,21 @@ func takeStills() throws {
     print(png.count)
 }
 
+func recordScreen() async throws {
+    // snippet.capture
+    let clock = MediaClock()  // the microphone's AudioCaptureSource takes the same clock
+    let screen = try VideoCaptureSource(
+        .screen(display: ":0"), configuration: .init(frameRate: FrameRate(30)), clock: clock)
+    for camera in try VideoDevice.cameras() { print(camera.path, camera.formats.map(\.pixelFormat)) }
+    // snippet.end
+    var graph = MediaGraph()
+    let video = graph.addBranch(source: screen, stages: [try H264Encoder()])
+    graph.addSink(try ContainerMuxer(path: "screen.mp4"), tracks: [video])
+    try await graph.run()
+}
+
 try takeStills()
+try await recordScreen()
 try await streamOverSRT()
 try await adaptBitRate()
 try await writeHLS()

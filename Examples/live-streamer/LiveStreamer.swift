@@ -150,8 +150,8 @@ struct LiveStreamer: ParsableCommand {
     /// one line each; without it, the connection events above are what is printed.
     @OptionGroup var logging: VerboseOption
 
-    /// The default device of `--capture` given without a name (see ``normalizingCapture(_:)``).
-    static let defaultDevice = "@DEFAULT@"
+    /// The default device of `--capture` given without a name (see `CaptureOption.normalizing`).
+    static let defaultDevice = CaptureOption.defaultDevice
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
@@ -192,18 +192,6 @@ struct LiveStreamer: ParsableCommand {
             throw ValidationError(
                 "cannot tell the container of --record '\(record)' from its extension (.mp4 .mov .ts .flv .mkv)")
         }
-    }
-
-    /// `--capture` with no device name (last, or before another option) becomes `--capture @DEFAULT@`:
-    /// ArgumentParser has no options with an optional value.
-    static func normalizingCapture(_ arguments: [String]) -> [String] {
-        var result: [String] = []
-        for (index, argument) in arguments.enumerated() {
-            result.append(argument)
-            let next = arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
-            if argument == "--capture", next.map({ $0.hasPrefix("-") }) ?? true { result.append(defaultDevice) }
-        }
-        return result
     }
 
     func run() throws {

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <libavcodec/avcodec.h>
+#include <libavdevice/avdevice.h>
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersink.h>
 #include <libavfilter/buffersrc.h>
@@ -17,6 +18,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/samplefmt.h>
+#include <libavutil/time.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 
@@ -80,3 +82,37 @@ static inline int mp_sws_scale(struct SwsContext *_Nonnull context, const AVFram
 }
 
 #endif
+
+// V4L2 queries for VideoDevice (the _IOR/_IOWR request macros do not import into Swift). Each returns
+// ioctl's result: 0, or -1 with errno set (EINVAL at the end of an enumeration, ENOTTY for a file that is
+// not a V4L2 device).
+#include <linux/videodev2.h>
+#include <sys/ioctl.h>
+static inline int mp_v4l2_querycap(int fd, struct v4l2_capability *_Nonnull cap) {
+    return ioctl(fd, VIDIOC_QUERYCAP, cap);
+}
+static inline int mp_v4l2_enum_fmt(int fd, struct v4l2_fmtdesc *_Nonnull desc) {
+    return ioctl(fd, VIDIOC_ENUM_FMT, desc);
+}
+static inline int mp_v4l2_enum_framesizes(int fd, struct v4l2_frmsizeenum *_Nonnull size) {
+    return ioctl(fd, VIDIOC_ENUM_FRAMESIZES, size);
+}
+static inline int mp_v4l2_enum_frameintervals(int fd, struct v4l2_frmivalenum *_Nonnull interval) {
+    return ioctl(fd, VIDIOC_ENUM_FRAMEINTERVALS, interval);
+}
+/// `frmsize.discrete` / `frmsize.stepwise` live in an anonymous union Swift imports awkwardly.
+static inline struct v4l2_frmsize_discrete mp_v4l2_frmsize_discrete(const struct v4l2_frmsizeenum *_Nonnull size) {
+    return size->discrete;
+}
+static inline struct v4l2_frmsize_stepwise mp_v4l2_frmsize_stepwise(const struct v4l2_frmsizeenum *_Nonnull size) {
+    return size->stepwise;
+}
+static inline struct v4l2_fract mp_v4l2_frmival_discrete(const struct v4l2_frmivalenum *_Nonnull interval) {
+    return interval->discrete;
+}
+
+/// `avdevice_register_all()`, once: libavdevice's inputs (`v4l2`, `x11grab`) become findable by name.
+static inline void mp_avdevice_register_all(void) {
+    static int registered = 0;
+    if (!__atomic_exchange_n(&registered, 1, __ATOMIC_SEQ_CST)) avdevice_register_all();
+}

@@ -69,6 +69,9 @@ import Testing
         Example(
             name: "av-encoder",
             badValue: ["--pattern", "--duration", "abc", "--output", "x.mp4"]),
+        Example(
+            name: "camera-recorder",
+            badValue: ["--screen", ":0", "--output", "x.mp4", "--fps", "abc"]),
         Example(name: "caf-info", badValue: nil),
         Example(
             name: "caf-recorder",
@@ -83,6 +86,7 @@ import Testing
         Example(
             name: "thumbnails",
             badValue: ["movie.mp4", "--at", "abc", "--output", "x.png"]),
+        Example(name: "video-devices", badValue: ["--json", "abc"]),
         Example(
             name: "transcode",
             badValue: ["--input", "x.mp4", "--output", "y.mp4", "--bitrate", "abc"])

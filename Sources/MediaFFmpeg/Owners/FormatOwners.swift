@@ -15,10 +15,14 @@ final class InputFormatContext {
     /// The custom I/O the context reads through; released only after the context is closed.
     private let io: MemoryIOContext?
 
-    /// Opens `url` (a path) or, when `io` is given, the bytes behind it, with the input format named
-    /// `formatName` (`nil` probes). Throws the FFmpeg error of `avformat_open_input` as `MediaError`
-    /// with `errorCode`'s code (the caller rewrites the message to name the input).
-    init(url: String?, io: MemoryIOContext?, formatName: String?) throws(MediaError) {
+    /// Opens `url` (a path, or a device for libavdevice's formats) or, when `io` is given, the bytes
+    /// behind it, with the input format named `formatName` (`nil` probes) and the format's private
+    /// `options` (a device's `video_size`, `framerate`...: one it does not know throws
+    /// ``/MediaCore/MediaError/Code/invalidArgument`` naming it). Throws the FFmpeg error of
+    /// `avformat_open_input` as `MediaError` (the caller rewrites the message to name the input).
+    init(url: String?, io: MemoryIOContext?, formatName: String?, options: [(String, String)] = [])
+        throws(MediaError)
+    {
         var format: UnsafePointer<AVInputFormat>? = nil
         if let formatName {
             guard let found = av_find_input_format(formatName) else {
@@ -37,8 +41,17 @@ final class InputFormatContext {
             allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
             context = allocated
         }
+        var dictionary: OpaquePointer? = nil
+        defer { av_dict_free(&dictionary) }
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
         // On failure avformat_open_input frees a context we allocated and sets `context` to NULL.
-        try check(avformat_open_input(&context, url ?? "", format, nil), calling: "avformat_open_input", .invalidData)
+        try check(
+            avformat_open_input(&context, url ?? "", format, &dictionary), calling: "avformat_open_input", .invalidData)
+        if let unused = av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
+            let key = String(cString: unused.pointee.key)
+            avformat_close_input(&context)
+            throw MediaError(.invalidArgument, "the input format does not take the option '\(key)'")
+        }
         guard let context else {
             throw MediaError(.outOfMemory, "avformat_open_input returned no context", ffmpegCall: "avformat_open_input")
         }

@@ -1,0 +1,131 @@
+import Foundation
+import MediaTestSupport
+import Testing
+
+/// `camera-recorder --screen` as a user runs it, on a private Xvfb: still colours painted on the root
+/// window by ImageMagick's `display` and a moving pattern in a window by `ffplay` (X clients nobody here
+/// wrote), and a 440 Hz tone played into a private PulseAudio daemon's null sink and captured from its
+/// monitor. 5 s at 30 fps: ffprobe counts 150 ± 2 frames; the still part of a frame is what `ffmpeg -f
+/// x11grab` captures of the same screen (PSNR ≥ 35 dB); the moving window moves; the audio is the tone
+/// and starts within one frame of the video.
+@Suite(.tags(.realTime), .timeLimit(.minutes(2))) struct CameraRecorderScreenTests {
+    static let recorder = TestPaths.executable("camera-recorder")
+
+    /// PSNR in dB of two rgb24 pictures of `width` pixels a row, over the columns `columns` and rows `rows`.
+    static func psnr(_ a: Data, _ b: Data, width: Int, columns: Range<Int>, rows: Range<Int>) -> Double {
+        guard a.count == b.count, a.count >= rows.upperBound * width * 3 else { return 0 }
+        var sum = 0.0
+        for row in rows {
+            for index in (row * width + columns.lowerBound) * 3..<(row * width + columns.upperBound) * 3 {
+                let difference = Double(a[index]) - Double(b[index])
+                sum += difference * difference
+            }
+        }
+        let mean = sum / Double(rows.count * columns.count * 3)
+        return mean == 0 ? .infinity : 10 * log10(255 * 255 / mean)
+    }
+
+    @Test func fiveSecondsOfAScreenAndATone() throws {
+        let dir = try TemporaryDirectory()
+        let screen = try XvfbServer(width: 640, height: 360)
+        defer { screen.stop() }
+        let bars = dir.file("bars.png")
+        try GeneratedFixture.ffmpeg([
+            "-v", "error", "-f", "lavfi", "-i", "smptebars=size=640x360", "-frames:v", "1", bars
+        ])
+        let painter = try screen.spawn("display", ["-window", "root", bars])
+        defer { painter.kill() }
+        let player = try screen.spawn(
+            "ffplay",
+            [
+                "-v", "error", "-noborder", "-left", "480", "-top", "270", "-f", "lavfi", "-i",
+                "testsrc2=size=160x90:rate=30"
+            ])
+        defer { player.kill() }
+        let daemon = try PulseDaemon()
+        defer { daemon.stop() }
+        let tone = dir.file("tone.wav")
+        try ExternalTool.check(
+            "sox", ["-n", "-r", "48000", "-c", "2", "-b", "16", tone, "synth", "30", "sine", "440", "vol", "0.5"])
+        let paplay = try daemon.spawn("paplay", ["--latency-msec=200", "--device=\(daemon.sinkName)", tone])
+        defer { paplay.kill() }
+        // The painter and the player have drawn once the root is no longer black where each draws.
+        try waitUntil("the X clients drew", timeout: .seconds(20), every: .milliseconds(200)) {
+            guard let shot = try? screen.screenshot(), shot.count == 640 * 360 * 3 else { return false }
+            let inBars = (100 * 640 + 100) * 3
+            let inPlayer = (300 * 640 + 560) * 3
+            return shot[inBars..<(inBars + 3)].contains { $0 > 40 }
+                && shot[inPlayer..<(inPlayer + 3)].contains { $0 > 40 }
+        }
+
+        let output = dir.file("screen.mp4")
+        let recorder = try daemon.spawn(
+            Self.recorder,
+            [
+                "--screen", screen.display, "--fps", "30", "--duration", "5", "--capture", daemon.monitorName,
+                "--output", output
+            ])
+        defer { recorder.kill() }
+        #expect(recorder.wait(timeout: 60), "camera-recorder did not end")
+        let result = recorder.result
+        #expect(result.status == 0, "\(result.stderr)")
+
+        // What the same screen looks like to ffmpeg's own grabber.
+        let reference = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "x11grab", "-video_size", "640x360", "-i", screen.display, "-frames:v", "1", "-f",
+                "rawvideo",
+                "-pix_fmt", "rgb24", "-"
+            ]
+        ).stdout
+        let streams = try ExternalTool.ffprobeJSON(
+            output, ["-count_frames", "-show_entries", "stream=codec_type,codec_name,nb_read_frames"])
+        let list = try #require(streams["streams"] as? [[String: Any]], "\(streams)")
+        let video = try #require(list.first { $0["codec_type"] as? String == "video" }, "\(list)")
+        let audio = try #require(list.first { $0["codec_type"] as? String == "audio" }, "no audio: \(list)")
+        let frames = Int(video["nb_read_frames"] as? String ?? "") ?? 0
+        #expect(abs(frames - 150) <= 2, "\(frames) frames in 5 s at 30 fps: \(result.stderr)")
+        #expect(video["codec_name"] as? String == "h264" && audio["codec_name"] as? String == "aac", "\(list)")
+        // When each starts to play: its first decoded frame (the AAC track's first packet starts 1024 frames
+        // of encoder priming earlier, which the decoder drops).
+        func firstFrameTime(_ stream: String) throws -> Double {
+            let frames = try ExternalTool.ffprobeJSON(
+                output,
+                [
+                    "-select_streams", stream, "-show_frames", "-read_intervals", "%+#3", "-show_entries",
+                    "frame=pts_time"
+                ])
+            let first = (frames["frames"] as? [[String: Any]])?.first?["pts_time"] as? String
+            return Double(first ?? "") ?? -1
+        }
+        let videoStart = try firstFrameTime("v")
+        let audioStart = try firstFrameTime("a")
+        #expect(abs(videoStart - audioStart) <= 1.0 / 30, "video starts at \(videoStart) s, audio at \(audioStart) s")
+
+        func frame(at seconds: String) throws -> Data {
+            try ExternalTool.check(
+                "ffmpeg",
+                [
+                    "-v", "error", "-ss", seconds, "-i", output, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
+                    "rgb24", "-"
+                ]
+            ).stdout
+        }
+        let early = try frame(at: "1")
+        let late = try frame(at: "3.5")
+        // The painted bars, left of the player's window: the colours the screen shows.
+        let still = Self.psnr(late, reference, width: 640, columns: 0..<480, rows: 0..<360)
+        #expect(still >= 35, "the still part of the screen is \(still) dB from ffmpeg's x11grab")
+        // The player's window moves: two seconds apart its pixels differ.
+        let moving = Self.psnr(early, late, width: 640, columns: 480..<640, rows: 270..<360)
+        #expect(moving < 30, "the player's window did not change between 1 s and 3.5 s (\(moving) dB)")
+
+        let pcm = RawAudio.floats(
+            try ExternalTool.check("ffmpeg", ["-v", "error", "-i", output, "-ac", "1", "-f", "f32le", "-"]).stdout)
+        #expect(pcm.count > 4 * 48_000, "\(pcm.count) audio frames")
+        let middle = Array(pcm[(2 * 48_000)..<min(pcm.count, 3 * 48_000)])
+        let pitch = RawAudio.zeroCrossingFrequency(middle, sampleRate: 48_000)
+        #expect(abs(pitch - 440) < 3, "the audio's pitch is \(pitch) Hz")
+    }
+}
