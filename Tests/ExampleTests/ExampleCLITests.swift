@@ -7,7 +7,7 @@ import Testing
 /// every option `--help` lists, `--version` prints a version, a bash completion script is generated
 /// and `bash -n` accepts it, and an unknown flag or a bad value is one line on standard error and exit
 /// status 64 (EX_USAGE). Runs the binaries `swift build` left, as the other example tests do.
-@Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ExampleCLITests {
+@Suite(.timeLimit(.minutes(10))) struct ExampleCLITests {
     /// One example's command line, whose flags its README documents.
     struct Example: CustomTestStringConvertible, Sendable {
         /// The executable's name.

@@ -6,7 +6,7 @@ import Testing
 /// `--keyframe` the keyframe before, `--every` numbered files of the size asked, `--sheet` one picture of
 /// the grid's size; each file is judged by ffmpeg and ffprobe. What it cannot do is one line and status 1;
 /// a bad command line status 64.
-@Suite(.timeLimit(.minutes(5)), .ffmpegLeakGate) struct ThumbnailsExampleTests {
+@Suite(.timeLimit(.minutes(5))) struct ThumbnailsExampleTests {
     static let thumbnails = TestPaths.executable("thumbnails")
 
     /// 8 s of testsrc2 at 320x240, 25 fps, H.264 with B-frames and a keyframe every 1.2 s.

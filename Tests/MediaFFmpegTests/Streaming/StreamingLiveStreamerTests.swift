@@ -266,7 +266,19 @@ import Testing
                 + Self.small(),
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("streamer"), standardInput: fifo)
         defer { streamer.kill() }
-        let started = Date()
+        // The windows count from the stream's start, which the frames it says it has sent date (a loaded
+        // machine can take a second to start the process: the test's clock would put that in main.mp4).
+        var started = Date()
+        try waitUntil("live-streamer to send frames", every: .milliseconds(100)) {
+            commands.write(Data("stats\n".utf8))
+            Thread.sleep(forTimeInterval: 0.05)
+            guard let sent = (try? Self.statsLines(streamer))?.last?["sentVideoFrames"] as? NSNumber, sent.intValue > 0
+            else {
+                return false
+            }
+            started = Date(timeIntervalSinceNow: -Double(sent.intValue) / 25)
+            return true
+        }
         let second = "rtmp://127.0.0.1:\(port)/live/second"
         /// Sends `line` once the stream has run `seconds` (by the test's clock).
         func send(_ line: String, at seconds: Double) {
