@@ -14,7 +14,12 @@ extension MediaSample {
                 .invalidData,
                 "\(audio) sample has \(count: planeCount, "plane") but its format needs \(audio.planeCount)")
         }
-        let needed = frameCount * audio.bytesPerFrame
+        let (needed, overflow) = frameCount.multipliedReportingOverflow(by: audio.bytesPerFrame)
+        guard !overflow else {
+            throw MediaError(
+                .invalidData,
+                "PCM sample says it has \(count: frameCount, "frame"), more than any buffer of \(audio) holds")
+        }
         for index in 0..<planeCount where storage.bytes.count(index) < needed {
             throw MediaError(
                 .invalidData,
@@ -27,14 +32,15 @@ extension MediaSample {
 extension MediaSample {
     /// Checks that a raw video sample's planes hold what its format says: one plane per
     /// ``PixelFormat`` plane, each at least `bytesPerRow × rows` bytes, each row at least as wide as
-    /// the visible pixels. Throws ``MediaError/Code/invalidData`` naming the plane and sizes, with
+    /// the visible pixels, at most 65536 × 65536. Throws ``MediaError/Code/invalidData`` naming the plane and sizes, with
     /// `index` as the error's ``MediaError/sampleIndex``.
     ///
     /// Stages that hand planes to C code, and muxers that write them, call this first, so that a
     /// malformed sample is an error, never an out-of-bounds read.
     public func validateVideoLayout(_ format: VideoFormat, index: Int64) throws(MediaError) {
         guard let pixelFormat = format.pixelFormat else { return }
-        guard format.width > 0, format.height > 0 else {
+        // Sizes past 65536 (FFmpeg's own limit is lower) are refused before any arithmetic on them.
+        guard (1...65_536).contains(format.width), (1...65_536).contains(format.height) else {
             throw MediaError(
                 .invalidData, "raw video frame has a size of \(format.width)x\(format.height)", sampleIndex: index)
         }
@@ -53,8 +59,9 @@ extension MediaSample {
                     "plane \(plane) of a \(format) frame has \(count: stride, "byte") per row but needs \(size.bytesPerRow)",
                     sampleIndex: index)
             }
-            let needed = stride * (size.rows - 1) + size.bytesPerRow
-            guard storage.bytes.count(plane) >= needed else {
+            let (rowsBefore, overflow) = stride.multipliedReportingOverflow(by: size.rows - 1)
+            let needed = overflow || rowsBefore > Int.max - size.bytesPerRow ? Int.max : rowsBefore + size.bytesPerRow
+            guard storage.bytes.count(plane) >= needed, needed < Int.max else {
                 throw MediaError(
                     .invalidData,
                     "plane \(plane) of a \(format) frame holds \(count: storage.bytes.count(plane), "byte") but \(size.rows) rows of \(count: stride, "byte") need \(needed)",

@@ -64,5 +64,29 @@ import Testing
         let onePlane = MediaSample(
             format: planar, planes: [[UInt8](repeating: 0, count: 40)], timing: .invalid, frameCount: 10)
         #expect { try onePlane.validatePCMLayout() } throws: { ($0 as? MediaError)?.code == .invalidData }
+        // A frame count whose bytes do not fit in an Int is an error, not an arithmetic trap.
+        let huge = MediaSample(format: format, data: [0, 0, 0, 0], timing: .invalid, frameCount: Int.max / 2)
+        #expect { try huge.validatePCMLayout() } throws: { ($0 as? MediaError)?.code == .invalidData }
+    }
+
+    @Test func videoLayoutValidationNeverTraps() throws {
+        let frame = MediaSample(
+            format: .video(.raw(.yuv420p, width: 4, height: 2)),
+            planes: [[UInt8](repeating: 0, count: 8), [0, 0], [0, 0]],
+            timing: .invalid, frameCount: 1)
+        guard case .video(let good) = frame.format else { return }
+        try frame.validateVideoLayout(good, index: 0)
+        // Sizes and strides whose products overflow: each an error naming the frame.
+        var wide = good
+        wide.width = Int.max
+        var tall = good
+        tall.height = Int.max / 3
+        var strided = good
+        strided.bytesPerRow = [Int.max / 2, 2, 2]
+        for format in [wide, tall, strided] {
+            #expect { try frame.validateVideoLayout(format, index: 7) } throws: {
+                ($0 as? MediaError)?.code == .invalidData && ($0 as? MediaError)?.sampleIndex == 7
+            }
+        }
     }
 }
