@@ -136,6 +136,9 @@ public final class VideoCaptureSource: MediaSource {
             formatName = "v4l2"
             url = path
             if let cameraFormat = configuration.cameraFormat { options.append(("input_format", cameraFormat)) }
+            // Non-blocking reads (the driver's EAGAIN instead of a VIDIOC_DQBUF that waits forever): a stop
+            // or a camera that stops sending is noticed while waiting. (x11grab paces itself: no such wait.)
+            options.append(("fflags", "nonblock"))
         case .screen(let display, let x, let y):
             formatName = "x11grab"
             url = "\(display)+\(x),\(y)"
