@@ -105,6 +105,7 @@ struct CameraRecorder: ParsableCommand {
                 showsCursor: !noCursor),
             clock: clock)
         let videoSize = "\(video.format.width)x\(video.format.height)"
+        let (videoDevice, videoCounts) = (video.device, video.counts)
         var settings = H264Encoder.Settings()
         settings.realTime = true
         settings.preset = preset
@@ -132,6 +133,14 @@ struct CameraRecorder: ParsableCommand {
         let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
         guard !quiet else { return }
+        // Ticks the device gave no frame for (a loaded machine, a slow camera): the file has that many
+        // fewer frames, and a user comparing its count with fps × duration needs to know why.
+        let dropped = Int(videoCounts.droppedFrames)
+        if dropped > 0 {
+            printError(
+                "camera-recorder: warning: \(videoDevice): \(count: dropped, "frame") dropped "
+                    + "(the device gave none in \(dropped == 1 ? "that tick" : "those ticks"))")
+        }
         let parts = progress.branches.map {
             "\($0.name) \(count: $0.samplesRead, "sample"), \(formatDecimal($0.position.seconds ?? 0, 3)) s"
         }

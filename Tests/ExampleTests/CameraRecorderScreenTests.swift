@@ -5,7 +5,7 @@ import Testing
 /// `camera-recorder --screen` as a user runs it, on a private Xvfb: still colours painted on the root
 /// window by ImageMagick's `display` and a moving pattern in a window by `ffplay` (X clients nobody here
 /// wrote), and a 440 Hz tone played into a private PulseAudio daemon's null sink and captured from its
-/// monitor. 5 s at 30 fps: ffprobe counts 150 ± 2 frames; the still part of a frame is what `ffmpeg -f
+/// monitor. 5 s at 30 fps: ffprobe counts 150 ± 2 frames, less the frames the recorder warns it dropped; the still part of a frame is what `ffmpeg -f
 /// x11grab` captures of the same screen (PSNR ≥ 35 dB); the moving window moves; the audio is the tone
 /// and starts within one frame of the video.
 @Suite(.tags(.realTime), .timeLimit(.minutes(2))) struct CameraRecorderScreenTests {
@@ -23,6 +23,14 @@ import Testing
         }
         let mean = sum / Double(rows.count * columns.count * 3)
         return mean == 0 ? .infinity : 10 * log10(255 * 255 / mean)
+    }
+
+    /// The count in camera-recorder's `warning: … N frames dropped` line, 0 without one.
+    static func droppedFrames(in stderr: String) -> Int {
+        guard let line = stderr.split(separator: "\n").first(where: { $0.contains(" dropped (") }),
+            let range = line.range(of: #"\d+ frames? dropped"#, options: .regularExpression)
+        else { return 0 }
+        return Int(line[range].prefix { $0.isNumber }) ?? 0
     }
 
     @Test func fiveSecondsOfAScreenAndATone() throws {
@@ -85,7 +93,12 @@ import Testing
         let video = try #require(list.first { $0["codec_type"] as? String == "video" }, "\(list)")
         let audio = try #require(list.first { $0["codec_type"] as? String == "audio" }, "no audio: \(list)")
         let frames = Int(video["nb_read_frames"] as? String ?? "") ?? 0
-        #expect(abs(frames - 150) <= 2, "\(frames) frames in 5 s at 30 fps: \(result.stderr)")
+        // A frame the grabber missed on a loaded machine is reported, never hidden: the file's frames plus
+        // the dropped ones the recorder warns of make 5 s at 30 fps (the drops counted before the start and
+        // within the limit both, so the sum may pass 150 a little), and the drops stay rare.
+        let dropped = Self.droppedFrames(in: result.stderr)
+        #expect(frames <= 152 && frames + dropped >= 148, "\(frames) frames in 5 s at 30 fps: \(result.stderr)")
+        #expect(dropped <= 15, "\(dropped) frames dropped: \(result.stderr)")
         #expect(video["codec_name"] as? String == "h264" && audio["codec_name"] as? String == "aac", "\(list)")
         // When each starts to play: its first decoded frame (the AAC track's first packet starts 1024 frames
         // of encoder priming earlier, which the decoder drops).

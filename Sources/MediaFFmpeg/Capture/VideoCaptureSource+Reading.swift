@@ -73,11 +73,11 @@ extension VideoCaptureSource {
         let tick = Int64(exact.rounded())
         if let lastTick {
             if tick <= lastTick { return nil }
-            if tick > lastTick + 1 { droppedFrameCount += tick - lastTick - 1 }
+            if tick > lastTick + 1 { counts.countDropped(tick - lastTick - 1) }
         }
         lastTick = tick
         let time = MediaTime(value: tick * Int64(rate.denominator), timescale: rate.numerator)
-        frameCount += 1
+        counts.countFrame()
         return MediaSample(
             format: .video(format),
             planes: conversion.frame.packedPlanes(pixels, width: format.width, height: format.height),

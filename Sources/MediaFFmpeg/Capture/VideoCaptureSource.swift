@@ -1,6 +1,7 @@
 internal import CMediaFFmpeg
 import Glibc
 public import MediaCore
+import Synchronization
 
 /// Live video from a V4L2 camera or an X11 screen as a ``/MediaCore/MediaSource``: `AVCaptureSession`
 /// with a camera's `AVCaptureDeviceInput` (or a screen input), GStreamer's `v4l2src` and `ximagesrc`.
@@ -38,6 +39,21 @@ public import MediaCore
 ///
 /// Not `Sendable`: one thread reads it (a graph's branch); only ``stopSignal`` crosses threads.
 public final class VideoCaptureSource: MediaSource {
+    /// A capture's frame counts, written by the thread reading the source and readable from any other
+    /// (a progress line, a summary after the graph ran: the source itself has gone into the graph).
+    public final class Counts: Sendable {
+        private let handedOut = Atomic<Int64>(0)
+        private let missed = Atomic<Int64>(0)
+
+        /// Frames handed out so far.
+        public var frames: Int64 { handedOut.load(ordering: .relaxed) }
+        /// Ticks of the frame rate the device gave no frame for (frames it missed).
+        public var droppedFrames: Int64 { missed.load(ordering: .relaxed) }
+
+        func countFrame() { handedOut.add(1, ordering: .relaxed) }
+        func countDropped(_ frames: Int64) { missed.add(frames, ordering: .relaxed) }
+    }
+
     /// What to capture.
     public enum Device: Sendable, Hashable, CustomStringConvertible {
         /// A V4L2 camera, `/dev/videoN`.
@@ -92,10 +108,12 @@ public final class VideoCaptureSource: MediaSource {
     /// How long the device may give no frame before the capture ends with
     /// ``/MediaCore/MediaError/Code/deviceLost``. 5 s by default.
     public var stallTimeout = MediaTime.seconds(5)
+    /// The frame counts, readable from any thread while a graph's branch reads the source.
+    public let counts = Counts()
     /// Frames handed out so far.
-    public internal(set) var frameCount: Int64 = 0
+    public var frameCount: Int64 { counts.frames }
     /// Frames the device missed (see the type's documentation).
-    public internal(set) var droppedFrameCount: Int64 = 0
+    public var droppedFrameCount: Int64 { counts.droppedFrames }
     /// `VideoCaptureSource(camera /dev/video0)`.
     public var name: String { "VideoCaptureSource(\(device))" }
 
