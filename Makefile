@@ -19,7 +19,7 @@ ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstre
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools xvfb x11-apps x11-utils imagemagick
 
-.PHONY: all deps build test gates memcheck memcheck-run sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
+.PHONY: all deps build test gates typecheck-times memcheck memcheck-run sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
 	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus
 
 all: build
@@ -270,6 +270,19 @@ lint:
 	Scripts/test-suites.py check
 	Scripts/mutants.sh --check
 	Scripts/architecture-map.py check
+
+# The functions and expressions the type checker spends more than TYPECHECK_MS on, slowest first, from a
+# debug build of everything in a build folder of its own (.build-typecheck, so the usual one keeps its
+# flags). A few test expressions of mixed literals once took 5-12 s each (`#expect(abs(Double(a) - b) /
+# c <= 0.02)`, a `flatMap` over ranges of sums): typed locals bring each under 0.1 s. Run it when the
+# build phase of `make test` grows.
+TYPECHECK_MS ?= 400
+typecheck-times: deps
+	$(SWIFT) build --build-tests --scratch-path .build-typecheck -Xswiftc -Xfrontend \
+		-Xswiftc -warn-long-function-bodies=$(TYPECHECK_MS) -Xswiftc -Xfrontend \
+		-Xswiftc -warn-long-expression-type-checking=$(TYPECHECK_MS) 2>&1 | \
+		sed -nE 's#^$(CURDIR)/([^:]+:[0-9]+):[0-9]+: warning: (.*) took ([0-9]+)ms.*#\3 ms\t\1\t\2#p' | \
+		sort -u | sort -rn
 
 # Fuzzing (Fuzz/Package.swift, a package of its own; see Documentation/Reliability.md, "Fuzzing"): one
 # libFuzzer target per parser, built with Swift's -sanitize=fuzzer,address. `make fuzz` runs each for

@@ -108,7 +108,8 @@ import Testing
         let theirs = dir.file("theirs.mp4")
         try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", aac, "-i", h264, theirs])
         let expected = try Self.frameTimes(theirs, stream: "v:0")
-        #expect(expected == (0..<100).map { Double($0) / 25 })
+        let ticks: [Double] = (0..<100).map { (i: Int) -> Double in Double(i) / 25 }
+        #expect(expected == ticks)
         let theirPictures = try Self.pictureHashes(theirs)
 
         let copied = dir.file("copied.mp4")

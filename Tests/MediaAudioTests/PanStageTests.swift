@@ -60,7 +60,9 @@ import Testing
                 if i == 2 { pan.value = -1 }
             })
         let right = PlaybackSignals.channel(1, of: out, channels: 2)
-        #expect((zip(right, right.dropFirst()).map { abs($1 - $0) }.max() ?? 1) <= 0.9 / 960 + 1e-6)
+        let steps: [Float] = zip(right, right.dropFirst()).map { (a: Float, b: Float) -> Float in abs(b - a) }
+        let largestStep: Float = steps.max() ?? 1
+        #expect(largestStep <= 0.9 / 960 + 1e-6)
         #expect(right[1_023] == 0.9 && right[1_024 + 959] == 0)
         #expect(PlaybackSignals.channel(0, of: out, channels: 2).allSatisfy { $0 == 0.9 })
         #expect(stage.currentPan == -1)

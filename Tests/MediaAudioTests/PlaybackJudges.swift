@@ -63,10 +63,13 @@ enum PlaybackJudges {
         var n = 1
         while n * 2 <= min(values.count, 1 << 16) { n *= 2 }
         let offset = (values.count - n) / 2
-        var re = (0..<n).map { Double(values[offset + $0]) * (0.5 - 0.5 * cos(2 * .pi * Double($0) / Double(n))) }
+        var re: [Double] = (0..<n).map { (i: Int) -> Double in
+            let window: Double = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))
+            return Double(values[offset + i]) * window
+        }
         var im = [Double](repeating: 0, count: n)
         fft(&re, &im)
-        let magnitudes = (0...n / 2).map { re[$0] * re[$0] + im[$0] * im[$0] }
+        let magnitudes: [Double] = (0...n / 2).map { (i: Int) -> Double in re[i] * re[i] + im[i] * im[i] }
         return interpolatedPeak(magnitudes, binWidth: Double(PlaybackSignals.rate) / Double(n), low: low, high: high)
     }
 

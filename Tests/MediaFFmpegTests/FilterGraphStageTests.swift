@@ -86,7 +86,9 @@ import Testing
         let pattern = try TestPatternGenerator(width: 64, height: 48, length: .frames(30))
         let video = try Self.run(pattern, through: try FilterGraphStage("fps=15"))
         #expect(video.count == 15)
-        #expect(video.map { $0.timing.presentationTime.seconds } == (0..<15).map { Double($0) / 15 })
+        let times: [Double?] = video.map { $0.timing.presentationTime.seconds }
+        let ticks: [Double?] = (0..<15).map { (i: Int) -> Double? in Double(i) / 15 }
+        #expect(times == ticks)
         #expect(video.first?.timing.duration == MediaTime(value: 1, timescale: 15))
         #expect(video.first?.format.video?.frameRate == FrameRate(15))
 
@@ -147,7 +149,8 @@ import Testing
         // Pure red in BT.601 limited range: Y 81, Cr (V) 240. Inside the box's border, left of the text.
         let inside = 100 * 320 + 34
         #expect(abs(Int(luma[inside]) - 81) <= 2, "luma \(luma[inside])")
-        let v = frame.planes[2][(100 / 2) * 160 + 34 / 2]
+        let chromaIndex: Int = (100 / 2) * 160 + 34 / 2
+        let v: UInt8 = frame.planes[2][chromaIndex]
         #expect(v >= 235, "V \(v)")
         // Somewhere in the text's row there are white glyph pixels.
         let row = luma[(110 * 320 + 40)..<(110 * 320 + 200)]

@@ -157,7 +157,8 @@ import Testing
         let luma = frame.planes[0]
         let blue = VideoCompositor.Color(red: 0, green: 0, blue: 255)
         // Pure blue (BT.601 limited): Y 41, Cb 240. Just inside the box's top left corner.
-        #expect(abs(Int(luma[402 * 1280 + 202]) - 41) <= 2, "luma \(luma[402 * 1280 + 202])")
+        let textLuma: Int = Int(luma[402 * 1280 + 202])
+        #expect(abs(textLuma - 41) <= 2, "luma \(textLuma)")
         #expect(frame.planes[1][201 * 640 + 101] >= 235, "Cb \(frame.planes[1][201 * 640 + 101])")
         _ = blue
         // Outside the box: the black canvas.

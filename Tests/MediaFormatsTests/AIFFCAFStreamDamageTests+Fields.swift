@@ -24,7 +24,8 @@ extension AIFFCAFStreamDamageTests {
             let file = T.form("AIFF", late ? [ssnd, comm] : [comm, ssnd])
             let error = try #require(try Self.located(file))
             #expect(error.code == .invalidData)
-            #expect(error.byteOffset == Int64(late ? 12 + 56 + 16 : 12 + 16))  // the rate: COMM body + 8
+            let rateOffset: Int64 = late ? 12 + 56 + 16 : 12 + 16  // the rate: COMM body + 8
+            #expect(error.byteOffset == rateOffset)
             #expect(error.message.contains(reason))
         }
         let tiny = try #require(

@@ -143,7 +143,8 @@ import Testing
         // Same tags and 80 80 80 LL lengths everywhere; only the ASC, buffer size and bitrates differ.
         let structure = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 26, 27, 28, 29, 30, 33, 34, 35, 36, 37, 38]
         #expect(structure.map { ours[$0] } == structure.map { apple[$0] })
-        #expect(Array(ours[31...32]) == Array(packets[0].format.audio?.magicCookie.prefix(2) ?? []))
+        let cookieStart: [UInt8] = Array(packets[0].format.audio?.magicCookie.prefix(2) ?? [])
+        #expect(Array(ours[31...32]) == cookieStart)
         let avg = ours[22..<26].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         #expect(avg > 64_000 && avg < 256_000)  // 128 kb/s requested from ffmpeg
     }

@@ -145,7 +145,8 @@ extension CAFStreamParserTests {
         #expect(s.batches.flatMap { $0.descriptions.map(\.variableFramesInPacket) } == [10, 300, 7])
         #expect(s.frames == 317)
         #expect(s.bytes == audio)
-        #expect(s.bitRate == Int((206.0 * 8 * 16_000 / 317).rounded()))
+        let expectedBitRate: Double = 206.0 * 8 / (317.0 / 16_000)
+        #expect(s.bitRate == Int(expectedBitRate.rounded()))
         let packet2: Int64 = 317  // file header 8, desc 44, pakt 44, data header 16, packets of 5 and 200
         #expect(try T.seek(file, toPacket: 2).offset.byteOffset == packet2)
         let reader = try CAFReader(bytes: file)

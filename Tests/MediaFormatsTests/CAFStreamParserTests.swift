@@ -40,7 +40,8 @@ import Testing
         #expect(s.batches.allSatisfy { $0.descriptions.allSatisfy { $0.variableFramesInPacket == 0 } })
         let probe = try T.ffprobe(CAFTest.ringPath)
         #expect(T.int(probe["nb_read_packets"]) == 89)
-        #expect(s.bitRate == Int((65_454.0 * 8 * 44_100 / 91_136).rounded()))  // ffprobe gives none for AAC in CAF
+        let ringBitRate: Double = 65_454.0 * 8 / (91_136.0 / 44_100)
+        #expect(s.bitRate == Int(ringBitRate.rounded()))  // ffprobe gives none for AAC in CAF
         #expect(s.packetSizes == (try T.ffprobePacketSizes(CAFTest.ringPath)))
         // libsndfile's reading of the same chunks (SOURCES.tsv: sndfile_pakt 89/88064/2112/960).
         let info = { (label: String) in try T.sndfileChunkField(CAFTest.ringPath, label).map(Int64.init) }
@@ -137,7 +138,9 @@ import Testing
         #expect(s.maximumPacketSize == s.packetSizes.max())
         #expect(s.tableInfo?.validFrames == s.frames)
         try expectAgreesWithFFmpeg(s, file: file, path: path, bitRate: false)
-        #expect(s.bitRate == Int((Double(s.bytes.count) * 8 * 44_100 / Double(s.frames)).rounded()))
+        let bits: Double = Double(s.bytes.count) * 8
+        let seconds: Double = Double(s.frames) / 44_100
+        #expect(s.bitRate == Int((bits / seconds).rounded()))
         // The packets were held until 'pakt'; a seek reads them from the input and meets 'pakt' again.
         let (offset, batches) = try T.seek(file, toPacket: 2)
         #expect(offset.byteOffset == (s.dataOffset ?? 0) + Int64(s.packetSizes[0] + s.packetSizes[1]))

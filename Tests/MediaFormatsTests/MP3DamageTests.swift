@@ -164,8 +164,9 @@ import Testing
         let frames = MP3Test.frames(bytes, from: id3)
         let whole = MP3Test.parseOnce(bytes).packets.map(\.bytes)
         var cuts = Array(stride(from: 0, to: bytes.count, by: 53))
-        cuts += frames.prefix(8).flatMap {
-            [$0.offset, $0.offset + 1, $0.offset + 3, $0.offset + 4, $0.offset + $0.length - 1]
+        cuts += frames.prefix(8).flatMap { frame in
+            let (at, length) = (frame.offset, frame.length)
+            return [at, at + 1, at + 3, at + 4, at + length - 1]
         }
         for cut in cuts {
             let parse = MP3Test.parseOnce(Array(bytes[..<cut]))

@@ -90,8 +90,10 @@ import Testing
         let b = try VideoTest.drain(&moving)
         let box = still.numberBox
         func boxLuma(_ frame: MediaSample) -> [UInt8] {
-            (box.y..<box.y + box.height).flatMap {
-                Array(frame.planes[0][$0 * 96 + box.x..<$0 * 96 + box.x + box.width])
+            let rows: Range<Int> = box.y..<(box.y + box.height)
+            return rows.flatMap { (row: Int) -> [UInt8] in
+                let start: Int = row * 96 + box.x
+                return Array(frame.planes[0][start..<(start + box.width)])
             }
         }
         for n in 0..<20 {
@@ -106,8 +108,10 @@ import Testing
         let cell = max(1, 64 / 48)
         func digitLuma(_ frame: MediaSample, position: Int) -> [UInt8] {
             let left = box.x + cell * (1 + 6 * position)
-            return (box.y + cell..<box.y + 8 * cell).flatMap {
-                Array(frame.planes[0][$0 * 96 + left..<$0 * 96 + left + 5 * cell])
+            let rows: Range<Int> = (box.y + cell)..<(box.y + 8 * cell)
+            return rows.flatMap { (row: Int) -> [UInt8] in
+                let start: Int = row * 96 + left
+                return Array(frame.planes[0][start..<(start + 5 * cell)])
             }
         }
         #expect(digitLuma(a[3], position: 1) == digitLuma(a[13], position: 1))

@@ -15,9 +15,10 @@ import Testing
         #expect(tone.format == .pcm(.f32, sampleRate: 48_000, channelLayout: .stereo))
         let (samples, bytes) = try WAVTest.drain(&tone)
         #expect(samples.map(\.frameCount) == Array(repeating: 1024, count: 9) + [784])
-        #expect(
-            samples.map(\.timing.presentationTime)
-                == (0..<10).map { MediaTime(value: Int64($0 * 1024), timescale: 48_000) })
+        let starts: [MediaTime] = (0..<10).map { (i: Int) -> MediaTime in
+            MediaTime(value: Int64(i * 1024), timescale: 48_000)
+        }
+        #expect(samples.map(\.timing.presentationTime) == starts)
         #expect(samples.last?.timing.duration == MediaTime(value: 784, timescale: 48_000))
         #expect(bytes.count == 10_000 * 2 * 4)
         #expect(tone.framesGenerated == 10_000)

@@ -156,7 +156,8 @@ import Testing
         let (plain, data) = WAVTest.simpleFile(frames: 100)
         let file = WAVTest.riff(junk + [Array(plain[12...])])
         let report = try T.verified(file, byteByByte: false)
-        #expect(report.error == nil && report.packetBytes == data && report.dataOffset == Int64(12 + 160_000 + 32))
+        let dataOffset: Int64 = 12 + 160_000 + 32
+        #expect(report.error == nil && report.packetBytes == data && report.dataOffset == dataOffset)
         #expect(
             report.diagnostics.count == 20_000
                 && report.diagnostics.last == .chunkSkipped(type: "JUNK", byteOffset: 12 + 159_992, size: 0))

@@ -174,7 +174,8 @@ import Testing
             #expect(reader.frameCount == 777)
             #expect(try WAVTest.readAll(reader).bytes == Array(data.prefix(4 * 777)))
             #expect(reader.diagnostics.map(\.code) == [.openDataSize, .partialFrameDropped])
-            #expect(reader.diagnostics.map(\.byteOffset) == [36, 44 + 4 * 777])
+            let offsets: [Int64] = [36, 44 + 4 * 777]
+            #expect(reader.diagnostics.map(\.byteOffset) == offsets)
             #expect(reader.diagnostics.last?.message.contains("3 bytes into a 4-byte frame") == true)
         }
         // Zero bytes declared and none there: an empty stream, nothing to report.

@@ -121,7 +121,8 @@ import Testing
         // loaded machine (the unit tests beside this one, on two cores) an underrun lost up to 4 % of the
         // output between the player and the monitor's recording.
         let sounding = Self.soundingFrames(fast)
-        #expect(abs(Double(sounding) - 12_016) <= 12_000 * 0.05, "\(sounding) sounding frames")
+        let soundingError: Double = abs(Double(sounding) - 12_016)
+        #expect(soundingError <= 12_000 * 0.05, "\(sounding) sounding frames")
         // The pitch over 0.4 s of the middle (2.5 Hz resolution): 440 Hz, where a rate without the time
         // stretch would be 880.
         let firstActive = fast.firstIndex { abs($0) > 0.02 } ?? 0

@@ -80,7 +80,8 @@ import Testing
             }
         }
         // Calm from 0 ms: the first raise at 5 s; the hold restarts at the next observation (5.25 s).
-        #expect(raises.map(\.ms) == [5000, 10250, 15500].filter { $0 <= 15000 })
+        let raiseTimes: [Int64] = [5000, 10250, 15500].filter { (ms: Int64) -> Bool in ms <= 15000 }
+        #expect(raises.map(\.ms) == raiseTimes)
         #expect(raises.map(\.rate) == [1_100_000, 1_210_000])
     }
 

@@ -253,8 +253,12 @@ struct ContainerStreamLayout {
     ) {
         let width = Int(p.width)
         let height = Int(p.height)
-        let rate = [s.avg_frame_rate, s.r_frame_rate].first { $0.num > 0 && $0.den > 0 }.flatMap {
-            FrameRate.reduced(Int64($0.num), Int64($0.den))
+        // The average rate when the container gives one, else the base rate (closures typed: an untyped
+        // chain here took the type checker 8 s).
+        let rates: [AVRational] = [s.avg_frame_rate, s.r_frame_rate]
+        let given: AVRational? = rates.first { (r: AVRational) -> Bool in r.num > 0 && r.den > 0 }
+        let rate: FrameRate? = given.flatMap { (r: AVRational) -> FrameRate? in
+            FrameRate.reduced(Int64(r.num), Int64(r.den))
         }
         let aspect =
             p.sample_aspect_ratio.num > 0 && p.sample_aspect_ratio.den > 0

@@ -96,7 +96,10 @@ import Testing
         #expect(early[103 * 320 + 103] > 20, "a text box at (100, 100) before the command")
         // The pip (bottom right, 80x60 at 224,164), hidden: testsrc2's picture varies down a column, the
         // pattern's bars do not.
-        func columnVaries(_ frame: [UInt8]) -> Bool { Set((170..<220).map { frame[$0 * 320 + 260] }).count > 3 }
+        func columnVaries(_ frame: [UInt8]) -> Bool {
+            let column: [UInt8] = (170..<220).map { (row: Int) -> UInt8 in frame[row * 320 + 260] }
+            return Set(column).count > 3
+        }
         #expect(columnVaries(early), "no picture-in-picture at first")
         #expect(!columnVaries(late), "the hidden picture-in-picture is still drawn")
         // Audio (the left channel): the tone (440 Hz) muted after the command, the music (1 kHz, 0.5) at gain 0.5.

@@ -130,7 +130,8 @@ import Testing
         // library, so it is not asserted).
         #expect((times.first ?? 0) >= 1, "resumed at \(times.first ?? -1) s")
         #expect(times == times.sorted() && (times.last ?? 0) >= 9.9, "\(times.suffix(2))")
-        let expected = Int((((times.last ?? 0) - (times.first ?? 0)) * 25).rounded()) + 1
+        let span: Double = (times.last ?? 0) - (times.first ?? 0)
+        let expected = Int((span * 25).rounded()) + 1
         #expect(times.count == expected, "\(times.count) frames after the restart, \(expected) from first to last")
         let decode = try ExternalTool.run(
             "ffmpeg", ["-v", "error", "-xerror", "-i", dir.file("second.flv"), "-f", "null", "-"])
