@@ -25,7 +25,8 @@ let package = Package(
         .library(name: "MediaStreaming", targets: ["MediaStreaming"]),
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
         .library(name: "MediaAudio", targets: ["MediaAudio"]),
-        .library(name: "MediaPulse", targets: ["MediaPulse"])
+        .library(name: "MediaPulse", targets: ["MediaPulse"]),
+        .library(name: "MediaDisplay", targets: ["MediaDisplay"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -56,6 +57,9 @@ let package = Package(
             // in the default path (the module map links "pulse"). `make deps` installs libpulse-dev.
             providers: [.apt(["libpulse-dev"])]
         ),
+        // SDL2's video API, for MediaDisplay's preview window. Only MediaDisplay imports it. No pkgConfig, as
+        // for libpulse: sdl2's cflags carry -D_REENTRANT, which SwiftPM refuses with a warning on every build.
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         // Pure Swift: time, samples, formats, errors, stage protocols, pipeline and graph drivers, byte I/O.
         .target(
             name: "MediaCore",
@@ -102,7 +106,10 @@ let package = Package(
             swiftSettings: strict),
         // Live audio through PulseAudio (or PipeWire's PulseAudio server): connection, capture, playback.
         .target(name: "MediaPulse", dependencies: ["MediaCore", "CPulseAudio"], swiftSettings: strict),
-        // Umbrella module: re-exports every library module above.
+        // Video on screen: a preview window (SDL2). Not in the umbrella, as AVKit is not in AVFoundation:
+        // a program that shows no video does not load a window system's libraries.
+        .target(name: "MediaDisplay", dependencies: ["MediaCore", "CSDL2"], swiftSettings: strict),
+        // Umbrella module: re-exports every library module above but MediaDisplay.
         .target(
             name: "MediaPipeline",
             dependencies: [
@@ -169,7 +176,8 @@ let package = Package(
         .executableTarget(
             name: "camera-recorder",
             dependencies: [
-                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+                "MediaPipeline", "MediaDisplay", "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Examples/camera-recorder",
             exclude: ["README.md"],
@@ -333,6 +341,9 @@ let package = Package(
             swiftSettings: testStrict
         ),
         // The recorder and player on a real daemon need the umbrella too (files, decoders, stages).
+        // The preview window on a private Xvfb, judged by xwd screenshots.
+        .testTarget(
+            name: "MediaDisplayTests", dependencies: ["MediaDisplay", "MediaTestSupport"], swiftSettings: testStrict),
         .testTarget(
             name: "MediaPulseTests", dependencies: ["MediaPulse", "MediaPipeline", "MediaTestSupport"],
             swiftSettings: testStrict),

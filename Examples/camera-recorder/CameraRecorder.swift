@@ -1,5 +1,6 @@
 import ArgumentParser
 import ExampleSupport
+import MediaDisplay
 import MediaPipeline
 
 /// `camera-recorder (--camera /dev/videoN | --screen DISPLAY) [--capture [DEVICE]] --output PATH`.
@@ -12,7 +13,7 @@ struct CameraRecorder: ParsableCommand {
             display (:0, or :0+X,Y for a region from X,Y with --size). --capture adds a PulseAudio input \
             (its name, or the default with no name), stamped on the same clock as the video, so they stay \
             in sync. The container is the output's extension (.mp4 .mov .mkv .ts .flv). It records until \
-            --duration or Ctrl-C; either way the file is complete. Prints one summary line on standard \
+            --duration, Ctrl-C or the --preview window's closing; either way the file is complete. Prints one summary line on standard \
             error: frames, drops and the file's size.
 
             Examples:
@@ -45,6 +46,11 @@ struct CameraRecorder: ParsableCommand {
         help: ArgumentHelp(
             "Also record a PulseAudio input: its name, or the default with no name.", valueName: "DEVICE"))
     var capture: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Show the video in a window while recording (on $DISPLAY); closing the window stops the recording."))
+    var preview = false
 
     @Option(help: ArgumentHelp("Stop after this many seconds (default: at Ctrl-C).", valueName: "S"))
     var duration: Double?
@@ -118,7 +124,15 @@ struct CameraRecorder: ParsableCommand {
         var videoSource: any MediaSource
         if let start { videoSource = start.source(video, index: 0) } else { videoSource = video }
         if let limit { videoSource = TimeLimit(videoSource, limit: limit) }
-        var tracks = [graph.addBranch("video", source: videoSource, stages: [try H264Encoder(settings: settings)])]
+        // The preview sees the raw frames on their way to the encoder, each shown at its time on the clock.
+        let window =
+            preview
+            ? try VideoPreviewSink(
+                title: "camera-recorder: \(video.device)", pacing: .clock(clock), whenClosed: .stop(Interrupt.signal))
+            : nil
+        var videoStages: [any MediaStage] = [try H264Encoder(settings: settings)]
+        if let window { videoStages.insert(MediaTap("preview") { window.submit($0) }, at: 0) }
+        var tracks = [graph.addBranch("video", source: videoSource, stages: videoStages)]
         if let capture, let start {
             var audio: any MediaSource = start.source(
                 try AudioCaptureSource(
@@ -132,9 +146,15 @@ struct CameraRecorder: ParsableCommand {
         let reporter = ProgressReporter(name: "camera-recorder", verb: "recorded", enabled: !quiet)
         let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
         let wall = reporter.finish()
+        window?.close()
         guard !quiet else { return }
         // Ticks the device gave no frame for (a loaded machine, a slow camera): the file has that many
         // fewer frames, and a user comparing its count with fps × duration needs to know why.
+        if let shown = window?.statistics {
+            printError(
+                "camera-recorder: preview: \(count: Int(shown.shownFrames), "frame") shown, \(shown.lateFrames) late"
+                    + (shown.closedByUser ? " (its window was closed: the recording stopped there)" : ""))
+        }
         let dropped = Int(videoCounts.droppedFrames)
         if dropped > 0 {
             printError(

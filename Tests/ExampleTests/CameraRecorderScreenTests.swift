@@ -25,6 +25,16 @@ import Testing
         return mean == 0 ? .infinity : 10 * log10(255 * 255 / mean)
     }
 
+    /// SMPTE bars the size of `screen`, drawn on its root window by ImageMagick's `display` (kill it after).
+    static func paintBars(on screen: XvfbServer, in dir: TemporaryDirectory) throws -> ChildProcess {
+        let bars = dir.file("bars.png")
+        try GeneratedFixture.ffmpeg([
+            "-v", "error", "-f", "lavfi", "-i", "smptebars=size=\(screen.width)x\(screen.height)", "-frames:v", "1",
+            bars
+        ])
+        return try screen.spawn("display", ["-window", "root", bars])
+    }
+
     /// The count in camera-recorder's `warning: … N frames dropped` line, 0 without one.
     static func droppedFrames(in stderr: String) -> Int {
         guard let line = stderr.split(separator: "\n").first(where: { $0.contains(" dropped (") }),
@@ -37,11 +47,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let screen = try XvfbServer(width: 640, height: 360)
         defer { screen.stop() }
-        let bars = dir.file("bars.png")
-        try GeneratedFixture.ffmpeg([
-            "-v", "error", "-f", "lavfi", "-i", "smptebars=size=640x360", "-frames:v", "1", bars
-        ])
-        let painter = try screen.spawn("display", ["-window", "root", bars])
+        let painter = try Self.paintBars(on: screen, in: dir)
         defer { painter.kill() }
         let player = try screen.spawn(
             "ffplay",
@@ -140,5 +146,65 @@ import Testing
         let middle = Array(pcm[(2 * 48_000)..<min(pcm.count, 3 * 48_000)])
         let pitch = RawAudio.zeroCrossingFrequency(middle, sampleRate: 48_000)
         #expect(abs(pitch - 440) < 3, "the audio's pitch is \(pitch) Hz")
+    }
+
+    /// `camera-recorder --screen A --preview` with its window on a second private Xvfb, B: a screenshot of
+    /// B taken with `xwd` while it records is the picture of A that `ffmpeg -f x11grab` takes (PSNR ≥ 30
+    /// dB); it reports the frames its window showed; the file is whole. Without a display, `--preview`
+    /// fails with one line and status 1, and no crash.
+    @Test func previewWindowShowsWhatIsRecorded() throws {
+        let dir = try TemporaryDirectory()
+        let screen = try XvfbServer(width: 640, height: 360)
+        defer { screen.stop() }
+        let viewer = try XvfbServer(width: 640, height: 360)
+        defer { viewer.stop() }
+        let painter = try Self.paintBars(on: screen, in: dir)
+        defer { painter.kill() }
+        try waitUntil("the bars are drawn", timeout: .seconds(20), every: .milliseconds(200)) {
+            guard let shot = try? screen.screenshot(), shot.count == 640 * 360 * 3 else { return false }
+            return shot[((100 * 640 + 100) * 3)..<((100 * 640 + 100) * 3 + 3)].contains { $0 > 40 }
+        }
+
+        // No display for the window: one line, status 1.
+        let headless = try ExternalTool.run(
+            "env",
+            [
+                "-u", "DISPLAY", "-u", "WAYLAND_DISPLAY", Self.recorder, "--screen", screen.display, "--preview",
+                "--duration", "1", "--output", dir.file("none.mp4")
+            ])
+        #expect(headless.status == 1, "\(headless.stderr)")
+        #expect(headless.stderr.split(separator: "\n").count == 1, "\(headless.stderr)")
+        #expect(headless.stderr.contains("no display"), "\(headless.stderr)")
+
+        let output = dir.file("preview.mp4")
+        let recorder = try viewer.spawn(
+            Self.recorder,
+            ["--screen", screen.display, "--fps", "30", "--duration", "4", "--preview", "--output", output])
+        defer { recorder.kill() }
+        var shown = Data()
+        try waitUntil("the preview window shows a picture", timeout: .seconds(20), every: .milliseconds(200)) {
+            guard let shot = try? viewer.screenshot(), shot.count == 640 * 360 * 3 else { return false }
+            shown = shot
+            return shot[((100 * 640 + 100) * 3)..<((100 * 640 + 100) * 3 + 3)].contains { $0 > 40 }
+        }
+        let reference = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "x11grab", "-video_size", "640x360", "-i", screen.display, "-frames:v", "1", "-f",
+                "rawvideo", "-pix_fmt", "rgb24", "-"
+            ]
+        ).stdout
+        let similarity = Self.psnr(shown, reference, width: 640, columns: 0..<640, rows: 0..<360)
+        #expect(similarity >= 30, "the preview window is \(similarity) dB from the screen it records")
+
+        #expect(recorder.wait(timeout: 60), "camera-recorder did not end")
+        let result = recorder.result
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = result.stderr.range(of: #"preview: \d+ frames? shown"#, options: .regularExpression)
+        let shownFrames = report.map { Int(result.stderr[$0].dropFirst(9).prefix { $0.isNumber }) ?? 0 } ?? 0
+        #expect(shownFrames >= 60, "\(result.stderr)")
+        let frames = try ExternalTool.ffprobeJSON(output, ["-count_frames", "-show_entries", "stream=nb_read_frames"])
+        let count = Int(((frames["streams"] as? [[String: Any]])?.first?["nb_read_frames"] as? String) ?? "") ?? 0
+        #expect(count + Self.droppedFrames(in: result.stderr) >= 118, "\(count) frames: \(result.stderr)")
     }
 }
