@@ -267,7 +267,8 @@ let package = Package(
         .executableTarget(
             name: "live-streamer",
             dependencies: [
-                "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
+                "MediaPipeline", "MediaDisplay", "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Examples/live-streamer",
             exclude: ["README.md"],

@@ -9,9 +9,14 @@ public struct AVSourceOptions: ParsableArguments {
     @Flag(help: "Use the generated test pattern as the video.")
     public var pattern = false
 
-    /// `--size`: the pattern's frame size.
-    @Option(help: ArgumentHelp("The pattern's frame size, WIDTHxHEIGHT.", valueName: "WxH"))
-    public var size = VideoSize(argument: "1280x720")!
+    /// `--size`: the pattern's frame size (``patternSize``), or a capture's when given.
+    @Option(
+        help: ArgumentHelp(
+            "The pattern's frame size (default 1280x720), or a camera's or screen region's.", valueName: "WxH"))
+    public var size: VideoSize?
+
+    /// The pattern's size: `--size`, 1280x720 by default.
+    public var patternSize: VideoSize { size ?? VideoSize(argument: "1280x720")! }
 
     /// `--fps`: the pattern's frame rate.
     @Option(help: ArgumentHelp("The pattern's frame rate in frames per second.", valueName: "N"))
@@ -67,7 +72,7 @@ public struct AVSourceOptions: ParsableArguments {
         guard pattern else { return nil }
         let rate = FrameRate(Int32(fps))
         let generator = try TestPatternGenerator(
-            width: size.width, height: size.height, frameRate: rate, length: patternLength)
+            width: patternSize.width, height: patternSize.height, frameRate: rate, length: patternLength)
         return (generator, false, rate)
     }
 

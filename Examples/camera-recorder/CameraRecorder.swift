@@ -22,11 +22,8 @@ struct CameraRecorder: ParsableCommand {
             """,
         version: "0.1.0")
 
-    @Option(help: ArgumentHelp("The V4L2 camera to record.", valueName: "/dev/videoN"))
-    var camera: String?
-
-    @Option(help: ArgumentHelp("The X11 display to record (:0, or :0+X,Y for a region).", valueName: "DISPLAY"))
-    var screen: String?
+    /// `--camera`, `--screen`, `--preview`.
+    @OptionGroup var input: VideoCaptureOptions
 
     @Option(help: ArgumentHelp("Frames per second to capture.", valueName: "N"))
     var fps = 30
@@ -46,11 +43,6 @@ struct CameraRecorder: ParsableCommand {
         help: ArgumentHelp(
             "Also record a PulseAudio input: its name, or the default with no name.", valueName: "DEVICE"))
     var capture: String?
-
-    @Flag(
-        help: ArgumentHelp(
-            "Show the video in a window while recording (on $DISPLAY); closing the window stops the recording."))
-    var preview = false
 
     @Option(help: ArgumentHelp("Stop after this many seconds (default: at Ctrl-C).", valueName: "S"))
     var duration: Double?
@@ -73,13 +65,13 @@ struct CameraRecorder: ParsableCommand {
     @OptionGroup var licence: LicenceOption
 
     func validate() throws {
-        if (camera == nil) == (screen == nil) { throw ValidationError("give one of --camera and --screen") }
+        if input.device == nil { throw ValidationError("give one of --camera and --screen") }
         if !(1...240).contains(fps) { throw ValidationError("--fps must be 1 to 240") }
         if let duration, !(duration > 0 && duration <= 86_400) {
             throw ValidationError("--duration must be between 0 and 86400 seconds")
         }
         if !(10_000...200_000_000).contains(bitrate) { throw ValidationError("--bitrate must be 10000 to 200000000") }
-        if cameraFormat != nil && camera == nil { throw ValidationError("--camera-format is for --camera") }
+        if cameraFormat != nil && input.camera == nil { throw ValidationError("--camera-format is for --camera") }
         guard let ext = output.split(separator: ".").last, output.contains("."),
             let container = ContainerFormat(fileExtension: String(ext)), container != .m4a
         else {
@@ -88,22 +80,13 @@ struct CameraRecorder: ParsableCommand {
         }
     }
 
-    /// The device `--camera` or `--screen` names (`:0+10,20` is a region from 10,20).
-    var device: VideoCaptureSource.Device {
-        if let camera { return .camera(path: camera) }
-        let display = screen ?? ":0"
-        let parts = display.split(separator: "+", maxSplits: 1)
-        let origin = parts.count == 2 ? parts[1].split(separator: ",").compactMap { Int($0) } : []
-        return origin.count == 2
-            ? .screen(display: String(parts[0]), x: origin[0], y: origin[1]) : .screen(display: display)
-    }
-
     func run() throws {
         let clock = MediaClock()  // one clock: the video and the audio are stamped on it, so they start together
         let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
         var graph = MediaGraph(
             logger: ExampleLogHandler.logger(for: "camera-recorder", verbose: logging.verbose, quiet: quiet))
         let rate = FrameRate(Int32(fps))
+        guard let device = input.device else { return }  // validate() has refused that
         let video = try VideoCaptureSource(
             device,
             configuration: .init(
@@ -126,7 +109,7 @@ struct CameraRecorder: ParsableCommand {
         if let limit { videoSource = TimeLimit(videoSource, limit: limit) }
         // The preview sees the raw frames on their way to the encoder, each shown at its time on the clock.
         let window =
-            preview
+            input.preview
             ? try VideoPreviewSink(
                 title: "camera-recorder: \(video.device)", pacing: .clock(clock), whenClosed: .stop(Interrupt.signal))
             : nil

@@ -27,9 +27,9 @@ extension LiveStreamer {
         }
     }
 
-    /// The canvas: the main video's size and rate.
-    private func canvas(rate: FrameRate) throws -> VideoCompositor.Canvas {
-        var size = (width: sources.size.width, height: sources.size.height)
+    /// The canvas: the main video's size and rate (`captured`: a camera's or screen's size).
+    private func canvas(rate: FrameRate, captured: (width: Int, height: Int)?) throws -> VideoCompositor.Canvas {
+        var size = captured ?? (width: sources.patternSize.width, height: sources.patternSize.height)
         if let video = sources.video {
             let format = try Y4MReader(path: video).format
             size = (format.width, format.height)
@@ -40,10 +40,10 @@ extension LiveStreamer {
     /// A live compositor of `main` (full canvas), `--pip` (bottom right), `--overlay-image` (top right)
     /// and `--overlay-text` (bottom left), on `clock`.
     func compositor(
-        main: sending any MediaSource, rate: FrameRate, clock: MediaClock, limit: MediaTime?,
-        controls: inout FanInControls
+        main: sending any MediaSource, rate: FrameRate, captured: (width: Int, height: Int)?, clock: MediaClock,
+        limit: MediaTime?, controls: inout FanInControls
     ) throws -> sending VideoCompositor {
-        let canvas = try canvas(rate: rate)
+        let canvas = try canvas(rate: rate, captured: captured)
         var inputs = [VideoCompositor.Input(source: main, layout: .fullCanvas(canvas))]
         if let pip {
             let input = VideoCompositor.Input(

@@ -1,10 +1,11 @@
 import ArgumentParser
 import ExampleSupport
 import Foundation
+import MediaDisplay
 import MediaPipeline
 import Synchronization
 
-/// `live-streamer`: the test pattern or a .y4m, and a tone, a .wav or a PulseAudio input → H.264 + AAC
+/// `live-streamer`: a camera, a screen, the test pattern or a .y4m, and a tone, a .wav or a PulseAudio input → H.264 + AAC
 /// → RTMP, SRT, MPEG-TS over UDP/TCP or HLS, in real time, with a bounded live queue, reconnection and
 /// per-second stats; optionally a local recording of the same encode.
 struct LiveStreamer: ParsableCommand {
@@ -14,9 +15,10 @@ struct LiveStreamer: ParsableCommand {
         discussion: """
             --to takes rtmp://, rtmps://, srt://, udp:// or tcp:// URLs (FLV over RTMP, MPEG-TS otherwise; \
             options ride in the query: srt://host:port?latency=200000&passphrase=…&mode=listener), or a \
-            playlist path ending in .m3u8: HLS segments are written beside it. Video comes from the test \
-            pattern (--pattern) or a .y4m (--video), audio from a tone (--tone HZ), a .wav (--audio) or a \
-            PulseAudio input (--capture [DEVICE]); files and generators are paced at real time. The queue \
+            playlist path ending in .m3u8: HLS segments are written beside it. Video comes from a camera \
+            (--camera), a screen (--screen), the test pattern (--pattern) or a .y4m (--video), audio from \
+            a tone (--tone HZ), a .wav (--audio) or a PulseAudio input (--capture [DEVICE]); files and \
+            generators are paced at real time; --preview shows the video in a window. The queue \
             in front of the network holds at most --max-latency seconds: past it, video is dropped a GOP \
             at a time (never audio), and the adaptive bit rate lowers the encoder's rate while the queue \
             is deep. A lost connection is retried --reconnect times with backoff (0.5 s doubling to 8 s); \
@@ -46,6 +48,8 @@ struct LiveStreamer: ParsableCommand {
     var record: String?
 
     @OptionGroup var sources: AVSourceOptions
+
+    @OptionGroup var videoCapture: VideoCaptureOptions
 
     @Option(
         help: ArgumentHelp(
@@ -156,8 +160,16 @@ struct LiveStreamer: ParsableCommand {
     @OptionGroup var licence: LicenceOption
 
     func validate() throws {
-        guard sources.hasVideo || sources.hasAudioFileOrTone || capture != nil else {
-            throw ValidationError("give video (--pattern or --video) or audio (--tone, --audio or --capture), or both")
+        guard sources.hasVideo || videoCapture.device != nil || sources.hasAudioFileOrTone || capture != nil else {
+            throw ValidationError(
+                "give video (--pattern, --video, --camera or --screen) or audio (--tone, --audio or --capture), or both"
+            )
+        }
+        if [sources.pattern, sources.video != nil, videoCapture.device != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --pattern, --video, --camera and --screen")
+        }
+        if videoCapture.preview && !(sources.hasVideo || videoCapture.device != nil) {
+            throw ValidationError("--preview shows the video: give --pattern, --video, --camera or --screen")
         }
         if sources.hasAudioFileOrTone && capture != nil {
             throw ValidationError("give one of --tone, --audio and --capture")
@@ -197,7 +209,15 @@ struct LiveStreamer: ParsableCommand {
     func run() throws {
         let clock = MediaClock()  // one clock: capture, pattern and tone start together; latency is measured on it
         let limit = duration.map { MediaTime(value: Int64(($0 * 1000).rounded()), timescale: 1000) }
-        let hasVideo = sources.hasVideo
+        let hasVideo = sources.hasVideo || videoCapture.device != nil
+        // The window shows the frames on their way to the encoder, each at its time on the clock; closing
+        // it ends the stream as Ctrl-C does.
+        let preview =
+            videoCapture.preview
+            ? try VideoPreviewSink(
+                title: "live-streamer → \(to)", pacing: .clock(clock), whenClosed: .stop(Interrupt.signal))
+            : nil
+        defer { preview?.close() }
         // Shared between the encoder and the live sink: the policy's target bit rate, and the keyframe a
         // reconnection asks for.
         let control = hasVideo && !noAdaptiveBitrate ? try BitRateControl(bitRate: bitrate) : nil
@@ -207,8 +227,11 @@ struct LiveStreamer: ParsableCommand {
         var graph = MediaGraph(logger: logging.verbose && !quiet ? diagnostics : nil)
         var tracks: [MediaGraph.BranchID] = []
         var controls = FanInControls()
+        // A camera's or screen's frame counts, for the warning about the frames it missed.
+        var captureCounts: VideoCaptureSource.Counts?
         if let branch = try videoBranch(
-            &graph, clock: clock, limit: limit, control: control, keyframes: keyframes, controls: &controls)
+            &graph, clock: clock, limit: limit, control: control, keyframes: keyframes, preview: preview,
+            captureCounts: &captureCounts, controls: &controls)
         {
             tracks.append(branch)
         }
@@ -248,6 +271,16 @@ struct LiveStreamer: ParsableCommand {
         let final = stats.current
         if !quiet {
             printError("live-streamer: \(Self.summary(final))" + (Interrupt.wasRequested ? " (interrupted)" : ""))
+            if let shown = preview?.statistics {
+                printError(
+                    "live-streamer: preview: \(count: Int(shown.shownFrames), "frame") shown, \(shown.lateFrames) late"
+                        + (shown.closedByUser ? " (its window was closed: the stream ended there)" : ""))
+            }
+            if let device = videoCapture.device, let dropped = captureCounts?.droppedFrames, dropped > 0 {
+                printError(
+                    "live-streamer: warning: \(device): \(count: Int(dropped), "frame") dropped "
+                        + "(the device gave none in \(dropped == 1 ? "that tick" : "those ticks"))")
+            }
         }
         let progress = try outcome.get()
         // What the readers and decoders worked around, summed up in one line after the warnings themselves.
@@ -277,15 +310,13 @@ struct LiveStreamer: ParsableCommand {
 
     private func videoBranch(
         _ graph: inout MediaGraph, clock: MediaClock, limit: MediaTime?, control: BitRateControl?,
-        keyframes: KeyframeRequest, controls: inout FanInControls
+        keyframes: KeyframeRequest, preview: VideoPreviewSink?, captureCounts: inout VideoCaptureSource.Counts?,
+        controls: inout FanInControls
     ) throws -> MediaGraph.BranchID? {
-        guard
-            let input = try sources.videoSource(patternLength: limit.map { .duration($0) } ?? .unlimited, limit: limit)
-        else {
-            return nil
-        }
+        guard let input = try videoInput(clock: clock, limit: limit, counts: &captureCounts) else { return nil }
         let rate = input.rate
         var stages: [any MediaStage] = input.needsConversion ? [try VideoConverter(to: .yuv420p)] : []
+        if let preview { stages.append(MediaTap("preview") { preview.submit($0) }) }
         var settings = H264Encoder.Settings()
         settings.realTime = true
         settings.preset = preset
@@ -302,12 +333,40 @@ struct LiveStreamer: ParsableCommand {
         if hasVideoFanIn {
             // The main video, the picture-in-picture, the image and the text on one canvas, live on the clock.
             let compositor = try compositor(
-                main: RealTimeSource(input.source, clock: clock), rate: rate, clock: clock, limit: limit,
-                controls: &controls)
-            return graph.addBranch("video", source: compositor, stages: [encoder])
+                main: input.live ? input.source : RealTimeSource(input.source, clock: clock), rate: rate,
+                captured: input.captured, clock: clock, limit: limit, controls: &controls)
+            return graph.addBranch(
+                "video", source: compositor, stages: stages.filter { !($0 is VideoConverter) } + [encoder])
         }
         stages.append(encoder)
-        return graph.addBranch("video", source: RealTimeSource(input.source, clock: clock), stages: stages)
+        return graph.addBranch(
+            "video", source: input.live ? input.source : RealTimeSource(input.source, clock: clock), stages: stages)
+    }
+
+    /// The video input: a camera or a screen (live already, stamped on `clock`, cut at `limit`), or the
+    /// pattern or a .y4m (paced at real time by the caller); `nil` without one.
+    private func videoInput(
+        clock: MediaClock, limit: MediaTime?, counts: inout VideoCaptureSource.Counts?
+    ) throws
+        -> sending (
+            source: any MediaSource, needsConversion: Bool, rate: FrameRate, live: Bool,
+            captured: (width: Int, height: Int)?
+        )?
+    {
+        if let device = videoCapture.device {
+            let rate = FrameRate(Int32(sources.fps))
+            let capture = try VideoCaptureSource(
+                device,
+                configuration: .init(width: sources.size?.width, height: sources.size?.height, frameRate: rate),
+                clock: clock)
+            let size = (capture.format.width, capture.format.height)
+            counts = capture.counts
+            return (limit.map { TimeLimit(capture, limit: $0) } ?? capture, false, rate, true, size)
+        }
+        guard
+            let input = try sources.videoSource(patternLength: limit.map { .duration($0) } ?? .unlimited, limit: limit)
+        else { return nil }
+        return (input.source, input.needsConversion, input.rate, false, nil)
     }
 
     private func audioBranch(

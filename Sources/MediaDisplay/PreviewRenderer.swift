@@ -31,11 +31,14 @@ enum PreviewRenderer {
         // SDL would otherwise install SIGINT/SIGTERM handlers of its own, and a program's Ctrl-C would
         // become an SDL_QUIT event nobody reads.
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        // SDL_Quit, not only the video subsystem's end: it also frees the hints set here and SDL's D-Bus
+        // connection, which LeakSanitizer otherwise reports. A process has one preview at a time, so the
+        // preview owns SDL while its window is open.
+        defer { SDL_Quit() }
         if let failure = startVideo() {
             state.shared.withLock { $0.failure = failure }
             return
         }
-        defer { SDL_QuitSubSystem(SDL_INIT_VIDEO) }
         var window: PreviewWindow?
         do throws(MediaError) {
             if let (width, height) = size { window = try PreviewWindow(title: title, width: width, height: height) }

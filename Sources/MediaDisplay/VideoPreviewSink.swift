@@ -21,7 +21,8 @@ public import MediaCore
 ///   the oldest out, counted in ``Statistics/overflowFrames``: a preview never slows the run it watches.
 /// - **Threads**: the window has a thread of its own, which draws and handles the window's events (SDL's
 ///   video calls stay on the thread that opened it). ``submit(_:)`` and ``statistics`` are safe from any
-///   thread; ``write(_:)`` is ``submit(_:)``. One preview window at a time in a process.
+///   thread; ``write(_:)`` is ``submit(_:)``. One preview window at a time in a process, which owns SDL
+///   while it is open (it ends SDL with `SDL_Quit` when its window closes).
 /// - **Closing**: the user closing the window (or ``close()``) ends the preview: later frames are ignored,
 ///   and ``CloseAction`` says whether the run goes on without it or a ``/MediaCore/StopSignal`` stops it.
 ///   ``finish()`` shows the frames still queued, each when due (giving up on those not due within a second

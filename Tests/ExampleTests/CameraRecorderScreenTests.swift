@@ -35,6 +35,48 @@ import Testing
         return try screen.spawn("display", ["-window", "root", bars])
     }
 
+    /// What ffmpeg's own grabber (`-f x11grab`) sees of `screen` now, as rgb24.
+    static func x11grab(_ screen: XvfbServer) throws -> Data {
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "x11grab", "-video_size", "\(screen.width)x\(screen.height)", "-i", screen.display,
+                "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"
+            ]
+        ).stdout
+    }
+
+    /// Waits (20 s at most) until an `xwd` screenshot of `screen` is no longer black at (100, 100), where
+    /// the bars and a preview of them are lit; that screenshot.
+    static func waitForPicture(_ what: String, on screen: XvfbServer) throws -> Data {
+        var shown = Data()
+        let at = (100 * screen.width + 100) * 3
+        try waitUntil(what, timeout: .seconds(20), every: .milliseconds(200)) {
+            guard let shot = try? screen.screenshot(), shot.count == screen.width * screen.height * 3 else {
+                return false
+            }
+            shown = shot
+            return shot[at..<(at + 3)].contains { $0 > 40 }
+        }
+        return shown
+    }
+
+    /// Judges a program running with `--preview` on `viewer` while it captures `screen`: its window, in an
+    /// `xwd` screenshot, is what ffmpeg's x11grab sees of `screen` (PSNR ≥ 30 dB); it ends with status 0.
+    /// That picture and its result.
+    static func judgePreview(
+        of program: ChildProcess, on viewer: XvfbServer, showing screen: XvfbServer
+    ) throws -> (reference: Data, result: ExternalTool.Result) {
+        let shown = try waitForPicture("the preview window shows a picture", on: viewer)
+        let reference = try x11grab(screen)
+        let similarity = psnr(shown, reference, width: screen.width, columns: 0..<screen.width, rows: 0..<screen.height)
+        #expect(similarity >= 30, "the preview window is \(similarity) dB from the screen captured")
+        #expect(program.wait(timeout: 60), "\(program) did not end")
+        let result = program.result
+        #expect(result.status == 0, "\(result.stderr)")
+        return (reference, result)
+    }
+
     /// The count in camera-recorder's `warning: … N frames dropped` line, 0 without one.
     static func droppedFrames(in stderr: String) -> Int {
         guard let line = stderr.split(separator: "\n").first(where: { $0.contains(" dropped (") }),
@@ -85,14 +127,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
 
         // What the same screen looks like to ffmpeg's own grabber.
-        let reference = try ExternalTool.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "x11grab", "-video_size", "640x360", "-i", screen.display, "-frames:v", "1", "-f",
-                "rawvideo",
-                "-pix_fmt", "rgb24", "-"
-            ]
-        ).stdout
+        let reference = try Self.x11grab(screen)
         let streams = try ExternalTool.ffprobeJSON(
             output, ["-count_frames", "-show_entries", "stream=codec_type,codec_name,nb_read_frames"])
         let list = try #require(streams["streams"] as? [[String: Any]], "\(streams)")
@@ -160,10 +195,7 @@ import Testing
         defer { viewer.stop() }
         let painter = try Self.paintBars(on: screen, in: dir)
         defer { painter.kill() }
-        try waitUntil("the bars are drawn", timeout: .seconds(20), every: .milliseconds(200)) {
-            guard let shot = try? screen.screenshot(), shot.count == 640 * 360 * 3 else { return false }
-            return shot[((100 * 640 + 100) * 3)..<((100 * 640 + 100) * 3 + 3)].contains { $0 > 40 }
-        }
+        _ = try Self.waitForPicture("the bars are drawn", on: screen)
 
         // No display for the window: one line, status 1.
         let headless = try ExternalTool.run(
@@ -181,25 +213,7 @@ import Testing
             Self.recorder,
             ["--screen", screen.display, "--fps", "30", "--duration", "4", "--preview", "--output", output])
         defer { recorder.kill() }
-        var shown = Data()
-        try waitUntil("the preview window shows a picture", timeout: .seconds(20), every: .milliseconds(200)) {
-            guard let shot = try? viewer.screenshot(), shot.count == 640 * 360 * 3 else { return false }
-            shown = shot
-            return shot[((100 * 640 + 100) * 3)..<((100 * 640 + 100) * 3 + 3)].contains { $0 > 40 }
-        }
-        let reference = try ExternalTool.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "x11grab", "-video_size", "640x360", "-i", screen.display, "-frames:v", "1", "-f",
-                "rawvideo", "-pix_fmt", "rgb24", "-"
-            ]
-        ).stdout
-        let similarity = Self.psnr(shown, reference, width: 640, columns: 0..<640, rows: 0..<360)
-        #expect(similarity >= 30, "the preview window is \(similarity) dB from the screen it records")
-
-        #expect(recorder.wait(timeout: 60), "camera-recorder did not end")
-        let result = recorder.result
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try Self.judgePreview(of: recorder, on: viewer, showing: screen).result
         let report = result.stderr.range(of: #"preview: \d+ frames? shown"#, options: .regularExpression)
         let shownFrames = report.map { Int(result.stderr[$0].dropFirst(9).prefix { $0.isNumber }) ?? 0 } ?? 0
         #expect(shownFrames >= 60, "\(result.stderr)")

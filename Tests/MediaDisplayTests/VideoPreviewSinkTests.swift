@@ -25,6 +25,9 @@ import Testing
         return MediaSample(format: .video(format), planes: planes, timing: timing, frameCount: 1)
     }
 
+    /// Points SDL (this process's `DISPLAY`) at `screen`.
+    static func useDisplay(_ screen: XvfbServer) { setenv("DISPLAY", screen.display, 1) }
+
     /// The `rgb24` pixel at `x`, `y` of a screenshot `width` pixels wide.
     static func pixel(_ shot: Data, _ x: Int, _ y: Int, width: Int) -> (Int, Int, Int) {
         let at = (y * width + x) * 3
@@ -34,7 +37,7 @@ import Testing
     @Test func aWideFrameInATallWindowIsLetterboxed() throws {
         let screen = try XvfbServer(width: 400, height: 400)
         defer { screen.stop() }
-        setenv("DISPLAY", screen.display, 1)
+        Self.useDisplay(screen)
         defer { unsetenv("DISPLAY") }
         let preview = try VideoPreviewSink(title: "letterbox", width: 400, height: 400)
         // Pure white (Y 235, neutral chroma) 160×90: 16:9 in a square window, 400×225 centred.
@@ -61,7 +64,7 @@ import Testing
     @Test func lateFramesAreDroppedAndAStoppedClockDoesNotHoldTheEnd() throws {
         let screen = try XvfbServer(width: 160, height: 90)
         defer { screen.stop() }
-        setenv("DISPLAY", screen.display, 1)
+        Self.useDisplay(screen)
         defer { unsetenv("DISPLAY") }
         // The clock stands at 1 s: frames 0...29 (each over by 1 s) are late, frame 30 is due, 31... never.
         let preview = try VideoPreviewSink(
@@ -81,7 +84,7 @@ import Testing
     @Test func aFullQueueDropsItsOldestAndOtherFormatsAreTypedErrors() throws {
         let screen = try XvfbServer(width: 160, height: 90)
         defer { screen.stop() }
-        setenv("DISPLAY", screen.display, 1)
+        Self.useDisplay(screen)
         defer { unsetenv("DISPLAY") }
         // A clock that has not started: nothing is due, so the queue of 4 only fills.
         let preview = try VideoPreviewSink(title: "full", pacing: .custom(now: { nil }), queueCapacity: 4)
