@@ -15,10 +15,11 @@ BUILD_PACKAGES = pkg-config libavcodec-dev libavdevice-dev libavfilter-dev libav
 # interop for leaks and bad pointers; `time` for the benchmarks; PulseAudio's daemon and its paplay/parecord/pactl for the
 # live-audio tests (each test starts a private daemon with a null sink); a private X server (Xvfb), an X client that
 # draws (ffplay, from ffmpeg) and screenshots taken without this library (xwd, ImageMagick's convert and display) for
-# the screen-capture tests.
+# the screen-capture tests; python3-xlib sends a preview window the close message a window manager would.
 ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
-	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools xvfb x11-apps x11-utils imagemagick
+	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools xvfb x11-apps x11-utils imagemagick \
+	python3-xlib
 
 .PHONY: all deps build test gates typecheck-times memcheck memcheck-run sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
 	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus

@@ -189,13 +189,9 @@ import Testing
     /// fails with one line and status 1, and no crash.
     @Test func previewWindowShowsWhatIsRecorded() throws {
         let dir = try TemporaryDirectory()
-        let screen = try XvfbServer(width: 640, height: 360)
-        defer { screen.stop() }
-        let viewer = try XvfbServer(width: 640, height: 360)
-        defer { viewer.stop() }
-        let painter = try Self.paintBars(on: screen, in: dir)
-        defer { painter.kill() }
-        _ = try Self.waitForPicture("the bars are drawn", on: screen)
+        let screens = try PreviewScreens(in: dir)
+        defer { screens.stop() }
+        let (screen, viewer) = (screens.screen, screens.viewer)
 
         // No display for the window: one line, status 1.
         let headless = try ExternalTool.run(
@@ -220,5 +216,80 @@ import Testing
         let frames = try ExternalTool.ffprobeJSON(output, ["-count_frames", "-show_entries", "stream=nb_read_frames"])
         let count = Int(((frames["streams"] as? [[String: Any]])?.first?["nb_read_frames"] as? String) ?? "") ?? 0
         #expect(count + Self.droppedFrames(in: result.stderr) >= 118, "\(count) frames: \(result.stderr)")
+    }
+
+    /// What a window manager's close button sends: a `WM_DELETE_WINDOW` client message to the window whose
+    /// title contains argv[2] on display argv[1], from python3-xlib (no window manager runs on Xvfb).
+    static let closeWindow = """
+        import sys
+        from Xlib import X, display, protocol
+        d = display.Display(sys.argv[1])
+        def find(window):
+            for child in window.query_tree().children:
+                name = child.get_wm_name()
+                if name and sys.argv[2] in name:
+                    return child
+                found = find(child)
+                if found:
+                    return found
+            return None
+        w = find(d.screen().root)
+        if w is None:
+            sys.exit(2)
+        delete = d.intern_atom("WM_DELETE_WINDOW")
+        event = protocol.event.ClientMessage(
+            window=w, client_type=d.intern_atom("WM_PROTOCOLS"), data=(32, [delete, X.CurrentTime, 0, 0, 0]))
+        w.send_event(event, event_mask=X.NoEventMask)
+        d.flush()
+        """
+
+    /// Closing the preview window (as its close button does) stops `camera-recorder` as Ctrl-C does: status
+    /// 130, the summary says so, and the file holds what was recorded until then (ffmpeg decodes it with
+    /// `-xerror`).
+    @Test func closingThePreviewWindowStopsTheRecording() throws {
+        let dir = try TemporaryDirectory()
+        let screens = try PreviewScreens(in: dir)
+        defer { screens.stop() }
+        let (screen, viewer) = (screens.screen, screens.viewer)
+        let output = dir.file("closed.mp4")
+        let recorder = try viewer.spawn(
+            Self.recorder, ["--screen", screen.display, "--preview", "--duration", "60", "--output", output])
+        defer { recorder.kill() }
+        _ = try Self.waitForPicture("the preview window shows a picture", on: viewer)
+        let script = dir.file("close.py")
+        try Self.closeWindow.write(toFile: script, atomically: true, encoding: .utf8)
+        let close = try ExternalTool.run("/usr/bin/python3", [script, viewer.display, "camera-recorder"])
+        #expect(close.status == 0, "no preview window to close: \(close.stderr)")
+        #expect(recorder.wait(timeout: 20), "camera-recorder went on after its window closed")
+        let result = recorder.result
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stderr.contains("its window was closed"), "\(result.stderr)")
+        let frames = try ExternalTool.ffprobeJSON(output, ["-count_frames", "-show_entries", "stream=nb_read_frames"])
+        let count = Int(((frames["streams"] as? [[String: Any]])?.first?["nb_read_frames"] as? String) ?? "") ?? 0
+        #expect(count >= 1 && count < 60 * 30, "\(count) frames: \(result.stderr)")
+        let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg -xerror: \(decode.stderr)")
+    }
+}
+
+/// Two private Xvfb servers of 640×360 for a preview test: `screen`, showing SMPTE bars (drawn by
+/// ImageMagick's `display`, and drawn once this returns), to capture; `viewer`, for the preview window.
+final class PreviewScreens {
+    let screen: XvfbServer
+    let viewer: XvfbServer
+    private let painter: ChildProcess
+
+    init(in dir: TemporaryDirectory) throws {
+        screen = try XvfbServer(width: 640, height: 360)
+        viewer = try XvfbServer(width: 640, height: 360)
+        painter = try CameraRecorderScreenTests.paintBars(on: screen, in: dir)
+        _ = try CameraRecorderScreenTests.waitForPicture("the bars are drawn", on: screen)
+    }
+
+    /// Stops the painter and both servers.
+    func stop() {
+        painter.kill()
+        viewer.stop()
+        screen.stop()
     }
 }
