@@ -10,4 +10,3 @@
 static inline int mp_sdl_windowpos_undefined(void) { return (int)SDL_WINDOWPOS_UNDEFINED; }
 static inline Uint32 mp_sdl_event_type(const SDL_Event *event) { return event->type; }
 static inline Uint8 mp_sdl_window_event(const SDL_Event *event) { return event->window.event; }
-static inline Uint32 mp_sdl_window_event_id(const SDL_Event *event) { return event->window.windowID; }

@@ -45,9 +45,6 @@ final class PreviewWindow {
         return (Int(width), Int(height))
     }
 
-    /// Whether SDL event `windowID` is this window's.
-    var id: UInt32 { SDL_GetWindowID(window) }
-
     /// Copies `frame` into the texture (made anew when its size or format changed).
     func upload(_ frame: MediaSample, _ format: VideoFormat, _ pixels: PixelFormat) throws(MediaError) {
         if textureShape.map({ $0.width != format.width || $0.height != format.height || $0.pixels != pixels })
