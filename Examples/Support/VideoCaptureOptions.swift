@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import MediaFFmpeg
+import MediaCore
 
 /// `--camera /dev/videoN`, `--screen DISPLAY` and `--preview`: live video from a V4L2 camera or an X11
 /// screen, and a window showing it, as camera-recorder and live-streamer take them.
@@ -27,6 +28,14 @@ public struct VideoCaptureOptions: ParsableArguments {
     /// Refuses both a camera and a screen.
     public func validate() throws {
         if camera != nil && screen != nil { throw ValidationError("give one of --camera and --screen") }
+    }
+
+    /// `<example>: warning: screen :0: N frames dropped (…)` when the device missed `dropped` frame ticks,
+    /// `nil` when it missed none: the file or stream has that many fewer frames than fps × seconds.
+    public static func dropWarning(_ example: String, device: VideoCaptureSource.Device, dropped: Int64) -> String? {
+        guard dropped > 0 else { return nil }
+        return "\(example): warning: \(device): \(count: Int(dropped), "frame") dropped "
+            + "(the device gave none in \(dropped == 1 ? "that tick" : "those ticks"))"
     }
 
     /// The device `--camera` or `--screen` names (`:0+10,20` is a region from 10,20), `nil` with neither.

@@ -131,18 +131,17 @@ struct CameraRecorder: ParsableCommand {
         let wall = reporter.finish()
         window?.close()
         guard !quiet else { return }
-        // Ticks the device gave no frame for (a loaded machine, a slow camera): the file has that many
-        // fewer frames, and a user comparing its count with fps × duration needs to know why.
         if let shown = window?.statistics {
             printError(
                 "camera-recorder: preview: \(count: Int(shown.shownFrames), "frame") shown, \(shown.lateFrames) late"
                     + (shown.closedByUser ? " (its window was closed: the recording stopped there)" : ""))
         }
-        let dropped = Int(videoCounts.droppedFrames)
-        if dropped > 0 {
-            printError(
-                "camera-recorder: warning: \(videoDevice): \(count: dropped, "frame") dropped "
-                    + "(the device gave none in \(dropped == 1 ? "that tick" : "those ticks"))")
+        // Ticks the device gave no frame for (a loaded machine, a slow camera): the file has that many
+        // fewer frames, and a user comparing its count with fps × duration needs to know why.
+        if let warning = VideoCaptureOptions.dropWarning(
+            "camera-recorder", device: videoDevice, dropped: videoCounts.droppedFrames)
+        {
+            printError(warning)
         }
         let parts = progress.branches.map {
             "\($0.name) \(count: $0.samplesRead, "sample"), \(formatDecimal($0.position.seconds ?? 0, 3)) s"

@@ -276,10 +276,11 @@ struct LiveStreamer: ParsableCommand {
                     "live-streamer: preview: \(count: Int(shown.shownFrames), "frame") shown, \(shown.lateFrames) late"
                         + (shown.closedByUser ? " (its window was closed: the stream ended there)" : ""))
             }
-            if let device = videoCapture.device, let dropped = captureCounts?.droppedFrames, dropped > 0 {
-                printError(
-                    "live-streamer: warning: \(device): \(count: Int(dropped), "frame") dropped "
-                        + "(the device gave none in \(dropped == 1 ? "that tick" : "those ticks"))")
+            if let device = videoCapture.device, let counts = captureCounts,
+                let warning = VideoCaptureOptions.dropWarning(
+                    "live-streamer", device: device, dropped: counts.droppedFrames)
+            {
+                printError(warning)
             }
         }
         let progress = try outcome.get()
@@ -335,6 +336,7 @@ struct LiveStreamer: ParsableCommand {
             let compositor = try compositor(
                 main: input.live ? input.source : RealTimeSource(input.source, clock: clock), rate: rate,
                 captured: input.captured, clock: clock, limit: limit, controls: &controls)
+            // The compositor converts its inputs itself: only the preview's tap stays before the encoder.
             return graph.addBranch(
                 "video", source: compositor, stages: stages.filter { !($0 is VideoConverter) } + [encoder])
         }

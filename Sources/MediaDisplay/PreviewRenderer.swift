@@ -31,14 +31,22 @@ enum PreviewRenderer {
         // SDL would otherwise install SIGINT/SIGTERM handlers of its own, and a program's Ctrl-C would
         // become an SDL_QUIT event nobody reads.
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
-        // SDL_Quit, not only the video subsystem's end: it also frees the hints set here and SDL's D-Bus
-        // connection, which LeakSanitizer otherwise reports. A process has one preview at a time, so the
-        // preview owns SDL while its window is open.
-        defer { SDL_Quit() }
         if let failure = startVideo() {
             state.shared.withLock { $0.failure = failure }
+            SDL_Quit()
             return
         }
+        // The window and its SDL objects are gone when `show` returns, before SDL ends. SDL_Quit, not only
+        // the video subsystem's end: it also frees the hints set here and SDL's D-Bus connection, which
+        // LeakSanitizer otherwise reports. A process has one preview at a time, so the preview owns SDL
+        // while its window is open.
+        show(state: state, title: title, size: size)
+        SDL_Quit()
+    }
+
+    /// Opens the window (now at `size`, or at the first frame's) and shows the frames until the preview
+    /// ends; the window is destroyed on return.
+    private static func show(state: PreviewState, title: String, size: (Int, Int)?) {
         var window: PreviewWindow?
         do throws(MediaError) {
             if let (width, height) = size { window = try PreviewWindow(title: title, width: width, height: height) }

@@ -62,6 +62,9 @@ final class PreviewState: Sendable {
 
     var statistics: VideoPreviewSink.Statistics { shared.withLock { $0.statistics } }
 
+    /// Why the window could not be opened or drawn in, if it could not.
+    var failure: MediaError? { shared.withLock { $0.failure } }
+
     /// Queues a frame, pushing out the oldest when full; counts it when the window is closed.
     func enqueue(_ sample: MediaSample) {
         shared.withLock { s in

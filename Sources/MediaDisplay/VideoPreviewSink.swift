@@ -128,7 +128,9 @@ public final class VideoPreviewSink: MediaSink, Sendable {
     }
 
     /// Queues `sample`, as ``submit(_:)`` does, after checking it is raw video the window can show.
+    /// Throws why the window failed, when it could not be opened at the first frame or drawn in.
     public func write(_ sample: MediaSample) throws {
+        if let failure = state.failure { throw failure }
         guard case .video(let format) = sample.format, let pixels = format.pixelFormat,
             PreviewRenderer.supports(pixels)
         else {
@@ -140,10 +142,12 @@ public final class VideoPreviewSink: MediaSink, Sendable {
         submit(sample)
     }
 
-    /// Shows the frames still queued, each when due, then closes the window.
+    /// Shows the frames still queued, each when due (see the type's documentation), then closes the
+    /// window; throws why the window failed, if it did.
     public func finish() throws {
         state.finishQueue()
         state.waitUntilEnded()
+        if let failure = state.failure { throw failure }
     }
 
     /// Closes the window now (frames still queued are not shown).
