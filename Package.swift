@@ -256,6 +256,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "media-player",
+            dependencies: [
+                "MediaPipeline", "MediaDisplay", "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            path: "Examples/media-player",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "audio-player",
             dependencies: [
                 "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")

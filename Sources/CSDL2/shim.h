@@ -10,3 +10,4 @@
 static inline int mp_sdl_windowpos_undefined(void) { return (int)SDL_WINDOWPOS_UNDEFINED; }
 static inline Uint32 mp_sdl_event_type(const SDL_Event *event) { return event->type; }
 static inline Uint8 mp_sdl_window_event(const SDL_Event *event) { return event->window.event; }
+static inline Sint32 mp_sdl_key_symbol(const SDL_Event *event) { return event->key.keysym.sym; }

@@ -87,6 +87,7 @@ enum PreviewRenderer {
                     try window.upload(frame, format, pixels)
                     window.present(aspect: aspect)
                     shownAspect = aspect
+                    state.observers.frameShown?(frame.timing.presentationTime, MediaClock.hostTime)
                     let output = window.outputSize
                     state.shared.withLock {
                         if $0.ending == .drain { $0.drainDeadline = MediaClock.hostTime + PreviewState.drainPatience }
@@ -144,6 +145,8 @@ enum PreviewRenderer {
             let type = mp_sdl_event_type(&event)
             if type == SDL_QUIT.rawValue {
                 result = .closed
+            } else if type == SDL_KEYDOWN.rawValue, let observe = state.observers.key {
+                if let key = key(mp_sdl_key_symbol(&event)) { observe(key) }
             } else if type == SDL_WINDOWEVENT.rawValue {
                 switch UInt32(mp_sdl_window_event(&event)) {
                 case SDL_WINDOWEVENT_CLOSE.rawValue: result = .closed
@@ -158,6 +161,20 @@ enum PreviewRenderer {
             if case .stop(let signal) = state.whenClosed { signal.request() }
         }
         return result
+    }
+
+    /// The key an SDL key code stands for, `nil` for one that types nothing (shift, function keys).
+    private static func key(_ code: Int32) -> VideoPreviewSink.Key? {
+        switch code {
+        case Int32(SDLK_SPACE.rawValue): return .space
+        case Int32(SDLK_LEFT.rawValue): return .left
+        case Int32(SDLK_RIGHT.rawValue): return .right
+        case Int32(SDLK_UP.rawValue): return .up
+        case Int32(SDLK_DOWN.rawValue): return .down
+        case Int32(SDLK_ESCAPE.rawValue): return .escape
+        case 33..<127: return .character(Character(Unicode.Scalar(UInt8(code))))
+        default: return nil
+        }
     }
 
     /// The next frame due, dropping (and counting) those already late with a newer one queued.

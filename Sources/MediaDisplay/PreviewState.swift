@@ -33,16 +33,26 @@ final class PreviewState: Sendable {
     /// How long a drain waits for a frame to fall due.
     static let drainPatience = MediaTime(value: 1, timescale: 1)
 
+    /// The closures the window thread calls.
+    struct Observers: Sendable {
+        var key: (@Sendable (VideoPreviewSink.Key) -> Void)?
+        var frameShown: (@Sendable (MediaTime, MediaTime) -> Void)?
+    }
+
     let pacing: VideoPreviewSink.Pacing
     let whenClosed: VideoPreviewSink.CloseAction
     let capacity: Int
+    let observers: Observers
     let shared = Locked(Shared())
 
     /// Whether a preview window is open in this process (SDL's video subsystem serves one thread).
     private static let windowTaken = Locked(false)
 
-    init(pacing: VideoPreviewSink.Pacing, whenClosed: VideoPreviewSink.CloseAction, capacity: Int) {
-        (self.pacing, self.whenClosed, self.capacity) = (pacing, whenClosed, capacity)
+    init(
+        pacing: VideoPreviewSink.Pacing, whenClosed: VideoPreviewSink.CloseAction, capacity: Int,
+        observers: Observers = Observers()
+    ) {
+        (self.pacing, self.whenClosed, self.capacity, self.observers) = (pacing, whenClosed, capacity, observers)
     }
 
     /// Takes the process's one preview window, or throws `unavailable` when another preview has it.
@@ -60,7 +70,22 @@ final class PreviewState: Sendable {
     /// Gives the process's preview window back.
     static func releaseTheWindow() { windowTaken.withLock { $0 = false } }
 
-    var statistics: VideoPreviewSink.Statistics { shared.withLock { $0.statistics } }
+    var statistics: VideoPreviewSink.Statistics {
+        shared.withLock { s in
+            var statistics = s.statistics
+            statistics.queuedFrames = s.queue.count
+            return statistics
+        }
+    }
+
+    /// Whether a frame written now would not push another out (always, once the window is closed:
+    /// the frame is then ignored).
+    var hasRoom: Bool {
+        shared.withLock { $0.queue.count < capacity || $0.statistics.isClosed || $0.ending != .none }
+    }
+
+    /// Drops the frames queued.
+    func flush() { shared.withLock { $0.queue.removeAll(keepingCapacity: true) } }
 
     /// Why the window could not be opened or drawn in, if it could not.
     var failure: MediaError? { shared.withLock { $0.failure } }

@@ -64,6 +64,8 @@ public final class VideoPreviewSink: MediaSink, Sendable {
         public var isClosed = false
         /// Whether the user closed it.
         public var closedByUser = false
+        /// Frames waiting to be shown now.
+        public var queuedFrames = 0
         /// The size of the window's drawing area, in pixels (0 × 0 before it opened).
         public var windowWidth = 0
         /// The height of the window's drawing area.
@@ -85,17 +87,25 @@ public final class VideoPreviewSink: MediaSink, Sendable {
     ///   - pacing: when frames are due (see the type's documentation).
     ///   - whenClosed: what the user closing the window does.
     ///   - queueCapacity: how many frames may wait (at least 1).
+    ///   - onKey: called on the window's thread with each key pressed in the window (a player's
+    ///     controls); it should return quickly.
+    ///   - onFrameShown: called on the window's thread after each frame is drawn, with the frame's
+    ///     presentation time and the host time (``/MediaCore/MediaClock/hostTime``) it appeared at.
     /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` with SDL's reason when no window can be
     ///   opened (no display), or while another preview is open.
     public init(
         title: String = "MediaPipeline", width: Int? = nil, height: Int? = nil, pacing: Pacing = .immediate,
-        whenClosed: CloseAction = .continueRun, queueCapacity: Int = 8
+        whenClosed: CloseAction = .continueRun, queueCapacity: Int = 8,
+        onKey: (@Sendable (Key) -> Void)? = nil,
+        onFrameShown: (@Sendable (_ presentationTime: MediaTime, _ hostTime: MediaTime) -> Void)? = nil
     ) throws(MediaError) {
         guard (width == nil) == (height == nil), (width ?? 1) > 0, (height ?? 1) > 0 else {
             throw MediaError(.invalidArgument, "VideoPreviewSink: give a positive width and height, or neither")
         }
         self.queueCapacity = max(1, queueCapacity)
-        let state = PreviewState(pacing: pacing, whenClosed: whenClosed, capacity: max(1, queueCapacity))
+        let state = PreviewState(
+            pacing: pacing, whenClosed: whenClosed, capacity: max(1, queueCapacity),
+            observers: PreviewState.Observers(key: onKey, frameShown: onFrameShown))
         try PreviewState.claimTheWindow()
         self.state = state
         let size = width.flatMap { w in height.map { (w, $0) } }

@@ -218,9 +218,10 @@ import Testing
         #expect(count + Self.droppedFrames(in: result.stderr) >= 118, "\(count) frames: \(result.stderr)")
     }
 
-    /// What a window manager's close button sends: a `WM_DELETE_WINDOW` client message to the window whose
-    /// title contains argv[2] on display argv[1], from python3-xlib (no window manager runs on Xvfb).
-    static let closeWindow = """
+    /// Python (python3-xlib) that sets `d` to the display argv[1] and `w` to the window whose title contains
+    /// argv[2], or exits with status 2 when there is none. No window manager runs on Xvfb: the scripts
+    /// below do what one would.
+    static let findWindow = """
         import sys
         from Xlib import X, display, protocol
         d = display.Display(sys.argv[1])
@@ -236,12 +237,18 @@ import Testing
         w = find(d.screen().root)
         if w is None:
             sys.exit(2)
-        delete = d.intern_atom("WM_DELETE_WINDOW")
-        event = protocol.event.ClientMessage(
-            window=w, client_type=d.intern_atom("WM_PROTOCOLS"), data=(32, [delete, X.CurrentTime, 0, 0, 0]))
-        w.send_event(event, event_mask=X.NoEventMask)
-        d.flush()
+
         """
+
+    /// What a window manager's close button sends: a `WM_DELETE_WINDOW` client message to the window.
+    static let closeWindow =
+        findWindow + """
+            delete = d.intern_atom("WM_DELETE_WINDOW")
+            event = protocol.event.ClientMessage(
+                window=w, client_type=d.intern_atom("WM_PROTOCOLS"), data=(32, [delete, X.CurrentTime, 0, 0, 0]))
+            w.send_event(event, event_mask=X.NoEventMask)
+            d.flush()
+            """
 
     /// Closing the preview window (as its close button does) stops `camera-recorder` as Ctrl-C does: status
     /// 130, the summary says so, and the file holds what was recorded until then (ffmpeg decodes it with

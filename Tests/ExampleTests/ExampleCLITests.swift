@@ -84,6 +84,9 @@ import Testing
             badValue: ["--pattern", "--to", "udp://127.0.0.1:9", "--bitrate", "abc"]),
         Example(name: "media-info", badValue: nil),
         Example(
+            name: "media-player",
+            badValue: ["movie.mp4", "--rate", "abc"]),
+        Example(
             name: "thumbnails",
             badValue: ["movie.mp4", "--at", "abc", "--output", "x.png"]),
         Example(name: "video-devices", badValue: ["--json", "abc"]),

@@ -86,7 +86,7 @@ public final class AudioPlayer: Sendable {
         get { state.withLock { $0.loops } }
         set {
             state.withLock { s in
-                s.loops = newValue; s.control?.loops = newValue
+                s.loops = newValue; s.control?.loops.value = newValue
             }
         }
     }

@@ -77,4 +77,6 @@ final class DeviceClock: PlaybackClock {
     }
 
     func flush() { try? sink.flush() }
+
+    var underruns: Int { sink.underruns }
 }

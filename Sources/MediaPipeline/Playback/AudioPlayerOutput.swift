@@ -46,6 +46,12 @@ protocol PlaybackClock: Sendable {
     func resume()
     /// Drops what was written but not heard (a seek); ``playedFrames`` stays where it was.
     func flush()
+    /// How often the output ran dry so far (a device's underruns; 0 for a sink).
+    var underruns: Int { get }
+}
+
+extension PlaybackClock {
+    var underruns: Int { 0 }
 }
 
 /// A sink's clock: the frames written to it.

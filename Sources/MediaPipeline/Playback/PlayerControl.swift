@@ -15,7 +15,8 @@ final class PlayerControl: Sendable {
         var isPaused = false
         var stopRequested = false
         var seekTo: Double?
-        var loops = 0
+        /// The last seek taken: where playback rests until the engine marks its first buffer after it.
+        var lastSeek: Double?
         /// Where output frames were, in file time: (first output frame of a buffer, its file time in
         /// seconds, the rate then), the last few seconds' worth.
         var marks: [(output: Int64, fileTime: Double, rate: Double)] = []
@@ -32,7 +33,7 @@ final class PlayerControl: Sendable {
         self.volume = volume
         self.pan = pan
         self.rate = rate
-        state.withLock { $0.loops = loops }
+        self.loops = LoopsLeft(loops)
     }
 
     var isPaused: Bool { state.withLock { $0.isPaused } }
@@ -54,23 +55,16 @@ final class PlayerControl: Sendable {
     }
     func takeSeek() -> Double? {
         state.withLock { s in
-            defer { s.seekTo = nil }; return s.seekTo
+            defer {
+                if let target = s.seekTo { s.lastSeek = target }
+                s.seekTo = nil
+            }
+            return s.seekTo
         }
     }
 
-    /// Loops still to play: 0 none, negative for ever.
-    var loops: Int {
-        get { state.withLock { $0.loops } }
-        set { state.withLock { $0.loops = newValue } }
-    }
-    /// Takes one loop, if any is left; `true` when the file should start again.
-    func takeLoop() -> Bool {
-        state.withLock { s in
-            guard s.loops != 0 else { return false }
-            if s.loops > 0 { s.loops -= 1 }
-            return true
-        }
-    }
+    /// Loops still to play.
+    let loops: LoopsLeft
 
     /// Waits (at most 50 ms) for a control to change: the paused engine's sleep.
     func waitForChange() { _ = wake.wait(timeout: .now() + .milliseconds(50)) }
@@ -88,12 +82,13 @@ final class PlayerControl: Sendable {
     func resetMarks() { state.withLock { $0.marks.removeAll(keepingCapacity: true) } }
 
     /// The file time that output frame `output` plays, from the last mark at or before it: a seek not
-    /// yet taken by the engine is where playback is going; before the first mark (a device's position
-    /// can step back when a flush drops what it held), the first mark's time.
+    /// yet taken by the engine is where playback is going; after a seek taken and before the engine's
+    /// first buffer from there (a paused engine), the seek's target; before the first mark (a device's
+    /// position can step back when a flush drops what it held), the first mark's time.
     func fileTime(atOutputFrame output: Int64) -> Double? {
         state.withLock { s in
             if let target = s.seekTo { return target }
-            guard let first = s.marks.first else { return nil }
+            guard let first = s.marks.first else { return s.lastSeek }
             guard let mark = s.marks.last(where: { $0.output <= output }) else { return first.fileTime }
             return max(0, mark.fileTime + Double(output - mark.output) / Double(s.outputRate) * mark.rate)
         }

@@ -19,7 +19,7 @@ import MediaFFmpeg
 /// - Position: for each sample returned, the file time its first frame plays is recorded in
 ///   ``PlayerControl`` against the output frame it will be heard at.
 struct PlayerEngine: MediaSource {
-    private let file: AudioFile
+    private let file: any PlayerPCMSource
     private let control: PlayerControl
     private let clock: any PlaybackClock
     private let fileRate: Int
@@ -39,13 +39,21 @@ struct PlayerEngine: MediaSource {
     private var drained = false
     private var ended = false
     private var startHostTime: MediaTime?
+    /// How far the timeline moves at each loop: 0 for ``AudioPlayer`` (its time is the file's, back
+    /// to 0 at each loop), the file's duration for ``MediaPlayer`` (whose video is timed on the same
+    /// timeline, which only a seek moves back).
+    private let loopLength: Double
+    /// The timeline time of file time 0 in the current loop.
+    private var loopOffset = 0.0
 
     var name: String { "AudioPlayer" }
 
     init(
-        file: AudioFile, startFrame: Int64, control: PlayerControl, clock: any PlaybackClock, outputFormat: AudioFormat,
-        meter: LevelMeter, startHostTime: MediaTime?
+        file: any PlayerPCMSource, startFrame: Int64, control: PlayerControl, clock: any PlaybackClock,
+        outputFormat: AudioFormat,
+        meter: LevelMeter, startHostTime: MediaTime?, loopLength: Double = 0
     ) throws {
+        self.loopLength = loopLength
         self.file = file
         self.control = control
         self.clock = clock
@@ -62,7 +70,7 @@ struct PlayerEngine: MediaSource {
         outputBase = outputFrame
     }
 
-    static func converter(from file: AudioFile, to output: AudioFormat) throws -> AudioConverter? {
+    static func converter(from file: any PlayerPCMSource, to output: AudioFormat) throws -> AudioConverter? {
         let source = file.fileFormat
         guard
             source.sampleRate != output.sampleRate
@@ -106,9 +114,10 @@ struct PlayerEngine: MediaSource {
             return
         }
         guard var pcm = try file.read() else {
-            if control.takeLoop() {
+            if control.loops.take() {
                 try file.seek(toFrame: 0)
                 fileFrame = 0
+                loopOffset += loopLength
                 return
             }
             if let converter { try converter.finish { try feed($0) } }
@@ -117,7 +126,7 @@ struct PlayerEngine: MediaSource {
         }
         // Where this PCM will enter the stretcher, in its input frames (the converter's few frames of
         // delay aside), and the file time it starts at.
-        fed.append((inputFrames, Double(fileFrame) / Double(fileRate)))
+        fed.append((inputFrames, loopOffset + Double(fileFrame) / Double(fileRate)))
         if fed.count > 4096 { fed.removeFirst(2048) }
         pcm.timing = .audio(startFrame: fileFrame, frameCount: pcm.frameCount, sampleRate: fileRate)
         fileFrame += Int64(pcm.frameCount)
@@ -145,6 +154,7 @@ struct PlayerEngine: MediaSource {
         let frame = max(0, Int64((seconds * Double(fileRate)).rounded()))
         try file.seek(toFrame: frame)
         fileFrame = frame
+        loopOffset = 0
         converter = try Self.converter(from: file, to: outputFormat)
         stretch = TimeStretch(rate: control.rate)
         ready.removeAll()
