@@ -109,8 +109,10 @@ import Testing
         #expect(Set(names) == Set(Self.examples.map(\.name)))
     }
 
+    /// `--help` names every flag the README mentions (and the shared ones, `--licence` among them), and
+    /// the README mentions every option `--help` lists: one run of `--help` for both ways.
     @Test(arguments: examples)
-    func helpNamesEveryDocumentedFlag(example: Example) throws {
+    func helpAndReadmeNameTheSameFlags(example: Example) throws {
         let result = try Self.run(example, ["--help"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
@@ -124,14 +126,8 @@ import Testing
         for flag in Self.shared + documented {
             #expect(words.contains(flag), "\(example.name) --help does not name \(flag), which its README mentions")
         }
-    }
-
-    /// The other way round: every option `--help` lists (but the shared ones) is in the README.
-    @Test(arguments: examples)
-    func theReadmeMentionsEveryOption(example: Example) throws {
-        let result = try Self.run(example, ["--help"])
-        #expect(result.status == 0, "\(result.stderr)")
-        // The options' own lines, indented by two (`  -q, --quiet    Print …`, `  --parallel/--no-parallel`;
+        // The other way round: every option `--help` lists (but the shared ones) is in the README. The
+        // options' own lines, indented by two (`  -q, --quiet    Print …`, `  --parallel/--no-parallel`;
         // a description's continuation lines are indented further): the part before the description,
         // which starts after two spaces or more.
         var options: Set<String> = []
@@ -140,7 +136,6 @@ import Testing
             options.formUnion(Self.words(names).filter { $0.hasPrefix("--") && $0.count > 2 })
         }
         #expect(!options.isEmpty, "\(result.output.prefix(200))")
-        let documented = Set(try Self.documentedFlags(example.name))
         for option in options.subtracting(Self.shared).sorted() {
             #expect(documented.contains(option), "Examples/\(example.name)/README.md does not mention \(option)")
         }

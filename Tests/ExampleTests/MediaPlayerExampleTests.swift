@@ -56,26 +56,30 @@ import Testing
             }
         }
 
-        /// Ends the recording; its samples, each with the host time of its first frame (the arrival of
-        /// the read that ended with it, less its frames).
-        func stop() -> [(host: Double, frames: [Float])] {
+        /// Ends the recording; its reads, each with the host time it arrived at.
+        func stop() -> [(arrived: Double, frames: [Float])] {
             stopping.withLock { $0 = true }
             done.wait()
             parec.terminate()
-            return chunks.map { ($0.arrived - Double($0.frames.count) / 48_000, $0.frames) }
+            return chunks
         }
     }
 
-    /// The host times of the clicks heard: the first loud frame (above 0.2) after half a second of quiet.
-    static func clicks(in recording: [(host: Double, frames: [Float])], sampleRate: Double = 48_000) -> [Double] {
+    /// When each click reached the monitor: the arrival of the read holding its first loud frame (above
+    /// 0.2) after half a second of quiet. (A null sink renders a block at a time, so a read's frames were
+    /// all rendered by its arrival, not spread before it; PulseAudio counts a frame *heard* the sink's
+    /// latency after that, 5 to 20 ms here, and so does the player's clock.)
+    static func clicks(in recording: [(arrived: Double, frames: [Float])], sampleRate: Double = 48_000) -> [Double] {
         var onsets: [Double] = []
         var lastLoud = -Double.infinity
-        for (host, frames) in recording {
+        var position = 0.0
+        for (arrived, frames) in recording {
             for (index, value) in frames.enumerated() where abs(value) > 0.2 {
-                let time = host + Double(index) / sampleRate
-                if time - lastLoud > 0.5 { onsets.append(time) }
+                let time = position + Double(index) / sampleRate
+                if time - lastLoud > 0.5 { onsets.append(arrived) }
                 lastLoud = time
             }
+            position += Double(frames.count) / sampleRate
         }
         return onsets
     }

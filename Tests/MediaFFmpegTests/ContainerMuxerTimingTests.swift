@@ -26,10 +26,12 @@ final class HeadTailOutput: MediaOutput {
 
 /// Timestamps: exact over an hour.
 @Suite(.timeLimit(.minutes(10)), .ffmpegLeakGate) struct ContainerMuxerTimingTests {
-    /// One hour of AAC packet times and video frame times into MPEG-TS: the last pts of each stream is
-    /// its exact time at 90 kHz rounded once (48 kHz: 168749 × 1920; 30 fps: 107999 × 3000; 44.1 kHz
-    /// packets fall between ticks and are each rounded to nearest; 30000/1001 fps: 3003 per frame), as
-    /// ffprobe reads the stream's head and tail.
+    /// An hour of AAC packet times and video frame times into MPEG-TS: its first and last 10 seconds,
+    /// every packet of them (the muxer converts each sample's own time, so the 58 minutes between would
+    /// only take 13 s of a test run; a muxer that added durations up instead would put the tail at the
+    /// head's end). The last pts of each stream is its exact time at 90 kHz rounded once (48 kHz:
+    /// 168749 × 1920; 30 fps: 107999 × 3000; 44.1 kHz packets fall between ticks and are each rounded to
+    /// nearest; 30000/1001 fps: 3003 per frame), as ffprobe reads the stream's head and tail.
     @Test(arguments: [(48_000, FrameRate(30)), (44_100, FrameRate(30_000, 1001))])
     func oneHourIntoMPEGTSDoesNotDrift(sampleRate: Int, frameRate: FrameRate) throws {
         let silence = try MuxFixtures.encodeAudio(frames: 4096, sampleRate: sampleRate)  // any AAC payload will do
@@ -40,12 +42,20 @@ final class HeadTailOutput: MediaOutput {
         let (num, den) = (Int64(frameRate.numerator), Int64(frameRate.denominator))
         let audioCount = rate * 3600 / 1024  // 168750 at 48 kHz
         let videoCount = 3600 * num / den  // 108000 at 30 fps
+        // The packets of the first and the last 10 s of each stream.
+        let audioEdge = rate * 10 / 1024
+        let videoEdge = 10 * num / den
         let output = HeadTailOutput(keep: 1 << 20)
         let muxer = try ContainerMuxer(output: output, format: .mpegTS)
         try muxer.begin(tracks: [picture.format, audioPacket.format])
         var a: Int64 = 0
         var v: Int64 = 0
+        var written: Int64 = 0
         while a < audioCount || v < videoCount {
+            if a == audioEdge && v == videoEdge {
+                (a, v) = (audioCount - audioEdge, videoCount - videoEdge)
+            }
+            written += 1
             // Decode-time order: video frame v at v·den/num s, audio packet a at a·1024/rate s.
             if v < videoCount && (a >= audioCount || v * den * rate <= a * 1024 * num) {
                 var sample = picture
@@ -63,7 +73,7 @@ final class HeadTailOutput: MediaOutput {
             }
         }
         try muxer.finish()
-        #expect(muxer.samplesWritten == audioCount + videoCount)
+        #expect(muxer.samplesWritten == written && written == 2 * (audioEdge + videoEdge))
         #expect(output.position % 188 == 0)
 
         let dir = try TemporaryDirectory()
