@@ -220,6 +220,8 @@ bench: deps
 	$(BENCH_BUILD) --product audio-recorder
 	$(BENCH_BUILD) --product live-streamer
 	$(BENCH_BUILD) --product av-mixer
+	$(BENCH_BUILD) --product camera-recorder
+	$(BENCH_BUILD) --product media-player
 	Benchmarks/run.sh
 
 # Soak (not part of `make test`: about 15 minutes): each file-based example on a one-hour generated input

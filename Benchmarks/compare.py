@@ -21,7 +21,9 @@ section (h264-encoder against `ffmpeg -c:v libx264` on 600 frames of 1280x720, a
 parse + rewrite against `ffmpeg -c copy -f h264`), SKIP_GRAPH=1 to skip the wave-2 section
 (graph_section.py: stage hop cost against GStreamer, A/V encode to MP4, the graph's drivers, remux),
 SKIP_AUDIOFILE=1 to skip the audio-file section (audio_file_section.py), SKIP_MIXING=1 to skip the fan-in
-section (mixing_section.py: av-mixer against GStreamer's audiomixer and ffmpeg's overlay), SKIP_LIVE=1 to skip the two
+section (mixing_section.py: av-mixer against GStreamer's audiomixer and ffmpeg's overlay), SKIP_VIDEO_IO=1 to skip
+the video in-and-out section (video_io_section.py: camera-recorder --screen against ffmpeg -f x11grab, media-player
+against ffplay), SKIP_LIVE=1 to skip the two
 live sections: live_audio_section.py (audio-recorder against `ffmpeg -f pulse`) and, after
 it, live_streaming_section.py (live-streamer against `ffmpeg -re … -f flv` to a local nginx RTMP
 server, 720p30 + AAC: CPU, and latency on a normal and a throttled link); LIVE_SECONDS
@@ -141,6 +143,9 @@ def main():
     if os.environ.get("SKIP_MIXING") != "1":
         from mixing_section import mixing_section
         mixing_section()
+    if os.environ.get("SKIP_VIDEO_IO") != "1":
+        from video_io_section import video_io_section
+        video_io_section()
     if os.environ.get("SKIP_LIVE") != "1":
         from live_audio_section import live_audio_section
         live_audio_section()

@@ -341,7 +341,7 @@ public final class MediaPlayer: Sendable {
             let branch = graph.addBranch("video", source: engine)
             graph.addSink(PresentingWriter(output: output, control: control), input: branch)
         }
-        let monitor = audio.map { watchUnderruns(of: $0.clock) }
+        let monitor = audio.map { watchUnderruns(of: $0.clock, control: $0.control) }
         let (audioControl, videoControl) = (audio?.control, video?.control)
         state.withLock { s in
             s.audio = audio?.control
@@ -384,14 +384,15 @@ public final class MediaPlayer: Sendable {
         }
     }
 
-    /// A task that emits ``Event/stalled`` each time the audio output reports a new underrun.
-    private func watchUnderruns(of clock: any PlaybackClock) -> Task<Void, Never> {
+    /// A task that emits ``Event/stalled`` each time the audio output reports a new underrun before the
+    /// engine has handed it the last of the audio.
+    private func watchUnderruns(of clock: any PlaybackClock, control: PlayerControl) -> Task<Void, Never> {
         Task.detached { [weak self] in
             var seen = clock.underruns
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
                 let now = clock.underruns
-                if now > seen, let self, self.isPlaying { self.emit(.stalled) }
+                if now > seen, !control.isFedToTheEnd, let self, self.isPlaying { self.emit(.stalled) }
                 seen = now
             }
         }

@@ -14,6 +14,7 @@ final class PlayerControl: Sendable {
     private struct State: Sendable {
         var isPaused = false
         var stopRequested = false
+        var fedToTheEnd = false
         var seekTo: Double?
         /// The last seek taken: where playback rests until the engine marks its first buffer after it.
         var lastSeek: Double?
@@ -47,6 +48,11 @@ final class PlayerControl: Sendable {
         state.withLock { $0.stopRequested = true }
         wake.signal()
     }
+
+    /// Whether the engine has handed out the last of the audio (after every loop): the output then runs
+    /// dry at its end, which is no stall.
+    var isFedToTheEnd: Bool { state.withLock { $0.fedToTheEnd } }
+    func markFedToTheEnd() { state.withLock { $0.fedToTheEnd = true } }
 
     /// Asks the engine to move to `seconds` of the file.
     func requestSeek(to seconds: Double) {

@@ -87,7 +87,10 @@ struct PlayerEngine: MediaSource {
             self.startHostTime = nil
         }
         while ready.isEmpty {
-            if ended || control.isStopRequested { return nil }
+            if ended || control.isStopRequested {
+                if ended { control.markFedToTheEnd() }
+                return nil
+            }
             if let seconds = control.takeSeek() { try seek(to: seconds) }
             if control.isPaused {
                 control.waitForChange()
