@@ -1,15 +1,20 @@
-"""Issue 30's benchmarks, run by compare.py (unless SKIP_VIDEO_IO=1), side by side with the peers, each
-pair at once (the same seconds, the same load), CPU from perf's task-clock:
+"""Issue 30's benchmarks, run by compare.py (unless SKIP_VIDEO_IO=1), side by side with the peers, CPU from
+perf's task-clock:
 
 1. Screen capture → H.264 1280x720 at 30 fps for LIVE_SECONDS (60) s: `camera-recorder --screen` against
    `ffmpeg -f x11grab … -c:v libx264` with camera-recorder's settings (preset veryfast, 4 Mb/s, a keyframe
-   every 2 s, yuv420p), both grabbing one private Xvfb on which ffplay shows a moving test pattern.
-   Target: CPU ratio ≤ 1.0.
+   every 2 s, yuv420p), both grabbing one private Xvfb on which ffplay shows a moving test pattern, at once
+   (the same seconds, the same load). Target: CPU ratio ≤ 1.0.
 2. Playing a 1080p30 H.264 + AAC file for PLAYER_SECONDS (30) s: `media-player` against `ffplay`, each
-   window on a private Xvfb of its own, the audio into a private PulseAudio daemon's null sink.
-   Target: CPU ratio ≤ 1.0.
+   window on a private Xvfb of its own, the audio into a private PulseAudio daemon's null sink, one after
+   the other: drawing 1080p in Mesa's software renderer takes most of a core, so two players at once fill
+   this 2-core machine and their CPU ratio would be the scheduler's split, not their cost.
+   Target: CPU ratio ≤ 1.0. The frames each showed are reported beside it (ours from `--frame-log`,
+   ffplay's as the file's frames less its `fd=` count of dropped ones), and the CPU per frame shown:
+   a player that cannot keep up drops frames and so spends less.
 """
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -44,25 +49,32 @@ class Screen:
         self.process.wait(timeout=5)
 
 
-def cpu_at_once(commands, env_of):
-    """Runs each (label, command) at once under `perf stat -e task-clock`; the CPU seconds of each."""
+def cpu_at_once(commands, env_of, stderr_of=lambda _: None, one_by_one=False):
+    """Runs each (label, command) at once (or `one_by_one`) under `perf stat -e task-clock`; the CPU seconds
+    of each. A label's standard error goes to the path `stderr_of` gives, or nowhere."""
     running = []
     for index, (label, command) in enumerate(commands):
         out = os.path.join(WORK, f"video-io-{index}.perf")
         perf = ["perf", "stat", "-x,", "-e", "task-clock", "-o", out]
-        running.append((label, out, subprocess.Popen(perf + command, env=env_of(label),
-                                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+        path = stderr_of(label)
+        errors = open(path, "w") if path else subprocess.DEVNULL
+        running.append((label, out, errors, subprocess.Popen(perf + command, env=env_of(label),
+                                                             stdout=subprocess.DEVNULL, stderr=errors)))
+        if one_by_one:
+            running[-1][3].wait()
     cpu = {}
-    for label, out, process in running:
+    for label, out, errors, process in running:
         process.wait()
+        if errors is not subprocess.DEVNULL:
+            errors.close()
         with open(out) as f:
             line = next(l for l in f if "task-clock" in l)
         cpu[label] = float(line.split(",")[0]) / 1000
     return cpu
 
 
-def report(title, cpu, ours, theirs, seconds):
-    print(f"\n{title}, both at once (CPU: perf task-clock)")
+def report(title, cpu, ours, theirs, seconds, together="both at once"):
+    print(f"\n{title}, {together} (CPU: perf task-clock)")
     for label in (ours, theirs):
         print(f"  {label:30}{cpu[label]:8.2f} s CPU = {100 * cpu[label] / seconds:.1f} % of one core")
     ratio = cpu[ours] / cpu[theirs]
@@ -103,16 +115,27 @@ def playback():
     screens = {"ours": Screen("1920x1080"), "theirs": Screen("1920x1080")}
     try:
         ours, theirs = "media-player (ours)", "ffplay"
+        frame_log, status = os.path.join(WORK, "player-frames.jsonl"), os.path.join(WORK, "ffplay-status.txt")
         commands = [
-            (ours, [os.path.join(ROOT, "media-player"), movie, "--quiet"]),
-            (theirs, ["ffplay", "-v", "error", "-autoexit", movie])]
+            (ours, [os.path.join(ROOT, "media-player"), movie, "--quiet", "--frame-log", frame_log]),
+            (theirs, ["ffplay", "-v", "error", "-stats", "-autoexit", movie])]
 
         def env_of(label):
             return dict(screens["ours" if label == ours else "theirs"].env, PULSE_SERVER=daemon.env["PULSE_SERVER"])
 
-        cpu = cpu_at_once(commands, env_of)
+        cpu = cpu_at_once(commands, env_of, lambda label: status if label == theirs else None, one_by_one=True)
         report(f"Playing {PLAYER_SECONDS} s of 1080p30 H.264 + AAC to a window and a PulseAudio sink", cpu, ours,
-               theirs, PLAYER_SECONDS)
+               theirs, PLAYER_SECONDS, together="one after the other")
+        frames = 30 * PLAYER_SECONDS
+        with open(frame_log) as f:
+            shown = {ours: sum(1 for line in f if line.strip())}
+        with open(status, errors="replace") as f:
+            drops = re.findall(r"fd=\s*(\d+)", f.read())
+        shown[theirs] = frames - int(drops[-1]) if drops else None
+        for label in (ours, theirs):
+            count = shown[label]
+            per_frame = f"{1000 * cpu[label] / count:.1f} ms CPU per frame shown" if count else "no status line"
+            print(f"  {label:30}{count if count is not None else '?':>5} of {frames} frames shown, {per_frame}")
     finally:
         for screen in screens.values():
             screen.stop()

@@ -9,6 +9,9 @@ final class PreviewWindow {
     private var texture: OpaquePointer?
     /// The size and pixel format `texture` was made for.
     private var textureShape: (width: Int, height: Int, pixels: PixelFormat)?
+    /// Whether `texture` samples its nearest texel (the picture drawn at its own size) rather than
+    /// filtering linearly (the picture scaled).
+    private var samplesNearest = false
 
     /// Opens a resizable window of `width` × `height` titled `title`, with an accelerated renderer when
     /// there is one and SDL's software renderer otherwise (an X server without GL, such as Xvfb).
@@ -55,6 +58,7 @@ final class PreviewWindow {
                 renderer, Self.sdlFormat(pixels), Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
                 Int32(clamping: format.width), Int32(clamping: format.height))
             textureShape = texture == nil ? nil : (format.width, format.height, pixels)
+            samplesNearest = false
         }
         guard let texture else {
             throw MediaError(.unavailable, "VideoPreviewSink: cannot make a \(format) texture: \(sdlError())")
@@ -101,9 +105,25 @@ final class PreviewWindow {
                 let fitted = Int((Double(width) / aspect).rounded())
                 target = SDL_Rect(x: 0, y: Int32((height - fitted) / 2), w: Int32(width), h: Int32(fitted))
             }
+            setSampling(texture, nearest: textureShape.map { $0.width == target.w && $0.height == target.h } ?? false)
             SDL_RenderCopy(renderer, texture, nil, &target)
         }
         SDL_RenderPresent(renderer)
+    }
+
+    /// Drawn at its own size, the picture samples its nearest texel; scaled, it is filtered linearly.
+    ///
+    /// Deviation from ffplay, which always filters linearly: at its own size the luma is the same either
+    /// way, and only 4:2:0's half-size chroma planes differ: the nearest texel replicates each chroma
+    /// sample over its 2×2 block, as FFmpeg's own unscaled YUV → RGB conversions do, where linear filtering
+    /// blends it with its neighbours. With a software renderer (Mesa's llvmpipe on Xvfb, or any machine without a GPU driver) linear
+    /// sampling is most of the drawing: playing a 1080p30 file took a third less CPU with it off
+    /// (Benchmarks/README.md).
+    private func setSampling(_ texture: OpaquePointer, nearest: Bool) {
+        guard nearest != samplesNearest else { return }
+        if SDL_SetTextureScaleMode(texture, nearest ? SDL_ScaleModeNearest : SDL_ScaleModeLinear) == 0 {
+            samplesNearest = nearest
+        }
     }
 
     /// Whether the window can show `pixels`.

@@ -25,6 +25,24 @@ import Testing
         return MediaSample(format: .video(format), planes: planes, timing: timing, frameCount: 1)
     }
 
+    /// A `width`×`height` yuv420p frame at 0 s, its left half the colour `left` (Y, Cb, Cr), its right half
+    /// `right`: an edge in luma, in chroma or in both.
+    static func edge(width: Int, height: Int, left: (UInt8, UInt8, UInt8), right: (UInt8, UInt8, UInt8))
+        -> MediaSample
+    {
+        let format = VideoFormat(
+            codec: .raw(.yuv420p), width: width, height: height, frameRate: FrameRate(30),
+            bytesPerRow: [width, width / 2, width / 2])
+        func plane(_ columns: Int, _ rows: Int, _ value: KeyPath<(UInt8, UInt8, UInt8), UInt8>) -> [UInt8] {
+            (0..<rows).flatMap { _ in
+                (0..<columns).map { $0 < columns / 2 ? left[keyPath: value] : right[keyPath: value] }
+            }
+        }
+        let planes = [plane(width, height, \.0), plane(width / 2, height / 2, \.1), plane(width / 2, height / 2, \.2)]
+        let timing = SampleTiming(presentationTime: .zero, duration: MediaTime(value: 1, timescale: 30))
+        return MediaSample(format: .video(format), planes: planes, timing: timing, frameCount: 1)
+    }
+
     /// Points SDL (this process's `DISPLAY`) at `screen`.
     static func useDisplay(_ screen: XvfbServer) { setenv("DISPLAY", screen.display, 1) }
 
@@ -59,6 +77,55 @@ import Testing
         #expect(preview.statistics.windowWidth == 400 && preview.statistics.windowHeight == 400)
         try preview.finish()
         #expect(preview.statistics.isClosed)
+    }
+
+    /// Drawn at its own size, the window is swscale's unscaled conversion of the frame (each chroma sample
+    /// over its 2×2 block, not blended with the next: a red/cyan edge stays sharp); scaled 4×, a black/white
+    /// edge is smoothed (linear filtering).
+    @Test func atItsOwnSizeThePictureIsFFmpegsAndScaledItIsSmoothed() throws {
+        let screen = try XvfbServer(width: 256, height: 256)
+        defer { screen.stop() }
+        Self.useDisplay(screen)
+        defer { unsetenv("DISPLAY") }
+        let chroma = Self.edge(width: 64, height: 64, left: (81, 90, 240), right: (170, 166, 16))
+        var preview = try VideoPreviewSink(title: "own size")
+        try preview.write(chroma)
+        var shot = Data()
+        try waitUntil("the frame is drawn", timeout: .seconds(10), every: .milliseconds(100)) {
+            guard let taken = try? screen.screenshot(), taken.count == 256 * 256 * 3 else { return false }
+            shot = taken
+            return taken.contains { $0 > 200 }
+        }
+        // Where the window is (SDL places it, centred here): its top left pixel is the first red one.
+        let first = try #require(stride(from: 0, to: shot.count, by: 3).first { shot[$0] > 200 }) / 3
+        let (left, top) = (first % 256, first / 256)
+        try preview.finish()
+        let raw = chroma.planes.reduce(Data()) { $0 + Data($1) }
+        let reference = try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "64x64", "-i", "-", "-f", "rawvideo",
+                "-pix_fmt", "rgb24", "-"
+            ],
+            stdin: raw
+        ).stdout
+        for x in [0, 30, 31, 32, 33, 63] {
+            let shown = Self.pixel(shot, left + x, top + 32, width: 256)
+            let expected = Self.pixel(reference, x, 32, width: 64)
+            let apart = max(abs(shown.0 - expected.0), abs(shown.1 - expected.1), abs(shown.2 - expected.2))
+            #expect(apart <= 3, "column \(x): the window shows \(shown), ffmpeg \(expected)")
+        }
+
+        preview = try VideoPreviewSink(title: "scaled", width: 256, height: 256)
+        try preview.write(Self.edge(width: 64, height: 64, left: (16, 128, 128), right: (235, 128, 128)))
+        try waitUntil("the frame is drawn", timeout: .seconds(10), every: .milliseconds(100)) {
+            guard let taken = try? screen.screenshot() else { return false }
+            shot = taken
+            return Self.pixel(taken, 250, 128, width: 256).0 > 200 && Self.pixel(taken, 5, 128, width: 256).0 < 20
+        }
+        try preview.finish()
+        let across = (120..<136).map { Self.pixel(shot, $0, 128, width: 256).0 }
+        #expect(across.contains { (30...225).contains($0) }, "a hard edge at 4×: \(across)")
     }
 
     @Test func lateFramesAreDroppedAndAStoppedClockDoesNotHoldTheEnd() throws {
