@@ -58,16 +58,22 @@ import Testing
 
     /// Seeking exactly to T (a frame's time, among frames decoded after B-frames) gives first the frame
     /// ffmpeg's `-ss T` gives, byte for byte, then every later frame; the audio starts at T's sample: it
-    /// is ffmpeg's `-ss T` decoding of the audio.
-    @Test(arguments: [1.48, 2.0, 3.04, 5.2])
-    func anExactSeekStartsAtTheFrameAndTheSampleAtT(_ seconds: Double) async throws {
+    /// is ffmpeg's `-ss T` decoding of the audio. Half the times play the file from memory
+    /// (`init(bytes:)`): each branch and the seek read their own demuxer of the same bytes.
+    @Test(arguments: [(1.48, false), (2.0, true), (3.04, false), (5.2, true)])
+    func anExactSeekStartsAtTheFrameAndTheSampleAtT(_ seconds: Double, inMemory: Bool) async throws {
         let dir = try TemporaryDirectory()
         let movie = try Self.movie(dir)
         let collector = FrameCollector()
         let wav = dir.file("audio.wav")
-        let player = try MediaPlayer(
-            path: movie, audio: .sink { _ in WAVMuxer(output: try FileOutput(path: wav)) },
-            video: .presenting { _ in collector })
+        let audio = AudioPlayerOutput.sink { _ in WAVMuxer(output: try FileOutput(path: wav)) }
+        let video = MediaPlayer.VideoOutput.presenting { _ in collector }
+        let player =
+            inMemory
+            ? try MediaPlayer(
+                bytes: Array(try Data(contentsOf: URL(fileURLWithPath: movie))), audio: audio, video: video)
+            : try MediaPlayer(path: movie, audio: audio, video: video)
+        #expect(player.path == (inMemory ? nil : movie))
         try player.seek(to: seconds)
         #expect(try await Self.play(player) == [.ready, .playing, .ended])
         let frames = collector.frames
@@ -92,6 +98,29 @@ import Testing
         let compared = min(played.count, reference.count, 44_100)
         let worst = (0..<compared).map { abs(played[$0] - reference[$0]) }.max() ?? 1
         #expect(worst < 1e-3, "the audio after the seek differs from ffmpeg's by up to \(worst)")
+    }
+
+    /// `rate` 2 plays the audio in half the time at the same pitch (440 Hz), and every frame still reaches
+    /// the video output; rates outside 0.5…2 are clamped.
+    @Test func rateTwoHalvesTheAudioAndKeepsItsPitch() async throws {
+        let dir = try TemporaryDirectory()
+        let movie = try Self.movie(dir, seconds: 2)
+        let collector = FrameCollector()
+        let wav = dir.file("fast.wav")
+        let player = try MediaPlayer(
+            path: movie, audio: .sink { _ in WAVMuxer(output: try FileOutput(path: wav)) },
+            video: .presenting { _ in collector })
+        player.rate = 3
+        #expect(player.rate == 2)
+        #expect(try await Self.play(player) == [.ready, .playing, .ended])
+        let played = try AudioPlayerTests.floats(wav)
+        let expected = player.duration * 44_100 / 2
+        #expect(abs(Double(played.count) - expected) <= expected * 0.02, "\(played.count) samples for \(expected)")
+        let pitch = RawAudio.zeroCrossingFrequency(played, sampleRate: 44_100)
+        #expect(abs(pitch - 440) < 4.4, "\(pitch) Hz")
+        #expect(collector.frames.count == 50)
+        player.rate = 0.1
+        #expect(player.rate == 0.5)
     }
 
     /// A keyframe seek lands on the keyframe at or before the time asked (here 2 s for 3.3 s), audio and

@@ -24,13 +24,14 @@ final class DemuxedAudioTrack: PlayerPCMSource {
     /// How far before a seek's target decoding starts.
     static let preroll = MediaTime(value: 1, timescale: 5)
 
-    /// Opens stream `stream` of `path`, whose timeline starts at `start`.
-    init(path: String, stream: Int, format: AudioFormat, start: MediaTime) throws(MediaError) {
-        source = try ContainerDemuxer.streamSource(path: path, stream: stream)
+    /// Opens stream `stream` of `input`, whose timeline starts at `start`.
+    init(input: PlayerInput, stream: Int, format: AudioFormat, start: MediaTime) throws(MediaError) {
+        source = try input.streamSource(stream)
         fileFormat = format
         self.start = start
         guard AudioDecoder.canDecode(.audio(format)) else {
-            throw MediaError(.unsupportedFormat, "\(path): AudioDecoder cannot decode stream \(stream) (\(format))")
+            throw MediaError(
+                .unsupportedFormat, "\(input.name): AudioDecoder cannot decode stream \(stream) (\(format))")
         }
     }
 

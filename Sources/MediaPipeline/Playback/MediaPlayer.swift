@@ -2,9 +2,9 @@ public import MediaCore
 import MediaAudio
 import MediaFFmpeg
 
-/// Plays a movie file's audio and video together, as `AVPlayer` (and ffplay) do: play, pause, seek
-/// (exact or to a keyframe), rate with the pitch kept, volume, loops, a periodic time observer and
-/// events.
+/// Plays a movie's audio and video together (a file, or one held in memory), as `AVPlayer` (and
+/// ffplay) do: play, pause, seek (exact or to a keyframe), rate with the pitch kept, volume, loops, a
+/// periodic time observer and events.
 ///
 /// ```swift
 /// import MediaDisplay
@@ -32,14 +32,17 @@ import MediaFFmpeg
 ///   file runs from 10 to 20 s on it) and ``currentTime`` folds it back into the file.
 /// - Seek: ``seek(to:mode:)``; the video output is flushed and both streams start afresh at the target.
 ///   While paused, the frame at the target is shown.
+/// - Streams of different lengths: a video shorter than its audio holds its last frame until the audio
+///   ends (and still seeks); after an audio shorter than its video, the host clock takes over from the
+///   last time heard, at ``rate``.
 /// - End: all loops played, the output shows its last frames, the run ends with ``Event/ended`` and
 ///   ``currentTime`` goes back to 0; ``stop()`` ends it at once and keeps ``currentTime``.
 ///
 /// The methods may be called from any thread; ``onEvent`` and the time observers are called on
 /// threads of the player's.
 public final class MediaPlayer: Sendable {
-    /// The file played.
-    public let path: String
+    /// The file played; `nil` for an in-memory input (``init(bytes:formatName:audio:video:)``).
+    public let path: String?
     /// The file's length in seconds (the container's duration).
     public let duration: Double
     /// The format of the audio stream played, `nil` when none is (none in the file, or no output).
@@ -49,6 +52,7 @@ public final class MediaPlayer: Sendable {
     /// Every event, in order; ``Event/ready`` first. One stream per player: iterate it once.
     public let events: AsyncStream<Event>
 
+    private let input: PlayerInput
     private let audioOutput: AudioPlayerOutput?
     private let videoOutput: VideoOutput?
     private let audioStream: Int?
@@ -71,6 +75,8 @@ public final class MediaPlayer: Sendable {
         var timeline: TimelineClock?
         var monitor: Task<Void, Never>?
         var isPlaying = false
+        /// The audio branch has ended while the video plays on: the timeline is the clock.
+        var audioEnded = false
         var storedTime = 0.0
         var loops = 0
         var rate: Float = 1
@@ -86,8 +92,23 @@ public final class MediaPlayer: Sendable {
     ///   ``/MediaCore/MediaError/Code/unsupportedFormat`` for a video codec other than H.264 or an audio
     ///   codec ``/MediaFFmpeg/AudioDecoder`` cannot decode, when an output for it is given;
     ///   ``/MediaCore/MediaError/Code/invalidArgument`` when nothing would be played.
-    public init(path: String, audio: AudioPlayerOutput?, video: VideoOutput?) throws(MediaError) {
-        let demuxer = try ContainerDemuxer(path: path)
+    public convenience init(path: String, audio: AudioPlayerOutput?, video: VideoOutput?) throws(MediaError) {
+        try self.init(input: .path(path), audio: audio, video: video)
+    }
+
+    /// A player of a container held in memory (a download, a resource), as
+    /// ``/MediaFFmpeg/ContainerDemuxer/init(bytes:formatName:)`` reads it: probed unless `formatName`
+    /// names its libavformat format (`mp4`, `matroska`, `mpegts`...). Otherwise as
+    /// ``init(path:audio:video:)``; errors name the input "in-memory input (N bytes)".
+    public convenience init(
+        bytes: [UInt8], formatName: String? = nil, audio: AudioPlayerOutput?, video: VideoOutput?
+    ) throws(MediaError) {
+        try self.init(input: .bytes(bytes, formatName: formatName), audio: audio, video: video)
+    }
+
+    private init(input: PlayerInput, audio: AudioPlayerOutput?, video: VideoOutput?) throws(MediaError) {
+        let name = input.name
+        let demuxer = try input.open()
         let streams = demuxer.streams
         var audioStream: Int?
         var audioFormat: AudioFormat?
@@ -95,7 +116,7 @@ public final class MediaPlayer: Sendable {
             guard case .audio(let format) = stream.format, AudioDecoder.canDecode(.audio(format)) else {
                 throw MediaError(
                     .unsupportedFormat,
-                    "MediaPlayer: \(path)'s audio (stream \(stream.index)) is \(stream.codecName), "
+                    "MediaPlayer: \(name)'s audio (stream \(stream.index)) is \(stream.codecName), "
                         + "which AudioDecoder does not decode; play it without audio output")
             }
             (audioStream, audioFormat) = (stream.index, format)
@@ -106,7 +127,7 @@ public final class MediaPlayer: Sendable {
             guard case .video(let format) = stream.format, format.codec == .h264 else {
                 throw MediaError(
                     .unsupportedFormat,
-                    "MediaPlayer: \(path)'s video (stream \(stream.index)) is \(stream.codecName); "
+                    "MediaPlayer: \(name)'s video (stream \(stream.index)) is \(stream.codecName); "
                         + "it plays H.264 video (play it with no video output for its audio alone)")
             }
             (videoStream, videoFormat) = (stream.index, format)
@@ -114,11 +135,12 @@ public final class MediaPlayer: Sendable {
         guard audioStream != nil || videoStream != nil else {
             throw MediaError(
                 .invalidArgument,
-                "MediaPlayer: nothing to play in \(path): it has \(count: streams.filter(\.isAudio).count, "audio stream") "
+                "MediaPlayer: nothing to play in \(name): it has \(count: streams.filter(\.isAudio).count, "audio stream") "
                     + "and \(count: streams.filter(\.isVideo).count, "video stream"), and the player was given "
                     + "\(audio == nil ? "no" : "an") audio output and \(video == nil ? "no" : "a") video output")
         }
-        self.path = path
+        self.input = input
+        if case .path(let path) = input { self.path = path } else { self.path = nil }
         self.audioOutput = audio
         self.videoOutput = video
         (self.audioStream, self.audioFormat, self.videoStream, self.videoFormat) =
@@ -146,7 +168,7 @@ public final class MediaPlayer: Sendable {
     public var currentTime: Double {
         get {
             let raw = state.withLock { s -> Double in
-                if let audio = s.audio, let clock = s.clock {
+                if let audio = s.audio, let clock = s.clock, !s.audioEnded {
                     return audio.fileTime(atOutputFrame: clock.playedFrames) ?? s.storedTime
                 }
                 return s.timeline?.now ?? s.storedTime
@@ -221,7 +243,12 @@ public final class MediaPlayer: Sendable {
 
     /// Pauses: audio and video stop where they are; ``play()`` resumes from there.
     public func pause() {
-        let paused = state.withLock { s -> Bool in
+        if hold() { emit(.paused) }
+    }
+
+    /// Holds audio and video where they are; whether they were playing.
+    private func hold() -> Bool {
+        state.withLock { s -> Bool in
             guard s.isPlaying else { return false }
             s.audio?.setPaused(true)
             s.clock?.pause()
@@ -229,15 +256,26 @@ public final class MediaPlayer: Sendable {
             s.isPlaying = false
             return true
         }
-        if paused { emit(.paused) }
     }
 
     /// Moves to `seconds` of the file (clamped to 0…``duration``), playing or not.
     ///
-    /// - Throws: the demuxer's errors when looking for the keyframe (``SeekMode/keyframe``).
+    /// After the audio has ended while the video plays on, the run starts afresh at the target (the
+    /// window closes and opens again).
+    ///
+    /// - Throws: the demuxer's errors when looking for the keyframe (``SeekMode/keyframe``); the
+    ///   outputs' and the file's, as ``play()``, when the run starts afresh.
     public func seek(to seconds: Double, mode: SeekMode = .exact) throws(MediaError) {
         var target = min(max(0, seconds), duration)
         if mode == .keyframe, let videoStream { target = try keyframeTime(at: target, stream: videoStream) }
+        if state.withLock({ $0.run != nil && $0.audioEnded }) {
+            let playing = isPlaying
+            stop()
+            state.withLock { $0.storedTime = target }
+            try startRun()
+            if !playing { _ = hold() }
+            return
+        }
         let presenting = state.withLock { s in
             s.storedTime = target
             s.audio?.requestSeek(to: target)
@@ -299,12 +337,18 @@ public final class MediaPlayer: Sendable {
         // within a second): the video follows the audio through its clock, and after a seek taken by the
         // video first, the audio, held by a paused device, must not hold the video's first frame back.
         var graph = MediaGraph(interleaving: Interleaving(maxQueuedDuration: .seconds(1_000_000)))
+        let playsAudio = audioStream != nil && audioOutput != nil
+        let videoControl =
+            videoStream != nil && videoOutput != nil ? VideoControl(loops: loops, followsAudio: playsAudio) : nil
+        // The clock of the video without audio, and after the audio has ended.
+        let timeline = TimelineClock(position: time)
+        timeline.setRate(Double(rate))
         var audio: (control: PlayerControl, clock: any PlaybackClock)?
         if let audioStream, let audioOutput, let audioFormat {
             let format = AudioFormat.pcm(
                 .f32, sampleRate: audioOutput.sampleRate ?? audioFormat.sampleRate,
                 channels: audioOutput.channels ?? audioFormat.channelLayout.channelCount)
-            let track = try DemuxedAudioTrack(path: path, stream: audioStream, format: audioFormat, start: start)
+            let track = try DemuxedAudioTrack(input: input, stream: audioStream, format: audioFormat, start: start)
             let opened: OpenedPlayerOutput
             do { opened = try audioOutput.open(format) } catch { throw PlayerEngine.mediaError(error) }
             let control = PlayerControl(volume: volumeParameter, pan: panParameter, rate: rateParameter, loops: loops)
@@ -317,32 +361,34 @@ public final class MediaPlayer: Sendable {
             } catch { throw PlayerEngine.mediaError(error) }
             audio = (control, opened.clock)
             let branch = graph.addBranch("audio", source: engine)
-            graph.addSink(opened.sink, input: branch)
+            let heard = opened.clock
+            let ends = AudioEndSink(output: opened.sink) { [weak self] in
+                self?.audioEnded(control: control, clock: heard, timeline: timeline, video: videoControl)
+            }
+            graph.addSink(ends, input: branch)
         }
-        let timeline = audio == nil ? TimelineClock(position: time) : nil
-        timeline?.setRate(Double(rate))
         var video: (control: VideoControl, output: any PresentingSink)?
-        if let videoStream, let videoOutput {
+        if let videoStream, let videoOutput, let videoControl {
             let clock: @Sendable () -> MediaTime?
             if let (control, output) = audio {
-                clock = { control.fileTime(atOutputFrame: output.playedFrames).map(VideoEngine.time) }
-            } else if let timeline {
-                clock = { VideoEngine.time(timeline.now) }
+                clock = {
+                    if videoControl.isAudioEnded { return VideoEngine.time(timeline.now) }
+                    return control.fileTime(atOutputFrame: output.playedFrames).map(VideoEngine.time)
+                }
             } else {
-                clock = { nil }
+                clock = { VideoEngine.time(timeline.now) }
             }
             let output: any PresentingSink
             do { output = try videoOutput.make(clock) } catch { throw PlayerEngine.mediaError(error) }
-            let control = VideoControl(loops: loops)
             let engine = try VideoEngine(
-                path: path, stream: videoStream, start: start, startTime: time, loopLength: duration,
-                control: control, output: output)
-            video = (control, output)
+                input: input, stream: videoStream, start: start, startTime: time, loopLength: duration,
+                control: videoControl, output: output)
+            video = (videoControl, output)
             let branch = graph.addBranch("video", source: engine)
-            graph.addSink(PresentingWriter(output: output, control: control), input: branch)
+            graph.addSink(PresentingWriter(output: output, control: videoControl), input: branch)
         }
         let monitor = audio.map { watchUnderruns(of: $0.clock, control: $0.control) }
-        let (audioControl, videoControl) = (audio?.control, video?.control)
+        let audioControl = audio?.control
         state.withLock { s in
             s.audio = audio?.control
             s.clock = audio?.clock
@@ -351,8 +397,9 @@ public final class MediaPlayer: Sendable {
             s.timeline = timeline
             s.monitor = monitor
             s.isPlaying = true
+            s.audioEnded = false
         }
-        timeline?.resume()
+        timeline.resume()
         let run = graph.start { [self] result in ended(result, audio: audioControl, video: videoControl) }
         state.withLock { s in if s.video === videoControl && s.audio === audioControl { s.run = run } }
     }
@@ -372,6 +419,7 @@ public final class MediaPlayer: Sendable {
                 s.isPlaying = false
                 (s.run, s.audio, s.video, s.presenting, s.clock, s.timeline, s.monitor) =
                     (nil, nil, nil, nil, nil, nil, nil)
+                s.audioEnded = false
                 if !stopped { s.storedTime = 0 }
             }
             return s.monitor
@@ -382,6 +430,16 @@ public final class MediaPlayer: Sendable {
         } else if !stopped {
             emit(.ended)
         }
+    }
+
+    /// The audio branch's output has finished (or failed): the timeline takes over as the clock from the
+    /// last time heard, and the video, holding its end for the audio, may end.
+    private func audioEnded(
+        control: PlayerControl, clock: any PlaybackClock, timeline: TimelineClock, video: VideoControl?
+    ) {
+        if let heard = control.fileTime(atOutputFrame: clock.playedFrames) { timeline.set(heard) }
+        state.withLock { s in if s.audio === control { s.audioEnded = true } }
+        video?.markAudioEnded()
     }
 
     /// A task that emits ``Event/stalled`` each time the audio output reports a new underrun before the
@@ -400,7 +458,7 @@ public final class MediaPlayer: Sendable {
 
     /// The presentation time, on the timeline, of the keyframe at or before `target`.
     private func keyframeTime(at target: Double, stream: Int) throws(MediaError) -> Double {
-        let source = try ContainerDemuxer.streamSource(path: path, stream: stream)
+        let source = try input.streamSource(stream)
         try source.demuxer.seek(to: start + VideoEngine.time(target))
         guard let keyframe = try source.next(), let seconds = (keyframe.timing.presentationTime - start).seconds else {
             return target

@@ -16,6 +16,9 @@ import MediaFFmpeg
 ///   the target (exact seeking).
 /// - Loops: at the end, if loops are left, the stream starts again at its start, its times one
 ///   loop length later.
+/// - End: when the player has audio, the engine holds its end (its last frame stays on screen, a seek
+///   still starts it again) until the audio has ended too (``VideoControl/markAudioEnded()``), as a
+///   window of `AVPlayer` or ffplay keeps a short video's last picture while the sound goes on.
 /// - Stop: ``next()`` returns `nil`.
 struct VideoEngine: MediaSource {
     private let source: ContainerDemuxer.StreamSource
@@ -34,10 +37,10 @@ struct VideoEngine: MediaSource {
     var name: String { "MediaPlayer video" }
 
     init(
-        path: String, stream: Int, start: MediaTime, startTime: Double, loopLength: Double, control: VideoControl,
+        input: PlayerInput, stream: Int, start: MediaTime, startTime: Double, loopLength: Double, control: VideoControl,
         output: any PresentingSink
     ) throws(MediaError) {
-        source = try ContainerDemuxer.streamSource(path: path, stream: stream)
+        source = try input.streamSource(stream)
         self.start = start
         self.loopLength = Self.time(loopLength)
         self.control = control
@@ -57,7 +60,11 @@ struct VideoEngine: MediaSource {
                 try seek(to: seconds)
                 continue
             }
-            if drained { return nil }
+            if drained {
+                guard control.followsAudio, !control.isAudioEnded else { return nil }
+                usleep(5_000)
+                continue
+            }
             try pump()
         }
         return ready.removeFirst()
@@ -114,18 +121,29 @@ struct VideoEngine: MediaSource {
     }
 }
 
-/// What a ``MediaPlayer``'s controls (any thread) tell its video engine: seeks, loops and the stop.
+/// What a ``MediaPlayer``'s controls (any thread) tell its video engine: seeks, loops, the stop, and
+/// the end of the audio it follows.
 final class VideoControl: Sendable {
     private struct State: Sendable {
         var stopRequested = false
         var seekTo: Double?
+        var audioEnded = false
     }
     private let state = Locked(State())
 
     /// Loops still to play.
     let loops: LoopsLeft
+    /// Whether the player has audio: the video's end waits for the audio's.
+    let followsAudio: Bool
 
-    init(loops: Int) { self.loops = LoopsLeft(loops) }
+    init(loops: Int, followsAudio: Bool) {
+        self.loops = LoopsLeft(loops)
+        self.followsAudio = followsAudio
+    }
+
+    /// Whether the audio has ended (its output finished or failed).
+    var isAudioEnded: Bool { state.withLock { $0.audioEnded } }
+    func markAudioEnded() { state.withLock { $0.audioEnded = true } }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
     func requestStop() { state.withLock { $0.stopRequested = true } }
