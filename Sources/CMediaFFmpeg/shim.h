@@ -28,6 +28,8 @@ static inline int mp_averror(int e) { return AVERROR(e); }
 static inline int mp_averror_eagain(void) { return AVERROR(EAGAIN); }
 /// `AVERROR_EOF`: end of stream.
 static inline int mp_averror_eof(void) { return AVERROR_EOF; }
+/// `AVERROR_EXIT`: the interrupt callback asked a blocking call to give up.
+static inline int mp_averror_exit(void) { return AVERROR_EXIT; }
 /// `AVERROR_INVALIDDATA`.
 static inline int mp_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 /// `AVERROR_ENCODER_NOT_FOUND`.

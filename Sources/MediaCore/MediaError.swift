@@ -50,6 +50,11 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The device a capture or playback stream was using went away (unplugged, its module
         /// unloaded, the sound server gone): the stream has ended and will deliver nothing more.
         public static let deviceLost = Code("device lost")
+        /// A network input gave nothing for longer than its timeout (opening it, or between two
+        /// packets).
+        public static let timedOut = Code("timed out")
+        /// The caller stopped an operation before it could finish (opening a network input).
+        public static let cancelled = Code("cancelled")
 
         /// The code's name, e.g. `truncated`.
         public var description: String { name }

@@ -215,7 +215,7 @@ public final class ContainerDemuxer {
         }
     }
 
-    private init(context: InputFormatContext, inputName: String) throws(MediaError) {
+    init(context: InputFormatContext, inputName: String) throws(MediaError) {
         self.context = context
         self.inputName = inputName
         packet = try Packet()
@@ -369,7 +369,21 @@ public final class ContainerDemuxer {
                         + "(\(count: waiting.queuedBytes, "byte")) wait for it, the limit is \(count: queueLimit.packets, "packet") or "
                         + "\(count: queueLimit.bytes, "byte"); read that source too, or release it")
             }
+            context.interrupt.map { $0.arm(seconds: $0.readTimeout) }
             let code = av_read_frame(context.raw, packet.raw)
+            context.interrupt?.disarm()
+            // A protocol interrupted may reach the demuxer as the end of the input (MPEG-TS says EOF).
+            if let interrupt = context.interrupt,
+                interrupt.isStopped || (code < 0 && (code == mp_averror_exit() || interrupt.timedOut))
+            {
+                if let error = interrupted(interrupt) {
+                    failure = error
+                    throw error
+                }
+                endOfInput = true
+                if code >= 0 { av_packet_unref(packet.raw) }
+                return nil
+            }
             if code == mp_averror_eof() {
                 endOfInput = true
                 if let cut = truncation() {

@@ -14,15 +14,19 @@ final class InputFormatContext {
     private var owned: UnsafeMutablePointer<AVFormatContext>?
     /// The custom I/O the context reads through; released only after the context is closed.
     private let io: MemoryIOContext?
+    /// What interrupts a network input's blocking calls; kept until the context is closed (libavformat
+    /// holds a pointer to it).
+    let interrupt: NetworkInterrupt?
 
     /// Opens `url` (a path, or a device for libavdevice's formats) or, when `io` is given, the bytes
     /// behind it, with the input format named `formatName` (`nil` probes) and the format's private
     /// `options` (a device's `video_size`, `framerate`...: one it does not know throws
     /// ``/MediaCore/MediaError/Code/invalidArgument`` naming it). Throws the FFmpeg error of
     /// `avformat_open_input` as `MediaError` (the caller rewrites the message to name the input).
-    init(url: String?, io: MemoryIOContext?, formatName: String?, options: [(String, String)] = [])
-        throws(MediaError)
-    {
+    init(
+        url: String?, io: MemoryIOContext?, formatName: String?, options: [(String, String)] = [],
+        interrupt: NetworkInterrupt? = nil
+    ) throws(MediaError) {
         var format: UnsafePointer<AVInputFormat>? = nil
         if let formatName {
             guard let found = av_find_input_format(formatName) else {
@@ -39,6 +43,12 @@ final class InputFormatContext {
             }
             allocated.pointee.pb = io.raw
             allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            context = allocated
+        } else if let interrupt {
+            guard let allocated = avformat_alloc_context() else {
+                throw MediaError(.outOfMemory, "cannot allocate a format context", ffmpegCall: "avformat_alloc_context")
+            }
+            allocated.pointee.interrupt_callback = interrupt.callback
             context = allocated
         }
         var dictionary: OpaquePointer? = nil
@@ -58,6 +68,7 @@ final class InputFormatContext {
         raw = context
         owned = context
         self.io = io
+        self.interrupt = interrupt
         FFmpeg.didAllocate()
     }
 
