@@ -148,10 +148,10 @@ struct MediaPlayerCommand: ParsableCommand {
 
     /// The window: a preview paced by the player's clock, its keys to `keys`, its closing to `closed`.
     static func window(file: String, keys: WindowKeys, closed: StopSignal, log: FrameLog?) -> MediaPlayer.VideoOutput {
-        var observer: (@Sendable (MediaTime, MediaTime) -> Void)?
-        if let log { observer = { time, host in log.add(time, host) } }
-        let shown = observer
-        return .presenting { clock in
+        .presenting { clock in
+            var observer: (@Sendable (MediaTime, MediaTime) -> Void)?
+            if let log { observer = { time, host in log.add(time, host, clock: clock()) } }
+            let shown = observer
             let sink: any PresentingSink = try VideoPreviewSink(
                 title: "media-player: \(file)", pacing: .custom(now: clock), whenClosed: .stop(closed),
                 queueCapacity: 12, onKey: { keys.add($0) }, onFrameShown: shown)

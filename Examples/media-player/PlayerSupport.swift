@@ -62,9 +62,11 @@ final class FrameLog: Sendable {
         file = Locked((handle, 0))
     }
 
-    func add(_ presentationTime: MediaTime, _ hostTime: MediaTime) {
+    /// A frame of `presentationTime` shown at `hostTime`, when the player's clock stood at `clock`.
+    func add(_ presentationTime: MediaTime, _ hostTime: MediaTime, clock: MediaTime?) {
         let line = String(
-            format: "{\"pts\":%.6f,\"shown\":%.6f}\n", presentationTime.seconds ?? -1, hostTime.seconds ?? -1)
+            format: "{\"pts\":%.6f,\"shown\":%.6f,\"clock\":%.6f}\n", presentationTime.seconds ?? -1,
+            hostTime.seconds ?? -1, clock?.seconds ?? -1)
         file.withLock { f in
             f.handle.write(Data(line.utf8))
             f.count += 1

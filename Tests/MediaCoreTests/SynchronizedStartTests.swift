@@ -4,7 +4,8 @@ import MediaTestSupport
 import Testing
 
 /// `SynchronizedStart` with two sources on two threads, as a graph runs them: video frames from 0 s and
-/// PCM from 0.5 s start together at 0.5 s (the buffer that straddles it cut there, exactly); the video
+/// PCM from 0.5 s start together at 0.5 s (the buffer that straddles it cut there, exactly; the picture
+/// with the frame nearest the start, even just before it); the video
 /// source keeps reading while it waits and hands out what it captured nearest the start; a source that
 /// gives nothing makes the other throw `stalled` naming it.
 @Suite(.timeLimit(.minutes(1))) struct SynchronizedStartTests {
@@ -87,6 +88,20 @@ import Testing
         // Audio starts with its own first sample, whole.
         #expect(buffers.first?.timing.presentationTime == MediaTime(value: 23_900, timescale: 48_000))
         #expect(buffers.count == 20)
+    }
+
+    /// The audio starts at 0.51 s: frame 15 (0.5 s) is on screen then and nearer to it (10 ms) than frame 16
+    /// (23 ms after), so the picture starts with it; frame 14, a frame and a third before, goes.
+    @Test func theFrameNearestTheStartBeginsThePictureEvenBeforeIt() throws {
+        let start = SynchronizedStart(sources: 2)
+        let video = Reader(start.source(Paced(samples: Self.frames(60), delay: 0.002), index: 0))
+        let audio = Reader(start.source(Paced(samples: Self.pcm(from: 24_480, 20), delay: 0.03), index: 1))
+        let frames = try video.wait()
+        _ = try audio.wait()
+        #expect(
+            frames.first?.timing.presentationTime == MediaTime(value: 15, timescale: 30),
+            "\(frames.first?.timing as Any)")
+        #expect(frames.count == 45)
     }
 
     @Test func aBufferThatStraddlesTheStartIsCutThere() throws {
