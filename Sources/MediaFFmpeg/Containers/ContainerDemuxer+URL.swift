@@ -7,7 +7,10 @@ extension ContainerDemuxer {
         /// How RTSP carries the media: interleaved in the TCP connection (the default: it crosses
         /// firewalls and NAT, and loses nothing), or over UDP (lower latency; packets may be lost).
         public enum RTSPTransport: String, Sendable {
-            case tcp, udp
+            /// The media interleaved in the RTSP connection.
+            case tcp
+            /// The media in RTP packets over UDP.
+            case udp
         }
 
         /// How long opening may take: connecting, the protocol's handshake and reading enough to know
