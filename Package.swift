@@ -26,7 +26,8 @@ let package = Package(
         .library(name: "MediaFFmpeg", targets: ["MediaFFmpeg"]),
         .library(name: "MediaAudio", targets: ["MediaAudio"]),
         .library(name: "MediaPulse", targets: ["MediaPulse"]),
-        .library(name: "MediaDisplay", targets: ["MediaDisplay"])
+        .library(name: "MediaDisplay", targets: ["MediaDisplay"]),
+        .library(name: "MediaIngest", targets: ["MediaIngest"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -35,7 +36,9 @@ let package = Package(
         // nothing of it is linked into the library.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // Diagnostics (resynchronisation, concealment, reconnects) go to a `Logger` the user passes in.
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.0")
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // The ingest server's event loops and sockets (MediaIngest only).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0")
     ],
     targets: [
         // FFmpeg's C API, found through pkg-config. Only MediaFFmpeg imports it.
@@ -109,7 +112,18 @@ let package = Package(
         // Video on screen: a preview window (SDL2). Not in the umbrella, as AVKit is not in AVFoundation:
         // a program that shows no video does not load a window system's libraries.
         .target(name: "MediaDisplay", dependencies: ["MediaCore", "CSDL2"], swiftSettings: strict),
-        // Umbrella module: re-exports every library module above but MediaDisplay.
+        // Servers that receive streams: the RTMP ingest server, event-driven on swift-nio, whose protocol
+        // parsers (chunk stream, AMF0, FLV payloads) are MediaFormats'. Not in the umbrella, as MediaDisplay:
+        // a program that serves nothing does not link NIO's event loops.
+        .target(
+            name: "MediaIngest",
+            dependencies: [
+                "MediaCore", "MediaBitstream", "MediaFormats", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: strict
+        ),
+        // Umbrella module: re-exports every library module above but MediaDisplay and MediaIngest.
         .target(
             name: "MediaPipeline",
             dependencies: [
@@ -364,6 +378,15 @@ let package = Package(
             name: "MediaStreamingTests",
             dependencies: [
                 "MediaCore", "MediaStreaming", "MediaTestSupport", .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: testStrict
+        ),
+        // The ingest server with real publishers (the ffmpeg CLI) and raw sockets; its recordings judged by
+        // ffprobe and ffmpeg.
+        .testTarget(
+            name: "MediaIngestTests",
+            dependencies: [
+                "MediaIngest", "MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: testStrict
         ),

@@ -55,6 +55,9 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let timedOut = Code("timed out")
         /// The caller stopped an operation before it could finish (opening a network input).
         public static let cancelled = Code("cancelled")
+        /// A peer or an input went past a limit set on it: connections, the length of a stream key, a
+        /// message's size, the bytes buffered for one connection.
+        public static let limitExceeded = Code("limit exceeded")
 
         /// The code's name, e.g. `truncated`.
         public var description: String { name }

@@ -1,0 +1,204 @@
+public import Logging
+public import MediaCore
+public import MediaFormats
+import NIOCore
+import NIOPosix
+
+/// A server that receives live streams: RTMP publishers (FFmpeg's `-f flv rtmp://…`, OBS, GStreamer's
+/// `rtmp2sink`), each stream handed to a graph of the caller's. nginx-rtmp's `application live` in a
+/// library, as GStreamer's `rtmp2src` would be with a listener.
+///
+/// ```swift
+/// let server = try IngestServer(rtmp: .init(host: "127.0.0.1", port: 1935)) { stream in
+///     // a thread of the stream's own: build a graph from stream.audioSource()/videoSource() and run it
+/// }
+/// print("publish to rtmp://127.0.0.1:\(server.rtmpPort)/live/KEY")
+/// server.stop()
+/// ```
+///
+/// The contract:
+/// - **Event-driven**: one swift-nio event loop serves every connection; the protocol is
+///   ``/MediaFormats/RTMPChunkParser``, ``/MediaFormats/AMF0Value`` and ``/MediaFormats/FLVSampleReader``.
+///   A slow or idle connection holds nothing but its own bounded buffers, so it never stalls another.
+/// - **Publishers, routed by application and key**: several at once; a key already being published, an
+///   empty key, a key over ``Limits/keyLength`` or one ``authorize`` refuses is answered with `onStatus`
+///   `NetStream.Publish.BadName` at level `error` (FFmpeg then exits with "Server error") and the
+///   connection is closed. Players are refused.
+/// - **One handler call per stream**, on a thread of the stream's own, once its tracks are known (see
+///   ``IngestStream``). The handler may run the stream's graph to its end there; ``stop()`` waits for
+///   every handler to return.
+/// - **Limits, each a logged reason and a closed connection**: ``Limits/connections`` at once, a
+///   handshake within ``Limits/handshakeTimeout``, the chunk parser's ``Limits/chunks`` (message
+///   length, chunk size, chunk streams, partial bytes), and ``Limits/bufferedBytes`` of samples queued
+///   for a graph that does not keep up (its sources then throw ``/MediaCore/MediaError/Code/limitExceeded``).
+/// - Every connection dropped, refused or failed is logged at `warning` with its address and why;
+///   a stream published and ended at `info`.
+public final class IngestServer: Sendable {
+    /// Where the RTMP listener listens.
+    public struct Endpoint: Sendable, Hashable {
+        /// The address to bind (default `127.0.0.1`).
+        public var host: String
+        /// The port (default 1935; 0 for one the system picks: read ``IngestServer/rtmpPort``).
+        public var port: Int
+
+        /// `host:port`.
+        public init(host: String = "127.0.0.1", port: Int = 1935) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// What a peer may make the server hold.
+    public struct Limits: Sendable, Hashable {
+        /// Connections open at once (default 256); one more is closed at once.
+        public var connections = 256
+        /// The longest stream key, in UTF-8 bytes (default 256).
+        public var keyLength = 256
+        /// The time a new connection has to complete the RTMP handshake (default 10 s).
+        public var handshakeTimeout: Duration = .seconds(10)
+        /// What one connection's chunk parser may hold.
+        public var chunks = RTMPChunkParserLimits()
+        /// The samples queued for one stream's graph, in bytes (default 32 MiB: about 2 minutes of a
+        /// 2 Mb/s stream).
+        public var bufferedBytes = 32 << 20
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// A publisher asking to publish, for ``IngestServer/init(rtmp:limits:logger:authorize:onStream:)``'s
+    /// `authorize`.
+    public struct PublishRequest: Sendable, Hashable {
+        /// The application (`live`).
+        public var app: String
+        /// The stream key.
+        public var key: String
+        /// The publisher's address.
+        public var remoteAddress: String
+    }
+
+    let state: ServerState
+    private let group: MultiThreadedEventLoopGroup
+    private let listener: any Channel
+    /// The port the RTMP listener is bound to (the one the system chose when asked for 0).
+    public let rtmpPort: Int
+
+    /// Starts listening for RTMP publishers.
+    ///
+    /// - Parameters:
+    ///   - rtmp: where to listen.
+    ///   - limits: what a peer may make the server hold.
+    ///   - logger: where connections, refusals and drops are logged.
+    ///   - authorize: `nil` to accept a publisher, else why it is refused (sent to it as the status's
+    ///     `description`). Called on the event loop: answer quickly. Default: accept every key.
+    ///   - onStream: called once per published stream, on a thread of its own (see ``IngestStream``).
+    /// - Throws: ``/MediaCore/MediaError/Code/io`` when the address cannot be bound, naming it.
+    public init(
+        rtmp: Endpoint = Endpoint(), limits: Limits = Limits(), logger: Logger = Logger(label: "MediaIngest"),
+        authorize: @escaping @Sendable (PublishRequest) -> String? = { _ in nil },
+        onStream: @escaping @Sendable (IngestStream) -> Void
+    ) throws(MediaError) {
+        let state = ServerState(limits: limits, logger: logger, authorize: authorize, onStream: onStream)
+        self.state = state
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RTMPChannelHandler(state: state))
+                }
+            }
+        do {
+            listener = try bootstrap.bind(host: rtmp.host, port: rtmp.port).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw MediaError(.io, "IngestServer cannot listen for RTMP on \(rtmp.host):\(rtmp.port): \(error)")
+        }
+        rtmpPort = listener.localAddress?.port ?? rtmp.port
+        logger.info("IngestServer: RTMP on \(rtmp.host):\(rtmpPort)")
+    }
+
+    /// Streams being published now, as `app/key`.
+    public var publishedStreams: [String] { state.published.withLock { $0.sorted() } }
+
+    /// Connections open now.
+    public var connectionCount: Int { state.connections.withLock { $0 } }
+
+    /// Stops listening, closes every connection (each stream's sources end) and waits for every stream's
+    /// handler to return. Idempotent.
+    public func stop() {
+        guard
+            state.stopping.withLock({
+                let was = $0; $0 = true; return !was
+            })
+        else { return }
+        try? listener.close().wait()
+        let open = state.channels.withLock { Array($0.values) }
+        for channel in open { try? channel.close().wait() }
+        try? group.syncShutdownGracefully()
+        for thread in state.takeHandlerThreads() { thread.join() }
+    }
+
+    deinit { stop() }
+}
+
+/// The chunk parser's limits, as ``IngestServer/Limits/chunks`` takes them.
+public typealias RTMPChunkParserLimits = RTMPChunkParser.Limits
+
+/// What the connections of one server share.
+final class ServerState: Sendable {
+    let limits: IngestServer.Limits
+    let logger: Logger
+    let authorize: @Sendable (IngestServer.PublishRequest) -> String?
+    let onStream: @Sendable (IngestStream) -> Void
+    let connections = Locked(0)
+    let published = Locked(Set<String>())
+    let stopping = Locked(false)
+    let channels = Locked([ObjectIdentifier: any Channel]())
+    private let handlerThreads = Locked([StageThreadBox]())
+
+    init(
+        limits: IngestServer.Limits, logger: Logger,
+        authorize: @escaping @Sendable (IngestServer.PublishRequest) -> String?,
+        onStream: @escaping @Sendable (IngestStream) -> Void
+    ) {
+        self.limits = limits
+        self.logger = logger
+        self.authorize = authorize
+        self.onStream = onStream
+    }
+
+    /// Runs the handler for `stream` on a thread of its own; the tracks no source was made for are
+    /// dropped once it returns.
+    func hand(_ stream: IngestStream) {
+        let onStream = onStream
+        do throws(MediaError) {
+            let thread = try StageThread {
+                onStream(stream)
+                stream.queue.keepSelected()
+            }
+            handlerThreads.withLock { $0.append(StageThreadBox(thread)) }
+        } catch {
+            logger.warning("IngestServer: \(stream.app)/\(stream.key): \(error)")
+            stream.queue.finish(error)
+        }
+    }
+
+    func takeHandlerThreads() -> [StageThreadBox] {
+        handlerThreads.withLock {
+            let all = $0; $0 = []; return all
+        }
+    }
+}
+
+/// A handler's thread, joined by ``IngestServer/stop()``.
+final class StageThreadBox: @unchecked Sendable {
+    // Sendable by construction: `join()` is the only call made on the thread, by `stop()` alone (after
+    // taking the box out of the shared list under its lock), and StageThread's join is itself safe to
+    // call from any thread once.
+    private let thread: StageThread
+    init(_ thread: StageThread) { self.thread = thread }
+    func join() { thread.join() }
+}

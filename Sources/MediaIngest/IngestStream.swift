@@ -1,0 +1,80 @@
+public import MediaCore
+public import MediaFormats
+
+/// One stream a publisher sends to an ``IngestServer``: what it is (its application and key, its
+/// formats and metadata) and a source per track for the graph that records, transcodes or relays it.
+///
+/// ```swift
+/// let server = try IngestServer(rtmp: .init(port: 1935)) { stream in
+///     var graph = MediaGraph()
+///     var tracks: [MediaGraph.BranchID] = []
+///     if let video = stream.videoSource() { tracks.append(graph.addBranch("video", source: video)) }
+///     if let audio = stream.audioSource() { tracks.append(graph.addBranch("audio", source: audio)) }
+///     graph.addSink(try ContainerMuxer(path: "\(stream.key).ts", format: .mpegts), tracks: tracks)
+///     _ = try? graph.runThreaded()
+/// }
+/// ```
+///
+/// The server hands the stream over once it knows its tracks: every track `onMetaData` announces
+/// (`audiocodecid`, `videocodecid`) has its sequence header, or, without them, at the first coded
+/// frame. Samples are as ``/MediaFormats/FLVSampleReader`` makes them: AAC and H.264 (AVCC), times in
+/// the publisher's milliseconds. A source hands out every sample from the first; it ends when the
+/// publisher unpublishes or disconnects, and throws when the stream failed (a malformed message, a
+/// graph that does not keep up and lets more than ``IngestServer/Limits/bufferedBytes`` queue up: each
+/// a ``/MediaCore/MediaError`` saying so). Make the sources in the handler: a track without a source
+/// when the handler returns is dropped.
+public final class IngestStream: Sendable {
+    /// The application the publisher connected to (`live` in `rtmp://host/live/key`).
+    public let app: String
+    /// The stream key it published (`key` in `rtmp://host/live/key`).
+    public let key: String
+    /// Where the publisher connects from (`127.0.0.1:53412`).
+    public let remoteAddress: String
+    /// `onMetaData`'s table, as the publisher sent it (empty when it sent none).
+    public let metadata: [AMF0Property]
+    /// The audio samples' format, when the stream has audio.
+    public let audioFormat: AudioFormat?
+    /// The video samples' format, when the stream has video.
+    public let videoFormat: VideoFormat?
+    let queue: IngestQueue
+
+    init(
+        app: String, key: String, remoteAddress: String, metadata: [AMF0Property], audioFormat: AudioFormat?,
+        videoFormat: VideoFormat?, queue: IngestQueue
+    ) {
+        self.app = app
+        self.key = key
+        self.remoteAddress = remoteAddress
+        self.metadata = metadata
+        self.audioFormat = audioFormat
+        self.videoFormat = videoFormat
+        self.queue = queue
+    }
+
+    /// The stream's name: its key.
+    public var name: String { key }
+
+    /// The audio track's samples, `nil` when the stream has no audio.
+    public func audioSource() -> (any MediaSource)? {
+        guard audioFormat != nil else { return nil }
+        queue.select(.audio)
+        return Source(stream: self, track: .audio)
+    }
+
+    /// The video track's samples, `nil` when the stream has no video.
+    public func videoSource() -> (any MediaSource)? {
+        guard videoFormat != nil else { return nil }
+        queue.select(.video)
+        return Source(stream: self, track: .video)
+    }
+
+    /// One track of the stream, as a source.
+    private struct Source: MediaSource {
+        let stream: IngestStream
+        let track: IngestQueue.Track
+
+        var name: String { "IngestStream \(stream.app)/\(stream.key) \(track)" }
+
+        func next() throws(MediaError) -> MediaSample? { try stream.queue.take(track) }
+    }
+}
