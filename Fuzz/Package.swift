@@ -13,7 +13,8 @@ import PackageDescription
 let targetNames = [
     "ADTS", "ADTSReader", "AudioSpecificConfig", "AnnexBScanner", "AnnexBAccessUnits", "H264ParameterSets",
     "AVCDecoderConfigurationRecord", "AVCC", "CAF", "WAV", "Y4M",
-    "CAFStream", "WAVStream", "AIFFStream", "AUStream", "MP3Stream", "ADTSStream", "SniffedStream"
+    "CAFStream", "WAVStream", "AIFFStream", "AUStream", "MP3Stream", "ADTSStream", "SniffedStream",
+    "AMF0", "RTMPChunks"
 ]
 
 let package = Package(

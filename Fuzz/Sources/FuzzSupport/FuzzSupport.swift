@@ -31,14 +31,16 @@ public func fuzzPieces(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
 
 /// Feeds `bytes` to `parser` in the pieces ``fuzzPieces(_:)`` chooses, takes every output after each
 /// piece and after `finish()`, and stops at the first error (what a user does).
-public func fuzzPush<Parser: PushParser>(_ parser: inout Parser, _ bytes: [UInt8]) {
+public func fuzzPush<Parser: PushParser>(
+    _ parser: inout Parser, _ bytes: [UInt8], each: (Parser.Output) -> Void = { _ in }
+) {
     do throws(MediaError) {
         for piece in fuzzPieces(bytes) {
             parser.push(piece)
-            while try parser.next() != nil {}
+            while let output = try parser.next() { each(output) }
         }
         parser.finish()
-        while try parser.next() != nil {}
+        while let output = try parser.next() { each(output) }
     } catch {}
 }
 

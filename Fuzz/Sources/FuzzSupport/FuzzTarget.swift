@@ -18,6 +18,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case aiffStream = "AIFFStream"
     /// `AudioFileStreamParser` hinted NeXT/Sun, in pieces.
     case auStream = "AUStream"
+    /// `AMF0Value.decodeAll` with tight limits, and the values encoded again and decoded.
+    case amf0 = "AMF0"
     /// `AVCCParser` and `avccToAnnexB` with the length size the first byte chooses.
     case avcc = "AVCC"
     /// `AVCDecoderConfigurationRecord(parsing:)` (avcC).
@@ -36,6 +38,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case h264ParameterSets = "H264ParameterSets"
     /// `AudioFileStreamParser` hinted MP3 (frames, Xing/LAME, ID3), in pieces.
     case mp3Stream = "MP3Stream"
+    /// `RTMPChunkParser` in pieces, each command and data message through `AMF0Value`, each audio and
+    /// video message through `FLVSampleReader`: what the ingest server does with a connection's bytes.
+    case rtmpChunks = "RTMPChunks"
     /// `AudioFileStreamParser` with no hint: type sniffing, then any of the others, in pieces.
     case sniffedStream = "SniffedStream"
     /// `WAVReader` over the input (WAV, RF64, extensible), every sample.
@@ -58,6 +63,28 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .adtsStream: fuzzAudioFileStream(bytes, hint: .adts)
         case .aiffStream: fuzzAudioFileStream(bytes, hint: .aiff)
         case .auStream: fuzzAudioFileStream(bytes, hint: .next)
+        case .amf0:
+            var limits = AMF0Value.Limits()
+            limits.depth = 8
+            limits.values = 512
+            if let values = try? AMF0Value.decodeAll(bytes, limits: limits) {
+                _ = values.description
+                _ = try? AMF0Value.decodeAll(AMF0Value.encode(values), limits: limits)
+            }
+        case .rtmpChunks:
+            var limits = RTMPChunkParser.Limits()
+            limits.messageLength = 1 << 16
+            limits.partialBytes = 1 << 18
+            var parser = RTMPChunkParser(limits: limits)
+            var reader = FLVSampleReader()
+            fuzzPush(&parser, bytes) { message in
+                switch message.type {
+                case .commandAMF0, .dataAMF0: _ = try? AMF0Value.decodeAll(message.payload)
+                case .audio: _ = try? reader.audio(message.payload, timestamp: message.timestamp)
+                case .video: _ = try? reader.video(message.payload, timestamp: message.timestamp)
+                default: break
+                }
+            }
         case .avcc:
             // The first byte chooses the length size; the rest is one AVCC sample.
             let lengthSize = [1, 2, 4][Int(bytes.first ?? 0) % 3]

@@ -76,7 +76,7 @@ import Testing
 
     /// Every packet of every stream, in order, as (stream, bytes).
     static func packets(_ demuxer: ContainerDemuxer) throws -> [(Int, [UInt8])] {
-        var sources = try demuxer.streams.map { try demuxer.source(stream: $0.index) }
+        let sources = try demuxer.streams.map { try demuxer.source(stream: $0.index) }
         var all: [(Int, [UInt8])] = []
         var open = Set(sources.indices)
         while !open.isEmpty {
