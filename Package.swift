@@ -216,6 +216,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "media-relay",
+            dependencies: [
+                "MediaPipeline", "MediaIngest", "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log")
+            ],
+            path: "Examples/media-relay",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "caf-info",
             dependencies: [
                 "MediaPipeline", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")
@@ -401,7 +412,9 @@ let package = Package(
         // their README code, and valgrind on them.
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["MediaPipeline", "MediaTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MediaPipeline", "MediaIngest", "MediaTestSupport", .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: testStrict
         )
     ]

@@ -1,7 +1,7 @@
 // The examples' command lines on swift-argument-parser, in the house style: `--help` and `--version`
 // as ArgumentParser prints them; a usage error as one line `<name>: <message>` and exit status 64
 // (EX_USAGE); a failure as one line `<name>: <error>` and status 1; Ctrl-C finishes the files and
-// exits 130.
+// exits 130 (a server's SIGTERM, with Interrupt.installTermination, finishes them and exits 0).
 public import ArgumentParser
 public import MediaCore
 #if canImport(Glibc)
@@ -33,7 +33,7 @@ extension ParsableCommand {
                 // usage errors found while running.
                 return report(error, as: name)
             }
-            return Interrupt.wasRequested ? 130 : 0
+            return Interrupt.wasRequested && !Interrupt.termination.isRequested ? 130 : 0
         }
     }
 

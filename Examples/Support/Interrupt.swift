@@ -26,6 +26,26 @@ public enum Interrupt {
         }
     }
 
+    /// Requested by SIGTERM once ``installTermination()`` has run: the stop was a service manager's, and
+    /// the program ends with status 0 when it has finished cleanly.
+    public static let termination = StopSignal()
+
+    /// Makes SIGTERM (a service manager's stop, `kill`) request ``signal`` too, as Ctrl-C does, and
+    /// ``termination``; a second one exits at once with status 143. For the examples that run as servers.
+    public static func installTermination() {
+        _ = signal
+        _ = termination
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+        Glibc.signal(SIGTERM) { _ in
+            if Interrupt.signal.isRequested { _exit(143) }
+            Interrupt.termination.request()
+            Interrupt.signal.request()
+        }
+    }
+
     /// Whether Ctrl-C was pressed.
     public static var wasRequested: Bool { signal.isRequested }
 

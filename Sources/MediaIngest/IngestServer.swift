@@ -123,6 +123,11 @@ public final class IngestServer: Sendable {
     /// Streams being published now, as `app/key`.
     public var publishedStreams: [String] { state.published.withLock { $0.sorted() } }
 
+    /// The streams handed over and not yet ended, by name (`app/key`) order.
+    public var streams: [IngestStream] {
+        state.active.withLock { active in active.keys.sorted().compactMap { active[$0] } }
+    }
+
     /// Connections open now.
     public var connectionCount: Int { state.connections.withLock { $0 } }
 
@@ -157,6 +162,8 @@ final class ServerState: Sendable {
     let published = Locked(Set<String>())
     let stopping = Locked(false)
     let channels = Locked([ObjectIdentifier: any Channel]())
+    /// The streams handed over and not yet ended, by `app/key`.
+    let active = Locked([String: IngestStream]())
     private let handlerThreads = Locked([StageThreadBox]())
 
     init(
@@ -174,6 +181,7 @@ final class ServerState: Sendable {
     /// dropped once it returns.
     func hand(_ stream: IngestStream) {
         let onStream = onStream
+        active.withLock { $0["\(stream.app)/\(stream.key)"] = stream }
         do throws(MediaError) {
             let thread = try StageThread {
                 onStream(stream)

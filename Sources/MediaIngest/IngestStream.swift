@@ -51,6 +51,28 @@ public final class IngestStream: Sendable {
         self.queue = queue
     }
 
+    /// What a stream has received so far.
+    public struct Statistics: Sendable, Hashable {
+        /// Audio samples (AAC packets) received.
+        public var audioSamples = 0
+        /// Video samples (H.264 access units) received.
+        public var videoSamples = 0
+        /// Bytes of samples received.
+        public var bytes: Int64 = 0
+        /// Bytes of samples queued now, not yet taken by the graph.
+        public var queuedBytes = 0
+        /// Audio samples queued now.
+        public var queuedAudioSamples = 0
+        /// Video samples queued now.
+        public var queuedVideoSamples = 0
+        /// Whether the publisher has ended (or the stream failed).
+        public var hasEnded = false
+    }
+
+    /// What the stream has received so far. Counted from the stream's first sample, also before the
+    /// handler was called.
+    public var statistics: Statistics { queue.statistics }
+
     /// The stream's name: its key.
     public var name: String { key }
 

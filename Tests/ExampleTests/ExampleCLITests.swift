@@ -84,6 +84,9 @@ import Testing
             badValue: ["--pattern", "--to", "udp://127.0.0.1:9", "--bitrate", "abc"]),
         Example(name: "media-info", badValue: nil),
         Example(
+            name: "media-relay",
+            badValue: ["--rtmp-listen", "127.0.0.1:0", "--record", "rec", "--segment-duration", "abc"]),
+        Example(
             name: "media-player",
             badValue: ["movie.mp4", "--rate", "abc"]),
         Example(

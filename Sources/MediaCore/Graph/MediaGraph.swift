@@ -122,7 +122,8 @@ public struct MediaGraph: Sendable {
             public var framesRead: Int64 = 0
             /// Video frames (pictures, compressed or raw) its source produced: one per video sample.
             public var videoFramesRead: Int64 = 0
-            /// The end (presentation time plus duration) of the last sample from its source.
+            /// The end (presentation time plus duration) of the last sample from its source; its
+            /// presentation time when it has no duration.
             public var position: MediaTime = .invalid
             /// Samples that left its last stage.
             public var samplesOut: Int64 = 0

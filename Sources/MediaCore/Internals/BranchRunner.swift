@@ -54,7 +54,10 @@ final class BranchRunner {
         case .video: counts.videoFramesRead += 1
         case .audio: counts.framesRead += Int64(sample.frameCount)
         }
-        let end = sample.timing.presentationTime + sample.timing.duration
+        // A sample without a duration (video from RTMP or FLV) still says where its branch is: at its
+        // start. Without that, the pacing saw no position and held every other branch at its first sample.
+        let start = sample.timing.presentationTime
+        let end = sample.timing.duration.isNumeric ? start + sample.timing.duration : start
         if end.isNumeric { counts.position = end }
         return sample
     }

@@ -117,7 +117,7 @@ extension ContainerDemuxer {
     }
 
     /// `url` without its user information (`user:password@`) and the value of a `passphrase`.
-    static func redacted(_ url: String) -> String {
+    public static func redacted(_ url: String) -> String {
         var text = url
         if let scheme = text.firstRange(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
             !text[scheme.upperBound..<at].contains("/")

@@ -40,7 +40,8 @@ enum SegmentIndexFiles {
     static func playlist(_ segments: [SegmentedRecorder.Segment], deleted: Int, complete: Bool) -> String {
         let longest = segments.map { $0.duration.seconds ?? 0 }.max() ?? 0
         var text = "#EXTM3U\n#EXT-X-VERSION:3\n"
-        text += "#EXT-X-TARGETDURATION:\(Int(longest.rounded(.up)))\n"
+        // RFC 8216 4.3.3.1: each EXTINF, rounded to the nearest integer, is at most the target duration.
+        text += "#EXT-X-TARGETDURATION:\(max(1, Int(longest.rounded())))\n"
         text += "#EXT-X-MEDIA-SEQUENCE:\(deleted)\n"
         text += "#EXT-X-PLAYLIST-TYPE:\(complete ? "VOD" : "EVENT")\n"
         for segment in segments {

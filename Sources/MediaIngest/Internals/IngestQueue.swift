@@ -21,6 +21,7 @@ final class IngestQueue: @unchecked Sendable {
     private var selected: [Bool] = [false, false]
     private var bytes = 0
     private var end: Result<Void, MediaError>?
+    private var counts = IngestStream.Statistics()
     let byteLimit: Int
 
     init(byteLimit: Int) {
@@ -33,6 +34,8 @@ final class IngestQueue: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         guard end == nil else { return true }
+        if track == .audio { counts.audioSamples += 1 } else { counts.videoSamples += 1 }
+        counts.bytes += Int64(sample.byteCount)
         guard wanted[track.rawValue] else { return true }
         guard bytes + sample.byteCount <= byteLimit else {
             end = .failure(
@@ -91,10 +94,15 @@ final class IngestQueue: @unchecked Sendable {
         }
     }
 
-    /// Bytes queued now.
-    var queuedBytes: Int {
+    /// What has arrived so far, and what is queued now.
+    var statistics: IngestStream.Statistics {
         mutex.lock()
         defer { mutex.unlock() }
-        return bytes
+        var now = counts
+        now.queuedBytes = bytes
+        now.queuedAudioSamples = queues[Track.audio.rawValue].count
+        now.queuedVideoSamples = queues[Track.video.rawValue].count
+        now.hasEnded = end != nil
+        return now
     }
 }

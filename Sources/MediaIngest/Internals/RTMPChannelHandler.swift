@@ -155,6 +155,7 @@ final class RTMPChannelHandler: ChannelInboundHandler {
         publishing = nil
         current.queue.finish(error)
         _ = state.published.withLock { $0.remove("\(current.app)/\(current.key)") }
+        _ = state.active.withLock { $0.removeValue(forKey: "\(current.app)/\(current.key)") }
         if current.stream == nil, error == nil {
             state.logger.info("IngestServer: \(current.app)/\(current.key) ended before any coded frame")
         } else {

@@ -175,6 +175,51 @@ struct EndlessSource: MediaSource {
         #expect(progress.sinks[0].maxQueuedSamples <= 47 + 16 + 4)
         #expect(sink.samples.count == 4 * 48_000 / 1024 + 120)
     }
+
+    /// Video without durations (as RTMP and FLV carry it) still tells the pacing where its branch is:
+    /// by its presentation times. (Before, its position stayed unknown, so the audio branch waited at
+    /// its first sample until the video ended: a live stream's audio was never written while it ran.)
+    @Test func aBranchWithoutDurationsStillPacesTheOthers() throws {
+        let audioRead = LockedBox(0)
+        let audioReadWhenVideoWasAtThreeSeconds = LockedBox(-1)
+        var frames = videoFrames(seconds: 4)
+        for index in frames.indices { frames[index].timing.duration = .invalid }
+        struct Counting: MediaSource {
+            var base: ArraySource
+            let read: LockedBox<Int>
+            mutating func next() throws -> MediaSample? {
+                read.withLock { $0 += 1 }
+                return try base.next()
+            }
+        }
+        struct Watching: MediaSource {
+            var base: ArraySource
+            let audioRead: LockedBox<Int>
+            let seen: LockedBox<Int>
+            mutating func next() throws -> MediaSample? {
+                let sample = try base.next()
+                if let sample, sample.timing.presentationTime.seconds.map({ abs($0 - 3) < 0.001 }) == true {
+                    seen.value = audioRead.value
+                }
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                nanosleep(&pause, nil)
+                return sample
+            }
+        }
+        var graph = MediaGraph()
+        let audio = graph.addBranch(source: Counting(base: ArraySource(audioPackets(seconds: 4)), read: audioRead))
+        let video = graph.addBranch(
+            source: Watching(base: ArraySource(frames), audioRead: audioRead, seen: audioReadWhenVideoWasAtThreeSeconds)
+        )
+        let sink = SampleCollector()
+        graph.addSink(sink, tracks: [audio, video])
+        try graph.runThreaded()
+        // At 3 s of video the audio has been read to within the pacing's lead (1 s) of it: 2 s and more.
+        #expect(
+            audioReadWhenVideoWasAtThreeSeconds.value >= 2 * 48_000 / 1024,
+            "\(audioReadWhenVideoWasAtThreeSeconds.value)")
+        #expect(sink.samples.count == 4 * 48_000 / 1024 + 120)
+    }
 }
 
 /// A sink that fails on its `failAt`-th sample and counts its calls.

@@ -1,0 +1,251 @@
+import Foundation
+import MediaIngest
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// media-relay end to end: ffmpeg publishers on loopback, the recordings judged by ffprobe, ffmpeg's HLS
+/// reader and `ffmpeg -xerror`; a push to a second server (an `IngestServer` in the test); SIGTERM and
+/// SIGKILL; a pulled URL.
+@Suite(.timeLimit(.minutes(3))) struct MediaRelayExampleTests {
+    static let relay = TestPaths.executable("media-relay")
+
+    /// Starts media-relay with `arguments` and reads the RTMP port it listens on (it is given port 0).
+    static func start(_ arguments: [String], in dir: TemporaryDirectory) throws -> (ChildProcess, Int?) {
+        let process = try ChildProcess(
+            relay, arguments, environment: ProcessInfo.processInfo.environment, outputBase: dir.file("relay"))
+        guard arguments.contains("--rtmp-listen") else { return (process, nil) }
+        var port: Int?
+        try waitUntil("media-relay listens", timeout: .seconds(20), every: .milliseconds(50)) {
+            let text = (try? String(contentsOfFile: dir.file("relay.err"), encoding: .utf8)) ?? ""
+            if let range = text.firstRange(of: "rtmp://127.0.0.1:") {
+                port = Int(text[range.upperBound...].prefix { $0.isNumber })
+            }
+            return port != nil || !process.isRunning
+        }
+        return (process, port)
+    }
+
+    /// ffprobe's count of the packets of `specifier` in `path` (a file or a playlist).
+    static func packets(_ path: String, _ specifier: String) throws -> Int {
+        try ExternalTool.check(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", specifier, "-count_packets", "-show_entries",
+                "stream=nb_read_packets",
+                "-of", "csv=p=0", path
+            ]
+        ).output.split(separator: "\n").compactMap { Int($0) }.first ?? -1
+    }
+
+    /// The presentation times of the video packets of `path`, sorted.
+    static func videoTimes(_ path: String) throws -> [Double] {
+        try ExternalTool.check(
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path]
+        ).output.split(separator: "\n").compactMap { line in line.split(separator: ",").first.flatMap { Double($0) } }
+            .sorted()
+    }
+
+    /// Three publishers at once and a fourth with a key not allowed: each allowed stream is recorded in
+    /// 1-s segments (every frame, each segment starting with a keyframe and decodable, no gap at any
+    /// join, a VOD playlist ffmpeg plays through), written as HLS and pushed to a second server, which
+    /// records every frame too; the refused publisher exits non-zero; `--stats-json` counts the frames;
+    /// SIGTERM finishes everything, status 0.
+    @Test func publishersAreRecordedInSegmentsWrittenAsHLSAndPushed() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("input.mp4")
+        try AVFixture.makeMP4(input, seconds: 3)
+        let sentVideo = try Self.packets(input, "v:0")
+        let sentAudio = try Self.packets(input, "a:0")
+        // The push target: a server of the library's own, recording what arrives.
+        let pushed = dir.file("pushed")
+        try FileManager.default.createDirectory(atPath: pushed, withIntermediateDirectories: true)
+        let target = try IngestServer(rtmp: .init(port: 0)) { stream in
+            var graph = MediaGraph()
+            var tracks: [MediaGraph.BranchID] = []
+            if let video = stream.videoSource() { tracks.append(graph.addBranch("video", source: video)) }
+            if let audio = stream.audioSource() { tracks.append(graph.addBranch("audio", source: audio)) }
+            if let muxer = try? ContainerMuxer(path: pushed + "/\(stream.key).mkv", format: .matroska) {
+                graph.addSink(muxer, tracks: tracks)
+                _ = try? graph.runThreaded()
+            }
+        }
+        defer { target.stop() }
+        let (relay, port) = try Self.start(
+            [
+                "--rtmp-listen", "127.0.0.1:0", "--record", dir.file("rec"), "--segment-duration", "1", "--hls",
+                dir.file("hls"), "--push", "rtmp://127.0.0.1:\(target.rtmpPort)/relayed/{name}", "--allow-key", "k1",
+                "--allow-key", "k2", "--allow-key", "k3", "--stats-json"
+            ], in: dir)
+        defer { relay.kill() }
+        let listening = try #require(port, "media-relay did not listen: \(relay.result.stderr)")
+        let publishers = try (1...3).map {
+            try IngestServerPublisher.start(input, "rtmp://127.0.0.1:\(listening)/live/k\($0)", log: dir.file("k\($0)"))
+        }
+        let refused = try IngestServerPublisher.start(
+            input, "rtmp://127.0.0.1:\(listening)/live/k9", log: dir.file("k9"), realTime: false)
+        #expect(refused.wait(timeout: 20), "the refused publisher did not end")
+        #expect(refused.result.status != 0, "a key not allowed was accepted")
+        for publisher in publishers {
+            #expect(publisher.wait(timeout: 30), "a publisher did not end")
+            #expect(publisher.result.status == 0, "\(publisher.result.stderr)")
+        }
+        Thread.sleep(forTimeInterval: 2)  // a stats line after the streams
+        relay.signal(SIGTERM)
+        #expect(relay.wait(timeout: 20), "media-relay did not end on SIGTERM")
+        #expect(relay.result.status == 0, "\(relay.result.stderr)")
+        #expect(relay.result.stderr.contains("k9") && relay.result.stderr.contains("stream key not allowed"))
+        try waitUntil("the pushed streams end", timeout: .seconds(10)) { target.publishedStreams.isEmpty }
+        target.stop()
+
+        for key in ["k1", "k2", "k3"] {
+            let folder = dir.file("rec/\(key)")
+            let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
+            #expect(
+                playlist.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.hasSuffix("#EXT-X-ENDLIST\n"), "\(playlist)")
+            #expect(try Self.packets(folder + "/index.m3u8", "v:0") == sentVideo, "\(key) recorded")
+            #expect(try Self.packets(folder + "/index.m3u8", "a:0") == sentAudio, "\(key) recorded")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".ts") }
+                .sorted()
+            #expect(files.count >= 3, "\(key): \(files)")
+            var times: [Double] = []
+            for file in files {
+                let decoded = try ExternalTool.run(
+                    "ffmpeg", ["-v", "error", "-xerror", "-i", folder + "/" + file, "-f", "null", "-"])
+                #expect(decoded.status == 0, "\(key)/\(file): \(decoded.stderr)")
+                let first = try ExternalTool.check(
+                    "ffprobe",
+                    [
+                        "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-of", "csv=p=0",
+                        "-read_intervals", "%+#1", folder + "/" + file
+                    ]
+                ).output
+                #expect(first.hasPrefix("K"), "\(key)/\(file) does not start with a keyframe")
+                times += try Self.videoTimes(folder + "/" + file)
+            }
+            times.sort()
+            let steps = zip(times.dropFirst(), times).map { $0 - $1 }
+            #expect(steps.allSatisfy { abs($0 - 0.04) < 0.001 }, "\(key): a gap or an overlap at a join")
+            let index = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/index.json")))
+                    as? [String: Any])
+            let durations = (index["segments"] as? [[String: Any]] ?? []).compactMap { $0["duration"] as? Double }
+            // 1 s asked, a keyframe every second: each full segment lasts 1 s (the last may be shorter).
+            #expect(durations.dropLast().allSatisfy { abs($0 - 1) < 0.001 }, "\(key): \(durations)")
+            #expect(try Self.packets(dir.file("hls/\(key)/index.m3u8"), "v:0") == sentVideo, "\(key) in HLS")
+            #expect(try Self.packets(pushed + "/\(key).mkv", "v:0") == sentVideo, "\(key) pushed")
+        }
+        let lines = relay.result.output.split(separator: "\n")
+        let counts = lines.compactMap { line -> Int? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let streams = object["streams"] as? [[String: Any]]
+            else { return nil }
+            return streams.first { $0["name"] as? String == "k1" }?["videoSamples"] as? Int
+        }
+        #expect(lines.count >= 3 && counts.max() ?? 0 > 0, "\(lines.prefix(5))")
+    }
+
+    /// SIGKILL mid-segment: the closed segments in the index each decode with `ffmpeg -xerror`, and the
+    /// open fragmented-MP4 segment is readable up to its last fragment.
+    @Test func sigkillLeavesEveryClosedSegmentPlayable() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("input.mp4")
+        try AVFixture.makeMP4(input, seconds: 6)
+        let (relay, port) = try Self.start(
+            [
+                "--rtmp-listen", "127.0.0.1:0", "--record", dir.file("rec"), "--segment-duration", "2",
+                "--segment-format", "mp4"
+            ],
+            in: dir)
+        defer { relay.kill() }
+        let listening = try #require(port, "media-relay did not listen: \(relay.result.stderr)")
+        let publisher = try IngestServerPublisher.start(
+            input, "rtmp://127.0.0.1:\(listening)/live/cam", log: dir.file("cam"))
+        defer { publisher.kill() }
+        let folder = dir.file("rec/cam")
+        try waitUntil("two segments are closed", timeout: .seconds(20), every: .milliseconds(50)) {
+            let index = (try? String(contentsOfFile: folder + "/index.json", encoding: .utf8)) ?? ""
+            return index.contains("segment-00001.mp4")
+        }
+        // Past the keyframe 1 s into the open segment, where its first fragment is cut and flushed.
+        Thread.sleep(forTimeInterval: 1.6)
+        relay.signal(SIGKILL)
+        #expect(relay.wait(timeout: 10))
+        let index = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/index.json")))
+                as? [String: Any])
+        #expect(index["complete"] as? Bool == false)
+        let closed = (index["segments"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String }
+        #expect(closed.count >= 2)
+        for file in closed {
+            let decoded = try ExternalTool.run(
+                "ffmpeg", ["-v", "error", "-xerror", "-i", folder + "/" + file, "-f", "null", "-"])
+            #expect(decoded.status == 0, "\(file): \(decoded.stderr)")
+            #expect(try Self.packets(folder + "/" + file, "v:0") == 50, "\(file)")
+        }
+        let open = folder + "/segment-0000\(closed.count).mp4"
+        #expect(FileManager.default.fileExists(atPath: open), "no open segment")
+        let frames = try Self.packets(open, "v:0")
+        #expect(frames >= 25, "the open segment holds \(frames) readable frames")
+    }
+
+    /// A pulled URL (an MPEG-TS file served over HTTP on loopback) is recorded whole; media-relay ends
+    /// by itself when the pull has ended.
+    @Test func aPulledURLIsRecordedWhole() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.file("input.ts")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine",
+                "-t", "3", "-c:v", "libx264", "-g", "25", "-c:a", "aac", input
+            ])
+        let port = try Self.freePort()
+        let server = try ChildProcess(
+            "/usr/bin/python3", ["-m", "http.server", "--bind", "127.0.0.1", "--directory", dir.path, "\(port)"],
+            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("http"))
+        defer { server.kill() }
+        try waitUntil("the HTTP server listens", timeout: .seconds(10), every: .milliseconds(50)) {
+            (try? ExternalTool.run("ffprobe", ["-v", "error", "http://127.0.0.1:\(port)/input.ts"]).status) == 0
+        }
+        let (relay, _) = try Self.start(
+            ["--pull", "http://127.0.0.1:\(port)/input.ts", "--record", dir.file("rec"), "--segment-duration", "1"],
+            in: dir)
+        defer { relay.kill() }
+        #expect(relay.wait(timeout: 30), "media-relay did not end with its pull")
+        #expect(relay.result.status == 0, "\(relay.result.stderr)")
+        #expect(try Self.packets(dir.file("rec/1/index.m3u8"), "v:0") == 75)
+        #expect(try Self.packets(dir.file("rec/1/index.m3u8"), "a:0") == (try Self.packets(input, "a:0")))
+    }
+
+    /// A TCP port free on 127.0.0.1 now.
+    static func freePort() throws -> Int {
+        for _ in 0..<100 {
+            let port = Int.random(in: 20_000...32_000)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            close(fd)
+            if bound == 0 { return port }
+        }
+        throw MediaError(.io, "no free port")
+    }
+}
+
+/// An ffmpeg publisher: `ffmpeg [-re] -i input -c copy -f flv url`.
+enum IngestServerPublisher {
+    static func start(_ input: String, _ url: String, log: String, realTime: Bool = true) throws -> ChildProcess {
+        try ChildProcess(
+            "ffmpeg",
+            ["-v", "error", "-nostdin"] + (realTime ? ["-re"] : []) + ["-i", input, "-c", "copy", "-f", "flv", url],
+            environment: ProcessInfo.processInfo.environment, outputBase: log)
+    }
+}
