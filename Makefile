@@ -19,7 +19,7 @@ BUILD_PACKAGES = pkg-config libavcodec-dev libavdevice-dev libavfilter-dev libav
 ORACLE_PACKAGES = ffmpeg faad gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-libav sndfile-programs sox libsox-fmt-all lame mediainfo time valgrind \
 	pulseaudio pulseaudio-utils nginx libnginx-mod-rtmp srt-tools xvfb x11-apps x11-utils imagemagick \
-	python3-xlib
+	python3-xlib python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-ugly
 
 .PHONY: all deps build test gates typecheck-times memcheck memcheck-run sanitize-run-address sanitize-run-thread demo bench bench-check bench-thresholds clean docs docs-check format lint soak leak-check \
 	sanitize sanitize-address sanitize-thread mutants fuzz fuzz-build fuzz-replay fuzz-corpus

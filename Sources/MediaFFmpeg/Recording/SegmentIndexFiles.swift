@@ -24,14 +24,15 @@ enum SegmentIndexFiles {
         try replace(directory + "/index.m3u8", with: playlist(segments, deleted: deleted, complete: complete))
     }
 
-    /// `{"complete": …, "segments": [{"index", "file", "start", "duration", "bytes"}, …]}`, times in
+    /// `{"complete": …, "segments": [{"index", "file", "start", "duration", "bytes", "followsGap"}, …]}`, times in
     /// seconds with microseconds, and the exact rational times as `"startExact"`/`"durationExact"`
     /// (`value/timescale`).
     static func json(_ segments: [SegmentedRecorder.Segment], complete: Bool) -> String {
         let rows = segments.map { segment in
             "    {\"index\": \(segment.index), \"file\": \"\(segment.file)\", \"start\": \(decimal(segment.start)), "
                 + "\"duration\": \(decimal(segment.duration)), \"startExact\": \"\(exact(segment.start))\", "
-                + "\"durationExact\": \"\(exact(segment.duration))\", \"bytes\": \(segment.bytes)}"
+                + "\"durationExact\": \"\(exact(segment.duration))\", \"bytes\": \(segment.bytes), "
+                + "\"followsGap\": \(segment.followsGap)}"
         }
         return "{\n  \"complete\": \(complete),\n  \"segments\": [\n" + rows.joined(separator: ",\n") + "\n  ]\n}\n"
     }
@@ -45,6 +46,7 @@ enum SegmentIndexFiles {
         text += "#EXT-X-MEDIA-SEQUENCE:\(deleted)\n"
         text += "#EXT-X-PLAYLIST-TYPE:\(complete ? "VOD" : "EVENT")\n"
         for segment in segments {
+            if segment.followsGap { text += "#EXT-X-DISCONTINUITY\n" }
             text += "#EXTINF:\(decimal(segment.duration)),\n\(segment.file)\n"
         }
         if complete { text += "#EXT-X-ENDLIST\n" }

@@ -21,7 +21,10 @@ public import MediaCore
 ///   ``Options/segmentDuration`` after the segment's start, or, with ``Options/maxSegmentBytes``, the
 ///   first keyframe after the file has grown past that size. Every sample after the keyframe in decode
 ///   order goes to the new segment, so each segment begins with a keyframe and no sample is written
-///   twice or lost. Without a video track, audio samples are the cut points.
+///   twice or lost. Without a video track, audio samples are the cut points. The first sample
+///   flagged ``/MediaCore/MediaSample/Flags/discontinuity`` after a gap (a ``ReconnectingInput``'s drop:
+///   it flags each track's first sample after one) starts a segment: the one before ends with its last
+///   sample, so that no segment's duration holds the gap.
 /// - **Files**: `segment-00000.ts` … in ``Options/format`` (MPEG-TS, fragmented MP4, Matroska), each a
 ///   valid file on its own once closed. MPEG-TS and Matroska segments keep the samples' own timestamps
 ///   (so a join has no gap), all shifted alike when the first decode time is negative (B-frames) so that
@@ -85,6 +88,10 @@ public final class SegmentedRecorder: MultiTrackSink {
         public var duration: MediaTime
         /// Its size in bytes.
         public var bytes: Int64
+        /// Whether it starts after a gap in the input (a reconnection: its first keyframe carried
+        /// ``/MediaCore/MediaSample/Flags/discontinuity``); the playlist puts `#EXT-X-DISCONTINUITY`
+        /// before it.
+        public var followsGap = false
     }
 
     /// The folder the segments are written to.
@@ -100,6 +107,10 @@ public final class SegmentedRecorder: MultiTrackSink {
     private var formats: [MediaFormat?] = []
     private var videoTrack: Int?
     private var current: (muxer: ContainerMuxer, index: Int, file: String, start: MediaTime)?
+    private var currentFollowsGap = false
+    private var segmentHasSamples = false
+    /// The tracks whose first sample after the current segment's gap has come.
+    private var gapTracks: Set<Int> = []
     private var currentEnd = MediaTime.invalid
     private var nextIndex = 0
     /// Added to every sample's times in the files: what makes the earliest decode time zero when it is
@@ -155,10 +166,22 @@ public final class SegmentedRecorder: MultiTrackSink {
         let time =
             sample.timing.presentationTime.isValid ? sample.timing.presentationTime : sample.timing.effectiveDecodeTime
         let cuts = videoTrack == nil || videoTrack == track
+        var afterGap = false
+        if sample.flags.contains(.discontinuity), current != nil, segmentHasSamples {
+            if currentFollowsGap, !gapTracks.contains(track) {
+                gapTracks.insert(track)  // the same gap, seen on another track
+            } else {
+                // A reconnection's gap: the segment ends with its last sample, the next starts after it.
+                try close(endingAt: currentEnd)
+                afterGap = true
+                gapTracks = [track]
+            }
+        }
         if let open = current, cuts, sample.flags.contains(.keyframe), time.isValid, isDue(open, at: time) {
             try close(endingAt: time)
         }
-        if current == nil { try open(startingAt: time) }
+        if current == nil { try open(startingAt: time, afterGap: afterGap) }
+        segmentHasSamples = true
         var shifted = sample
         if shift != .zero {
             var timing = sample.timing
@@ -190,7 +213,7 @@ public final class SegmentedRecorder: MultiTrackSink {
         return (time - open.start).seconds.map { $0 >= Self.seconds(options.segmentDuration) } ?? false
     }
 
-    private func open(startingAt start: MediaTime) throws {
+    private func open(startingAt start: MediaTime, afterGap: Bool) throws {
         let extensionName = options.format == .mpegTS ? "ts" : options.format == .mp4 ? "mp4" : "mkv"
         let number = String(nextIndex)
         let file = "segment-" + String(repeating: "0", count: max(0, 5 - number.count)) + number + "." + extensionName
@@ -199,6 +222,8 @@ public final class SegmentedRecorder: MultiTrackSink {
         let muxer = try ContainerMuxer(path: directory + "/" + file, format: options.format, options: muxerOptions)
         try muxer.begin(tracks: formats)
         current = (muxer, nextIndex, file, start)
+        currentFollowsGap = afterGap
+        segmentHasSamples = false
         currentEnd = .invalid
         nextIndex += 1
     }
@@ -209,7 +234,8 @@ public final class SegmentedRecorder: MultiTrackSink {
         try open.muxer.finish()
         let duration = end.isValid && open.start.isValid ? end - open.start : .zero
         let segment = Segment(
-            index: open.index, file: open.file, start: open.start, duration: duration, bytes: open.muxer.bytesWritten)
+            index: open.index, file: open.file, start: open.start, duration: duration, bytes: open.muxer.bytesWritten,
+            followsGap: currentFollowsGap)
         segments.append(segment)
         applyRetention()
         try writeIndex(complete: false)
