@@ -155,13 +155,14 @@ define run_tests
 		exit 1; }
 endef
 
-# The DocC documentation of the eight library modules (articles, and the programs in Snippets/ they
+# The DocC documentation of the ten library modules (articles, and the programs in Snippets/ they
 # show), as one static website in $(DOCS_OUT): serve it with `python3 -m http.server -d $(DOCS_OUT)` and
 # open http://localhost:8000/documentation/mediapipeline/ (see README, "Documentation"). Warnings are
 # errors: every symbol link must resolve, every parameter be documented. Links to another module's
 # symbols are written absolute, ``/MediaCore/MediaError``: they resolve against that module's archive.
 DOCS_OUT ?= $(CURDIR)/.build/docs
-DOCS_TARGETS = MediaCore MediaBitstream MediaFormats MediaStreaming MediaFFmpeg MediaAudio MediaPulse MediaDisplay MediaPipeline
+DOCS_TARGETS = MediaCore MediaBitstream MediaFormats MediaStreaming MediaFFmpeg MediaAudio MediaPulse MediaDisplay MediaIngest \
+	MediaPipeline
 
 docs: deps
 	$(SWIFT) package --allow-writing-to-directory $(DOCS_OUT) generate-documentation \

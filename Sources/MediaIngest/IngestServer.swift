@@ -21,7 +21,7 @@ import NIOPosix
 ///   ``/MediaFormats/RTMPChunkParser``, ``/MediaFormats/AMF0Value`` and ``/MediaFormats/FLVSampleReader``.
 ///   A slow or idle connection holds nothing but its own bounded buffers, so it never stalls another.
 /// - **Publishers, routed by application and key**: several at once; a key already being published, an
-///   empty key, a key over ``Limits/keyLength`` or one ``authorize`` refuses is answered with `onStatus`
+///   empty key, a key over ``Limits/keyLength`` or one the `authorize` closure refuses is answered with `onStatus`
 ///   `NetStream.Publish.BadName` at level `error` (FFmpeg then exits with "Server error") and the
 ///   connection is closed. Players are refused.
 /// - **One handler call per stream**, on a thread of the stream's own, once its tracks are known (see
