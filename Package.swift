@@ -99,6 +99,7 @@ let package = Package(
             name: "MediaFFmpeg",
             dependencies: [
                 "MediaCore", "MediaBitstream", "MediaStreaming", "CMediaFFmpeg",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
@@ -118,7 +119,9 @@ let package = Package(
         .target(
             name: "MediaIngest",
             dependencies: [
-                "MediaCore", "MediaBitstream", "MediaFormats", .product(name: "NIOCore", package: "swift-nio"),
+                "MediaCore", "MediaBitstream", "MediaFormats",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
