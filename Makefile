@@ -223,6 +223,7 @@ bench: deps
 	$(BENCH_BUILD) --product av-mixer
 	$(BENCH_BUILD) --product camera-recorder
 	$(BENCH_BUILD) --product media-player
+	$(BENCH_BUILD) --product media-relay
 	Benchmarks/run.sh
 
 # Soak (not part of `make test`: about 15 minutes): each file-based example on a one-hour generated input

@@ -57,7 +57,10 @@ import Testing
         let streaming = Task { try await StreamingSupport.stream(to: url) }
         let hexPort = ":" + String(format: "%04X", port) + " "
         let reached = await pollAsync {
-            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            // Read to its end: String(contentsOfFile:) reads a procfs file's first 4 KiB only (27 sockets),
+            // and with the ingest tests' connections open beside this one, the receiver's row came later.
+            let data = FileHandle(forReadingAtPath: "/proc/net/tcp")?.readDataToEndOfFile() ?? Data()
+            let table = String(decoding: data, as: UTF8.self)
             return table.split(separator: "\n").contains { row in
                 let fields = row.split(separator: " ")
                 return fields.count > 3 && (fields[1] + " ").hasSuffix(hexPort) && fields[3] == "01"
