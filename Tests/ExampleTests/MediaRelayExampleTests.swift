@@ -26,18 +26,6 @@ import Testing
         return (process, port)
     }
 
-    /// ffprobe's count of the packets of `specifier` in `path` (a file or a playlist).
-    static func packets(_ path: String, _ specifier: String) throws -> Int {
-        try ExternalTool.check(
-            "ffprobe",
-            [
-                "-v", "error", "-select_streams", specifier, "-count_packets", "-show_entries",
-                "stream=nb_read_packets",
-                "-of", "csv=p=0", path
-            ]
-        ).output.split(separator: "\n").compactMap { Int($0) }.first ?? -1
-    }
-
     /// The presentation times of the video packets of `path`, sorted.
     static func videoTimes(_ path: String) throws -> [Double] {
         try ExternalTool.check(
@@ -56,8 +44,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let input = dir.file("input.mp4")
         try AVFixture.makeMP4(input, seconds: 3)
-        let sentVideo = try Self.packets(input, "v:0")
-        let sentAudio = try Self.packets(input, "a:0")
+        let sentVideo = try ExternalTool.packetCount(input, stream: "v:0")
+        let sentAudio = try ExternalTool.packetCount(input, stream: "a:0")
         // The push target: a server of the library's own, recording what arrives.
         let pushed = dir.file("pushed")
         try FileManager.default.createDirectory(atPath: pushed, withIntermediateDirectories: true)
@@ -104,8 +92,8 @@ import Testing
             let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
             #expect(
                 playlist.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.hasSuffix("#EXT-X-ENDLIST\n"), "\(playlist)")
-            #expect(try Self.packets(folder + "/index.m3u8", "v:0") == sentVideo, "\(key) recorded")
-            #expect(try Self.packets(folder + "/index.m3u8", "a:0") == sentAudio, "\(key) recorded")
+            #expect(try ExternalTool.packetCount(folder + "/index.m3u8", stream: "v:0") == sentVideo, "\(key) recorded")
+            #expect(try ExternalTool.packetCount(folder + "/index.m3u8", stream: "a:0") == sentAudio, "\(key) recorded")
             let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".ts") }
                 .sorted()
             #expect(files.count >= 3, "\(key): \(files)")
@@ -133,8 +121,10 @@ import Testing
             let durations = (index["segments"] as? [[String: Any]] ?? []).compactMap { $0["duration"] as? Double }
             // 1 s asked, a keyframe every second: each full segment lasts 1 s (the last may be shorter).
             #expect(durations.dropLast().allSatisfy { abs($0 - 1) < 0.001 }, "\(key): \(durations)")
-            #expect(try Self.packets(dir.file("hls/\(key)/index.m3u8"), "v:0") == sentVideo, "\(key) in HLS")
-            #expect(try Self.packets(pushed + "/\(key).mkv", "v:0") == sentVideo, "\(key) pushed")
+            #expect(
+                try ExternalTool.packetCount(dir.file("hls/\(key)/index.m3u8"), stream: "v:0") == sentVideo,
+                "\(key) in HLS")
+            #expect(try ExternalTool.packetCount(pushed + "/\(key).mkv", stream: "v:0") == sentVideo, "\(key) pushed")
         }
         let lines = relay.result.output.split(separator: "\n")
         let counts = lines.compactMap { line -> Int? in
@@ -182,11 +172,11 @@ import Testing
             let decoded = try ExternalTool.run(
                 "ffmpeg", ["-v", "error", "-xerror", "-i", folder + "/" + file, "-f", "null", "-"])
             #expect(decoded.status == 0, "\(file): \(decoded.stderr)")
-            #expect(try Self.packets(folder + "/" + file, "v:0") == 50, "\(file)")
+            #expect(try ExternalTool.packetCount(folder + "/" + file, stream: "v:0") == 50, "\(file)")
         }
         let open = folder + "/segment-0000\(closed.count).mp4"
         #expect(FileManager.default.fileExists(atPath: open), "no open segment")
-        let frames = try Self.packets(open, "v:0")
+        let frames = try ExternalTool.packetCount(open, stream: "v:0")
         #expect(frames >= 25, "the open segment holds \(frames) readable frames")
     }
 
@@ -215,8 +205,10 @@ import Testing
         defer { relay.kill() }
         #expect(relay.wait(timeout: 30), "media-relay did not end with its pull")
         #expect(relay.result.status == 0, "\(relay.result.stderr)")
-        #expect(try Self.packets(dir.file("rec/1/index.m3u8"), "v:0") == 75)
-        #expect(try Self.packets(dir.file("rec/1/index.m3u8"), "a:0") == (try Self.packets(input, "a:0")))
+        #expect(try ExternalTool.packetCount(dir.file("rec/1/index.m3u8"), stream: "v:0") == 75)
+        #expect(
+            try ExternalTool.packetCount(dir.file("rec/1/index.m3u8"), stream: "a:0")
+                == (try ExternalTool.packetCount(input, stream: "a:0")))
     }
 
     /// A TCP port free on 127.0.0.1 now.

@@ -86,11 +86,31 @@ import Testing
             "swiftc",
             [
                 "-typecheck", file, "-swift-version", "6", "-warnings-as-errors", "-I", build + "/Modules",
-                "-module-cache-path", build + "/ModuleCache", "-I/usr/include/x86_64-linux-gnu",
-                "-Xcc", "-fmodule-map-file=\(root)/Sources/CPulseAudio/module.modulemap",
-                "-Xcc", "-fmodule-map-file=\(root)/Sources/CMediaFFmpeg/module.modulemap"
-            ] + (asLibrary ? ["-parse-as-library"] : []))
+                "-module-cache-path", build + "/ModuleCache", "-I/usr/include/x86_64-linux-gnu"
+            ] + cModuleMaps.flatMap { ["-Xcc", "-fmodule-map-file=" + $0] } + (asLibrary ? ["-parse-as-library"] : []))
     }
+
+    /// The module maps of the C modules a snippet's imports reach: ours, those SwiftPM made in the build
+    /// folder for the packages' C targets (swift-nio's shims, which MediaIngest's imports reach), and
+    /// those a package ships in a target's `include/` folder (swift-atomics' `_AtomicsShims`).
+    static let cModuleMaps: [String] = {
+        let build = TestPaths.buildProductsDirectory
+        let files = FileManager.default
+        var maps = [root + "/Sources/CPulseAudio/module.modulemap", root + "/Sources/CMediaFFmpeg/module.modulemap"]
+        for name in ((try? files.contentsOfDirectory(atPath: build)) ?? []).sorted() where name.hasSuffix(".build") {
+            let map = build + "/" + name + "/module.modulemap"
+            if files.fileExists(atPath: map) { maps.append(map) }
+        }
+        let checkouts = root + "/.build/checkouts"
+        for package in ((try? files.contentsOfDirectory(atPath: checkouts)) ?? []).sorted() {
+            let sources = checkouts + "/" + package + "/Sources"
+            for target in ((try? files.contentsOfDirectory(atPath: sources)) ?? []).sorted() {
+                let map = sources + "/" + target + "/include/module.modulemap"
+                if files.fileExists(atPath: map) { maps.append(map) }
+            }
+        }
+        return maps
+    }()
 
     @Test func everySnippetCompilesAsTopLevelCodeInAMainTypeAndInAFunctionWithoutWarnings() throws {
         let dir = try TemporaryDirectory()

@@ -115,7 +115,7 @@ import Testing
         try waitUntil("the stream ends", timeout: .seconds(10)) { server.publishedStreams.isEmpty }
         server.stop()
         #expect(failures.value.isEmpty, "\(failures.value)")
-        #expect(try IngestServerTests.packets(dir.file("steady.mkv"), "v:0") == 50)
+        #expect(try ExternalTool.packetCount(dir.file("steady.mkv"), stream: "v:0") == 50)
         let warnings = records.all.filter { $0.level == .warning }.map(\.message)
         for reason in ["version byte 71", "no RTMP handshake within", "set chunk size 2147483648"] {
             #expect(warnings.contains { $0.contains(reason) }, "no warning says '\(reason)': \(warnings)")

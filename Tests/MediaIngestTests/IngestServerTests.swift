@@ -30,18 +30,6 @@ import Testing
         }
     }
 
-    /// Packets of the stream `specifier` selects, as ffprobe counts them.
-    static func packets(_ path: String, _ specifier: String) throws -> Int {
-        try ExternalTool.check(
-            "ffprobe",
-            [
-                "-v", "error", "-select_streams", specifier, "-count_packets", "-show_entries",
-                "stream=nb_read_packets",
-                "-of", "csv=p=0", path
-            ]
-        ).output.split(separator: "\n").compactMap { Int($0) }.first ?? -1
-    }
-
     /// Starts `ffmpeg -re -i input -c copy -f flv url`.
     static func publish(_ input: String, to url: String, log: String, realTime: Bool = true) throws -> ChildProcess {
         try ChildProcess(
@@ -69,13 +57,13 @@ import Testing
         try waitUntil("the streams end", timeout: .seconds(10)) { server.publishedStreams.isEmpty }
         server.stop()
         #expect(failures.value.isEmpty, "\(failures.value)")
-        let sentVideo = try Self.packets(input, "v:0")
-        let sentAudio = try Self.packets(input, "a:0")
+        let sentVideo = try ExternalTool.packetCount(input, stream: "v:0")
+        let sentAudio = try ExternalTool.packetCount(input, stream: "a:0")
         #expect(sentVideo == 75)
         for key in ["k1", "k2", "k3"] {
             let recording = dir.file("\(key).mkv")
-            #expect(try Self.packets(recording, "v:0") == sentVideo, "\(key)")
-            #expect(try Self.packets(recording, "a:0") == sentAudio, "\(key)")
+            #expect(try ExternalTool.packetCount(recording, stream: "v:0") == sentVideo, "\(key)")
+            #expect(try ExternalTool.packetCount(recording, stream: "a:0") == sentAudio, "\(key)")
             let decoded = try ExternalTool.check(
                 "ffmpeg", ["-v", "error", "-xerror", "-i", recording, "-map", "0:v", "-f", "framemd5", "-"]
             ).output.split(separator: "\n").filter { !$0.hasPrefix("#") }
@@ -112,7 +100,7 @@ import Testing
         server.stop()
         #expect(FileManager.default.fileExists(atPath: dir.file("good.mkv")))
         #expect(!FileManager.default.fileExists(atPath: dir.file("bad.mkv")))
-        #expect(try Self.packets(dir.file("good.mkv"), "v:0") == 25)
+        #expect(try ExternalTool.packetCount(dir.file("good.mkv"), stream: "v:0") == 25)
         #expect(
             records.all.contains { $0.level == .warning && $0.message.contains("refused: unknown stream key") },
             "\(records.all)")
