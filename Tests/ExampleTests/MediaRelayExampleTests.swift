@@ -7,7 +7,7 @@ import Testing
 /// media-relay end to end: ffmpeg publishers on loopback, the recordings judged by ffprobe, ffmpeg's HLS
 /// reader and `ffmpeg -xerror`; a push to a second server (an `IngestServer` in the test); SIGTERM and
 /// SIGKILL; a pulled URL.
-@Suite(.timeLimit(.minutes(3))) struct MediaRelayExampleTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(3))) struct MediaRelayExampleTests {
     static let relay = TestPaths.executable("media-relay")
 
     /// Starts media-relay with `arguments` and reads the RTMP port it listens on (it is given port 0).

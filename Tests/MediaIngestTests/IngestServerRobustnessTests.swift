@@ -8,7 +8,7 @@ import Testing
 /// Clients that break the rules, next to a publisher that keeps them: garbage, half a handshake, a byte a
 /// second, a chunk size of 2^31, and 50 idle connections. Each bad one is dropped with a logged reason,
 /// the idle ones stay open, and the publisher's stream is recorded whole all the same.
-@Suite(.timeLimit(.minutes(2))) struct IngestServerRobustnessTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(2))) struct IngestServerRobustnessTests {
     /// A raw TCP connection to 127.0.0.1.
     final class Client {
         let socket: Int32

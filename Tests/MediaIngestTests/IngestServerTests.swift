@@ -8,7 +8,7 @@ import Testing
 /// `IngestServer` with real publishers: the ffmpeg CLI sends FLV over RTMP to it on loopback, each stream
 /// is recorded by a graph (ContainerMuxer, stream copy), and ffprobe and `ffmpeg -xerror` judge the
 /// recordings against what was sent.
-@Suite(.timeLimit(.minutes(2))) struct IngestServerTests {
+@Suite(.tags(.realTime), .timeLimit(.minutes(2))) struct IngestServerTests {
     /// Records every stream into `directory/<key>.mkv`; failures land in `failures`.
     static func recordingServer(
         into directory: String, failures: LockedBox<[String]>, logger: Logger,
