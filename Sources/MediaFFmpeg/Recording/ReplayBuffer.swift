@@ -126,13 +126,16 @@ public final class ReplayBuffer: MultiTrackSink, @unchecked Sendable {
     @discardableResult
     public func saveClip(to path: String, format: ContainerFormat? = nil, last: Duration? = nil) throws -> Clip {
         mutex.lock()
+        // Not copied when empty: copying an empty Deque writes the count of the Swift runtime's shared
+        // empty-array storage, which ThreadSanitizer then reports against any thread reading an empty array.
+        guard !held.isEmpty, !firstSamples.isEmpty else {
+            mutex.unlock()
+            throw MediaError(.invalidArgument, "ReplayBuffer: nothing to save yet")
+        }
         var samples = Array(held)
         let firsts = firstSamples
         let video = videoTrack
         mutex.unlock()
-        guard !samples.isEmpty, !firsts.isEmpty else {
-            throw MediaError(.invalidArgument, "ReplayBuffer: nothing to save yet")
-        }
         if let last, let trimmed = Self.suffix(samples, last: last, videoTrack: video) { samples = trimmed }
         let start =
             samples.first { $0.track == video }?.sample.timing.presentationTime
@@ -157,7 +160,7 @@ public final class ReplayBuffer: MultiTrackSink, @unchecked Sendable {
             throw error
         }
         return Clip(
-            path: path, start: start, duration: span(samples[...].map { $0 }, from: start), samples: samples.count)
+            path: path, start: start, duration: span(samples, from: start), samples: samples.count)
     }
 
     /// How many samples to drop from the front: those before the second video keyframe (the oldest
@@ -193,16 +196,21 @@ public final class ReplayBuffer: MultiTrackSink, @unchecked Sendable {
         return timing.duration.isNumeric ? timing.presentationTime + timing.duration : timing.presentationTime
     }
 
-    /// From the first presentation time to the latest end.
-    private func span(_ items: Deque<(sample: MediaSample, track: Int)>) -> MediaTime {
-        span(Array(items), from: nil)
-    }
-
-    private func span(_ items: [(sample: MediaSample, track: Int)], from start: MediaTime?) -> MediaTime {
-        let times = items.map(\.sample.timing.presentationTime).filter(\.isNumeric)
-        guard let first = start ?? times.min() else { return .zero }
-        let last = items.map { Self.end(of: $0.sample) }.filter(\.isNumeric).max() ?? first
-        return last - first
+    /// From the first presentation time (or `start`) to the latest end. A loop, not arrays: see
+    /// ``saveClip(to:format:last:)`` on copying an empty Deque.
+    private func span(
+        _ items: some Collection<(sample: MediaSample, track: Int)>, from start: MediaTime? = nil
+    ) -> MediaTime {
+        var first = start
+        var last: MediaTime?
+        for item in items {
+            let time = item.sample.timing.presentationTime
+            if start == nil, time.isNumeric, first.map({ time < $0 }) ?? true { first = time }
+            let end = Self.end(of: item.sample)
+            if end.isNumeric, last.map({ end > $0 }) ?? true { last = end }
+        }
+        guard let first else { return .zero }
+        return (last ?? first) - first
     }
 
     /// The samples from the last video keyframe at or before `last` before their end.
