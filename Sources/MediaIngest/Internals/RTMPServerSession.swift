@@ -226,7 +226,7 @@ struct RTMPServerSession {
     }
 
     private func status(_ streamID: UInt32, level: String, code: String, _ description: String) -> [UInt8] {
-        var message = RTMPMessage(
+        let message = RTMPMessage(
             type: .commandAMF0, streamID: streamID, chunkStreamID: 5,
             payload: AMF0Value.encode([
                 "onStatus", .number(0), .null,
@@ -235,7 +235,6 @@ struct RTMPServerSession {
                     AMF0Property("description", .string(description))
                 ])
             ]))
-        message.streamID = streamID
         return chunks(message)
     }
 
