@@ -7,10 +7,10 @@ SWIFT ?= swift
 SHELL := /bin/bash
 OUT ?= $(CURDIR)/out
 
-# FFmpeg's, libpulse's and SDL2's libraries and headers, for building (SDL2: MediaDisplay's preview window); a font for
-# FFmpeg's drawtext filter (text overlays).
+# FFmpeg's, libpulse's, SDL2's and libsrt's libraries and headers, for building (SDL2: MediaDisplay's preview window;
+# libsrt: MediaIngest's SRT listener); a font for FFmpeg's drawtext filter (text overlays).
 BUILD_PACKAGES = pkg-config libavcodec-dev libavdevice-dev libavfilter-dev libavformat-dev libavutil-dev libswresample-dev \
-	libswscale-dev libpulse-dev libsdl2-dev fonts-dejavu-core
+	libswscale-dev libpulse-dev libsdl2-dev libsrt-gnutls-dev fonts-dejavu-core
 # Tools nobody here wrote, which the tests use to judge our output (lame writes the MP3 fixtures); valgrind checks the FFmpeg
 # interop for leaks and bad pointers; `time` for the benchmarks; PulseAudio's daemon and its paplay/parecord/pactl for the
 # live-audio tests (each test starts a private daemon with a null sink); a private X server (Xvfb), an X client that

@@ -63,6 +63,9 @@ let package = Package(
         // SDL2's video API, for MediaDisplay's preview window. Only MediaDisplay imports it. No pkgConfig, as
         // for libpulse: sdl2's cflags carry -D_REENTRANT, which SwiftPM refuses with a warning on every build.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        // libsrt's C API (the GnuTLS build Debian's FFmpeg links, so one libsrt is loaded). Only MediaIngest
+        // imports it, for its SRT listener.
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         // Pure Swift: time, samples, formats, errors, stage protocols, pipeline and graph drivers, byte I/O.
         .target(
             name: "MediaCore",
@@ -113,13 +116,14 @@ let package = Package(
         // Video on screen: a preview window (SDL2). Not in the umbrella, as AVKit is not in AVFoundation:
         // a program that shows no video does not load a window system's libraries.
         .target(name: "MediaDisplay", dependencies: ["MediaCore", "CSDL2"], swiftSettings: strict),
-        // Servers that receive streams: the RTMP ingest server, event-driven on swift-nio, whose protocol
-        // parsers (chunk stream, AMF0, FLV payloads) are MediaFormats'. Not in the umbrella, as MediaDisplay:
-        // a program that serves nothing does not link NIO's event loops.
+        // Servers that receive streams: the ingest server's RTMP listener, event-driven on swift-nio, whose
+        // protocol parsers (chunk stream, AMF0, FLV payloads) are MediaFormats', and its SRT listener
+        // (libsrt), whose MPEG-TS MediaFFmpeg's demuxer reads. Not in the umbrella, as MediaDisplay: a
+        // program that serves nothing does not link NIO's event loops or libsrt.
         .target(
             name: "MediaIngest",
             dependencies: [
-                "MediaCore", "MediaBitstream", "MediaFormats",
+                "MediaCore", "MediaBitstream", "MediaFormats", "MediaFFmpeg", "CSRT",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")

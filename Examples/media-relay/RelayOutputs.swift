@@ -32,6 +32,17 @@ struct RelayOutputs: Sendable {
     }
 
     /// Relays a published stream until its publisher ends (called on the stream's own thread).
+    /// Whether `key` can name a stream's folder (`DIR/<key>/`): letters, digits, `.`, `_` and `-`, not
+    /// `.` or `..`, so that no key reaches outside `DIR`.
+    static func isFolderName(_ key: String) -> Bool {
+        guard !key.isEmpty, key != ".", key != ".." else { return false }
+        return key.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "._-".unicodeScalars.contains(scalar))
+        }
+    }
+
     func relay(_ stream: IngestStream) {
         var graph = MediaGraph(logger: logger)
         var tracks: [MediaGraph.BranchID] = []

@@ -4,7 +4,7 @@ import MediaIngest
 import Synchronization
 
 /// `--stats-json`: one line a second on standard output, `{"time": S, "streams": [...]}`, with each RTMP
-/// stream's counts (`name`, `app`, `source` "rtmp", `videoSamples`, `audioSamples`, `bytes`,
+/// or SRT stream's counts (`name`, `app`, `source` "rtmp" or "srt", `videoSamples`, `audioSamples`, `bytes`,
 /// `queuedBytes`, `queuedVideoSamples`, `queuedAudioSamples`) and each pull's (`name`, `source` "pull", `running`).
 final class StatsLines: Sendable {
     private let server: IngestServer?
@@ -40,7 +40,7 @@ final class StatsLines: Sendable {
         for stream in server?.streams ?? [] {
             let counts = stream.statistics
             rows.append(
-                "{\"name\": \(json(stream.name)), \"app\": \(json(stream.app)), \"source\": \"rtmp\", "
+                "{\"name\": \(json(stream.name)), \"app\": \(json(stream.app)), \"source\": \"\(stream.transport.rawValue)\", "
                     + "\"videoSamples\": \(counts.videoSamples), \"audioSamples\": \(counts.audioSamples), "
                     + "\"bytes\": \(counts.bytes), \"queuedBytes\": \(counts.queuedBytes), "
                     + "\"queuedVideoSamples\": \(counts.queuedVideoSamples), \"queuedAudioSamples\": \(counts.queuedAudioSamples)}"

@@ -12,18 +12,30 @@ import Testing
 
     /// Starts media-relay with `arguments` and reads the RTMP port it listens on (it is given port 0).
     static func start(_ arguments: [String], in dir: TemporaryDirectory) throws -> (ChildProcess, Int?) {
+        let (process, ports) = try startListening(arguments, in: dir)
+        return (process, ports["rtmp"])
+    }
+
+    /// Starts media-relay with `arguments` and reads the port of each listener it prints (`rtmp`, `srt`),
+    /// waiting for as many as `--rtmp-listen` and `--srt-listen` ask for.
+    static func startListening(_ arguments: [String], in dir: TemporaryDirectory) throws -> (
+        ChildProcess, [String: Int]
+    ) {
         let process = try ChildProcess(
             relay, arguments, environment: ProcessInfo.processInfo.environment, outputBase: dir.file("relay"))
-        guard arguments.contains("--rtmp-listen") else { return (process, nil) }
-        var port: Int?
+        let schemes = ["rtmp", "srt"].filter { arguments.contains("--\($0)-listen") }
+        var ports: [String: Int] = [:]
+        guard !schemes.isEmpty else { return (process, ports) }
         try waitUntil("media-relay listens", timeout: .seconds(20), every: .milliseconds(50)) {
             let text = (try? String(contentsOfFile: dir.file("relay.err"), encoding: .utf8)) ?? ""
-            if let range = text.firstRange(of: "rtmp://127.0.0.1:") {
-                port = Int(text[range.upperBound...].prefix { $0.isNumber })
+            for scheme in schemes {
+                if let range = text.firstRange(of: "\(scheme)://127.0.0.1:") {
+                    ports[scheme] = Int(text[range.upperBound...].prefix { $0.isNumber })
+                }
             }
-            return port != nil || !process.isRunning
+            return ports.count == schemes.count || !process.isRunning
         }
-        return (process, port)
+        return (process, ports)
     }
 
     /// The presentation times of the video packets of `path`, sorted.
@@ -35,10 +47,11 @@ import Testing
             .sorted()
     }
 
-    /// Three publishers at once and a fourth with a key not allowed: each allowed stream is recorded in
+    /// Three RTMP publishers and an SRT one (`srt-live-transmit`, fed MPEG-TS over UDP by ffmpeg) at
+    /// once, and an RTMP and an SRT publisher with a key not allowed: each allowed stream is recorded in
     /// 1-s segments (every frame, each segment starting with a keyframe and decodable, no gap at any
     /// join, a VOD playlist ffmpeg plays through), written as HLS and pushed to a second server, which
-    /// records every frame too; the refused publisher exits non-zero; `--stats-json` counts the frames;
+    /// records every frame too; the refused publishers exit non-zero; `--stats-json` counts the frames;
     /// SIGTERM finishes everything, status 0.
     @Test func publishersAreRecordedInSegmentsWrittenAsHLSAndPushed() throws {
         let dir = try TemporaryDirectory()
@@ -60,14 +73,18 @@ import Testing
             }
         }
         defer { target.stop() }
-        let (relay, port) = try Self.start(
+        let (relay, ports) = try Self.startListening(
             [
-                "--rtmp-listen", "127.0.0.1:0", "--record", dir.file("rec"), "--segment-duration", "1", "--hls",
-                dir.file("hls"), "--push", "rtmp://127.0.0.1:\(target.rtmpPort)/relayed/{name}", "--allow-key", "k1",
-                "--allow-key", "k2", "--allow-key", "k3", "--stats-json"
+                "--rtmp-listen", "127.0.0.1:0", "--srt-listen", "127.0.0.1:0", "--record", dir.file("rec"),
+                "--segment-duration", "1", "--hls", dir.file("hls"), "--push",
+                "rtmp://127.0.0.1:\(target.rtmpPort!)/relayed/{name}", "--allow-key", "k1", "--allow-key", "k2",
+                "--allow-key", "k3", "--allow-key", "k4", "--stats-json"
             ], in: dir)
         defer { relay.kill() }
-        let listening = try #require(port, "media-relay did not listen: \(relay.result.stderr)")
+        let listening = try #require(ports["rtmp"], "media-relay did not listen: \(relay.result.stderr)")
+        let srtPort = try #require(ports["srt"], "media-relay did not listen for SRT: \(relay.result.stderr)")
+        let srt = try SRTPublisher.start(input, "srt://127.0.0.1:\(srtPort)?streamid=k4", log: dir.file("k4"))
+        defer { srt.kill() }
         let publishers = try (1...3).map {
             try IngestServerPublisher.start(input, "rtmp://127.0.0.1:\(listening)/live/k\($0)", log: dir.file("k\($0)"))
         }
@@ -75,19 +92,29 @@ import Testing
             input, "rtmp://127.0.0.1:\(listening)/live/k9", log: dir.file("k9"), realTime: false)
         #expect(refused.wait(timeout: 20), "the refused publisher did not end")
         #expect(refused.result.status != 0, "a key not allowed was accepted")
+        // ffmpeg's own SRT caller, refused in the handshake: its connect fails.
+        let refusedSRT = try ExternalTool.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-nostdin", "-i", input, "-c", "copy", "-f", "mpegts",
+                "srt://127.0.0.1:\(srtPort)?streamid=k8"
+            ])
+        #expect(refusedSRT.status != 0, "an SRT stream ID not allowed was accepted")
         for publisher in publishers {
             #expect(publisher.wait(timeout: 30), "a publisher did not end")
             #expect(publisher.result.status == 0, "\(publisher.result.stderr)")
         }
+        try srt.finish()
         Thread.sleep(forTimeInterval: 2)  // a stats line after the streams
         relay.signal(SIGTERM)
         #expect(relay.wait(timeout: 20), "media-relay did not end on SIGTERM")
         #expect(relay.result.status == 0, "\(relay.result.stderr)")
         #expect(relay.result.stderr.contains("k9") && relay.result.stderr.contains("stream key not allowed"))
+        #expect(relay.result.stderr.contains("refused SRT caller"), "\(relay.result.stderr)")
         try waitUntil("the pushed streams end", timeout: .seconds(10)) { target.publishedStreams.isEmpty }
         target.stop()
 
-        for key in ["k1", "k2", "k3"] {
+        for key in ["k1", "k2", "k3", "k4"] {
             let folder = dir.file("rec/\(key)")
             let playlist = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8)
             #expect(
@@ -191,7 +218,7 @@ import Testing
                 "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine",
                 "-t", "3", "-c:v", "libx264", "-g", "25", "-c:a", "aac", input
             ])
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let server = try ChildProcess(
             "/usr/bin/python3", ["-m", "http.server", "--bind", "127.0.0.1", "--directory", dir.path, "\(port)"],
             environment: ProcessInfo.processInfo.environment, outputBase: dir.file("http"))
@@ -210,26 +237,6 @@ import Testing
             try ExternalTool.packetCount(dir.file("rec/1/index.m3u8"), stream: "a:0")
                 == (try ExternalTool.packetCount(input, stream: "a:0")))
     }
-
-    /// A TCP port free on 127.0.0.1 now.
-    static func freePort() throws -> Int {
-        for _ in 0..<100 {
-            let port = Int.random(in: 20_000...32_000)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            close(fd)
-            if bound == 0 { return port }
-        }
-        throw MediaError(.io, "no free port")
-    }
 }
 
 /// An ffmpeg publisher: `ffmpeg [-re] -i input -c copy -f flv url`.
@@ -239,5 +246,45 @@ enum IngestServerPublisher {
             "ffmpeg",
             ["-v", "error", "-nostdin"] + (realTime ? ["-re"] : []) + ["-i", input, "-c", "copy", "-f", "flv", url],
             environment: ProcessInfo.processInfo.environment, outputBase: log)
+    }
+}
+
+/// An SRT publisher as the must-show has one: `srt-live-transmit udp://… srt://…`, fed the input
+/// as MPEG-TS over UDP on loopback by `ffmpeg -re` (srt-live-transmit 1.5 does not exit at the end of
+/// standard input, so a pipe would never end).
+struct SRTPublisher {
+    let transmitter: ChildProcess
+    let feeder: ChildProcess
+
+    static func start(_ input: String, _ url: String, log: String) throws -> SRTPublisher {
+        let udp = try LoopbackPort.free()
+        let transmitter = try ChildProcess(
+            "srt-live-transmit", ["-a", "no", "-q", "udp://127.0.0.1:\(udp)", url],
+            environment: ProcessInfo.processInfo.environment, outputBase: log + "-srt")
+        try waitUntil("srt-live-transmit listens for UDP", timeout: .seconds(10), every: .milliseconds(20)) {
+            !LoopbackPort.isFree(udp, udp: true) || !transmitter.isRunning
+        }
+        let feeder = try ChildProcess(
+            "ffmpeg",
+            [
+                "-v", "error", "-nostdin", "-re", "-i", input, "-c", "copy", "-f", "mpegts",
+                "udp://127.0.0.1:\(udp)?pkt_size=1316"
+            ], environment: ProcessInfo.processInfo.environment, outputBase: log)
+        return SRTPublisher(transmitter: transmitter, feeder: feeder)
+    }
+
+    /// Waits for the feeder to end, lets SRT deliver what it holds, then stops the transmitter (SIGINT,
+    /// as Ctrl-C: it closes its socket, which ends the stream at the server).
+    func finish() throws {
+        #expect(feeder.wait(timeout: 30), "ffmpeg did not end")
+        #expect(feeder.result.status == 0, "\(feeder.result.stderr)")
+        Thread.sleep(forTimeInterval: 1)
+        transmitter.signal(SIGINT)
+        #expect(transmitter.wait(timeout: 10), "srt-live-transmit did not end on SIGINT")
+    }
+
+    func kill() {
+        feeder.kill()
+        transmitter.kill()
     }
 }

@@ -96,7 +96,12 @@ import Testing
     static let cModuleMaps: [String] = {
         let build = TestPaths.buildProductsDirectory
         let files = FileManager.default
-        var maps = [root + "/Sources/CPulseAudio/module.modulemap", root + "/Sources/CMediaFFmpeg/module.modulemap"]
+        var maps: [String] = []
+        // The system-library targets: CMediaFFmpeg, CPulseAudio, CSRT...
+        for name in ((try? files.contentsOfDirectory(atPath: root + "/Sources")) ?? []).sorted() {
+            let map = root + "/Sources/" + name + "/module.modulemap"
+            if files.fileExists(atPath: map) { maps.append(map) }
+        }
         for name in ((try? files.contentsOfDirectory(atPath: build)) ?? []).sorted() where name.hasSuffix(".build") {
             let map = build + "/" + name + "/module.modulemap"
             if files.fileExists(atPath: map) { maps.append(map) }

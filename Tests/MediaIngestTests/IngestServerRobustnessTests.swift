@@ -79,21 +79,21 @@ import Testing
             into: dir.path, failures: failures, logger: records.logger(level: .info), limits: limits)
         defer { server.stop() }
 
-        let garbage = try Client(port: server.rtmpPort)
+        let garbage = try Client(port: server.rtmpPort!)
         garbage.send(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        let half = try Client(port: server.rtmpPort)
+        let half = try Client(port: server.rtmpPort!)
         half.send([3] + [UInt8](repeating: 1, count: 700))
-        let huge = try Client(port: server.rtmpPort)
+        let huge = try Client(port: server.rtmpPort!)
         huge.handshake()
         // Set chunk size 2^31 on chunk stream 2: format 0, length 4, type 1, stream 0.
         huge.send([0x02, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0, 0, 0x80, 0, 0, 0])
-        let trickle = try Client(port: server.rtmpPort)
+        let trickle = try Client(port: server.rtmpPort!)
         let before = Self.residentBytes()
-        let idle = try (0..<50).map { _ in try Client(port: server.rtmpPort) }
+        let idle = try (0..<50).map { _ in try Client(port: server.rtmpPort!) }
         for client in idle { client.handshake() }
 
         let publisher = try IngestServerTests.publish(
-            input, to: "rtmp://127.0.0.1:\(server.rtmpPort)/live/steady", log: dir.file("steady"))
+            input, to: "rtmp://127.0.0.1:\(server.rtmpPort!)/live/steady", log: dir.file("steady"))
         var trickled = 0
         let started = Date()
         while publisher.isRunning, Date().timeIntervalSince(started) < 20 {

@@ -9,13 +9,17 @@ import Testing
 /// is recorded by a graph (ContainerMuxer, stream copy), and ffprobe and `ffmpeg -xerror` judge the
 /// recordings against what was sent.
 @Suite(.tags(.realTime), .timeLimit(.minutes(2))) struct IngestServerTests {
-    /// Records every stream into `directory/<key>.mkv`; failures land in `failures`.
+    /// Records every stream into `directory/<key>.mkv`; failures land in `failures`; `observe` sees each
+    /// stream first.
     static func recordingServer(
         into directory: String, failures: LockedBox<[String]>, logger: Logger,
-        limits: IngestServer.Limits = IngestServer.Limits(),
-        authorize: @escaping @Sendable (IngestServer.PublishRequest) -> String? = { _ in nil }
+        limits: IngestServer.Limits = IngestServer.Limits(), rtmp: IngestServer.Endpoint? = .init(port: 0),
+        srt: IngestServer.SRTEndpoint? = nil,
+        authorize: @escaping @Sendable (IngestServer.PublishRequest) -> String? = { _ in nil },
+        observe: @escaping @Sendable (IngestStream) -> Void = { _ in }
     ) throws -> IngestServer {
-        try IngestServer(rtmp: .init(port: 0), limits: limits, logger: logger, authorize: authorize) { stream in
+        try IngestServer(rtmp: rtmp, srt: srt, limits: limits, logger: logger, authorize: authorize) { stream in
+            observe(stream)
             var graph = MediaGraph()
             var tracks: [MediaGraph.BranchID] = []
             if let video = stream.videoSource() { tracks.append(graph.addBranch("video", source: video)) }
@@ -48,7 +52,8 @@ import Testing
         let records = LogRecords()
         let server = try Self.recordingServer(into: dir.path, failures: failures, logger: records.logger(level: .info))
         let publishers = try (1...3).map {
-            try Self.publish(input, to: "rtmp://127.0.0.1:\(server.rtmpPort)/live/k\($0)", log: dir.file("ffmpeg\($0)"))
+            try Self.publish(
+                input, to: "rtmp://127.0.0.1:\(server.rtmpPort!)/live/k\($0)", log: dir.file("ffmpeg\($0)"))
         }
         for publisher in publishers {
             #expect(publisher.wait(timeout: 30), "a publisher did not end")
@@ -85,7 +90,7 @@ import Testing
             authorize: { $0.key == "good" ? nil : "unknown stream key" })
         defer { server.stop() }
         let refused = try Self.publish(
-            input, to: "rtmp://127.0.0.1:\(server.rtmpPort)/live/bad", log: dir.file("bad"), realTime: false)
+            input, to: "rtmp://127.0.0.1:\(server.rtmpPort!)/live/bad", log: dir.file("bad"), realTime: false)
         #expect(refused.wait(timeout: 20), "the refused publisher did not end")
         #expect(refused.result.status != 0)
         #expect(
@@ -93,7 +98,7 @@ import Testing
                 || refused.result.stderr.contains("unknown stream key"),
             "\(refused.result.stderr)")
         let accepted = try Self.publish(
-            input, to: "rtmp://127.0.0.1:\(server.rtmpPort)/live/good", log: dir.file("good"), realTime: false)
+            input, to: "rtmp://127.0.0.1:\(server.rtmpPort!)/live/good", log: dir.file("good"), realTime: false)
         #expect(accepted.wait(timeout: 20), "the accepted publisher did not end")
         #expect(accepted.result.status == 0, "\(accepted.result.stderr)")
         try waitUntil("the stream ends", timeout: .seconds(10)) { server.publishedStreams.isEmpty }

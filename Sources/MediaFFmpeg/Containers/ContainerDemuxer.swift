@@ -157,6 +157,12 @@ public final class ContainerDemuxer {
     /// How many packets and bytes may wait for one stream's source before reading for another stream
     /// throws. Default ``QueueLimit/standard``.
     public var queueLimit = QueueLimit.standard
+    /// What happens to a packet that cannot be made a sample (an ADTS header that does not fit its
+    /// packet, a malformed AVCC length): `nil` (default), its stream's source throws the error; set, the
+    /// packet is dropped, the error (naming the stream, with the packet's byte offset) is given to this
+    /// closure on the reading thread, and reading goes on. A live input, where a lost network packet
+    /// damages one sample, wants the second, as the ffmpeg CLI does ("corrupt input packet").
+    public var onDamagedPacket: ((MediaError) -> Void)?
 
     /// Opens the file at `path`, probing its format. The path is a file's, never a URL: FFmpeg
     /// protocol prefixes (`http:`, `pipe:`, `concat:`) are not interpreted.
@@ -203,7 +209,7 @@ public final class ContainerDemuxer {
         }
         let context: InputFormatContext
         do throws(MediaError) {
-            let io = try MemoryIOContext(bytes: bytes)
+            let io = try InputIOContext(bytes: bytes)
             context = try InputFormatContext(url: nil, io: io, formatName: formatName)
         } catch {
             throw Self.openError(error, input: name, hint: InputHint(bytes: bytes)).inStage("ContainerDemuxer")
@@ -356,6 +362,29 @@ public final class ContainerDemuxer {
     func nextSample(stream index: Int) throws(MediaError) -> MediaSample? {
         guard let reader = readers[index] else { return nil }
         if let sample = try reader.dequeue() { return sample }
+        return try read(until: index)?.sample
+    }
+
+    /// The next sample of any stream with a source, in the order of the input (`av_read_frame`'s), with
+    /// the index of its stream; `nil` at the end of the input. Samples another source's `next()` queued
+    /// come first, by stream index.
+    ///
+    /// This is the form for a caller that hands every stream's samples on as they come (into a queue per
+    /// track, across a socket) rather than reading each stream at its own pace. Only streams with a
+    /// source are read: make one per stream wanted with ``source(stream:)`` and keep it (a source released
+    /// deselects its stream), then call this instead of the sources' `next()`.
+    ///
+    /// - Throws: as ``StreamSource/next()``.
+    public func nextSample() throws(MediaError) -> (stream: Int, sample: MediaSample)? {
+        for index in readers.keys.sorted() {
+            if let sample = try readers[index]?.dequeue() { return (index, sample) }
+        }
+        return try read(until: nil)
+    }
+
+    /// Reads packets until one of stream `index` (of any stream with a source when `nil`) comes; the
+    /// other selected streams' samples are queued for their sources.
+    private func read(until index: Int?) throws(MediaError) -> (stream: Int, sample: MediaSample)? {
         while true {
             if let failure { throw failure }
             if endOfInput { return nil }
@@ -402,13 +431,17 @@ public final class ContainerDemuxer {
             guard let target = readers[streamIndex] else { continue }  // not selected: dropped
             do throws(MediaError) {
                 guard let sample = try target.sample(from: packet.raw) else { continue }
-                if streamIndex == index { return sample }
+                if index == nil || streamIndex == index { return (streamIndex, sample) }
                 target.enqueue(sample)
             } catch {
                 let located = MediaError(
                     error.code, "stream \(streamIndex) of \(inputName): \(error.message)",
                     byteOffset: packet.raw.pointee.pos >= 0 ? packet.raw.pointee.pos : nil)
-                if streamIndex == index { throw located }
+                if let onDamagedPacket {
+                    onDamagedPacket(located)
+                    continue
+                }
+                if index == nil || streamIndex == index { throw located }
                 target.enqueue(located)
             }
         }
@@ -441,6 +474,11 @@ public final class ContainerDemuxer {
     /// ended inside a packet (libavformat says "invalid data" for an MP4 cut inside `mdat`), else
     /// invalid data or I/O.
     private func readError(_ code: CInt) -> MediaError {
+        if let failure = context.io?.failure {
+            return MediaError(
+                failure.code, "cannot read \(inputName): \(failure.message)", byteOffset: failure.byteOffset,
+                ffmpegCall: failure.ffmpegCall, ffmpegCode: failure.ffmpegCode)
+        }
         let atEnd = context.raw.pointee.pb.map { avio_feof($0) != 0 } ?? false
         let position = context.raw.pointee.pb.map { avio_tell($0) }
         if atEnd {

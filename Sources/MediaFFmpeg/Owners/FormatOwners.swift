@@ -3,17 +3,17 @@ import Glibc
 import MediaCore
 
 // The owners of what ContainerDemuxer allocates in libavformat: the input AVFormatContext, and for
-// reading from memory the custom AVIOContext with its buffer. Like the owners in Owners.swift, each
+// reading from memory or from a caller's read function the custom AVIOContext with its buffer. Like the owners in Owners.swift, each
 // frees its allocation in `deinit`, is counted for leak tests, and is not Sendable.
 
 /// Owns an `AVFormatContext` opened for reading (`avformat_open_input`, freed with
-/// `avformat_close_input`). When it reads through a custom ``MemoryIOContext``, it keeps that alive
+/// `avformat_close_input`). When it reads through a custom ``InputIOContext``, it keeps that alive
 /// until the format context is closed (libavformat does not free a caller's `pb`).
 final class InputFormatContext {
     let raw: UnsafeMutablePointer<AVFormatContext>
     private var owned: UnsafeMutablePointer<AVFormatContext>?
     /// The custom I/O the context reads through; released only after the context is closed.
-    private let io: MemoryIOContext?
+    let io: InputIOContext?
     /// What interrupts a network input's blocking calls; kept until the context is closed (libavformat
     /// holds a pointer to it).
     let interrupt: NetworkInterrupt?
@@ -24,7 +24,7 @@ final class InputFormatContext {
     /// ``/MediaCore/MediaError/Code/invalidArgument`` naming it). Throws the FFmpeg error of
     /// `avformat_open_input` as `MediaError` (the caller rewrites the message to name the input).
     init(
-        url: String?, io: MemoryIOContext?, formatName: String?, options: [(String, String)] = [],
+        url: String?, io: InputIOContext?, formatName: String?, options: [(String, String)] = [],
         interrupt: NetworkInterrupt? = nil
     ) throws(MediaError) {
         var format: UnsafePointer<AVInputFormat>? = nil
@@ -80,27 +80,45 @@ final class InputFormatContext {
 
 @available(*, unavailable) extension InputFormatContext: Sendable {}
 
-/// Owns a custom `AVIOContext` reading a byte array, and the I/O buffer it was given (freed with
-/// `av_freep(&pb->buffer)` then `avio_context_free`, as libavformat's documentation says: the context
-/// may have replaced the buffer by then, so it is freed through the context).
-final class MemoryIOContext {
+/// Owns a custom `AVIOContext` an ``InputFormatContext`` reads through, and the I/O buffer it was given
+/// (freed with `av_freep(&pb->buffer)` then `avio_context_free`, as libavformat's documentation says:
+/// the context may have replaced the buffer by then, so it is freed through the context). It reads a
+/// byte array (seekable), or calls a caller's read function (not seekable) and keeps what that threw
+/// (libavformat only sees an `EIO`).
+final class InputIOContext {
     let raw: UnsafeMutablePointer<AVIOContext>
     private var owned: UnsafeMutablePointer<AVIOContext>?
-    /// The bytes and the read position; the C callbacks reach it through `opaque`.
-    private let input: MemoryInput
+    /// What the C callbacks reach through `opaque`: a ``MemoryInput`` or a ``StreamInput``.
+    private let input: AnyObject
 
     /// The size of the buffer libavformat reads through.
     static let bufferSize = 32 * 1024
 
-    init(bytes: [UInt8]) throws(MediaError) {
+    /// The error the caller's read function threw, if it did.
+    var failure: MediaError? { (input as? StreamInput)?.failure }
+
+    /// Reads `bytes`, seekable.
+    convenience init(bytes: [UInt8]) throws(MediaError) {
+        try self.init(input: MemoryInput(bytes: bytes), read: memoryRead, seek: memorySeek)
+    }
+
+    /// Calls `read` for bytes; not seekable.
+    convenience init(read: @escaping (UnsafeMutableRawBufferPointer) throws(MediaError) -> Int) throws(MediaError) {
+        try self.init(input: StreamInput(read: read), read: streamRead, seek: nil)
+        raw.pointee.seekable = 0
+    }
+
+    private init(
+        input: AnyObject,
+        read: @escaping @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32,
+        seek: (@convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64)?
+    ) throws(MediaError) {
         guard let buffer = av_malloc(Self.bufferSize)?.assumingMemoryBound(to: UInt8.self) else {
             throw MediaError(
                 .outOfMemory, "cannot allocate a \(Self.bufferSize)-byte I/O buffer", ffmpegCall: "av_malloc")
         }
-        let input = MemoryInput(bytes: bytes)
         let opaque = Unmanaged.passUnretained(input).toOpaque()  // `input` outlives the context: it is our property
-        guard let context = avio_alloc_context(buffer, Int32(Self.bufferSize), 0, opaque, memoryRead, nil, memorySeek)
-        else {
+        guard let context = avio_alloc_context(buffer, Int32(Self.bufferSize), 0, opaque, read, nil, seek) else {
             av_free(buffer)
             throw MediaError(.outOfMemory, "cannot allocate an I/O context", ffmpegCall: "avio_alloc_context")
         }
@@ -117,9 +135,9 @@ final class MemoryIOContext {
     }
 }
 
-@available(*, unavailable) extension MemoryIOContext: Sendable {}
+@available(*, unavailable) extension InputIOContext: Sendable {}
 
-/// The bytes a ``MemoryIOContext`` reads, and where it is.
+/// The bytes an ``InputIOContext`` reads, and where it is.
 final class MemoryInput {
     let bytes: [UInt8]
     var position = 0
@@ -162,4 +180,30 @@ private func memorySeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ w
     guard !overflow, target >= 0, target <= count else { return Int64(mp_averror(EINVAL)) }
     input.position = Int(target)
     return target
+}
+
+/// The read function an ``InputIOContext`` calls, and the error it threw.
+final class StreamInput {
+    let read: (UnsafeMutableRawBufferPointer) throws(MediaError) -> Int
+    var failure: MediaError?
+
+    init(read: @escaping (UnsafeMutableRawBufferPointer) throws(MediaError) -> Int) { self.read = read }
+}
+
+/// `read_packet` of the stream I/O context: what the read function gives (at most `size` bytes);
+/// `AVERROR_EOF` when it gives 0, `EIO` when it throws (the error is kept for the demuxer to throw).
+private func streamRead(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32)
+    -> Int32
+{
+    guard let opaque, let buffer, size > 0 else { return mp_averror(EINVAL) }
+    let input = Unmanaged<StreamInput>.fromOpaque(opaque).takeUnretainedValue()
+    if input.failure != nil { return mp_averror(EIO) }
+    do throws(MediaError) {
+        let count = try input.read(UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+        guard count > 0 else { return mp_averror_eof() }
+        return Int32(min(count, Int(size)))
+    } catch {
+        input.failure = error
+        return mp_averror(EIO)
+    }
 }
