@@ -9,7 +9,8 @@ struct MediaInfo: ParsableCommand {
         commandName: "media-info",
         abstract: "Print what an audio file holds, like afinfo: WAVE, AIFF, AIFC, CAF, NeXT/Sun .au, ADTS and MP3.",
         discussion: """
-            The file is parsed whole by MediaPipeline's AudioFileStreamParser (pure Swift, no FFmpeg): its \
+            The file (a path, '-' for standard input, or an http://, https:// or ftp:// URL, fetched whole \
+            first, up to 1 GiB) is parsed whole by MediaPipeline's AudioFileStreamParser (pure Swift, no FFmpeg): its \
             format as Core Audio describes it (an AudioStreamBasicDescription), the packets, frames and bytes \
             it really holds, the priming and remainder frames it states (CAF pakt, MP3 LAME tag) and what the \
             parser skipped or worked around. --json prints one JSON object; its keys are listed in README.md \
@@ -18,10 +19,13 @@ struct MediaInfo: ParsableCommand {
             Examples:
               media-info song.mp3
               media-info song.mp3 --json
+              media-info https://example.com/podcast/episode-12.mp3
             """,
         version: "0.2.0")
 
-    @Argument(help: ArgumentHelp("The audio file ('-' reads standard input).", valueName: "FILE"))
+    @Argument(
+        help: ArgumentHelp(
+            "The audio file ('-' reads standard input; an http(s):// or ftp:// URL is fetched).", valueName: "FILE"))
     var file: String
 
     @Flag(help: "Print one JSON object instead of text.")
@@ -39,7 +43,7 @@ struct MediaInfo: ParsableCommand {
     @OptionGroup var licence: LicenceOption
 
     func run() throws {
-        let summary = try AudioFileSummary(path: file)
+        let summary = try Self.summary(of: file)
         if logging.verbose && !quiet {
             // The report lists these as notes too; --verbose also logs them, with their metadata, as
             // the other examples log their readers' diagnostics.
@@ -61,6 +65,27 @@ struct MediaInfo: ParsableCommand {
             example: "media-info", path: file,
             diagnostics: summary.diagnostics.map { $0.mediaDiagnostic(stage: "AudioFileSummary") })
         if !quiet, let warning { printError(warning) }
+    }
+}
+
+extension MediaInfo {
+    /// The largest resource fetched from a URL: it is held in memory to be parsed.
+    static let urlLimit = 1 << 30
+
+    /// The summary of the file at `file`: a path, `-`, or a URL whose bytes are fetched first
+    /// (`URLByteReader`, FFmpeg's http/https/ftp protocols; the parsing itself stays FFmpeg-free).
+    static func summary(of file: String) throws -> AudioFileSummary {
+        let scheme = file.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        guard file.contains("://"), URLByteReader.schemes.contains(scheme) else {
+            return try AudioFileSummary(path: file)
+        }
+        var options = ContainerDemuxer.NetworkOptions()
+        options.stop = Interrupt.signal
+        let bytes = try URLByteReader.readAll(url: file, options: options, limit: urlLimit)
+        if Interrupt.wasRequested {
+            throw MediaError(.cancelled, "fetching \(ContainerDemuxer.redacted(file)) was interrupted")
+        }
+        return try AudioFileSummary(bytes: bytes)
     }
 }
 

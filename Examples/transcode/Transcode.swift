@@ -10,7 +10,8 @@ struct Transcode: ParsableCommand {
         abstract: "Combine the audio and video streams of media files into one output, re-encoded or copied.",
         discussion: """
             Every audio and video stream of every --input (any file libavformat reads: .mp4 .mov .m4a .mkv \
-            .ts .flv .mp3 .aac .h264 .wav ...) goes to the --output, in input order. Without --copy, video is \
+            .ts .flv .mp3 .aac .h264 .wav ..., or a URL: http(s), rtsp, rtmp, srt, udp, tcp) goes to the \
+            --output, in input order. Without --copy, video is \
             decoded and re-encoded to H.264 and audio to AAC (the ffmpeg CLI's defaults); with --copy the \
             packets are remuxed untouched. The output's container comes from its extension (.mp4 .mov .m4a \
             .ts .flv .mkv .webm), or it is written by MediaPipeline's own muxers: .aac (ADTS), .h264 \
@@ -27,7 +28,10 @@ struct Transcode: ParsableCommand {
             """,
         version: "0.2.0")
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("A file to read; repeat for several.", valueName: "FILE"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "A file or URL (http(s), rtsp, rtmp, srt, udp, tcp) to read; repeat for several.", valueName: "FILE|URL"))
     var input: [String] = []
 
     @Option(
@@ -104,23 +108,25 @@ struct Transcode: ParsableCommand {
         // Which streams: every audio and video stream, or the one kind the output takes; a branch each.
         var branches: [MediaGraph.BranchID] = []
         for path in input {
+            if Self.isURL(path) {
+                // A URL is opened once (a live one cannot be opened again at the same point): its streams
+                // share the demuxer, each read on its branch's thread.
+                var network = ContainerDemuxer.NetworkOptions()
+                network.stop = Interrupt.signal  // Ctrl-C ends a live input there, and the file is finished
+                let demuxer = try ContainerDemuxer(url: path, options: network)
+                let wanted = try wantedStreams(demuxer.streams, into: kind, first: branches.isEmpty)
+                let sources = try ContainerDemuxer.sharedSources(demuxer, streams: wanted.map(\.index))
+                for (stream, source) in zip(wanted, sources) {
+                    branches.append(
+                        graph.addBranch(
+                            "\(ContainerDemuxer.redacted(path))#\(stream.index)", source: source,
+                            stages: try stages(for: stream, path: path, into: kind)))
+                }
+                continue
+            }
             let demuxer = try ContainerDemuxer(path: path)
-            var wanted = demuxer.streams.filter {
-                ($0.isAudio && kind.takesAudio) || ($0.isVideo && kind.takesVideo)
-            }
-            if !kind.isContainer {
-                // A bare stream, CAF, WAV or Y4M file holds one stream: the first that fits.
-                wanted = branches.isEmpty ? Array(wanted.prefix(1)) : []
-            }
+            let wanted = try wantedStreams(demuxer.streams, into: kind, first: branches.isEmpty)
             guard let first = wanted.first else { continue }
-            if branches.isEmpty, toStandardOutput, kind == .caf, case .audio(let audio)? = first.format,
-                audio.pcm == nil
-            {
-                // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
-                throw ValidationError(
-                    "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file"
-                )
-            }
             // The file's first stream takes over the demuxer that listed the streams: no second open
             // (nor a second probe, which for a raw .h264 decodes its first pictures). Every other
             // stream gets a demuxer of its own, so that each branch reads on a thread of its own.
@@ -189,6 +195,32 @@ struct Transcode: ParsableCommand {
             example: "transcode", path: input.joined(separator: ", "), warningCount: progress.warningCount,
             warnings: progress.warnings)
         if let warning { printError(warning) }
+    }
+
+    /// Which of an input's `streams` go to the output: every audio and video stream, or the one kind the
+    /// output takes; for a bare stream, CAF, WAV or Y4M output, only the first that fits, from the first
+    /// input (`first`) only.
+    func wantedStreams(_ streams: [ContainerDemuxer.Stream], into kind: TranscodeOutput, first: Bool) throws
+        -> [ContainerDemuxer.Stream]
+    {
+        var wanted = streams.filter { ($0.isAudio && kind.takesAudio) || ($0.isVideo && kind.takesVideo) }
+        if !kind.isContainer {
+            // A bare stream, CAF, WAV or Y4M file holds one stream: the first that fits.
+            wanted = first ? Array(wanted.prefix(1)) : []
+        }
+        if first, toStandardOutput, kind == .caf, case .audio(let audio)? = wanted.first?.format, audio.pcm == nil {
+            // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
+            throw ValidationError(
+                "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file"
+            )
+        }
+        return wanted
+    }
+
+    /// Whether `input` is a URL `ContainerDemuxer(url:options:)` opens rather than a path.
+    static func isURL(_ input: String) -> Bool {
+        let scheme = input.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        return input.contains("://") && ContainerDemuxer.networkSchemes.contains(scheme)
     }
 
     /// The stages that bring `stream` to what `kind` takes.

@@ -212,20 +212,9 @@ import Testing
     @Test func aPulledURLIsRecordedWhole() throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("input.ts")
-        try ExternalTool.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine",
-                "-t", "3", "-c:v", "libx264", "-g", "25", "-c:a", "aac", input
-            ])
-        let port = try LoopbackPort.free()
-        let server = try ChildProcess(
-            "/usr/bin/python3", ["-m", "http.server", "--bind", "127.0.0.1", "--directory", dir.path, "\(port)"],
-            environment: ProcessInfo.processInfo.environment, outputBase: dir.file("http"))
+        try URLInputExampleTests.makeTS(input, seconds: 3)
+        let (server, port) = try URLInputExampleTests.serve(dir)
         defer { server.kill() }
-        try waitUntil("the HTTP server listens", timeout: .seconds(10), every: .milliseconds(50)) {
-            (try? ExternalTool.run("ffprobe", ["-v", "error", "http://127.0.0.1:\(port)/input.ts"]).status) == 0
-        }
         let (relay, _) = try Self.start(
             ["--pull", "http://127.0.0.1:\(port)/input.ts", "--record", dir.file("rec"), "--segment-duration", "1"],
             in: dir)
