@@ -11,23 +11,25 @@ import Testing
     static let relay = TestPaths.executable("media-relay")
 
     /// Starts media-relay with `arguments` and reads the RTMP port it listens on (it is given port 0).
-    static func start(_ arguments: [String], in dir: TemporaryDirectory) throws -> (ChildProcess, Int?) {
-        let (process, ports) = try startListening(arguments, in: dir)
+    static func start(_ arguments: [String], in dir: TemporaryDirectory, log: String = "relay") throws -> (
+        ChildProcess, Int?
+    ) {
+        let (process, ports) = try startListening(arguments, in: dir, log: log)
         return (process, ports["rtmp"])
     }
 
     /// Starts media-relay with `arguments` and reads the port of each listener it prints (`rtmp`, `srt`),
     /// waiting for as many as `--rtmp-listen` and `--srt-listen` ask for.
-    static func startListening(_ arguments: [String], in dir: TemporaryDirectory) throws -> (
+    static func startListening(_ arguments: [String], in dir: TemporaryDirectory, log: String = "relay") throws -> (
         ChildProcess, [String: Int]
     ) {
         let process = try ChildProcess(
-            relay, arguments, environment: ProcessInfo.processInfo.environment, outputBase: dir.file("relay"))
+            relay, arguments, environment: ProcessInfo.processInfo.environment, outputBase: dir.file(log))
         let schemes = ["rtmp", "srt"].filter { arguments.contains("--\($0)-listen") }
         var ports: [String: Int] = [:]
         guard !schemes.isEmpty else { return (process, ports) }
         try waitUntil("media-relay listens", timeout: .seconds(20), every: .milliseconds(50)) {
-            let text = (try? String(contentsOfFile: dir.file("relay.err"), encoding: .utf8)) ?? ""
+            let text = (try? String(contentsOfFile: dir.file(log + ".err"), encoding: .utf8)) ?? ""
             for scheme in schemes {
                 if let range = text.firstRange(of: "\(scheme)://127.0.0.1:") {
                     ports[scheme] = Int(text[range.upperBound...].prefix { $0.isNumber })
@@ -163,48 +165,71 @@ import Testing
         #expect(lines.count >= 3 && counts.max() ?? 0 > 0, "\(lines.prefix(5))")
     }
 
-    /// SIGKILL mid-segment: the closed segments in the index each decode with `ffmpeg -xerror`, and the
-    /// open fragmented-MP4 segment is readable up to its last fragment.
+    /// SIGKILL mid-segment, three relays at once writing fragmented MP4, MPEG-TS and Matroska: the closed
+    /// segments in each index decode with `ffmpeg -xerror` and hold every frame, and the open segment is
+    /// readable up to what was written (a second of frames at least: its last fragment or cluster, or
+    /// every MPEG-TS packet).
     @Test func sigkillLeavesEveryClosedSegmentPlayable() throws {
         let dir = try TemporaryDirectory()
         let input = dir.file("input.mp4")
-        try AVFixture.makeMP4(input, seconds: 6)
-        let (relay, port) = try Self.start(
-            [
-                "--rtmp-listen", "127.0.0.1:0", "--record", dir.file("rec"), "--segment-duration", "2",
-                "--segment-format", "mp4"
-            ],
-            in: dir)
-        defer { relay.kill() }
-        let listening = try #require(port, "media-relay did not listen: \(relay.result.stderr)")
-        let publisher = try IngestServerPublisher.start(
-            input, "rtmp://127.0.0.1:\(listening)/live/cam", log: dir.file("cam"))
-        defer { publisher.kill() }
-        let folder = dir.file("rec/cam")
-        try waitUntil("two segments are closed", timeout: .seconds(20), every: .milliseconds(50)) {
-            let index = (try? String(contentsOfFile: folder + "/index.json", encoding: .utf8)) ?? ""
-            return index.contains("segment-00001.mp4")
+        try AVFixture.makeMP4(input, seconds: 8)
+        var running: [(format: String, relay: ChildProcess, publisher: ChildProcess)] = []
+        defer {
+            for run in running {
+                run.relay.kill()
+                run.publisher.kill()
+            }
         }
-        // Past the keyframe 1 s into the open segment, where its first fragment is cut and flushed.
-        Thread.sleep(forTimeInterval: 1.6)
-        relay.signal(SIGKILL)
-        #expect(relay.wait(timeout: 10))
-        let index = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/index.json")))
-                as? [String: Any])
-        #expect(index["complete"] as? Bool == false)
-        let closed = (index["segments"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String }
-        #expect(closed.count >= 2)
-        for file in closed {
-            let decoded = try ExternalTool.run(
-                "ffmpeg", ["-v", "error", "-xerror", "-i", folder + "/" + file, "-f", "null", "-"])
-            #expect(decoded.status == 0, "\(file): \(decoded.stderr)")
-            #expect(try ExternalTool.packetCount(folder + "/" + file, stream: "v:0") == 50, "\(file)")
+        for format in ["mp4", "ts", "mkv"] {
+            let (relay, port) = try Self.start(
+                [
+                    "--rtmp-listen", "127.0.0.1:0", "--record", dir.file("rec-\(format)"), "--segment-duration", "2",
+                    "--segment-format", format
+                ],
+                in: dir, log: "relay-\(format)")
+            let listening = try #require(port, "media-relay did not listen: \(relay.result.stderr)")
+            let publisher = try IngestServerPublisher.start(
+                input, "rtmp://127.0.0.1:\(listening)/live/cam", log: dir.file("cam-\(format)"))
+            running.append((format, relay, publisher))
         }
-        let open = folder + "/segment-0000\(closed.count).mp4"
-        #expect(FileManager.default.fileExists(atPath: open), "no open segment")
-        let frames = try ExternalTool.packetCount(open, stream: "v:0")
-        #expect(frames >= 25, "the open segment holds \(frames) readable frames")
+        // Each relay is killed 1.6 s after its second segment closed: past the keyframe 1 s into its open
+        // segment, where the MP4 fragment and the Matroska cluster close, and before the next cut at 2 s.
+        var closedAt: [String: ContinuousClock.Instant] = [:]
+        var killed: Set<String> = []
+        try waitUntil("each relay closes two segments", timeout: .seconds(30), every: .milliseconds(20)) {
+            for run in running where !killed.contains(run.format) {
+                if closedAt[run.format] == nil {
+                    let path = dir.file("rec-\(run.format)/cam/index.json")
+                    let index = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                    if index.contains("segment-00001.\(run.format)") { closedAt[run.format] = .now }
+                }
+                if let closed = closedAt[run.format], ContinuousClock.now - closed >= .milliseconds(1_600) {
+                    run.relay.signal(SIGKILL)
+                    killed.insert(run.format)
+                }
+            }
+            return killed.count == running.count
+        }
+        for run in running {
+            #expect(run.relay.wait(timeout: 10))
+            let folder = dir.file("rec-\(run.format)/cam")
+            let index = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/index.json")))
+                    as? [String: Any])
+            #expect(index["complete"] as? Bool == false)
+            let closed = (index["segments"] as? [[String: Any]] ?? []).compactMap { $0["file"] as? String }
+            #expect(closed.count >= 2, "\(run.format)")
+            for file in closed {
+                let decoded = try ExternalTool.run(
+                    "ffmpeg", ["-v", "error", "-xerror", "-i", folder + "/" + file, "-f", "null", "-"])
+                #expect(decoded.status == 0, "\(file): \(decoded.stderr)")
+                #expect(try ExternalTool.packetCount(folder + "/" + file, stream: "v:0") == 50, "\(file)")
+            }
+            let open = folder + "/segment-0000\(closed.count).\(run.format)"
+            #expect(FileManager.default.fileExists(atPath: open), "no open \(run.format) segment")
+            let frames = try ExternalTool.packetCount(open, stream: "v:0")
+            #expect(frames >= 25, "the open \(run.format) segment holds \(frames) readable frames")
+        }
     }
 
     /// A pulled URL (an MPEG-TS file served over HTTP on loopback) is recorded whole; media-relay ends

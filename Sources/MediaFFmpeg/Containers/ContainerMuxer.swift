@@ -86,8 +86,14 @@ public final class ContainerMuxer: MultiTrackSink {
         /// path, so that players can start before the whole file has arrived (movflags `faststart`).
         /// Not possible to a ``/MediaCore/MediaOutput``.
         public var fastStart: Bool = true
+        /// Hands each packet to the output as soon as it is written (libavformat's `flush_packets`), so
+        /// that a file cut short by a crash or SIGKILL holds every packet written: MPEG-TS and the like
+        /// up to the last packet, Matroska up to its last cluster (clusters are then closed every
+        /// second, `cluster_time_limit`). A write call per packet; libavformat's file protocol otherwise
+        /// holds up to 256 KiB. Fragmented MP4 is flushed once per fragment whatever this says.
+        public var flushesPackets: Bool = false
 
-        /// The defaults: not fragmented, fast start.
+        /// The defaults: not fragmented, fast start, packets buffered.
         public init() {}
     }
 
@@ -367,6 +373,13 @@ extension ContainerMuxer {
         guard !streams.isEmpty else { return }  // every track ended empty: finish closes an empty output
 
         let aacTracks = streams.filter(\.isAAC).count
+        if options.flushesPackets {
+            ctx.pointee.flush_packets = 1
+            if format == .matroska || format == .webm {
+                try check(
+                    av_opt_set_int(ctx.pointee.priv_data, "cluster_time_limit", 1_000, 0), calling: "av_opt_set_int")
+            }
+        }
         let audioOnly = streams.allSatisfy { $0.format.audio != nil }
         if format.isISOBaseMedia {
             var flags: [String] = []
