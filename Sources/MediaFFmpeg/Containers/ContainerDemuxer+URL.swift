@@ -57,7 +57,9 @@ extension ContainerDemuxer {
     /// or `tcp://` MPEG-TS. Blocking calls give up after the options' timeouts, or when their stop
     /// signal is given.
     ///
-    /// Errors name the URL without its user information or SRT passphrase.
+    /// Errors name the URL without its user information or SRT passphrase. An SRT peer that closes (or
+    /// is lost) ends the input, as the last packet of a file does: libsrt gives FFmpeg no other way to
+    /// tell a close from a failure.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` for another scheme (a file: use
     ///   ``init(path:)``) or an option nothing takes; ``/MediaCore/MediaError/Code/timedOut`` when
@@ -84,6 +86,7 @@ extension ContainerDemuxer {
             let context = try InputFormatContext(
                 url: url, io: nil, formatName: options.formatName, options: formatOptions, interrupt: interrupt)
             try self.init(context: context, inputName: name)
+            closeIsEnd = scheme == "srt"
         } catch {
             if let stopped = Self.interrupted(interrupt, name: name, opening: options.openTimeout) {
                 throw stopped.inStage("ContainerDemuxer")

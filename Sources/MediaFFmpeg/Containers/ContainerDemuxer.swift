@@ -141,6 +141,9 @@ public final class ContainerDemuxer {
     private var endOfInput = false
     /// A read error: thrown by every source once its queue is empty.
     private var failure: MediaError?
+    /// Whether an I/O error from the protocol is the end of the input: SRT's, whose peer closing its
+    /// socket reaches libavformat as `EIO` (set by ``init(url:options:)``).
+    var closeIsEnd = false
 
     /// libavformat's name of the container format, e.g. `mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`,
     /// `mpegts`.
@@ -419,6 +422,10 @@ public final class ContainerDemuxer {
                     failure = cut
                     throw cut
                 }
+                return nil
+            }
+            if code == mp_averror(EIO), closeIsEnd {
+                endOfInput = true
                 return nil
             }
             if code < 0 {
