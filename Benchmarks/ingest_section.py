@@ -64,7 +64,7 @@ def wait_for_port(port, process):
             if process.poll() is not None:
                 break
             time.sleep(0.05)
-    raise RuntimeError("the server did not start")
+    raise RuntimeError(f"the server did not start listening on {port} (exit status {process.poll()})")
 
 
 def video_packets(path):
@@ -77,7 +77,8 @@ def video_packets(path):
 def run_server(name, start, recording_of, source):
     """Starts the server (`start(folder, port)` returns its process), publishes PUBLISHERS streams at once,
     stops it; returns CPU seconds, peak MiB and the streams whose recording lacks frames."""
-    folder = tempfile.mkdtemp(prefix=f"bench-ingest-{name}-")
+    # nginx's configuration takes the folder's path unquoted: no spaces or parentheses in it.
+    folder = tempfile.mkdtemp(prefix="bench-ingest-" + "".join(c for c in name if c.isalnum()) + "-")
     port = free_port()
     process = start(folder, port)
     try:

@@ -60,7 +60,11 @@ struct RelayOutputs: Sendable {
         do {
             try addSinks(&graph, name: name, tracks: tracks)
             if !quiet { printError("media-relay: \(name): relaying") }
-            let progress = try graph.runThreaded(stop: stop)
+            // One thread per stream (the handler's), pulling whichever track is behind: a live stream's
+            // samples come at the publisher's pace, so threads per branch and per sink would only add
+            // hand-offs (two thread wake-ups per sample and output; about half of the relay's CPU with 20
+            // publishers, Benchmarks/README.md). The outputs are muxers writing files, which keep up.
+            let progress = try graph.runSynchronously(stop: stop)
             let samples = progress.branches.map(\.samplesRead).reduce(0, +)
             if !quiet { printError("media-relay: \(name): ended after \(samples) samples") }
         } catch {

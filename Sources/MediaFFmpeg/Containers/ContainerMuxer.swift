@@ -86,12 +86,15 @@ public final class ContainerMuxer: MultiTrackSink {
         /// path, so that players can start before the whole file has arrived (movflags `faststart`).
         /// Not possible to a ``/MediaCore/MediaOutput``.
         public var fastStart: Bool = true
-        /// Hands each packet to the output as soon as it is written (libavformat's `flush_packets`), so
-        /// that a file cut short by a crash or SIGKILL holds every packet written: MPEG-TS and the like
-        /// up to the last packet, Matroska up to its last cluster (clusters are then closed every
-        /// second, `cluster_time_limit`). A write call per packet; libavformat's file protocol otherwise
-        /// holds up to 256 KiB. Fragmented MP4 is flushed once per fragment whatever this says.
-        public var flushesPackets: Bool = false
+        /// How much media time of written packets the output may lack at most: what was written is
+        /// handed to the output (`avio_flush`) at each keyframe and whenever this much has passed since
+        /// the last flush, so that a file cut short by a crash or SIGKILL holds all but the last
+        /// interval: MPEG-TS and the like to that packet, Matroska to its last cluster (clusters are then
+        /// closed every second, `cluster_time_limit`). `nil` (default): libavformat's file protocol
+        /// buffers up to 256 KiB. Fragmented MP4 is flushed once per fragment whatever this says. A
+        /// flush is a write call: a quarter second costs a few per second, a packet each costs one per
+        /// packet.
+        public var flushInterval: Duration?
 
         /// The defaults: not fragmented, fast start, packets buffered.
         public init() {}
@@ -126,6 +129,9 @@ public final class ContainerMuxer: MultiTrackSink {
     /// Whether `finish` adds the iTunSMPB tag / moves the `moov` itself instead of libavformat.
     private var rewritesMovie = false
     private var finalSize: Int64?
+    /// The decode time, in seconds, of the packet after which the output was last flushed
+    /// (``Options/flushInterval``).
+    private var lastFlush: Double?
 
     /// A muxer dropped after its header without ``finish()`` (after a write error, say) lets its
     /// destination end what needs ending (an HLS folder's trailer).
@@ -373,8 +379,7 @@ extension ContainerMuxer {
         guard !streams.isEmpty else { return }  // every track ended empty: finish closes an empty output
 
         let aacTracks = streams.filter(\.isAAC).count
-        if options.flushesPackets {
-            ctx.pointee.flush_packets = 1
+        if options.flushInterval != nil {
             if format == .matroska || format == .webm {
                 try check(
                     av_opt_set_int(ctx.pointee.priv_data, "cluster_time_limit", 1_000, 0), calling: "av_opt_set_int")
@@ -546,6 +551,18 @@ extension ContainerMuxer {
         if code < 0 { throw destination.packetError(code: code, trackIndex: trackIndex, sampleIndex: index) }
         track.lastDTS = dts
         track.count += 1
+        if let interval = options.flushInterval, let pb = context.raw.pointee.pb {
+            let time = timing.effectiveDecodeTime.seconds ?? 0
+            if sample.flags.contains(.keyframe) || lastFlush.map({ time - $0 >= Self.seconds(interval) }) ?? true {
+                avio_flush(pb)
+                lastFlush = time
+            }
+        }
+    }
+
+    /// `duration` in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// `time` in ticks of `base`, rounded to nearest (ties away from zero), exactly (128-bit):

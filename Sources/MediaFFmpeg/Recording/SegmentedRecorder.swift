@@ -30,9 +30,9 @@ public import MediaCore
 ///   (so a join has no gap), all shifted alike when the first decode time is negative (B-frames) so that
 ///   none is negative; a fragmented MP4 starts at zero (libavformat's fragmented writer shifts it). The
 ///   index gives the samples' times unshifted. A file
-///   still open when the process dies is readable up to what was written (``ContainerMuxer/Options/flushesPackets``):
-///   MPEG-TS to its last packet, fragmented MP4 to its last fragment, Matroska to its last cluster
-///   (closed every second).
+///   still open when the process dies is readable up to what was written (``ContainerMuxer/Options/flushInterval``,
+///   a quarter second): MPEG-TS to a quarter second of its end, fragmented MP4 to its last fragment,
+///   Matroska to its last cluster (closed every second).
 /// - **Index**, rewritten (atomically, by rename) after every closed segment: `index.json` (every
 ///   segment kept: file, start, exact duration, bytes, and `"complete"` once the recording has
 ///   finished) and `index.m3u8`, an HLS playlist of the kept segments (`EXT-X-PLAYLIST-TYPE:EVENT`
@@ -220,7 +220,7 @@ public final class SegmentedRecorder: MultiTrackSink {
         let file = "segment-" + String(repeating: "0", count: max(0, 5 - number.count)) + number + "." + extensionName
         var muxerOptions = ContainerMuxer.Options()
         muxerOptions.fragmented = options.format == .mp4
-        muxerOptions.flushesPackets = true  // the open segment, at a crash, holds what was written
+        muxerOptions.flushInterval = .milliseconds(250)  // the open segment, at a crash, holds all but 0.25 s
         let muxer = try ContainerMuxer(path: directory + "/" + file, format: options.format, options: muxerOptions)
         try muxer.begin(tracks: formats)
         current = (muxer, nextIndex, file, start)

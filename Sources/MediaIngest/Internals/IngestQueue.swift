@@ -22,6 +22,10 @@ final class IngestQueue: @unchecked Sendable {
     private var bytes = 0
     private var end: Result<Void, MediaError>?
     private var counts = IngestStream.Statistics()
+    /// The sources asleep in ``take(_:)``, per track: ``put(_:on:)`` wakes them (a system call) only for
+    /// a sample of a track one waits for. A graph run on one thread waits for one track while the other's
+    /// samples arrive.
+    private var waiting = [0, 0]
     let byteLimit: Int
 
     init(byteLimit: Int) {
@@ -47,7 +51,7 @@ final class IngestQueue: @unchecked Sendable {
         }
         bytes += sample.byteCount
         queues[track.rawValue].append(sample)
-        changed.broadcast()
+        if waiting[track.rawValue] > 0 { changed.broadcast() }
         return true
     }
 
@@ -89,7 +93,10 @@ final class IngestQueue: @unchecked Sendable {
             switch end {
             case .success: return nil
             case .failure(let error): throw error
-            case nil: changed.wait(mutex)
+            case nil:
+                waiting[track.rawValue] += 1
+                changed.wait(mutex)
+                waiting[track.rawValue] -= 1
             }
         }
     }
