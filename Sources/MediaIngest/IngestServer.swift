@@ -104,7 +104,7 @@ public final class IngestServer: Sendable {
         public init() {}
     }
 
-    /// A publisher asking to publish, for ``IngestServer/init(rtmp:limits:logger:authorize:onStream:)``'s
+    /// A publisher (or SRT caller) asking to publish, for ``IngestServer/init(rtmp:srt:limits:logger:authorize:onStream:)``'s
     /// `authorize`.
     public struct PublishRequest: Sendable, Hashable {
         /// The application (`live`).

@@ -3,7 +3,7 @@ public import MediaCore
 
 /// Reads the bytes at a URL as libavformat's protocols fetch them: an `http(s)://` or `ftp://` file,
 /// with the same timeouts, options and stop signal as a network ``ContainerDemuxer``. For readers that
-/// parse bytes themselves (``/MediaFormats/AudioFileSummary``, the push parsers): `media-info
+/// parse bytes themselves (MediaFormats' `AudioFileSummary`, the push parsers): `media-info
 /// https://…/song.mp3`. `URLSession`'s data task, without Foundation.
 ///
 /// ```swift
