@@ -8,8 +8,8 @@ import MediaCore
 /// ``SRTConnection`` thread per accepted caller.
 ///
 /// Threads: libsrt calls the hook on its receiving thread; the accept thread waits on an SRT epoll with
-/// a 200 ms timeout so that ``stop()`` ends it within that time; each connection reads with a receive
-/// timeout of 250 ms, for the same reason.
+/// a 200 ms timeout so that ``stop()`` ends it within that time; each connection waits for data on an
+/// epoll of its own with a 250 ms timeout, for the same reason.
 final class SRTListener: @unchecked Sendable {
     // Sendable by construction: `socket`, `state` and `endpoint` are constants; `threads` is a `Locked`;
     // libsrt's calls are thread-safe (its socket handles are integers looked up under libsrt's own
