@@ -114,6 +114,13 @@ import Testing
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             defer { done.signal() }
+            // From half a second of media on (within 20 s): a clip saved at the very first samples may hold
+            // video and no audio yet, which the check below would take for audio lost (seen once, when the
+            // test processes ran in the idle scheduling class).
+            let deadline = Date().addingTimeInterval(20)
+            while (replay.statistics.duration.seconds ?? 0) < 0.5, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
             for index in 0..<6 {
                 if let clip = try? replay.saveClip(to: folder + "/during-\(index).mp4") {
                     saved.withLock { $0.append(clip) }
