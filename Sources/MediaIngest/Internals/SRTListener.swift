@@ -11,13 +11,12 @@ import MediaCore
 /// a 200 ms timeout so that ``stop()`` ends it within that time; each connection waits for data on an
 /// epoll of its own with a 250 ms timeout, for the same reason.
 final class SRTListener: @unchecked Sendable {
-    // Sendable by construction: `socket`, `state` and `endpoint` are constants; `threads` is a `Locked`;
+    // Sendable by construction: `socket`, `port` and `state` are constants; `threads` is a `Locked`;
     // libsrt's calls are thread-safe (its socket handles are integers looked up under libsrt's own
     // locks).
     let socket: SRTSOCKET
     let port: Int
     let state: ServerState
-    private let endpoint: IngestServer.SRTEndpoint
     private let threads = Locked([StageThreadBox]())
     private let stopped = Locked(false)
 
@@ -71,13 +70,19 @@ final class SRTListener: @unchecked Sendable {
         self.socket = socket
         self.port = Int(UInt16(bigEndian: local.sin_port))
         self.state = state
-        self.endpoint = endpoint
         let opaque = Unmanaged.passUnretained(self).toOpaque()  // the listener outlives its socket: stop() closes it
         guard srt_listen_callback(socket, srtHandshakeHook, opaque) != SRT_ERROR else {
             throw fail("srt_listen_callback")
         }
         guard srt_listen(socket, 64) != SRT_ERROR else { throw fail("listen") }
-        let thread = try StageThread { [self] in acceptLoop() }
+        let thread: StageThread
+        do throws(MediaError) {
+            thread = try StageThread { [self] in acceptLoop() }
+        } catch {
+            srt_close(socket)
+            srt_cleanup()
+            throw error
+        }
         threads.withLock { $0.append(StageThreadBox(thread)) }
     }
 
