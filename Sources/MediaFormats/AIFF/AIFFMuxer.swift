@@ -95,20 +95,19 @@ public final class AIFFMuxer: MediaSink {
             format = audio
         }
         guard let layout else { return }
-        try sample.withUnsafeBytes { (data) throws(MediaError) in
-            try layout.stored.withStoredBytes(of: data, scratch: &scratch) { (stored) throws(MediaError) in
-                let end = dataBytesWritten + Int64(stored.count)
-                // FORM size = header after its first 8 bytes + data + pad byte; 32 bits.
-                guard layout.headerSize - 8 + end + (end & 1) <= Int64(UInt32.max) else {
-                    throw MediaError(
-                        .unsupportedFormat,
-                        "\(name) cannot write past \(count: dataBytesWritten, "byte") of sound data: AIFF's 32-bit sizes stop at 4 GiB"
-                    )
-                }
-                try output.write(stored)
-                dataBytesWritten = end
+        // A local first: the check reads dataBytesWritten, which `+=` would hold for writing meanwhile.
+        let written = try layout.stored.write(sample, to: output, scratch: &scratch) {
+            (count) throws(MediaError) in
+            let end = dataBytesWritten + Int64(count)
+            // FORM size = header after its first 8 bytes + data + pad byte; 32 bits.
+            guard layout.headerSize - 8 + end + (end & 1) <= Int64(UInt32.max) else {
+                throw MediaError(
+                    .unsupportedFormat,
+                    "\(name) cannot write past \(count: dataBytesWritten, "byte") of sound data: AIFF's 32-bit sizes stop at 4 GiB"
+                )
             }
         }
+        dataBytesWritten += Int64(written)
         framesWritten += Int64(sample.frameCount)
     }
 
@@ -117,17 +116,9 @@ public final class AIFFMuxer: MediaSink {
     ///
     /// - Throws: the output's errors (the output is closed even then).
     public func finish() throws(MediaError) {
-        guard let layout else {
-            try output.close()
-            return
-        }
-        do {
-            try patchSizes(layout)
-        } catch {
-            try? output.close()
-            throw error
-        }
-        try output.close()
+        try output.close(afterWriting: { () throws(MediaError) in
+            if let layout { try patchSizes(layout) }
+        })
     }
 
     /// Writes the sizes and frame count of the audio written so far into the header and flushes the

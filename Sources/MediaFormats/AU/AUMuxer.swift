@@ -87,12 +87,7 @@ public final class AUMuxer: MediaSink {
             format = audio
         }
         guard let layout else { return }
-        try sample.withUnsafeBytes { (data) throws(MediaError) in
-            try layout.stored.withStoredBytes(of: data, scratch: &scratch) { (stored) throws(MediaError) in
-                try output.write(stored)
-                dataBytesWritten += Int64(stored.count)
-            }
-        }
+        dataBytesWritten += Int64(try layout.stored.write(sample, to: output, scratch: &scratch))
         framesWritten += Int64(sample.frameCount)
     }
 
@@ -102,18 +97,11 @@ public final class AUMuxer: MediaSink {
     /// - Throws: the output's errors (the output is closed even then).
     public func finish() throws(MediaError) {
         let fileSize = Int64(Self.headerSize) + dataBytesWritten
-        guard let layout, output.isSeekable, fileSize < Int64(Int32.max) else {
-            try output.close()
-            return
-        }
-        do {
+        try output.close(afterWriting: { () throws(MediaError) in
+            guard let layout, output.isSeekable, fileSize < Int64(Int32.max) else { return }
             let size = UInt32(dataBytesWritten)
             try output.overwrite((0..<4).map { UInt8(truncatingIfNeeded: size >> (24 - 8 * $0)) }, at: layout.start + 8)
-        } catch {
-            try? output.close()
-            throw error
-        }
-        try output.close()
+        })
     }
 
     /// The AU encoding number and the stored form for `type` under `encoding`.

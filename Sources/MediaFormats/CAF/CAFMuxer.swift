@@ -264,18 +264,11 @@ public final class CAFMuxer: MediaSink {
     ///
     /// - Throws: the output's errors (the output is closed even then).
     public func finish() throws(MediaError) {
-        guard let dataSizeOffset, output.isSeekable else {
-            try output.close()
-            return
-        }
-        do {
+        try output.close(afterWriting: { () throws(MediaError) in
+            guard let dataSizeOffset, output.isSeekable else { return }
             try output.overwrite(Self.uint64BE(UInt64(dataBytesWritten + 4)), at: dataSizeOffset)  // data mChunkSize
             if isAAC, let format { try writePacketTable(format) }
-        } catch {
-            try? output.close()
-            throw error
-        }
-        try output.close()
+        })
     }
 
     private func writePacketTable(_ format: AudioFormat) throws(MediaError) {

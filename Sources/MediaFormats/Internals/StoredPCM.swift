@@ -1,3 +1,5 @@
+import MediaCore
+
 /// How a muxer turns MediaPipeline's PCM (little-endian, u8 unsigned) into the bytes its file stores,
 /// one sample's bytes at a time.
 enum StoredPCM: Sendable, Equatable {
@@ -31,6 +33,24 @@ enum StoredPCM: Sendable, Equatable {
             G711.encode(s16LE: data, law: law, into: &scratch)
         }
         try scratch.withUnsafeBytes { bytes in Result { () throws(E) in try body(bytes) } }.get()
+    }
+
+    /// Writes the stored bytes of `sample` (interleaved PCM of whole frames) to `output` and returns their
+    /// count; `approve` sees the count first and may refuse it (a file's size limit) by throwing, in which
+    /// case nothing is written.
+    func write(
+        _ sample: MediaSample, to output: any MediaOutput, scratch: inout [UInt8],
+        approve: (Int) throws(MediaError) -> Void = { _ in }
+    ) throws(MediaError) -> Int {
+        var count = 0
+        try sample.withUnsafeBytes { (data) throws(MediaError) in
+            try withStoredBytes(of: data, scratch: &scratch) { (stored) throws(MediaError) in
+                try approve(stored.count)
+                try output.write(stored)
+                count = stored.count
+            }
+        }
+        return count
     }
 
     /// Stored bytes per input sample value of `bytesPerSample` bytes.

@@ -103,17 +103,9 @@ public final class WAVMuxer: MediaSink {
     ///
     /// - Throws: the output's errors (the output is closed even then).
     public func finish() throws(MediaError) {
-        guard let layout, output.isSeekable else {
-            try output.close()
-            return
-        }
-        do {
-            try patchSizes(layout)
-        } catch {
-            try? output.close()
-            throw error
-        }
-        try output.close()
+        try output.close(afterWriting: { () throws(MediaError) in
+            if let layout, output.isSeekable { try patchSizes(layout) }
+        })
     }
 
     /// Writes the sizes of the audio written so far into the header and flushes the output, so that if
