@@ -47,7 +47,7 @@ struct AudioConvert: ParsableCommand {
     @Option(help: ArgumentHelp("Mix to this many channels.", valueName: "N"))
     var channels: Int?
 
-    @Option(help: ArgumentHelp("AAC bit rate in bits per second (default 128000).", valueName: "BPS"))
+    @Option(help: ArgumentHelp("AAC bit rate in bits per second.", valueName: "BPS"))
     var bitrate: Int = 128_000
 
     @Option(help: ArgumentHelp("PCM bits per sample: 16, 24 or 32.", valueName: "16|24|32"))

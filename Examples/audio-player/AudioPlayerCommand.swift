@@ -27,19 +27,22 @@ struct AudioPlayerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The PulseAudio sink to play to (default: the default output).", valueName: "NAME"))
     var device: String?
 
-    @Option(help: ArgumentHelp("Linear gain 0…1 (default 1).", valueName: "V"))
+    @Option(help: ArgumentHelp("Linear gain 0…1.", valueName: "V"))
     var volume: Float = 1
 
-    @Option(help: ArgumentHelp("−1 (left) … 1 (right) (default 0).", valueName: "P"))
+    // `.unconditional`: the value may start with a dash (`--pan -1`), which would otherwise read as a flag.
+    @Option(parsing: .unconditional, help: ArgumentHelp("-1 (left) … 1 (right).", valueName: "P"))
     var pan: Float = 0
 
-    @Option(help: ArgumentHelp("Speed 0.5…2 with the pitch kept (default 1).", valueName: "R"))
+    @Option(help: ArgumentHelp("Speed 0.5…2 with the pitch kept.", valueName: "R"))
     var rate: Float = 1
 
-    @Option(help: ArgumentHelp("Loops after the first play; -1 loops until stopped (default 0).", valueName: "N"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Loops after the first play; -1 (`--loops -1`) loops until stopped.", valueName: "N"))
     var loops = 0
 
-    @Option(help: ArgumentHelp("Start this many seconds into the file (default 0).", valueName: "S"))
+    @Option(help: ArgumentHelp("Start this many seconds into the file.", valueName: "S"))
     var start: Double = 0
 
     @Option(

@@ -36,16 +36,16 @@ struct AudioRecorderCommand: ParsableCommand {
     @Option(help: "aac or lpcm (default: aac, or lpcm for .wav and .aif).")
     var format: DataFormat?
 
-    @Option(help: ArgumentHelp("Sample rate in Hz (default 48000).", valueName: "HZ"))
+    @Option(help: ArgumentHelp("Sample rate in Hz.", valueName: "HZ"))
     var rate = 48_000
 
-    @Option(help: ArgumentHelp("Channels (default 2).", valueName: "N"))
+    @Option(help: ArgumentHelp("Channels.", valueName: "N"))
     var channels = 2
 
-    @Option(help: ArgumentHelp("AAC bit rate in bits per second (default 128000).", valueName: "BPS"))
+    @Option(help: ArgumentHelp("AAC bit rate in bits per second.", valueName: "BPS"))
     var bitrate = 128_000
 
-    @Option(help: ArgumentHelp("Linear PCM bits per sample: 16, 24 or 32 (default 16).", valueName: "BITS"))
+    @Option(help: ArgumentHelp("Linear PCM bits per sample: 16, 24 or 32.", valueName: "BITS"))
     var bits = 16
 
     @Option(help: ArgumentHelp("Stop after this many seconds (default: until Ctrl-C).", valueName: "SECONDS"))

@@ -49,7 +49,10 @@ struct MediaPlayerCommand: ParsableCommand {
     @Flag(help: "Loop until stopped (as ffplay -loop 0).")
     var loop = false
 
-    @Option(help: ArgumentHelp("Loops after the first play (--loop: for ever).", valueName: "N"))
+    // `.unconditional`: `--loops -1` (for ever, as `numberOfLoops` takes it) would otherwise read -1 as a flag.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Loops after the first play; -1 (or --loop) loops until stopped.", valueName: "N"))
     var loops = 0
 
     @Flag(help: "Seek with the keys to the keyframe before the time (faster) instead of exactly.")

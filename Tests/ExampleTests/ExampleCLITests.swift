@@ -139,9 +139,29 @@ import Testing
             options.formUnion(Self.words(names).filter { $0.hasPrefix("--") && $0.count > 2 })
         }
         #expect(!options.isEmpty, "\(result.output.prefix(200))")
+        // A default is stated once: swift-argument-parser appends `(default: X)` to an option that has an
+        // initial value, so its description does not say it too ("(default 0). (default: 0.0)").
+        let flat = result.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let twice = flat.range(of: #"\(default [^)]*\)\.? \(default: [^)]*\)"#, options: .regularExpression)
+        #expect(twice == nil, "\(example.name) --help states a default twice: \(twice.map { flat[$0] } ?? "")")
         for option in options.subtracting(Self.shared).sorted() {
             #expect(documented.contains(option), "Examples/\(example.name)/README.md does not mention \(option)")
         }
+    }
+
+    /// A negative value after its option (`--pan -1`, `--loops -1`, as the READMEs write them) is the
+    /// option's value, not a flag: parsing passes, and the run fails later, on the missing file or the
+    /// missing PulseAudio server (exit 1; a usage error would be 64, "Missing value for '--pan <P>'").
+    @Test(arguments: [
+        ["audio-player", "missing.wav", "--pan", "-1", "--loops", "-1", "--render", "out.wav"],
+        ["media-player", "missing.mp4", "--loops", "-1", "--no-display"]
+    ])
+    func negativeValuesAreTheirOptionsValues(command: [String]) throws {
+        let dir = try TemporaryDirectory()
+        let result = try ExternalTool.run(
+            TestPaths.executable(command[0]), command.dropFirst().map { $0.contains(".") ? dir.file($0) : $0 })
+        #expect(result.status == 1, "\(command[0]): \(result.stderr)")
+        #expect(!result.stderr.contains("Missing value"), "\(command[0]): \(result.stderr)")
     }
 
     @Test(arguments: examples)

@@ -69,6 +69,23 @@ import Testing
         #expect(fromBytes.message.contains("without a moov box"), "\(fromBytes)")
     }
 
+    /// A top-level box whose 64-bit size reaches near 2^63 (a damaged file): the walk that explains the
+    /// failed open stops there instead of trapping on the sum of the offsets.
+    @Test func aBoxSizeNear2To63IsInvalidDataNotATrap() throws {
+        let ftyp: [UInt8] = [0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 2, 0]
+        let huge: [UInt8] = [0, 0, 0, 1] + Array("mdat".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF8]
+        let bytes = ftyp + huge + [UInt8](repeating: 0, count: 64)
+        let dir = try TemporaryDirectory()
+        let path = dir.file("huge-box.mp4")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let error = try #require(try Self.openError(path: path))
+        #expect(error.code == .invalidData, "\(error)")
+        #expect(error.message.contains(path) && error.message.contains("ftyp, mdat"), "\(error)")
+        let fromBytes = try #require(try Self.openError(bytes: bytes))
+        #expect(fromBytes.code == .invalidData, "\(fromBytes)")
+        #expect(fromBytes.message.contains("ftyp, mdat"), "\(fromBytes)")
+    }
+
     @Test func garbageNamedMP4IsInvalidData() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("garbage.mp4")

@@ -528,7 +528,8 @@ public final class ContainerDemuxer {
             while boxes.count < 64, fseeko(file, off_t(offset), SEEK_SET) == 0, fread(&header, 1, 16, file) >= 8 {
                 guard let (type, size) = Self.box(header, at: offset) else { break }
                 boxes.append(type)
-                guard size >= 8 else { break }
+                // A size read from the file: a box that claims to reach past 2^63 ends the walk.
+                guard size >= 8, size <= Int64.max - offset else { break }
                 offset += size
             }
             fseeko(file, 0, SEEK_END)
@@ -542,9 +543,10 @@ public final class ContainerDemuxer {
             var offset = 0
             while boxes.count < 64, bytes.count - offset >= 8 {
                 let header = Array(bytes[offset..<min(bytes.count, offset + 16)])
-                guard let (type, size) = Self.box(header, at: Int64(offset)), size >= 8, size <= Int64(Int.max - offset)
-                else { break }
+                guard let (type, size) = Self.box(header, at: Int64(offset)) else { break }
                 boxes.append(type)
+                // A size read from the input: a box that claims to reach past Int.max ends the walk.
+                guard size >= 8, size <= Int64(Int.max - offset) else { break }
                 offset += Int(size)
             }
             if boxes.first == "ftyp" { topLevelBoxes = boxes }
