@@ -125,6 +125,56 @@ import Testing
         #expect(abs(duration - Double(ours["validFrames"] as? Int ?? 0) / 44_100) < 1e-9)
     }
 
+    /// An MP3 whose LAME tag claims more frames than its packets hold (issue 33: media-info printed the
+    /// tag's count, 4.7× and 41× what two real files held): one cut short, one with the tag's frame
+    /// count made 5× the truth. media-info reports the frames ffmpeg decodes, exactly, and its one
+    /// warning line names the tag's claim.
+    @Test(arguments: ["cut short", "tag claims 5x"])
+    func anMP3HoldingFewerFramesThanItsTagSaysReportsWhatItHolds(kind: String) throws {
+        let dir = try TemporaryDirectory()
+        let whole = dir.file("whole.mp3")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=44100:d=4", "-ac", "2", "-c:a",
+                "libmp3lame", "-b:a", "128k", whole
+            ])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: whole)))
+        let tag = try #require(Self.xingFrameCountOffset(bytes), "no Xing/Info tag with a frame count")
+        let stated = bytes[tag..<(tag + 4)].reduce(0) { $0 << 8 | Int($1) }
+        var claimed = stated
+        if kind == "cut short" {
+            bytes = Array(bytes.prefix(bytes.count * 2 / 5))
+        } else {
+            claimed = stated * 5
+            for i in 0..<4 { bytes[tag + i] = UInt8(truncatingIfNeeded: claimed >> (24 - 8 * i)) }
+        }
+        let path = dir.file("damaged.mp3")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let result = try ExternalTool.run(Self.mediaInfo, ["--json", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any] ?? [:]
+        let decoded = try Self.decodedFrames(path, channels: 2)
+        #expect(info["validFrames"] as? Int == decoded, "\(info)")
+        let packets = info["packets"] as? Int ?? 0
+        #expect(packets < claimed, "\(packets) packets of \(claimed)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        #expect(warnings.count == 1, "\(result.stderr)")
+        #expect(
+            warnings.first?.contains("frameCountDisagrees") == true
+                && warnings.first?.contains("count \(claimed * 1152)") == true, "\(result.stderr)")
+    }
+
+    /// The offset of the frame count in the first frame's Xing or Info tag (flag bit 0 set), if any.
+    static func xingFrameCountOffset(_ bytes: [UInt8]) -> Int? {
+        for start in 0..<min(bytes.count - 12, 4096) {
+            let name = bytes[start..<(start + 4)]
+            guard name.elementsEqual("Xing".utf8) || name.elementsEqual("Info".utf8) else { continue }
+            return bytes[start + 7] & 1 == 1 ? start + 8 : nil
+        }
+        return nil
+    }
+
     @Test func theAppleWrittenAACCAFHasItsPacketTable() throws {
         let path = TestPaths.fixture("mattetti-audio_ring.caf")
         let ours = try Self.info(path)

@@ -10,13 +10,15 @@ public import MediaCore
 ///
 /// Counting is pure parsing (no decoding, no allocation per packet), a few GB/s on a file in the page
 /// cache. Where the file states a count the summary keeps both: ``properties`` has what it says,
-/// ``packets`` what is there.
+/// ``packets`` what is there, and ``validFrames`` follows the packets when the two disagree (with a
+/// diagnostic naming the header's claim).
 public struct AudioFileSummary: Sendable {
     /// What the file says.
     public private(set) var properties = AudioFileProperties()
     /// The packets found (for linear PCM, frames).
     public private(set) var packets: Int64 = 0
-    /// The frames those packets decode to, priming and remainder included.
+    /// The frames those packets decode to, priming and remainder included (for MP3, with a last frame cut
+    /// short, which FFmpeg's decoder still decodes).
     public private(set) var totalFrames: Int64 = 0
     /// The bytes of audio data in the file: the count the file states, else from the first packet to
     /// the end of the last one (ADTS headers included).
@@ -30,6 +32,12 @@ public struct AudioFileSummary: Sendable {
     /// The largest packet found.
     public private(set) var largestPacket = 0
     private var firstPacketOffset: Int64?
+    /// Whether the last thing found was a packet cut short by the end of the file.
+    private var endsInCutPacket = false
+    /// Whether the packet table's count differs from the packets' (``checkStatedCount()``).
+    private var statedCountDisagrees = false
+    /// Whether it claims more frames than the packets hold.
+    private var statedCountExceedsPackets = false
     private var lastPacketEnd: Int64 = 0
 
     /// Parses the whole file at `path` (`-`: standard input).
@@ -66,6 +74,7 @@ public struct AudioFileSummary: Sendable {
         guard properties.isReadyToProducePackets else {
             throw MediaError.truncated("\(path): the audio file's header", needed: 1, available: 0, at: input.position)
         }
+        checkStatedCount()
     }
 
     /// Parses the file in `bytes`.
@@ -77,11 +86,36 @@ public struct AudioFileSummary: Sendable {
         guard properties.isReadyToProducePackets else {
             throw MediaError.truncated("the audio file's header", needed: 1, available: 0, at: Int64(bytes.count))
         }
+        checkStatedCount()
+    }
+
+    /// Compares the frames the file's packet table states (priming, valid and remainder) with those its
+    /// packets hold. When they differ, the packets win, as they do in FFmpeg's decode: a file cut short
+    /// (or a header that claims too many) has no remainder at its end, so its valid frames are what is
+    /// there after the priming; a file with more packets than stated keeps its priming and remainder
+    /// trimmed and plays the rest. Either way a ``AudioFileStreamDiagnostic/frameCountDisagrees(claimedFrames:foundFrames:byteOffset:)``
+    /// says what the header claimed.
+    private mutating func checkStatedCount() {
+        // FFmpeg's MP3 decoder decodes a last frame cut short, concealing what is missing (its AAC decoder
+        // refuses one), so that frame's samples count, as in ffmpeg's decode; ``packets`` counts whole ones.
+        if endsInCutPacket, properties.fileType == .mp3, let perPacket = properties.dataFormat?.framesPerPacket {
+            totalFrames += Int64(perPacket)
+        }
+        guard let table = properties.packetTableInfo, table.validFrames >= 0 else { return }
+        let (sum, overflow1) = table.primingFrames.addingReportingOverflow(table.validFrames)
+        let (claimed, overflow2) = sum.addingReportingOverflow(table.remainderFrames)
+        let claimedFrames = overflow1 || overflow2 ? Int64.max : claimed
+        guard claimedFrames != totalFrames else { return }
+        diagnostics.append(
+            .frameCountDisagrees(claimedFrames: claimedFrames, foundFrames: totalFrames, byteOffset: lastPacketEnd))
+        statedCountExceedsPackets = claimedFrames > totalFrames
+        statedCountDisagrees = true
     }
 
     private mutating func take(_ event: AudioFileStreamEvent) {
         switch event {
         case .packets(let batch):
+            endsInCutPacket = false
             packets += Int64(batch.packetCount)
             totalFrames += batch.frameCount
             if firstPacketOffset == nil { firstPacketOffset = batch.fileOffset }
@@ -93,6 +127,7 @@ public struct AudioFileSummary: Sendable {
             }
         case .diagnostic(let diagnostic):
             diagnostics.append(diagnostic)
+            if case .truncatedPacket = diagnostic { endsInCutPacket = true }
         default:
             properties.take(event)
         }
@@ -100,12 +135,15 @@ public struct AudioFileSummary: Sendable {
 
     /// The encoder's priming frames, when the file says.
     public var primingFrames: Int64 { properties.packetTableInfo?.primingFrames ?? 0 }
-    /// The padding after the last valid frame, when the file says.
-    public var remainderFrames: Int64 { properties.packetTableInfo?.remainderFrames ?? 0 }
-    /// The frames of audio: what the file's packet table says, else every frame found minus priming
-    /// and remainder.
+    /// The padding after the last valid frame, when the file says; 0 when its packets end before its
+    /// stated count (the end that held the padding is not there).
+    public var remainderFrames: Int64 {
+        statedCountExceedsPackets ? 0 : properties.packetTableInfo?.remainderFrames ?? 0
+    }
+    /// The frames of audio: what the file's packet table says when its packets agree, else every frame
+    /// found minus priming and remainder (a disagreement is in ``diagnostics``).
     public var validFrames: Int64 {
-        if let valid = properties.packetTableInfo?.validFrames, valid >= 0 { return valid }
+        if !statedCountDisagrees, let valid = properties.packetTableInfo?.validFrames, valid >= 0 { return valid }
         return max(0, totalFrames - primingFrames - remainderFrames)
     }
     /// ``validFrames`` in seconds.

@@ -3,9 +3,11 @@ public import MediaCore
 
 extension AudioFileStreamDiagnostic {
     /// The diagnostic as reported by `stage`: a warning when audio was skipped or is missing
-    /// (`resynchronized`, `truncatedPacket`, `trailingBytesSkipped`, `dataTruncated`), a note (`.info`) for
+    /// (`resynchronized`, `truncatedPacket`, `trailingBytesSkipped`, `dataTruncated`, `frameCountDisagrees`), a
+    /// note (`.info`) for
     /// a skipped tag or a parser's note, `.debug` for a skipped chunk. Metadata: `stage`, `code` (the
-    /// case name), `byteOffset`, and `count` (bytes skipped, or the bytes declared) where it applies.
+    /// case name), `byteOffset`, and `count` (bytes skipped, the bytes declared, or the frames a header claims)
+    /// where it applies.
     public func mediaDiagnostic(stage: String) -> MediaDiagnostic {
         let (level, code, count): (Logger.Level, String, Int64?)
         switch self {
@@ -15,6 +17,7 @@ extension AudioFileStreamDiagnostic {
         case .truncatedPacket(_, let declared, _): (level, code, count) = (.warning, "truncatedPacket", Int64(declared))
         case .trailingBytesSkipped(_, let skipped): (level, code, count) = (.warning, "trailingBytesSkipped", skipped)
         case .dataTruncated(_, let declared, _): (level, code, count) = (.warning, "dataTruncated", declared)
+        case .frameCountDisagrees(let claimed, _, _): (level, code, count) = (.warning, "frameCountDisagrees", claimed)
         case .note: (level, code, count) = (.info, "note", nil)
         }
         var metadata = [

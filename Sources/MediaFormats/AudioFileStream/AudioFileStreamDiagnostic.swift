@@ -19,6 +19,10 @@ public enum AudioFileStreamDiagnostic: Sendable, Hashable, CustomStringConvertib
     /// The data chunk declares `declared` bytes but the file ends after `available`: what is there was
     /// read (a recording that was cut off).
     case dataTruncated(byteOffset: Int64, declared: Int64, available: Int64)
+    /// The file states `claimedFrames` frames (a LAME or Xing tag, `pakt`, `fact`: priming and remainder
+    /// included) but its packets, which end at `byteOffset`, hold `foundFrames`: a file cut short, or a
+    /// header written wrong. ``AudioFileSummary`` counts the frames that are there.
+    case frameCountDisagrees(claimedFrames: Int64, foundFrames: Int64, byteOffset: Int64)
     /// Anything else worth telling, with the byte offset it concerns.
     case note(String, byteOffset: Int64)
 
@@ -27,7 +31,7 @@ public enum AudioFileStreamDiagnostic: Sendable, Hashable, CustomStringConvertib
         switch self {
         case .chunkSkipped(_, let offset, _), .tagSkipped(_, let offset, _), .resynchronized(let offset, _),
             .truncatedPacket(let offset, _, _), .trailingBytesSkipped(let offset, _), .dataTruncated(let offset, _, _),
-            .note(_, let offset):
+            .frameCountDisagrees(_, _, let offset), .note(_, let offset):
             return offset
         }
     }
@@ -49,6 +53,9 @@ public enum AudioFileStreamDiagnostic: Sendable, Hashable, CustomStringConvertib
         case .dataTruncated(let offset, let declared, let available):
             return
                 "The audio data at byte offset \(offset) declares \(count: declared, "byte") but the file ends after \(available)."
+        case .frameCountDisagrees(let claimed, let found, let offset):
+            return "The file's header claims \(count: claimed, "frame") but its packets hold \(found), ending at "
+                + "byte offset \(offset); the frames present are counted."
         case .note(let text, let offset):
             return "\(text) (byte offset \(offset))."
         }
