@@ -8,7 +8,7 @@ public import MediaPulse
 ///
 /// ```swift
 /// let speaker = try AudioPlaybackSink(sampleType: .f32, sampleRate: 48_000, channels: 2)
-/// var sink = try ConvertingPlaybackSink(speaker)
+/// let sink = try ConvertingPlaybackSink(speaker)
 /// while let pcm = try file.read() { try sink.write(pcm) }    // 44.1 kHz s16 mono, say
 /// try sink.finish()                                          // drains the converter, then the output
 /// ```

@@ -85,7 +85,8 @@ public final class AudioRecorder: Sendable {
     /// Whether audio is being written (not before ``record()``, while paused or after the end).
     public var isRecording: Bool { state.withLock { $0.isRecording } }
 
-    /// The audio written so far, in seconds; 0 when not recording (as AVAudioRecorder's).
+    /// The audio written so far, in seconds: it holds still while paused (pauses are not counted), and
+    /// is 0 before the first ``record()`` and after ``stop()``.
     public var currentTime: Double {
         state.withLock { s in
             guard let control = s.control, !s.isFinished else { return 0 }
@@ -123,6 +124,9 @@ public final class AudioRecorder: Sendable {
     }
 
     /// Creates the file, so that a path that cannot be written fails here rather than in ``record()``.
+    ///
+    /// Unlike AVAudioRecorder's, it does not open the input ahead of time: the device (or the input
+    /// source) starts at ``record()``, with the latency ``inputLatency`` reports from then on.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/io`` naming the path.
     public func prepareToRecord() throws(MediaError) {
