@@ -13,7 +13,7 @@ struct AudioConvert: ParsableCommand {
             (AudioDecoder: MP3, AAC, ALAC, IMA4, IMA ADPCM, A-law, µ-law), converted only as asked, and written \
             in the container its extension names: .wav .aif/.aiff .caf .au (PCM), .aac (ADTS) and .m4a (AAC), \
             .caf also takes AAC. Without --rate, --channels, --bits or --float the PCM keeps the file's rate, \
-            channels and sample type (16-bit for decoded compressed audio), so `--input x.mp3 --output x.wav` is \
+            channels and sample type (Apple Lossless its source depth, other decoded audio 16-bit), so `--input x.mp3 --output x.wav` is \
             the decoded PCM. Priming and padding are trimmed: the output has exactly the input's valid frames. \
             Ctrl-C finishes the output and exits 130.
 
@@ -95,7 +95,7 @@ struct AudioConvert: ParsableCommand {
             let type =
                 float
                 ? PCMSampleType.f32
-                : bits.map { $0 == 16 ? .s16 : $0 == 24 ? .s24 : .s32 } ?? source.pcm?.sampleType ?? .s16
+                : bits.map { $0 == 16 ? .s16 : $0 == 24 ? .s24 : .s32 } ?? source.sourceSampleType ?? .s16
             stages.append(AudioDecoder(outputFormat: PCMFormat(type)))
             if rate.map({ $0 != source.sampleRate }) == true || channels.map({ $0 != source.channelCount }) == true {
                 stages.append(

@@ -6,7 +6,7 @@ import MediaFFmpeg
 /// WAVE, AIFF, AIFC, CAF, NeXT, ADTS or MP3 file) and ``/MediaFFmpeg/AudioDecoder`` in one object.
 ///
 /// ```swift
-/// let file = try AudioFile(path: "song.mp3", outputFormat: PCMFormat(.f32))
+/// let file = try AudioFile(path: "song.mp3", outputFormat: PCMFormat(.f32))   // default: the file's own type, else f32
 /// try file.seek(toFrame: 44_100)                  // sample-accurate: one second in
 /// while let pcm = try file.read() { play(pcm) }   // interleaved f32, priming and padding trimmed
 /// ```
@@ -35,12 +35,15 @@ public final class AudioFile {
     private var pending: [MediaSample] = []
     private var drained = false
 
-    /// Opens `path` and reads its properties; samples are decoded to `outputFormat`.
+    /// Opens `path` and reads its properties; samples are decoded to `outputFormat`, by default to the
+    /// file's own sample type where it has one (linear PCM, and Apple Lossless at its source depth:
+    /// ``/MediaCore/AudioFormat/sourceSampleType``), so that lossless audio stays lossless, else to f32.
     ///
     /// - Throws: the reader's errors; ``/MediaCore/MediaError/Code/unsupportedFormat`` for a codec
     ///   ``/MediaFFmpeg/AudioDecoder`` cannot decode.
-    public init(path: String, outputFormat: PCMFormat = PCMFormat(.f32)) throws(MediaError) {
+    public init(path: String, outputFormat: PCMFormat? = nil) throws(MediaError) {
         reader = try AudioFileReader(path: path)
+        let outputFormat = outputFormat ?? PCMFormat(reader.format.sourceSampleType ?? .f32)
         self.outputFormat = outputFormat
         decoder = CheckedStage(AudioDecoder(outputFormat: outputFormat))
         guard AudioDecoder.canDecode(.audio(reader.format)) else {

@@ -37,6 +37,28 @@ import Testing
         #expect(try Self.raw(wav) == (try Self.raw(mp3)))
     }
 
+    /// Lossless stays lossless (issue 33: an Apple Lossless CAF became 16-bit WAV): a 24-bit ALAC CAF, as
+    /// ffmpeg writes it (the depth only in the magic cookie, mFormatFlags 0), converts to a 24-bit WAV
+    /// holding ffmpeg's decode sample for sample, and MediaPipeline's AudioFile reads it as s24 too.
+    @Test func a24BitAppleLosslessCAFBecomesA24BitWAV() throws {
+        let dir = try TemporaryDirectory()
+        let caf = dir.file("in.caf")
+        try Self.make(caf, ["-c:a", "alac", "-sample_fmt", "s32p"])
+        let bits = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=bits_per_raw_sample", "-of", "csv=p=0", caf]
+        ).output
+        #expect(bits.trimmingCharacters(in: .whitespacesAndNewlines) == "24", "the fixture is 24-bit ALAC")
+        let wav = dir.file("out.wav")
+        let result = try ExternalTool.run(Self.convert, ["--input", caf, "--output", wav])
+        #expect(result.status == 0, "\(result.stderr)")
+        let probe = try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", wav]
+        ).output
+        #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "pcm_s24le")
+        #expect(try Self.raw(wav, "s24le") == (try Self.raw(caf, "s24le")))
+        #expect(try AudioFile(path: caf).outputFormat.sampleType == .s24)
+    }
+
     /// PCM stays as it is unless asked: a 24-bit AIFF to WAV keeps 24 bits and every sample.
     @Test func pcmIsUnchangedUnlessAsked() throws {
         let dir = try TemporaryDirectory()

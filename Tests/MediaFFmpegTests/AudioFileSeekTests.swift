@@ -61,10 +61,10 @@ import Testing
                 "-nostdin", "-v", "error", "-f", "lavfi", "-i",
                 "aevalsrc=0.4*sin(2*PI*440*t)+0.1*sin(2*PI*3000*t)|0.3*sin(2*PI*660*t):s=44100:d=3", "-ac", "2"
             ] + c.ffmpeg + [path])
-        let whole = try Self.decode(try AudioFile(path: path))
+        let whole = try Self.decode(try AudioFile(path: path, outputFormat: PCMFormat(.f32)))
         let frames = whole.count / 2
         #expect(frames > 44_100 * 3 - 2048 && frames <= 44_100 * 3 + 2048, "\(frames) frames")
-        let file = try AudioFile(path: path)
+        let file = try AudioFile(path: path, outputFormat: PCMFormat(.f32))
         var generator = SplitMix64(seed: UInt64(c.name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
         let length = 300
         var mismatches: [Int] = []

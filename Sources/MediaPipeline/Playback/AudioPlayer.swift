@@ -64,7 +64,7 @@ public final class AudioPlayer: Sendable {
     /// - Throws: the reader's errors for a file it cannot read; ``/MediaCore/MediaError/Code/unsupportedFormat``
     ///   for a codec the decoder cannot decode.
     public init(path: String, output: AudioPlayerOutput) throws(MediaError) {
-        let file = try AudioFile(path: path)
+        let file = try AudioFile(path: path, outputFormat: PCMFormat(.f32))
         let info = try AudioFileSummary(path: path)
         self.path = path
         self.output = output
@@ -181,7 +181,7 @@ public final class AudioPlayer: Sendable {
     ///
     /// - Throws: the decoder's and the output's errors.
     public func prepareToPlay() throws(MediaError) {
-        let file = try AudioFile(path: path)
+        let file = try AudioFile(path: path, outputFormat: PCMFormat(.f32))
         do { _ = try PlayerEngine.converter(from: file, to: outputFormat()) } catch {
             throw PlayerEngine.mediaError(error)
         }
@@ -235,7 +235,7 @@ public final class AudioPlayer: Sendable {
         if resumed { return }
         let (time, loops) = state.withLock { ($0.storedTime, $0.loops) }
         let format = outputFormat()
-        let file = try AudioFile(path: path)
+        let file = try AudioFile(path: path, outputFormat: PCMFormat(.f32))
         let opened: OpenedPlayerOutput
         do { opened = try output.open(format) } catch { throw PlayerEngine.mediaError(error) }
         let control = PlayerControl(volume: volumeParameter, pan: panParameter, rate: rateParameter, loops: loops)
