@@ -202,7 +202,7 @@ struct Commands {
     }
 
     /// The `--stats-json` object of the main destination, with `recordings` (path, samples, bytes) and
-    /// `outputs` (url, sentBytes, sentFrames, droppedFrames) of those running.
+    /// `outputs` (url, sentBytes, sentFrames, droppedFrames, droppedWhileReconnecting) of those running.
     private func printStats() {
         let progress = context.run.progress
         let recordings = recordings.map { recording in
@@ -213,7 +213,7 @@ struct Commands {
         let outputs = outputs.map { output in
             let stats = output.stats.current
             return
-                "{\"url\":\(Self.quoted(output.url)),\"sentBytes\":\(stats.sentBytes ?? 0),\"sentFrames\":\(stats.sentFrames),\"droppedFrames\":\(stats.droppedFrames + stats.droppedWhileReconnecting)}"
+                "{\"url\":\(Self.quoted(output.url)),\"sentBytes\":\(stats.sentBytes ?? 0),\"sentFrames\":\(stats.sentFrames),\"droppedFrames\":\(stats.droppedFrames),\"droppedWhileReconnecting\":\(stats.droppedWhileReconnecting)}"
         }
         var json = StatsPrinter.json(context.mainStats.current)
         json.removeLast()

@@ -5,8 +5,10 @@ import MediaPipeline
 /// `--stats-json`: one JSON object per second on standard output, from the live sink's stats stream
 /// (``LiveStreamSink/StatsSource/updates(every:)``), unbuffered so a pipe sees each line at once.
 ///
-/// Keys (a contract scripts read): `sentBytes`, `sentFrames`, `droppedFrames` (video dropped by the
-/// queue plus frames lost while reconnecting), `reconnects`, `queueSeconds`; also `sentBitRate`,
+/// Keys (a contract scripts read), each `LiveStreamSink.Stats`' field of the same name: `sentBytes`,
+/// `sentFrames`, `droppedFrames` (video dropped by the queue; what was lost while the connection was down
+/// is `droppedWhileReconnecting`), `reconnects`, `queueSeconds`; also `sentBitRate` (0 after a second
+/// without sending),
 /// `videoBitRate` (the adaptive bit rate's target), `droppedGOPs`, `droppedWhileReconnecting`, `latencyP50Ms`, `latencyP99Ms`, `maxQueueSeconds`.
 final class StatsPrinter: Sendable {
     private let task: Task<Void, Never>
@@ -44,7 +46,7 @@ final class StatsPrinter: Sendable {
         let fields: [(String, String)] = [
             ("sentBytes", "\(stats.sentBytes ?? 0)"),
             ("sentFrames", "\(stats.sentFrames)"),
-            ("droppedFrames", "\(stats.droppedFrames + stats.droppedWhileReconnecting)"),
+            ("droppedFrames", "\(stats.droppedFrames)"),
             ("reconnects", "\(stats.reconnects)"),
             ("queueSeconds", number(stats.queueSeconds, 3)),
             ("sentBitRate", number(stats.sentBitRate?.rounded(), 0)),

@@ -11,10 +11,13 @@ extension LiveStreamSink {
         public var sentVideoFrames = 0
         /// Audio samples handed to the inner sink.
         public var sentAudioFrames = 0
-        /// The bit rate sent over about the last second, in bits per second; `nil` before a second of
-        /// sending (or when the inner sink does not count its bytes).
+        /// The bit rate sent over about the last second, in bits per second: it falls while nothing is
+        /// sent and is 0 after a second without sending (an outage); `nil` before a second of sending (or
+        /// when the inner sink does not count its bytes).
         public var sentBitRate: Double?
-        /// Video samples dropped by the queue (audio never is).
+        /// Video samples dropped by the queue (audio never is). Samples lost while the connection was
+        /// down are not here but in ``droppedWhileReconnecting``; live-streamer's `--stats-json` keys
+        /// `droppedFrames` and `droppedWhileReconnecting` are these two.
         public var droppedFrames = 0
         /// Samples (video and audio) the inner sink discarded because its connection was down or
         /// waiting for a keyframe after a reconnection (``ReconnectCounting``).
@@ -48,14 +51,16 @@ extension LiveStreamSink {
     public struct StatsSource: Sendable {
         let queue: LiveQueue
         let control: BitRateControl?
-        init(queue: LiveQueue, control: BitRateControl?) {
+        let clock: MediaClock
+        init(queue: LiveQueue, control: BitRateControl?, clock: MediaClock) {
             self.queue = queue
             self.control = control
+            self.clock = clock
         }
 
         /// The stats now.
         public var current: Stats {
-            var stats = queue.stats
+            var stats = queue.stats(at: clock.now)
             stats.targetBitRate = control?.bitRate
             return stats
         }

@@ -116,7 +116,7 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
     }
 
     /// A handle to poll the stats from any thread while the graph owns the sink.
-    public var statsSource: StatsSource { StatsSource(queue: queue, control: bitRateControl) }
+    public var statsSource: StatsSource { StatsSource(queue: queue, control: bitRateControl, clock: clock) }
 
     /// The stats now.
     public var stats: Stats { statsSource.current }
@@ -168,7 +168,7 @@ public final class LiveStreamSink: MultiTrackSink, DiagnosticReporting {
             LiveQueueState.Entry(
                 sample: sample, track: track, isVideo: isVideo, isKeyframe: sample.flags.contains(.keyframe),
                 decodeTime: sample.timing.effectiveDecodeTime))
-        bitRateDriver?.tick { queue.stats }
+        bitRateDriver?.tick { queue.stats(at: clock.now) }
     }
 
     /// Gives `logger` to `sink` if it reports diagnostics and has no logger of its own.

@@ -123,14 +123,17 @@ final class LiveQueue: @unchecked Sendable {
         }) ?? nil
     }
 
-    /// The current stats.
-    var stats: LiveStreamSink.Stats {
+    /// The stats at `now` (on the sink's clock): the sent bit rate is over the second before `now`, so it
+    /// falls to 0 while nothing is sent (an outage), instead of keeping its last value.
+    func stats(at now: MediaTime) -> LiveStreamSink.Stats {
         // Copied under the lock, sorted outside it. The latencies are copied into a buffer of their own, not
         // shared copy-on-write with the sender's: handing a shared buffer back (the sender appends in place once
         // this copy's reference is gone) is ordered by the reference count inside the Swift runtime, which
         // ThreadSanitizer does not see, and an optimised build drops the reference early enough for it to report.
         let copy = try? locked { () throws(MediaError) in
-            (state.stats, state.latencies.withUnsafeBufferPointer { Array($0) })
+            var stats = state.stats
+            if let now = now.seconds { stats.sentBitRate = state.bitRate(at: now) ?? stats.sentBitRate }
+            return (stats, state.latencies.withUnsafeBufferPointer { Array($0) })
         }
         guard let (stats, latencies) = copy else { return LiveStreamSink.Stats() }
         return LiveQueueState.snapshot(stats, latencies: latencies)

@@ -108,6 +108,17 @@ struct LiveQueueState {
         stats.sentBitRate = Double(bytes - base.bytes) * 8 / (now - base.seconds)
     }
 
+    /// The bit rate over the span from the newest mark at least a second before `now` to `now`: the
+    /// bytes sent since that mark over the time since it, so that it decays while nothing is sent, and is
+    /// 0 once the newest mark is over a second old. `nil` before the marks span a second (as
+    /// ``LiveStreamSink/Stats/sentBitRate`` is before a second of sending).
+    func bitRate(at now: Double) -> Double? {
+        guard let last = rateMarks.last, let first = rateMarks.first, now - first.seconds >= 1 else { return nil }
+        if now - last.seconds >= 1 { return 0 }
+        guard let base = rateMarks.last(where: { now - $0.seconds >= 1 }) else { return nil }
+        return Double(last.bytes - base.bytes) * 8 / (now - base.seconds)
+    }
+
     /// The stats with the latency percentiles over `latencies` (the last 4096 samples sent); sorts, so
     /// call it outside the lock on a copy.
     static func snapshot(_ stats: LiveStreamSink.Stats, latencies: [Double]) -> LiveStreamSink.Stats {
