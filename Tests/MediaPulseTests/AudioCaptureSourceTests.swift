@@ -57,19 +57,27 @@ import Testing
         #expect(abs(match.levelDB) <= 0.5)
     }
 
-    @Test func removedDeviceEndsWithDeviceLost() throws {
+    /// The device goes away, whether it was chosen by name or as the default input (issue 33: the
+    /// default's loss read "Entity killed (stream state PA_STREAM_FAILED, error 12)"): the capture ends
+    /// with deviceLost, and the message says so and names the device, not libpulse's words.
+    @Test(arguments: [true, false])
+    func removedDeviceEndsWithDeviceLost(byName: Bool) throws {
         let daemon = try PulseDaemon()
         let capture = try AudioCaptureSource(
-            connection: try PulseConnection(server: daemon.server), device: daemon.monitorName,
+            connection: try PulseConnection(server: daemon.server), device: byName ? daemon.monitorName : nil,
             latency: .milliseconds(20))
         PulseTestSignal.watchdog(after: 10) { capture.stop() }
         _ = try #require(try capture.next())
         try daemon.unloadNullSink()
         // The outcome, not how fast: the capture ends with deviceLost. Had it missed the loss, only
         // the watchdog's stop() would end it, and next() would return nil without an error.
-        #expect {
+        let error = #expect(throws: MediaError.self) {
             while try capture.next() != nil {}
-        } throws: { error in (error as? MediaError)?.code == .deviceLost }
+        }
+        #expect(error?.code == .deviceLost, "\(String(describing: error))")
+        let message = error?.message ?? ""
+        #expect(message.contains("device lost") && message.contains("\"\(daemon.monitorName)\""), "\(message)")
+        #expect(!message.contains("Entity killed"), "\(message)")
     }
 
     @Test func stopFromAnotherThreadEndsAWaitingNext() throws {

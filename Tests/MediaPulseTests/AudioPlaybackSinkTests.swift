@@ -106,10 +106,14 @@ import Testing
         try daemon.unloadNullSink()
         // The outcome, not how fast: the writes of 2 s of audio (or the drain) fail with deviceLost, where
         // a sink that missed the loss would write on, or be ended by the watchdog's stop(), silently.
-        #expect {
+        let lost = #expect(throws: MediaError.self) {
             for chunk in Self.chunks([Float](repeating: 0, count: 2 * 96_000), frames: 960) { try sink.write(chunk) }
             try sink.finish()
-        } throws: { ($0 as? MediaError)?.code == .deviceLost }
+        }
+        #expect(lost?.code == .deviceLost, "\(String(describing: lost))")
+        #expect(
+            lost?.message.contains("device lost: \"\(daemon.sinkName)\" went away") == true,
+            "\(String(describing: lost))")
     }
 
     /// Interleaved stereo float samples cut into PCM samples of `frames` frames.

@@ -11,7 +11,8 @@ import Synchronization
 /// every callback under the mainloop lock first, so no callback can run on a released object.
 final class PulseStream: @unchecked Sendable {
     // Sendable: `raw` is an immutable pointer used only with the connection's mainloop lock held (or
-    // inside its callbacks, which hold it); `state` and `error` are atomics the state callback writes.
+    // inside its callbacks, which hold it); `state` and `error` are atomics the state callback writes,
+    // and `deviceName` is behind a Mutex.
     let connection: PulseConnection
     let raw: OpaquePointer
     /// Posted on every state change, and by the user's own callbacks (data, requests).
@@ -21,6 +22,8 @@ final class PulseStream: @unchecked Sendable {
     /// `pa_context_errno` when the stream failed.
     private let error = Atomic<Int32>(0)
     private let disconnected = Atomic<Bool>(false)
+    /// The device the server connected the stream to (the default one's name too), once it was ready.
+    private let deviceName = Mutex<String?>(nil)
     /// What the stream is, for messages: `recording from "test.monitor"`.
     let what: String
 
@@ -57,21 +60,37 @@ final class PulseStream: @unchecked Sendable {
         if now == PA_STREAM_FAILED, let context = pa_stream_get_context(stream) {
             error.store(pa_context_errno(context), ordering: .relaxed)
         }
+        if now == PA_STREAM_READY, let name = pa_stream_get_device_name(stream) {
+            let text = String(cString: name)
+            deviceName.withLock { $0 = text }
+        }
         state.store(now.rawValue, ordering: .releasing)
         wakeup.post()
     }
+
+    /// Whether the stream was ready at some point: a failure after that is a loss, one before it a refusal.
+    private var isReadyOnce: Bool { deviceName.withLock { $0 } != nil }
 
     /// Whether the stream is ready (`PA_STREAM_READY`).
     var isReady: Bool { state.load(ordering: .acquiring) == PA_STREAM_READY.rawValue }
 
     /// The error that ended the stream, or `nil` while it is connecting or ready. A stream killed by the
     /// server (its device removed, `PA_ERR_KILLED`) or cut off with its server is
-    /// ``/MediaCore/MediaError/Code/deviceLost``.
+    /// ``/MediaCore/MediaError/Code/deviceLost``, whose message says "device lost" and names the device
+    /// the stream was on, however it was chosen (by name, or as the default), not libpulse's words.
     var failure: MediaError? {
         switch state.load(ordering: .acquiring) {
         case PA_STREAM_FAILED.rawValue:
             let code = error.load(ordering: .relaxed)
-            return MediaError.pulse(code, calling: "stream state PA_STREAM_FAILED", what, Pulse.code(forFailure: code))
+            let kind = Pulse.code(forFailure: code)
+            guard kind == .deviceLost, isReadyOnce else {
+                return MediaError.pulse(code, calling: "stream state PA_STREAM_FAILED", what, kind)
+            }
+            let device = deviceName.withLock { $0 }.map { "\"\($0)\"" } ?? "the device"
+            let why =
+                UInt32(bitPattern: code) == PA_ERR_CONNECTIONTERMINATED.rawValue
+                ? "the PulseAudio server went away" : "\(device) went away"
+            return MediaError(.deviceLost, "PulseAudio: \(what) ended: device lost: \(why) (error \(code))")
         case PA_STREAM_TERMINATED.rawValue:
             return MediaError(.deviceLost, "PulseAudio: \(what) ended: the stream was terminated")
         default:
