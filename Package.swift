@@ -170,7 +170,7 @@ let package = Package(
         // calls in `make test` and under AddressSanitizer, without a fuzzer build (Documentation/Reliability.md, "Fuzzing").
         .target(
             name: "MediaFuzzTargets",
-            dependencies: ["MediaCore", "MediaBitstream", "MediaFormats"],
+            dependencies: ["MediaCore", "MediaBitstream", "MediaFormats", "MediaFFmpeg"],
             path: "Fuzz/Sources/FuzzSupport",
             swiftSettings: testStrict
         ),

@@ -14,7 +14,7 @@ let targetNames = [
     "ADTS", "ADTSReader", "AudioSpecificConfig", "AnnexBScanner", "AnnexBAccessUnits", "H264ParameterSets",
     "AVCDecoderConfigurationRecord", "AVCC", "CAF", "WAV", "Y4M",
     "CAFStream", "WAVStream", "AIFFStream", "AUStream", "MP3Stream", "ADTSStream", "SniffedStream",
-    "AMF0", "RTMPChunks"
+    "AMF0", "RTMPChunks", "ContainerOpen"
 ]
 
 let package = Package(
@@ -29,7 +29,8 @@ let package = Package(
             dependencies: [
                 .product(name: "MediaCore", package: "MediaPipeline"),
                 .product(name: "MediaBitstream", package: "MediaPipeline"),
-                .product(name: "MediaFormats", package: "MediaPipeline")
+                .product(name: "MediaFormats", package: "MediaPipeline"),
+                .product(name: "MediaFFmpeg", package: "MediaPipeline")
             ]
         )
     ]

@@ -58,6 +58,14 @@ put AIFFStream "$tmp"/*.aiff "$tmp"/*.aifc; put AUStream "$tmp"/*.au; put MP3Str
 put SniffedStream "$tmp"/*.{wav,aiff,aifc,au,caf,aac,mp3}
 put Y4M "$tmp"/*.y4m
 put AnnexBScanner "$tmp"/*.h264; put AnnexBAccessUnits "$tmp"/*.h264
+# Containers for ContainerDemuxer: every file above that libavformat opens, and a fragmented MP4, a
+# Matroska, an MPEG-TS and an Ogg, each a fraction of a second.
+ff -f lavfi -i "testsrc=size=16x16:rate=10:duration=0.2" -f lavfi -i "sine=duration=0.2:sample_rate=8000" \
+    -c:v libx264 -preset ultrafast -c:a aac -b:a 16k -movflags +frag_keyframe+empty_moov "$tmp/frag.mp4"
+ff -i "$tmp/frag.mp4" -c copy "$tmp/av.mkv"
+ff -i "$tmp/frag.mp4" -c copy "$tmp/av.ts"
+ff -i "$tmp/s16.wav" -c:a libopus -b:a 8k "$tmp/opus.ogg"
+put ContainerOpen "$tmp"/*.{wav,aiff,caf,aac,mp3,flv,mp4,mkv,ts,ogg}
 # The NAL units, avcC and AVCC samples and AudioSpecificConfigs taken out of those files.
 python3 - "$tmp" "$out" <<'PY'
 import glob, os, re, sys

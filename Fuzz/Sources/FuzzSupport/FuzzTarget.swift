@@ -1,5 +1,6 @@
 import MediaBitstream
 import MediaCore
+import MediaFFmpeg
 import MediaFormats
 
 /// The parsers the fuzzer drives, one case per `Fuzz<name>` executable (named as its folder under
@@ -32,6 +33,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case audioSpecificConfig = "AudioSpecificConfig"
     /// `CAFReader` over the input, every sample.
     case caf = "CAF"
+    /// `ContainerDemuxer(bytes:)`: libavformat's probe and open of the input, the explanation of a failed
+    /// open (it walks an MP4's top-level boxes), then every packet of every stream it can hand out.
+    case containerOpen = "ContainerOpen"
     /// `AudioFileStreamParser` hinted CAF, in pieces.
     case cafStream = "CAFStream"
     /// The H.264 NAL header, SPS and PPS parsers, and emulation-prevention removal.
@@ -116,6 +120,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 fuzzDrain(reader)
             }
         case .cafStream: fuzzAudioFileStream(bytes, hint: .caf)
+        case .containerOpen: fuzzContainer(bytes)
         case .h264ParameterSets:
             _ = try? H264NALHeader(parsing: bytes)
             _ = try? H264SPS(parsing: bytes)
@@ -140,5 +145,19 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 fuzzDrain(reader)
             }
         }
+    }
+}
+
+/// Opens `bytes` as a container and reads every packet of every stream with a format, at most 10,000
+/// (libavformat's own loops bound the rest), stopping at the first error.
+func fuzzContainer(_ bytes: [UInt8]) {
+    guard let demuxer = try? ContainerDemuxer(bytes: bytes) else { return }
+    var sources: [ContainerDemuxer.StreamSource] = []
+    for stream in demuxer.streams where stream.format != nil {
+        if let source = try? demuxer.source(stream: stream.index) { sources.append(source) }
+    }
+    withExtendedLifetime(sources) {
+        var packets = 0
+        while packets < 10_000, (try? demuxer.nextSample()) != nil { packets += 1 }
     }
 }
