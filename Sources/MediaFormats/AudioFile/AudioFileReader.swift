@@ -230,7 +230,7 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
             while let event = try parser.next() {
                 switch event {
                 case .packets(let batch):
-                    take(batch, makingSamples: makingSamples)
+                    try take(batch, makingSamples: makingSamples)
                     if !makingSamples || current != nil { return }
                 case .diagnostic(let diagnostic):
                     record(diagnostic)
@@ -274,7 +274,14 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
 
     /// Records where `batch` starts and, when making samples, makes it the batch to cut them from,
     /// past the packets a seek into its middle drops.
-    private func take(_ batch: AudioFilePackets, makingSamples: Bool) {
+    private func take(_ batch: AudioFilePackets, makingSamples: Bool) throws(MediaError) {
+        // Frame counts come from the file (packets × frames per packet, up to 2^32 each in a CAF): a
+        // timeline past 2^62 frames is refused before the sums below could overflow.
+        guard batch.frameCount >= 0, nextFrame <= Int64.max / 2 - batch.frameCount else {
+            throw MediaError.invalidData(
+                "\(name): the packets before byte offset \(batch.fileOffset) hold more than 2^62 frames",
+                at: batch.fileOffset)
+        }
         if batchStarts.last.map({ $0.packet < batch.firstPacket }) ?? true {
             batchStarts.append((batch.firstPacket, batch.fileOffset, nextFrame))
         }

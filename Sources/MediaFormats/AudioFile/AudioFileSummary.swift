@@ -117,7 +117,9 @@ public struct AudioFileSummary: Sendable {
         case .packets(let batch):
             endsInCutPacket = false
             packets += Int64(batch.packetCount)
-            totalFrames += batch.frameCount
+            // A count from the file (packets × frames per packet): it saturates rather than trap.
+            let (sum, overflow) = totalFrames.addingReportingOverflow(batch.frameCount)
+            totalFrames = overflow ? .max : sum
             if firstPacketOffset == nil { firstPacketOffset = batch.fileOffset }
             lastPacketEnd = batch.fileOffset + batch.fileByteCount
             if batch.descriptions.isEmpty {

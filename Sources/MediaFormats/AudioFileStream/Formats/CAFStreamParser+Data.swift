@@ -44,10 +44,13 @@ extension CAFStreamParser {
                 byteOffset: offset)
         }
         let limit = batching.maxHeldBytes
+        // For the message: the declared size may reach past 2^63.
+        let (sum, beyond) = found.audioStart.addingReportingOverflow(audioSize)
+        let end = beyond ? "past 2^63" : "\(sum)"
         held = try HeldAudio(size: audioSize, at: found.audioStart, limit: limit) {
             MediaError(
                 .unsupportedFormat,
-                "\(name) 'data' chunk at byte offset \(offset) holds \(count: audioSize, "byte") (byte offsets \(found.audioStart) to \(found.audioStart + audioSize)) of packets whose sizes are in a 'pakt' chunk after it; the parser holds at most \(count: limit, "byte") (Batching.maxHeldBytes) until 'pakt' arrives",
+                "\(name) 'data' chunk at byte offset \(offset) holds \(count: audioSize, "byte") (byte offsets \(found.audioStart) to \(end)) of packets whose sizes are in a 'pakt' chunk after it; the parser holds at most \(count: limit, "byte") (Batching.maxHeldBytes) until 'pakt' arrives",
                 byteOffset: offset)
         }
         phase = .holding
@@ -164,11 +167,15 @@ extension CAFStreamParser {
         if let packetCount { events.append(.audioDataPacketCount(packetCount)) }
         if let tableInfo { events.append(.packetTableInfo(tableInfo)) }
         events.append(.maximumPacketSize(maximumPacketSize))
-        if !desc.format.isVariable {
-            events.append(
-                .bitRate(Int((format.sampleRate * Double(bytesPerPacket) * 8 / Double(framesPerPacket)).rounded())))
-        } else if let byteCount, let totalFrames, totalFrames > 0 {
-            events.append(.bitRate(Int((Double(byteCount) * 8 * format.sampleRate / Double(totalFrames)).rounded())))
+        // Rates, packet sizes and counts come from the file: a bit rate beyond 64 bits is not reported.
+        let bitRate: Double? =
+            !desc.format.isVariable
+            ? format.sampleRate * Double(bytesPerPacket) * 8 / Double(framesPerPacket)
+            : byteCount.flatMap { bytes in
+                totalFrames.flatMap { $0 > 0 ? Double(bytes) * 8 * format.sampleRate / Double($0) : nil }
+            }
+        if let bitRate, bitRate.isFinite, bitRate >= 0, bitRate < 9e18 {
+            events.append(.bitRate(Int(bitRate.rounded())))
         }
         events.append(.readyToProducePackets)
         isReady = true
@@ -199,8 +206,10 @@ extension CAFStreamParser {
         skip(
             &input, type: "data", offset: audio.headerOffset, size: audio.declaredSize, from: input.position,
             tolerance: extra)
-        let dataEnd = audio.headerOffset + Int64(CAFFile.chunkHeaderSize) + audio.declaredSize
-        if let lateChunksEnd, lateChunksEnd > dataEnd { input.skip(lateChunksEnd - dataEnd) }
+        // The declared size may be anything up to 2^63-1: an end past 64 bits is past every late chunk.
+        let (dataEnd, beyond) = (audio.headerOffset + Int64(CAFFile.chunkHeaderSize))
+            .addingReportingOverflow(audio.declaredSize)
+        if let lateChunksEnd, !beyond, lateChunksEnd > dataEnd { input.skip(lateChunksEnd - dataEnd) }
         phase = .chunkHeader
     }
 

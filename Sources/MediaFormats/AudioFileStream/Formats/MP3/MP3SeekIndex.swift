@@ -70,9 +70,16 @@ struct MP3SeekIndex: Sendable {
         }
         if let vbri, vbri.framesPerEntry > 0 {
             let run = Int(min(packet / Int64(vbri.framesPerEntry), Int64(vbri.toc.count)))
-            var offset = vbri.frameOffset + vbri.toc.prefix(run).reduce(0, +)
+            // The table's entries (up to 2^48 each) come from the file: sums and products saturate.
+            let add = { (a: Int64, b: Int64) -> Int64 in
+                let (sum, overflow) = a.addingReportingOverflow(b)
+                return overflow ? .max : sum
+            }
+            var offset = vbri.toc.prefix(run).reduce(vbri.frameOffset, add)
             if run < vbri.toc.count {
-                offset += vbri.toc[run] * (packet % Int64(vbri.framesPerEntry)) / Int64(vbri.framesPerEntry)
+                let (part, overflow) = vbri.toc[run].multipliedReportingOverflow(
+                    by: packet % Int64(vbri.framesPerEntry))
+                offset = add(offset, overflow ? .max : part / Int64(vbri.framesPerEntry))
             }
             return AudioFileStreamSeekOffset(byteOffset: max(dataOffset, offset), isEstimated: true)
         }
