@@ -46,7 +46,11 @@ public enum InputWarnings {
             let count = warning[DiagnosticKey.count].flatMap { Int($0) }
             if let i = codes.firstIndex(where: { $0.code == code }) {
                 codes[i].times += 1
-                if let count { codes[i].count = (codes[i].count ?? 0) + count }
+                if let count {
+                    // Counts come from input (a size a header declares): the sum saturates.
+                    let (sum, overflow) = (codes[i].count ?? 0).addingReportingOverflow(count)
+                    codes[i].count = overflow ? .max : sum
+                }
             } else {
                 codes.append((code, 1, count))
             }

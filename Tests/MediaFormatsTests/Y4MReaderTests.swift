@@ -77,7 +77,9 @@ import Testing
         ("A4:3 C420paldv", PixelAspectRatio(4, 3), .topLeft),
         ("C420", nil, .center),
         ("A1:1", .square, .center),
-        ("Ax:y C422", nil, nil)
+        ("Ax:y C422", nil, nil),
+        // A ratio past 32 bits (FFmpeg's) is ignored: scaled, its products overflowed 64 bits.
+        ("A9223372036854775807:1", nil, .center)
     ])
     func aspectAndChromaSiting(tags: String, aspect: PixelAspectRatio?, location: ChromaLocation?) throws {
         let reader = try Y4MReader(bytes: VideoTest.ascii("YUV4MPEG2 W16 H16 F25:1 \(tags)\n"))

@@ -79,9 +79,19 @@ public final class VideoConverter: MediaStage {
         let outputHeight = height ?? input.height
         var aspect = input.pixelAspectRatio
         if let sar = aspect, outputWidth != input.width || outputHeight != input.height {
-            aspect = PixelAspectRatio.reduced(
-                Int64(sar.horizontalSpacing) * Int64(outputHeight) * Int64(input.width),
-                Int64(sar.verticalSpacing) * Int64(outputWidth) * Int64(input.height))
+            // The ratio and the sizes come from the input: a product past 64 bits leaves the aspect unknown.
+            let product = { (a: Int, b: Int, c: Int) -> Int64? in
+                let (ab, first) = Int64(a).multipliedReportingOverflow(by: Int64(b))
+                let (abc, second) = ab.multipliedReportingOverflow(by: Int64(c))
+                return first || second ? nil : abc
+            }
+            if let h = product(sar.horizontalSpacing, outputHeight, input.width),
+                let v = product(sar.verticalSpacing, outputWidth, input.height)
+            {
+                aspect = PixelAspectRatio.reduced(h, v)
+            } else {
+                aspect = nil
+            }
         }
         return VideoFormat(
             codec: .raw(pixelFormat), width: outputWidth, height: outputHeight, frameRate: input.frameRate,

@@ -147,11 +147,12 @@ extension Y4MStreamHeader {
             return value
         }
 
-        /// `h:v`; `nil` for `0:0` (unknown) or anything that is not two positive numbers (ignored, as FFmpeg does).
+        /// `h:v`; `nil` for `0:0` (unknown) or anything that is not two positive 32-bit numbers (ignored, as
+        /// FFmpeg, whose ratios are 32-bit, does).
         private static func aspect(_ text: String) -> PixelAspectRatio? {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, let h = Int(parts[0]), let v = Int(parts[1]), h > 0, v > 0 else { return nil }
-            return PixelAspectRatio(h, v)
+            guard parts.count == 2, let h = Int32(parts[0]), let v = Int32(parts[1]), h > 0, v > 0 else { return nil }
+            return PixelAspectRatio(Int(h), Int(v))
         }
 
         /// `num:den`; `nil` for `0:0` (unknown).
