@@ -29,7 +29,7 @@ import MediaCore
 ///   a `COMM` smaller than 18 bytes or with impossible fields, `numSampleFrames` needing more bytes than
 ///   `SSND` holds; ``/MediaCore/MediaError/Code/unsupportedFormat`` for an unknown compression type and for
 ///   an `SSND` of more than ``AudioFileStreamParser/Batching/maxHeldBytes`` audio bytes before any `COMM`.
-struct AIFFStreamParser: AudioFileFormatParser {
+struct AIFFStreamParser: SteppingFormatParser {
 
     /// What the parser expects next (shared with the other chunked container).
     typealias Phase = ChunkParserPhase
@@ -78,14 +78,8 @@ struct AIFFStreamParser: AudioFileFormatParser {
     /// A parser at the start of the file.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
 
-    /// Steps until an event is appended or nothing can be done without more bytes.
-    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
-        let start = events.count
-        while events.count == start, try step(&input, &events) {}
-    }
-
     /// One step; `false` when nothing can be done until more bytes arrive (or ever).
-    private mutating func step(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError)
+    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
         -> Bool
     {
         switch phase {

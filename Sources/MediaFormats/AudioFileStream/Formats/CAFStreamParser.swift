@@ -37,7 +37,7 @@ import MediaCore
 ///   whatever ``CAFPacketTable`` and ``CAFMagicCookie`` refuse; ``/MediaCore/MediaError/Code/unsupportedFormat``
 ///   for a version other than 1, the cases above, a `kuki` over ``cookieLimit``, a `pakt` over
 ///   ``tableLimit``, a packet over ``packetLimit`` and a held `data` over ``AudioFileStreamParser/Batching/maxHeldBytes``.
-struct CAFStreamParser: AudioFileFormatParser {
+struct CAFStreamParser: SteppingFormatParser {
     /// The largest `pakt` read: 16 MiB (some 8 million AAC packets, 50 hours at 44.1 kHz).
     static let tableLimit: Int64 = 16 << 20
     /// The largest `kuki` read: 1 MiB.
@@ -97,14 +97,8 @@ struct CAFStreamParser: AudioFileFormatParser {
     /// A parser at the start of the file.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
 
-    /// Steps until an event is appended or nothing can be done without more bytes.
-    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
-        let start = events.count
-        while events.count == start, try step(&input, &events) {}
-    }
-
     /// One step; `false` when nothing can be done until more bytes arrive (or ever).
-    private mutating func step(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError)
+    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
         -> Bool
     {
         switch phase {

@@ -64,7 +64,7 @@ import MediaCore
 ///   first frame should start, or a stream of Layer I frames, at its byte offset;
 ///   ``/MediaCore/MediaError/Code/truncated`` when the file ends inside its first frame or inside a tag before any
 ///   audio; ``/MediaCore/MediaError/Code/invalidData`` when no confirmed frame is found at all.
-struct MP3StreamParser: AudioFileFormatParser {
+struct MP3StreamParser: SteppingFormatParser {
     /// What the parser expects at the input's position.
     private enum Mode: Sendable {
         /// A frame or a tag (locked on).
@@ -110,15 +110,6 @@ struct MP3StreamParser: AudioFileFormatParser {
         batch = VBRPacketBatch(batching: batching)
     }
 
-    /// Parses from `input` into `events` (see ``AudioFileFormatParser``): one decision at a time until
-    /// one of them appends an event, or more bytes are needed.
-    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
-        let count = events.count
-        while events.count == count {
-            guard try step(&input, into: &events) else { return }
-        }
-    }
-
     /// Where `packet` starts (``MP3SeekIndex``), once the format is known.
     func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? {
         guard stream != nil else { return nil }
@@ -138,7 +129,7 @@ struct MP3StreamParser: AudioFileFormatParser {
     // MARK: - Steps
 
     /// Makes one decision; `false` when it needs more bytes or is done.
-    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
+    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
         -> Bool
     {
         if case .done = mode { return false }

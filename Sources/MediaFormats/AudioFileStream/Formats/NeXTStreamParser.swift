@@ -18,7 +18,7 @@ import MediaCore
 /// in the header or the annotation; ``/MediaCore/MediaError/Code/invalidData`` for a bad magic number, a data
 /// offset under 24, 0 channels or 0 Hz; ``/MediaCore/MediaError/Code/unsupportedFormat`` for other encodings
 /// (G.72x ADPCM, …) and more than 65535 channels.
-struct NeXTStreamParser: AudioFileFormatParser {
+struct NeXTStreamParser: SteppingFormatParser {
     /// Where the parser is in the file.
     private enum Stage: Sendable {
         /// Before the 24-byte header.
@@ -48,16 +48,8 @@ struct NeXTStreamParser: AudioFileFormatParser {
     /// A parser at the start of the file.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
 
-    /// Parses until it has appended an event, needs more bytes, or has said everything.
-    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
-        let before = events.count
-        while events.count == before {
-            guard try step(&input, into: &events) else { return }
-        }
-    }
-
     /// One step; `false` when nothing can be done until more bytes come (or ever).
-    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
+    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
         -> Bool
     {
         switch stage {

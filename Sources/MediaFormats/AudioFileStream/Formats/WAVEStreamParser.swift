@@ -26,7 +26,7 @@ import MediaCore
 /// `fmt `, bytes before `data` that are no chunk header, a `ds64` shorter than its sizes, a file without
 /// a `data` chunk, and what ``WAVEStreamFormat`` refuses (0 channels, 0 Hz, a bad block align);
 /// ``/MediaCore/MediaError/Code/unsupportedFormat`` for formats it does not read.
-struct WAVEStreamParser: AudioFileFormatParser {
+struct WAVEStreamParser: SteppingFormatParser {
     /// Where the parser is in the file.
     enum Stage: Sendable, Equatable {
         /// Before the 12-byte `RIFF`/`RF64`/`BW64` … `WAVE` header.
@@ -100,16 +100,8 @@ struct WAVEStreamParser: AudioFileFormatParser {
         self.pcmOnly = pcmOnly
     }
 
-    /// Parses until it has appended an event, needs more bytes, or has said everything.
-    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
-        let before = events.count
-        while events.count == before {
-            guard try step(&input, into: &events) else { return }
-        }
-    }
-
     /// One step; `false` when nothing can be done until more bytes come (or ever).
-    private mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
+    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
         -> Bool
     {
         switch stage {

@@ -43,6 +43,21 @@ protocol AudioFileFormatParser: Sendable {
     mutating func deferHeldAudio(_ input: inout ByteWindow) -> Int64?
 }
 
+/// A format parser that decides one thing at a time (``step(_:into:)``): its ``parse(_:into:)`` steps until
+/// a step appends an event, or says nothing can be done until more bytes arrive (or ever).
+protocol SteppingFormatParser: AudioFileFormatParser {
+    /// One step; `false` when nothing can be done until more bytes arrive (or ever).
+    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) -> Bool
+}
+
+extension SteppingFormatParser {
+    /// Steps until an event is appended or nothing can be done without more bytes.
+    mutating func parse(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError) {
+        let before = events.count
+        while events.count == before, try step(&input, into: &events) {}
+    }
+}
+
 extension AudioFileFormatParser {
     /// Formats that never hold audio hold none.
     var heldAudioRange: Range<Int64>? { nil }
