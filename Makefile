@@ -294,8 +294,9 @@ typecheck-times: deps
 # libFuzzer target per parser, built with Swift's -sanitize=fuzzer,address. `make fuzz` runs each for
 # FUZZ_RUNS executions or FUZZ_TIME seconds, whichever comes first; what it adds to the corpus goes to
 # $(FUZZ_SCRATCH)/<target>, what crashes to Fuzz/Crashes/. A size field of 2^63 must not allocate, so
-# any malloc over 512 MB is a finding. `make fuzz-replay` (part of `make test`) runs every target over its
-# checked-in corpus, Fuzz/Corpus/<target>, and fails on any crash. `make fuzz-corpus` merges fresh seeds
+# any malloc over 512 MB is a finding. `make fuzz-replay` runs every target over its checked-in corpus,
+# Fuzz/Corpus/<target>, and fails on any crash (neither `make test` nor CI runs it: the test bundle's
+# FuzzCorpusReplayTests replays the same corpora through the same calls, also under AddressSanitizer). `make fuzz-corpus` merges fresh seeds
 # (Fuzz/make-seeds.sh: fixtures, ../shared/conformance, tiny ffmpeg/sox/lame files) and the scratch
 # finds into Fuzz/Corpus, keeping only the inputs that add coverage.
 FUZZ_RUNS ?= 10000000

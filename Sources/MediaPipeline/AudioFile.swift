@@ -37,7 +37,7 @@ public final class AudioFile {
 
     /// Opens `path` and reads its properties; samples are decoded to `outputFormat`, by default to the
     /// file's own sample type where it has one (linear PCM, and Apple Lossless at its source depth:
-    /// ``/MediaCore/AudioFormat/sourceSampleType``), so that lossless audio stays lossless, else to f32.
+    /// `AudioFormat.sourceSampleType`, MediaFormats), so that lossless audio stays lossless, else to f32.
     ///
     /// - Throws: the reader's errors; ``/MediaCore/MediaError/Code/unsupportedFormat`` for a codec
     ///   ``/MediaFFmpeg/AudioDecoder`` cannot decode.

@@ -76,14 +76,6 @@ extension AIFFStreamParser {
         phase = .chunkHeader
     }
 
-    /// After the last packet from ``held``: reports held audio beyond the packet count, then goes on
-    /// with the chunks after `COMM`.
-    mutating func finishHeldData(_ events: inout [AudioFileStreamEvent]) {
-        isDataDone = true
-        held.finish(into: &events)
-        phase = .chunkHeader
-    }
-
     /// Exact: the audio's start plus `packet` × bytes per packet, for packets up to the count.
     func seekOffset(forPacket packet: Int64) -> AudioFileStreamSeekOffset? {
         guard isReady, let comm, let sound else { return nil }

@@ -29,7 +29,7 @@ import MediaCore
 ///   a `COMM` smaller than 18 bytes or with impossible fields, `numSampleFrames` needing more bytes than
 ///   `SSND` holds; ``/MediaCore/MediaError/Code/unsupportedFormat`` for an unknown compression type and for
 ///   an `SSND` of more than ``AudioFileStreamParser/Batching/maxHeldBytes`` audio bytes before any `COMM`.
-struct AIFFStreamParser: SteppingFormatParser {
+struct AIFFStreamParser: ChunkedFormatParser {
 
     /// What the parser expects next (shared with the other chunked container).
     typealias Phase = ChunkParserPhase
@@ -169,12 +169,6 @@ struct AIFFStreamParser: SteppingFormatParser {
         }
     }
 
-    /// The held `SSND` audio's range, while it is being held.
-    var heldAudioRange: Range<Int64>? {
-        guard case .holding = phase else { return nil }
-        return held.range
-    }
-
     /// Lets go of the held audio and goes on with the chunks after it (and its pad byte).
     mutating func deferHeldAudio(_ input: inout ByteWindow) -> Int64? {
         guard case .holding = phase, let range = held.range, let sound else { return nil }
@@ -197,16 +191,7 @@ struct AIFFStreamParser: SteppingFormatParser {
     private mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
         throws(MediaError) -> Bool
     {
-        if isDataDone {
-            phase = .done
-            guard input.available > 0 else { return false }
-            events.append(
-                .diagnostic(
-                    .note(
-                        "Skipped \(count: input.available, "byte") after the audio data that hold no chunk header",
-                        byteOffset: input.position)))
-            return true
-        }
+        if let done = endAfterAudio(&input, &events) { return done }
         let missing = comm == nil ? "'COMM'" : "'SSND'"
         let before = sound.map { " (after the 'SSND' chunk at byte offset \($0.headerOffset))" } ?? ""
         throw MediaError.truncated(

@@ -77,16 +77,7 @@ extension CAFStreamParser {
     mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError)
         -> Bool
     {
-        if isDataDone {
-            phase = .done
-            guard input.available > 0 else { return false }
-            events.append(
-                .diagnostic(
-                    .note(
-                        "Skipped \(count: input.available, "byte") after the audio data that hold no chunk header",
-                        byteOffset: input.position)))
-            return true
-        }
+        if let done = endAfterAudio(&input, &events) { return done }
         if audio != nil, let desc, input.available == 0 {
             let varying = desc.format.description.bytesPerPacket == 0 ? "size" : "duration"
             throw MediaError.invalidData(
@@ -210,14 +201,6 @@ extension CAFStreamParser {
         let (dataEnd, beyond) = (audio.headerOffset + Int64(CAFFile.chunkHeaderSize))
             .addingReportingOverflow(audio.declaredSize)
         if let lateChunksEnd, !beyond, lateChunksEnd > dataEnd { input.skip(lateChunksEnd - dataEnd) }
-        phase = .chunkHeader
-    }
-
-    /// After the last packet from ``held``: reports held bytes beyond the packets, then goes on with the
-    /// chunks after `pakt`.
-    mutating func finishHeldData(_ events: inout [AudioFileStreamEvent]) {
-        isDataDone = true
-        held.finish(into: &events)
         phase = .chunkHeader
     }
 

@@ -37,7 +37,7 @@ import MediaCore
 ///   whatever ``CAFPacketTable`` and ``CAFMagicCookie`` refuse; ``/MediaCore/MediaError/Code/unsupportedFormat``
 ///   for a version other than 1, the cases above, a `kuki` over ``cookieLimit``, a `pakt` over
 ///   ``tableLimit``, a packet over ``packetLimit`` and a held `data` over ``AudioFileStreamParser/Batching/maxHeldBytes``.
-struct CAFStreamParser: SteppingFormatParser {
+struct CAFStreamParser: ChunkedFormatParser {
     /// The largest `pakt` read: 16 MiB (some 8 million AAC packets, 50 hours at 44.1 kHz).
     static let tableLimit: Int64 = 16 << 20
     /// The largest `kuki` read: 1 MiB.
@@ -152,12 +152,6 @@ struct CAFStreamParser: SteppingFormatParser {
         input.skip(Int64(CAFFile.fileHeaderSize))
         phase = .chunkHeader
         return true
-    }
-
-    /// The held `data` audio's range, while it is being held.
-    var heldAudioRange: Range<Int64>? {
-        guard case .holding = phase else { return nil }
-        return held.range
     }
 
     /// Lets go of the held audio and goes on with the chunks after it, from its end.
