@@ -12,7 +12,10 @@ public import MediaCore
 ///
 /// Every chunk is parsed when the reader is created, in any order: `desc`, `kuki`, `pakt`, `chan`,
 /// `info`; `free`, `uuid` and unknown chunks are skipped; chunks after `data` are read too; a `data`
-/// size of -1 runs to the end of the file.
+/// size of -1 runs to the end of the file. The chunks are walked by the CAF parser of
+/// ``AudioFileStreamParser`` (in a mode that reads every chunk and skips the audio), so the two find the
+/// same chunks at the same offsets; the reader then checks `desc`, `pakt` and `kuki` with the same
+/// ``CAFAudioDescription``, ``CAFPacketTable`` and ``CAFMagicCookie`` checks the parser uses.
 ///
 /// - Linear PCM of every `mFormatFlags` combination (integer or float, big- or little-endian) with 8
 ///   (signed, delivered as u8), 16, 24, 32 or 64 (float) bits, interleaved: delivered little-endian as
@@ -128,16 +131,20 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
             throw MediaError(.invalidArgument, "CAFReader framesPerSample must be at least 1, not \(framesPerSample)")
         }
         self.framesPerSample = framesPerSample
-        let parsed = try Parsed(first)
-        chunks = parsed.chunks
-        info = parsed.info
-        magicCookie = parsed.cookie ?? []
-        guard let data = parsed.data else {
-            // Every chunk was complete, so the file ends where a 'data' chunk should have followed.
+        let walked = try Self.walk(first)
+        guard let walk = walked.walk, let audio = walked.audio else {
+            // The walk throws at the end of a file without 'data'; this keeps the reader honest if it did not.
             throw MediaError.truncated(
-                "CAF 'data' chunk header", needed: CAFFile.chunkHeaderSize, available: 0, at: parsed.end)
+                "CAF 'data' chunk header", needed: CAFFile.chunkHeaderSize, available: 0, at: first.position)
         }
-        guard let desc = parsed.desc else {
+        let data = (
+            offset: audio.audioStart, size: audio.audioSize ?? 0, isOpen: audio.declaredSize == -1
+        )
+        chunks = walk.chunks
+        info = walk.info
+        magicCookie = walked.cookie?.bytes ?? []
+        let cookieOffset = walked.cookie?.offset ?? 0
+        guard let desc = walk.desc else {
             throw MediaError.invalidData("CAF file has no 'desc' chunk", at: Int64(CAFFile.fileHeaderSize))
         }
         description = desc.value
@@ -154,7 +161,7 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         }
         let rate = Int(desc.value.sampleRate.rounded())
         let channels = Int(desc.value.channelsPerFrame)
-        let layout = parsed.layout(channels: channels)
+        let layout = CAFChannelLayoutChunk.layout(walked.chan?[...], channels: channels)
         dataOffset = data.offset
         reopen = open
         input = try open()
@@ -178,7 +185,7 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
             dataSize = frames * Int64(frameBytes)
             packetCount = frames
             totalFrames = frames
-            diagnostics = Self.diagnose(parsed.chunks, data: data, delivered: dataSize, partialFrameOf: frameBytes)
+            diagnostics = Self.diagnose(walk.chunks, data: data, delivered: dataSize, partialFrameOf: frameBytes)
             return
         }
 
@@ -186,7 +193,7 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
         let fixedBytes = Int(desc.value.bytesPerPacket)
         let fixedFrames = Int(desc.value.framesPerPacket)
         if fixedBytes == 0 || fixedFrames == 0 {
-            guard let pakt = parsed.pakt else {
+            guard let pakt = walked.pakt else {
                 throw MediaError.invalidData(
                     "CAF '\(CAFFile.fourCCString(desc.value.formatID))' has packets of varying \(fixedBytes == 0 ? "size" : "duration") but no 'pakt' chunk",
                     at: descOffset)
@@ -202,7 +209,7 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
             dataSize = bytes
         } else {
             let packets = data.size / Int64(fixedBytes)
-            if let pakt = parsed.pakt {
+            if let pakt = walked.pakt {
                 let table = try CAFPacketTable(
                     parsing: pakt.body, hasSizes: false, hasFrames: false, at: pakt.offset + 12)
                 let count = try table.checkedConstantPacketCount(
@@ -222,9 +229,9 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
             dataSize = packetCount * Int64(fixedBytes)  // ≤ data.size: cannot overflow
         }
 
-        diagnostics = Self.diagnose(parsed.chunks, data: data, delivered: dataSize, partialFrameOf: nil)
+        diagnostics = Self.diagnose(walk.chunks, data: data, delivered: dataSize, partialFrameOf: nil)
         if desc.value.formatID == CAFAudioDescription.mpeg4AAC {
-            let asc = try CAFMagicCookie.audioSpecificConfig(unwrapping: magicCookie, at: parsed.cookieOffset)
+            let asc = try CAFMagicCookie.audioSpecificConfig(unwrapping: magicCookie, at: cookieOffset)
             format = AudioFormat(
                 codec: .aac, sampleRate: rate, channelLayout: layout, framesPerPacket: fixedFrames, magicCookie: asc)
         } else {
@@ -232,6 +239,16 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
                 codec: .other(fourCC: desc.value.formatID), sampleRate: rate, channelLayout: layout,
                 framesPerPacket: fixedFrames, magicCookie: magicCookie)
         }
+    }
+
+    /// Walks every chunk of `input` (as far as a `data` chunk of size -1) with ``CAFStreamParser``.
+    private static func walk(_ input: ForwardInput) throws(MediaError) -> CAFStreamParser {
+        // A pipe is read into memory before the reader is made: the size is known.
+        var parser = CAFStreamParser(walkingFileOf: input.size ?? .max)
+        try input.parse(with: &parser, pieceSize: 1 << 16, what: "CAF chunk header") { parser, _ in
+            parser.isWalkDone
+        }
+        return parser
     }
 
     private static func pcmType(
@@ -417,141 +434,3 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
 
 @available(*, unavailable)
 extension CAFReader: Sendable {}
-
-/// The chunks of a CAF file, read front to back in one pass.
-private struct Parsed {
-    var chunks: [(type: String, offset: Int64, size: Int64)] = []
-    var desc: (value: CAFAudioDescription, offset: Int64)?
-    var cookie: [UInt8]?
-    var cookieOffset: Int64 = 0
-    var pakt: (body: [UInt8], offset: Int64)?
-    var chan: (body: [UInt8], offset: Int64)?
-    var info: [(String, String)] = []
-    /// The audio bytes: their offset and size (for size -1, what the file holds), and whether the size was -1.
-    var data: (offset: Int64, size: Int64, isOpen: Bool)?
-    /// Where the chunk walk stopped: the end of the file, or of an open `data` chunk.
-    var end: Int64 = 0
-
-    init(_ input: ForwardInput) throws(MediaError) {
-        let header = try input.read(upTo: CAFFile.fileHeaderSize)
-        guard header.count == CAFFile.fileHeaderSize else {
-            throw MediaError.truncated(
-                "CAF file header", needed: CAFFile.fileHeaderSize, available: header.count, at: 0)
-        }
-        guard Array(header[0..<4]) == CAFFile.fileType else {
-            throw MediaError.invalidData(
-                "not a CAF file: it starts with \(FourCC.describe(header[0..<4])), not 'caff'", at: 0)
-        }
-        let version = UInt16(header[4]) << 8 | UInt16(header[5])
-        guard version == CAFFile.fileVersion else {
-            throw MediaError(.unsupportedFormat, "CAF mFileVersion \(version) is not 1", byteOffset: 4)
-        }
-        while true {
-            let offset = input.position
-            let head = try input.read(upTo: CAFFile.chunkHeaderSize)
-            if head.isEmpty { break }
-            guard head.count == CAFFile.chunkHeaderSize else {
-                throw MediaError.truncated(
-                    "CAF chunk header", needed: CAFFile.chunkHeaderSize, available: head.count, at: offset)
-            }
-            let typeBytes = Array(head[0..<4])
-            let type = String(decoding: typeBytes.map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x3F }, as: UTF8.self)
-            let size = Int64(bitPattern: head[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-            let remaining = input.remaining ?? 0
-            chunks.append((type, offset, size))
-            // A `data` size of -1 runs to the end of the file; every other size must fit in the file.
-            let isData = type == "data"
-            let isOpen = isData && size == -1
-            if isData && data != nil {
-                throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset)
-            }
-            guard isOpen || size >= 0 else {
-                throw MediaError.invalidData(
-                    "CAF '\(type)' chunk declares a size of \(count: size, "byte")", at: offset)
-            }
-            if isData {
-                guard remaining >= 4 else {
-                    throw MediaError.truncated(
-                        "CAF 'data' mEditCount", needed: 4, available: Int(remaining), at: offset + 12)
-                }
-                guard isOpen || size >= 4 else {
-                    throw MediaError.invalidData(
-                        "CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
-                }
-            }
-            guard isOpen || size <= remaining else {
-                throw MediaError.truncated(
-                    "CAF '\(type)' chunk", needed: Int(clamping: size), available: Int(remaining), at: offset)
-            }
-            if isData {
-                let body = isOpen ? remaining : size
-                data = (offset + 16, body - 4, isOpen)
-                _ = try input.skip(body)
-                if isOpen { break }
-                continue
-            }
-            let bodyOffset = offset + Int64(CAFFile.chunkHeaderSize)
-            switch type {
-            case "desc", "kuki", "pakt", "chan", "info":
-                let body = try input.read(upTo: Int(size))
-                guard body.count == Int(size) else {
-                    throw MediaError.truncated(
-                        "CAF '\(type)' chunk", needed: Int(size), available: body.count, at: offset)
-                }
-                try store(type, body, at: bodyOffset, chunkOffset: offset)
-            default:
-                _ = try input.skip(size)
-            }
-        }
-        end = input.position
-    }
-
-    private mutating func store(_ type: String, _ body: [UInt8], at bodyOffset: Int64, chunkOffset: Int64)
-        throws(MediaError)
-    {
-        switch type {
-        case "desc":
-            guard body.count >= CAFAudioDescription.size else {
-                throw MediaError.truncated(
-                    "CAF 'desc' chunk", needed: CAFAudioDescription.size, available: body.count, at: chunkOffset)
-            }
-            desc = (try CAFAudioDescription(parsing: body, at: bodyOffset), chunkOffset)
-        case "kuki":
-            cookie = body
-            cookieOffset = bodyOffset
-        case "pakt":
-            pakt = (body, chunkOffset)
-        case "chan":
-            chan = (body, chunkOffset)
-        default:
-            info = try Self.parseInfo(body, at: chunkOffset)
-        }
-    }
-
-    /// `mNumEntries`, then each key and value as a NUL-terminated UTF-8 string.
-    private static func parseInfo(_ body: [UInt8], at offset: Int64) throws(MediaError) -> [(String, String)] {
-        var r = ByteReader(body, baseOffset: offset + Int64(CAFFile.chunkHeaderSize))
-        let count = try r.readUInt32BE("CAF 'info' mNumEntries")  // mNumEntries
-        guard Int(count) <= r.remaining / 2 else {
-            throw MediaError.invalidData(
-                "CAF 'info' declares \(count: count, "entry", plural: "entries") but holds \(count: r.remaining, "byte")",
-                at: offset)
-        }
-        var strings: [String] = []
-        while strings.count < Int(count) * 2 {
-            guard let end = body[r.offset...].firstIndex(of: 0) else {
-                throw MediaError.invalidData("CAF 'info' string \(strings.count) has no terminating NUL", at: offset)
-            }
-            let text = try r.readBytes(end - r.offset, "CAF 'info' string")
-            try r.skip(1, "CAF 'info' NUL")
-            strings.append(String(decoding: text, as: UTF8.self))
-        }
-        return stride(from: 0, to: strings.count, by: 2).map { (strings[$0], strings[$0 + 1]) }
-    }
-
-    /// The layout `chan` gives for `channels` channels: a bitmap with that many bits, or mono/stereo;
-    /// otherwise (and without `chan`) the default layout for the count.
-    func layout(channels: Int) -> ChannelLayout {
-        CAFChannelLayoutChunk.layout(chan.map { $0.body[...] }, channels: channels)
-    }
-}

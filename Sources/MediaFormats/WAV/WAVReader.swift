@@ -225,29 +225,10 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
     /// `input` without being read into memory.
     private static func readHeader(from input: ForwardInput) throws(MediaError) -> WAVEStreamParser {
         var parser = WAVEStreamParser(batching: AudioFileStreamParser.Batching(), pcmOnly: true)
-        var window = ByteWindow()
-        var events: [AudioFileStreamEvent] = []
-        while true {
-            try parser.parse(&window, into: &events)
-            if events.contains(.readyToProducePackets) { return parser }
-            if !events.isEmpty {
-                events.removeAll(keepingCapacity: true)
-                continue
-            }
-            if window.pendingSkip > 0 {
-                let wanted = window.pendingSkip
-                let skipped = try input.skip(wanted)
-                window.reset(at: window.position - wanted + skipped)
-                if skipped < wanted { window.finish() }
-                continue
-            }
-            guard !window.isFinished else {
-                // The parser throws at the end of the input before the audio; this keeps the loop finite.
-                throw MediaError.truncated("WAV header", needed: 1, available: 0, at: window.position)
-            }
-            let byte = try input.read(upTo: 1)
-            if byte.isEmpty { window.finish() } else { window.append(byte) }
+        try input.parse(with: &parser, pieceSize: 1, what: "WAV header") { _, events in
+            events.contains(.readyToProducePackets)
         }
+        return parser
     }
 
     /// The diagnostic for a `data` chunk whose size field leaves the size open (`0xFFFFFFFF`, or 0

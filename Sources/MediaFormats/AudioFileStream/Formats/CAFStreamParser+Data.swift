@@ -6,15 +6,8 @@ extension CAFStreamParser {
     mutating func dataChunk(
         _ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent], offset: Int64, size: Int64
     ) throws(MediaError) -> Bool {
-        if audio != nil { throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset) }
+        try checkDataChunk(offset: offset, size: size)
         let isOpen = size == -1
-        guard isOpen || size >= 0 else {
-            throw MediaError.invalidData("CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset)
-        }
-        guard isOpen || size >= 4 else {
-            throw MediaError.invalidData(
-                "CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
-        }
         let header = CAFFile.chunkHeaderSize
         guard input.available >= header + 4 else {
             guard input.isFinished else { return false }
@@ -57,6 +50,19 @@ extension CAFStreamParser {
         return true
     }
 
+    /// Refuses a second `data` chunk, and a size that is negative (but -1, to the end of the file) or
+    /// too small for `mEditCount`.
+    func checkDataChunk(offset: Int64, size: Int64) throws(MediaError) {
+        if audio != nil { throw MediaError.invalidData("CAF file has a second 'data' chunk", at: offset) }
+        guard size >= -1 else {
+            throw MediaError.invalidData("CAF 'data' chunk declares a size of \(count: size, "byte")", at: offset)
+        }
+        guard size == -1 || size >= 4 else {
+            throw MediaError.invalidData(
+                "CAF 'data' chunk of \(count: size, "byte") cannot hold its 4-byte mEditCount", at: offset)
+        }
+    }
+
     /// Copies `data` audio whose `pakt` comes after it into ``held``.
     mutating func hold(_ input: inout ByteWindow) throws(MediaError) -> Bool {
         let count = held.take(from: &input)
@@ -77,6 +83,7 @@ extension CAFStreamParser {
     mutating func endOfInput(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent]) throws(MediaError)
         -> Bool
     {
+        if walk != nil { return try endOfWalk(&input) }
         if let done = endAfterAudio(&input, &events) { return done }
         if audio != nil, let desc, input.available == 0 {
             let varying = desc.format.description.bytesPerPacket == 0 ? "size" : "duration"

@@ -2,7 +2,8 @@ import MediaCore
 
 /// The CAF part of ``AudioFileStreamParser``: Core Audio Format files, read front to back with the
 /// pieces ``CAFReader`` uses (``CAFAudioDescription``, ``CAFPacketTable`` and its checks,
-/// ``CAFMagicCookie``, ``CAFChannelLayoutChunk``), so both accept and refuse the same files.
+/// ``CAFMagicCookie``, ``CAFChannelLayoutChunk``), so both accept and refuse the same files. It also
+/// walks a whole file's chunks for ``CAFReader`` (``init(walkingFileOf:)``): one chunk walk for both.
 ///
 /// Chunks before `data` come in any order: `desc` (see ``CAFStreamFormat``), `kuki`, `pakt`, `chan`
 /// (its first 12 bytes). `info`, `free`, `uuid` and unknown chunks are skipped with
@@ -93,6 +94,8 @@ struct CAFStreamParser: ChunkedFormatParser {
     var isDataDone = false
     /// The chunk being skipped, to name it if the input ends inside it.
     var skipped: SkippedChunk?
+    /// What a walk for ``CAFReader`` collects; `nil` for a stream parse (see ``init(walkingFileOf:)``).
+    var walk: CAFFileWalk?
 
     /// A parser at the start of the file.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
@@ -143,7 +146,8 @@ struct CAFStreamParser: ChunkedFormatParser {
                 "CAF file header", needed: CAFFile.fileHeaderSize, available: input.available, at: input.position)
         }
         guard input.fourCC(at: 0) == "caff" else {
-            throw MediaError.invalidData("not a CAF file: it starts with '\(input.fourCC(at: 0))', not 'caff'", at: 0)
+            throw MediaError.invalidData(
+                "not a CAF file: it starts with \(FourCC.describe(input.peek(upTo: 4))), not 'caff'", at: 0)
         }
         let version = input.bigEndian(UInt16.self, at: 4)
         guard version == CAFFile.fileVersion else {
@@ -194,6 +198,7 @@ struct CAFStreamParser: ChunkedFormatParser {
         let offset = input.position
         let type = input.fourCC(at: 0)
         let size = Int64(bitPattern: input.bigEndian(UInt64.self, at: 4))
+        if walk != nil { return try walkChunk(&input, offset: offset, size: size) }
         if type == "data" { return try dataChunk(&input, &events, offset: offset, size: size) }
         guard size >= 0 else {
             guard isDataDone else {
