@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Emulation prevention (ITU-T H.264 section 7.4.1): how the raw byte sequence payload (RBSP) of a
 /// NAL unit is kept free of start-code prefixes.
 ///
@@ -91,5 +93,30 @@ public enum H264RBSP {
             offset += 1
         }
         return offset
+    }
+
+    /// Reads the NAL unit `nalUnit` (header byte included, starting at `baseOffset` in the input), which
+    /// must be of type `type` (`name` in the error), with `read` over its RBSP after the header byte. An
+    /// error's byte offset becomes the field's position in the input, emulation prevention bytes counted.
+    static func parse<T>(
+        _ nalUnit: [UInt8], as type: H264NALUnitType, _ name: String, baseOffset: Int64,
+        _ read: (inout BitReader) throws(MediaError) -> T
+    ) throws(MediaError) -> T {
+        let header = try H264NALHeader(parsing: nalUnit, baseOffset: baseOffset)
+        guard header.nalUnitType == type else {
+            throw MediaError.invalidData("NAL unit of type \(header.nalUnitType) is not \(name)", at: baseOffset)
+        }
+        let (rbsp, removed) = unescape(nalUnit.dropFirst())
+        var reader = BitReader(rbsp)
+        do throws(MediaError) {
+            return try read(&reader)
+        } catch {
+            var mapped = error
+            if let rbspOffset = error.byteOffset {
+                mapped.byteOffset =
+                    baseOffset + 1 + Int64(escapedOffset(ofRBSPIndex: Int(rbspOffset), removed: removed))
+            }
+            throw mapped
+        }
     }
 }

@@ -132,30 +132,9 @@ public struct H264SPS: Sendable, Hashable {
     /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` when the NAL unit is not an SPS or a field is out of
     ///   its range; ``/MediaCore/MediaError/Code/truncated`` when the fields run past the end. The error's byte
     ///   offset is the position in the input (emulation prevention bytes counted) of the offending field.
-    @inlinable  // specialised in the caller: an array is parsed without a copy, and not generically
     public init<C: Collection>(parsing nalUnit: C, baseOffset: Int64 = 0) throws(MediaError) where C.Element == UInt8 {
-        try self.init(parsingArray: Array(nalUnit), baseOffset: baseOffset)
-    }
-
-    /// ``init(parsing:baseOffset:)`` of an array.
-    @usableFromInline
-    init(parsingArray nalUnit: [UInt8], baseOffset: Int64) throws(MediaError) {
-        let header = try H264NALHeader(parsing: nalUnit, baseOffset: baseOffset)
-        guard header.nalUnitType == .sps else {
-            throw MediaError.invalidData("NAL unit of type \(header.nalUnitType) is not an SPS", at: baseOffset)
-        }
-        let (rbsp, removed) = H264RBSP.unescape(nalUnit.dropFirst())
-        var reader = BitReader(rbsp)
-        do throws(MediaError) {
-            try self.init(reading: &reader)
-        } catch {
-            var mapped = error
-            if let rbspOffset = error.byteOffset {
-                mapped.byteOffset =
-                    baseOffset + 1
-                    + Int64(H264RBSP.escapedOffset(ofRBSPIndex: Int(rbspOffset), removed: removed))
-            }
-            throw mapped
+        self = try H264RBSP.parse(Array(nalUnit), as: .sps, "an SPS", baseOffset: baseOffset) {
+            (reader) throws(MediaError) in try H264SPS(reading: &reader)
         }
     }
 
@@ -388,34 +367,18 @@ public struct H264PPS: Sendable, Hashable {
     /// Parses the PPS NAL unit `nalUnit` (header byte included), which starts at `baseOffset`.
     ///
     /// - Throws: as ``H264SPS/init(parsing:baseOffset:)``.
-    @inlinable  // specialised in the caller: an array is parsed without a copy, and not generically
     public init<C: Collection>(parsing nalUnit: C, baseOffset: Int64 = 0) throws(MediaError) where C.Element == UInt8 {
-        try self.init(parsingArray: Array(nalUnit), baseOffset: baseOffset)
+        self = try H264RBSP.parse(Array(nalUnit), as: .pps, "a PPS", baseOffset: baseOffset) {
+            (reader) throws(MediaError) in try H264PPS(reading: &reader)
+        }
     }
 
-    /// ``init(parsing:baseOffset:)`` of an array.
-    @usableFromInline
-    init(parsingArray nalUnit: [UInt8], baseOffset: Int64) throws(MediaError) {
-        let header = try H264NALHeader(parsing: nalUnit, baseOffset: baseOffset)
-        guard header.nalUnitType == .pps else {
-            throw MediaError.invalidData("NAL unit of type \(header.nalUnitType) is not a PPS", at: baseOffset)
-        }
-        let (rbsp, removed) = H264RBSP.unescape(nalUnit.dropFirst())
-        var r = BitReader(rbsp)
-        do throws(MediaError) {
-            picParameterSetId = try H264SPS.ue(&r, "pic_parameter_set_id", max: 255)
-            seqParameterSetId = try H264SPS.ue(&r, "seq_parameter_set_id", max: 31)
-            entropyCodingModeFlag = try r.readFlag("entropy_coding_mode_flag")
-            bottomFieldPicOrderInFramePresentFlag = try r.readFlag("bottom_field_pic_order_in_frame_present_flag")
-            numSliceGroupsMinus1 = try H264SPS.ue(&r, "num_slice_groups_minus1", max: 7)
-        } catch {
-            var mapped = error
-            if let rbspOffset = error.byteOffset {
-                mapped.byteOffset =
-                    baseOffset + 1
-                    + Int64(H264RBSP.escapedOffset(ofRBSPIndex: Int(rbspOffset), removed: removed))
-            }
-            throw mapped
-        }
+    /// Reads the fields from the RBSP after the NAL header.
+    private init(reading r: inout BitReader) throws(MediaError) {
+        picParameterSetId = try H264SPS.ue(&r, "pic_parameter_set_id", max: 255)
+        seqParameterSetId = try H264SPS.ue(&r, "seq_parameter_set_id", max: 31)
+        entropyCodingModeFlag = try r.readFlag("entropy_coding_mode_flag")
+        bottomFieldPicOrderInFramePresentFlag = try r.readFlag("bottom_field_pic_order_in_frame_present_flag")
+        numSliceGroupsMinus1 = try H264SPS.ue(&r, "num_slice_groups_minus1", max: 7)
     }
 }

@@ -139,15 +139,11 @@ extension MovieRewriter {
         throws(MediaError)
     {
         guard let base = buffer.baseAddress else { return }
-        var done = 0
-        while done < buffer.count {
-            let n = try POSIXCall.check("pread", path: path, at: offset + Int64(done)) {
+        try repeatUntilDone(buffer.count, at: offset, "\(path) ended early while rewriting it") {
+            (done) throws(MediaError) in
+            try POSIXCall.check("pread", path: path, at: offset + Int64(done)) {
                 pread(fd, base + done, buffer.count - done, off_t(offset) + off_t(done))
             }
-            guard n > 0 else {
-                throw MediaError(.io, "\(path) ended early while rewriting it", byteOffset: offset + Int64(done))
-            }
-            done += n
         }
     }
 
@@ -156,14 +152,23 @@ extension MovieRewriter {
         throws(MediaError)
     {
         guard let base = bytes.baseAddress else { return }
-        var done = 0
-        while done < bytes.count {
-            let n = try POSIXCall.check("pwrite", path: path, at: offset + Int64(done)) {
+        try repeatUntilDone(bytes.count, at: offset, "pwrite on \(path) wrote nothing") { (done) throws(MediaError) in
+            try POSIXCall.check("pwrite", path: path, at: offset + Int64(done)) {
                 pwrite(fd, base + done, bytes.count - done, off_t(offset) + off_t(done))
             }
-            guard n > 0 else {
-                throw MediaError(.io, "pwrite on \(path) wrote nothing", byteOffset: offset + Int64(done))
-            }
+        }
+    }
+
+    /// Calls `move` with the count done so far until `count` bytes are done; `move` returns how many it
+    /// moved, and none is an error (`stalled`, at the offset reached).
+    private static func repeatUntilDone(
+        _ count: Int, at offset: Int64, _ stalled: @autoclosure () -> String,
+        _ move: (Int) throws(MediaError) -> Int
+    ) throws(MediaError) {
+        var done = 0
+        while done < count {
+            let n = try move(done)
+            guard n > 0 else { throw MediaError(.io, stalled(), byteOffset: offset + Int64(done)) }
             done += n
         }
     }

@@ -219,20 +219,12 @@ extension AACEncoder {
             try check(read, calling: "av_audio_fifo_read")
             frame.raw.pointee.pts = framesSent
             framesSent += Int64(frames)
-            try codec.sendFrame(frame)
-            try receive(into: emit)
+            try codec.encode(frame, into: packet) { try emit(makePacket()) }
         }
 
         /// Flushes the encoder and emits everything it held back.
         func drain(into emit: (MediaSample) throws -> Void) throws {
-            try codec.sendFrame(nil)
-            try receive(into: emit)
-        }
-
-        private func receive(into emit: (MediaSample) throws -> Void) throws {
-            try codec.receivePackets(into: packet) {
-                try emit(makePacket())
-            }
+            try codec.encode(nil, into: packet) { try emit(makePacket()) }
         }
 
         /// ``packet`` as the next sample, timed and trimmed by

@@ -14,6 +14,13 @@ extension CodecContext {
         try check(avcodec_send_packet(raw, packet?.raw), calling: "avcodec_send_packet", .decoderFailure)
     }
 
+    /// Gives the encoder `frame` (`nil` drains it), then receives every packet it has ready, as
+    /// ``receivePackets(into:_:)`` does.
+    func encode(_ frame: Frame?, into packet: Packet, _ body: () throws -> Void) throws {
+        try sendFrame(frame)
+        try receivePackets(into: packet, body)
+    }
+
     /// Receives every packet the encoder has ready into `packet` and calls `body` for each; the packet
     /// is unreferenced after `body`.
     func receivePackets(into packet: Packet, _ body: () throws -> Void) throws {

@@ -143,14 +143,8 @@ public final class CAFMuxer: MediaSink {
     }
 
     private func appendPCM(_ sample: MediaSample, frameBytes: Int) throws(MediaError) {
+        try InterleavedPCMInput.checkByteCount(sample, frameBytes: frameBytes, stage: name)
         var data = sample.data
-        let (expectedBytes, overflow) = sample.frameCount.multipliedReportingOverflow(by: frameBytes)
-        guard sample.planeCount <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
-            throw MediaError(
-                .invalidData,
-                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")"
-            )
-        }
         if convertsU8 {
             for i in data.indices { data[i] ^= 0x80 }  // unsigned 8-bit → CAF's signed 8-bit
         }

@@ -32,21 +32,9 @@ public struct ToneGenerator: MediaSource, Sendable {
         case noise(amplitude: Double, seed: UInt64)
     }
 
-    /// How long the signal lasts.
-    public enum Length: Sendable, Hashable {
-        /// Exactly this many frames (0 or more).
-        case frames(Int64)
-        /// This long, converted to frames at the sample rate and rounded to nearest (ties away from zero).
-        case duration(MediaTime)
-        /// For ever: ``next()`` never returns `nil`.
-        case unlimited
-
-        /// This long, as a Swift `Duration`: `.duration(.seconds(5))`, `.duration(.milliseconds(250))`.
-        /// The case that takes a ``/MediaCore/MediaTime``, given ``/MediaCore/MediaTime/init(_:)`` of the
-        /// duration (exact to the nanosecond), then rounded to frames as that case says.
-        @_disfavoredOverload
-        public static func duration(_ duration: Duration) -> Length { .duration(MediaTime(duration)) }
-    }
+    /// How long the signal lasts; a ``GeneratorLength/duration(_:)-(MediaTime)`` becomes frames at the sample
+    /// rate, rounded to nearest (ties away from zero).
+    public typealias Length = GeneratorLength
 
     /// The signal.
     public let waveform: Waveform

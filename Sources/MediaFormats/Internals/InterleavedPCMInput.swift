@@ -24,7 +24,16 @@ enum InterleavedPCMInput {
             throw MediaError(
                 .formatMismatch, "\(stage()) started with \(format) and takes no other format, but was given \(audio)")
         }
-        let frameBytes = audio.bytesPerFrame
+        try checkByteCount(sample, frameBytes: audio.bytesPerFrame, stage: stage())
+        return (audio, pcm.sampleType)
+    }
+
+    /// Checks that `sample` is one buffer of its frame count times `frameBytes` bytes.
+    ///
+    /// - Throws: ``/MediaCore/MediaError/Code/invalidData`` naming `stage` otherwise.
+    static func checkByteCount(
+        _ sample: MediaSample, frameBytes: Int, stage: @autoclosure () -> String
+    ) throws(MediaError) {
         let (expectedBytes, overflow) = sample.frameCount.multipliedReportingOverflow(by: frameBytes)
         guard sample.planeCount <= 1, sample.frameCount >= 0, !overflow, sample.byteCount == expectedBytes else {
             throw MediaError(
@@ -32,6 +41,5 @@ enum InterleavedPCMInput {
                 "\(stage()) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: sample.byteCount, "byte")"
             )
         }
-        return (audio, pcm.sampleType)
     }
 }

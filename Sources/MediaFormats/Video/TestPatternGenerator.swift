@@ -27,21 +27,9 @@ public import MediaCore
 /// order, pts `frameRate.time(ofFrame: n)`, decode time = pts, one frame's duration and the keyframe
 /// flag.
 public struct TestPatternGenerator: MediaSource, Sendable {
-    /// How many frames the generator produces.
-    public enum Length: Sendable, Hashable {
-        /// Exactly this many frames (0 or more).
-        case frames(Int64)
-        /// This long: the frames whose start lies before the end, i.e. the duration in frames rounded up.
-        case duration(MediaTime)
-        /// For ever: ``next()`` never returns `nil`.
-        case unlimited
-
-        /// This long, as a Swift `Duration`: `.duration(.seconds(5))`. The case that takes a
-        /// ``/MediaCore/MediaTime``, given ``/MediaCore/MediaTime/init(_:)`` of the duration (exact to the
-        /// nanosecond).
-        @_disfavoredOverload
-        public static func duration(_ duration: Duration) -> Length { .duration(MediaTime(duration)) }
-    }
+    /// How many frames the generator produces; a ``GeneratorLength/duration(_:)-(MediaTime)`` is the frames whose
+    /// start lies before its end, i.e. the duration in frames rounded up.
+    public typealias Length = GeneratorLength
 
     /// A rectangle of pixels.
     public struct Rectangle: Sendable, Hashable {

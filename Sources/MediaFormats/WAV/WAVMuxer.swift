@@ -68,28 +68,10 @@ public final class WAVMuxer: MediaSink {
     ///   rate, channel count or frame size WAV cannot express; ``/MediaCore/MediaError/Code/invalidData`` when the
     ///   sample's byte count is not its frame count times the frame size; and the output's errors.
     public func write(_ sample: MediaSample) throws(MediaError) {
-        let expected = "interleaved PCM (u8, s16, s24, s32, f32 or f64)"
-        guard let audio = sample.format.audio, let pcm = audio.pcm, pcm.isInterleaved else {
-            throw MediaError.formatMismatch(stage: name, expected: expected, actual: sample.format)
-        }
-        if let format {
-            guard audio == format else {
-                throw MediaError(
-                    .formatMismatch,
-                    "\(name) started with \(format) and takes no other format, but was given \(audio)")
-            }
-        }
+        let (audio, sampleType) = try InterleavedPCMInput.check(sample, stage: name, established: format)
         let data = sample.data
-        let frameBytes = audio.bytesPerFrame
-        let (expectedBytes, overflow) = sample.frameCount.multipliedReportingOverflow(by: frameBytes)
-        guard sample.planeCount <= 1, sample.frameCount >= 0, !overflow, data.count == expectedBytes else {
-            throw MediaError(
-                .invalidData,
-                "\(name) was given a sample of \(count: sample.frameCount, "frame") of \(count: frameBytes, "byte") holding \(count: data.count, "byte")"
-            )
-        }
         if format == nil {
-            let chunk = try Self.formatChunk(for: audio, type: pcm.sampleType)
+            let chunk = try Self.formatChunk(for: audio, type: sampleType)
             try writeHeader(chunk)
             format = audio
         }

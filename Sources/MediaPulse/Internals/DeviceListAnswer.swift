@@ -16,26 +16,32 @@ final class DeviceListAnswer {
     func startListing(_ kind: AudioDevice.Kind, on context: OpaquePointer) -> OpaquePointer? {
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         switch kind {
-        case .output:
-            return pa_context_get_sink_info_list(
-                context,
-                { _, info, eol, userdata in
-                    guard let userdata else { return }
-                    let answer = Unmanaged<DeviceListAnswer>.fromOpaque(userdata).takeUnretainedValue()
-                    if eol < 0 { answer.failed = true }
-                    guard eol == 0, let info else { return }
-                    answer.devices.append(AudioDevice(sink: info.pointee, defaultName: answer.defaultName))
-                }, userdata)
-        case .input:
-            return pa_context_get_source_info_list(
-                context,
-                { _, info, eol, userdata in
-                    guard let userdata else { return }
-                    let answer = Unmanaged<DeviceListAnswer>.fromOpaque(userdata).takeUnretainedValue()
-                    if eol < 0 { answer.failed = true }
-                    guard eol == 0, let info else { return }
-                    answer.devices.append(AudioDevice(source: info.pointee, defaultName: answer.defaultName))
-                }, userdata)
+        case .output: return pa_context_get_sink_info_list(context, sinkListed, userdata)
+        case .input: return pa_context_get_source_info_list(context, sourceListed, userdata)
         }
     }
+
+    /// One call of a list callback: a device (`device` makes it, given the default's name), the end of
+    /// the list (`eol` 1), or a failure (`eol` < 0), for the answer at `userdata`.
+    fileprivate static func receive(
+        _ eol: Int32, _ userdata: UnsafeMutableRawPointer?, device: (String) -> AudioDevice?
+    ) {
+        guard let userdata else { return }
+        let answer = Unmanaged<DeviceListAnswer>.fromOpaque(userdata).takeUnretainedValue()
+        if eol < 0 { answer.failed = true }
+        guard eol == 0, let made = device(answer.defaultName) else { return }
+        answer.devices.append(made)
+    }
+}
+
+private func sinkListed(
+    _: OpaquePointer?, _ info: UnsafePointer<pa_sink_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?
+) {
+    DeviceListAnswer.receive(eol, userdata) { name in info.map { AudioDevice(sink: $0.pointee, defaultName: name) } }
+}
+
+private func sourceListed(
+    _: OpaquePointer?, _ info: UnsafePointer<pa_source_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?
+) {
+    DeviceListAnswer.receive(eol, userdata) { name in info.map { AudioDevice(source: $0.pointee, defaultName: name) } }
 }

@@ -69,23 +69,23 @@ final class DeviceRequest {
 private func sinkAnswered(
     _: OpaquePointer?, _ info: UnsafePointer<pa_sink_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?
 ) {
-    guard let userdata else { return }
-    let request = Unmanaged<DeviceRequest>.fromOpaque(userdata).takeUnretainedValue()
-    if eol == 0, let info {
-        request.devices.append(AudioDevice(sink: info.pointee, defaultName: ""))
-    } else if eol != 0 {
-        request.complete()
-    }
+    answered(eol, userdata) { info.map { AudioDevice(sink: $0.pointee, defaultName: "") } }
 }
 
 private func sourceAnswered(
     _: OpaquePointer?, _ info: UnsafePointer<pa_source_info>?, _ eol: CInt, _ userdata: UnsafeMutableRawPointer?
 ) {
+    answered(eol, userdata) { info.map { AudioDevice(source: $0.pointee, defaultName: "") } }
+}
+
+/// One call of an info callback for the request at `userdata`: a device (`device` makes it) while
+/// `eol` is 0, else the end of the answer.
+private func answered(_ eol: CInt, _ userdata: UnsafeMutableRawPointer?, device: () -> AudioDevice?) {
     guard let userdata else { return }
     let request = Unmanaged<DeviceRequest>.fromOpaque(userdata).takeUnretainedValue()
-    if eol == 0, let info {
-        request.devices.append(AudioDevice(source: info.pointee, defaultName: ""))
-    } else if eol != 0 {
+    if eol == 0 {
+        if let made = device() { request.devices.append(made) }
+    } else {
         request.complete()
     }
 }

@@ -36,16 +36,22 @@ struct LiveQueueState {
     /// (seconds on the clock, bytes sent) at most every 100 ms over the last 2 s, for the bit rate.
     var rateMarks = Deque<(seconds: Double, bytes: Int64)>()
 
+    /// Whether `entry` is a video frame of the GOP being dropped (counted as dropped); a keyframe ends
+    /// the dropping.
+    private mutating func dropsWithItsGOP(_ entry: Entry) -> Bool {
+        guard entry.isVideo else { return false }
+        if entry.isKeyframe {
+            droppingGOP = false
+            return false
+        }
+        guard droppingGOP else { return false }
+        stats.droppedFrames += 1
+        return true
+    }
+
     /// Queues `entry`, drops what the policy says, or says the writer must wait (audio over the limit).
     mutating func admit(_ entry: Entry) -> Admission {
-        if entry.isVideo {
-            if entry.isKeyframe {
-                droppingGOP = false
-            } else if droppingGOP {
-                stats.droppedFrames += 1
-                return .dropped
-            }
-        }
+        if dropsWithItsGOP(entry) { return .dropped }
         while exceeds(with: entry) {
             if dropOldestVideoRun() { continue }
             if entry.isVideo {
@@ -56,16 +62,9 @@ struct LiveQueueState {
             }
             return .mustWait
         }
-        if entry.isVideo {
-            // A run just dropped may have reached the end of the queue: the new frame belongs to that GOP
-            // unless it starts the next one.
-            if entry.isKeyframe {
-                droppingGOP = false
-            } else if droppingGOP {
-                stats.droppedFrames += 1
-                return .dropped
-            }
-        }
+        // A run just dropped may have reached the end of the queue: the new frame belongs to that GOP
+        // unless it starts the next one.
+        if dropsWithItsGOP(entry) { return .dropped }
         entries.append(entry)
         let span = queuedSeconds
         stats.queueSeconds = span

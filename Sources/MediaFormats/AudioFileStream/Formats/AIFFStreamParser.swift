@@ -34,17 +34,8 @@ struct AIFFStreamParser: ChunkedFormatParser {
     /// What the parser expects next (shared with the other chunked container).
     typealias Phase = ChunkParserPhase
 
-    /// Where the `SSND` chunk's audio is.
-    struct SoundData: Sendable {
-        /// The chunk header's offset.
-        var headerOffset: Int64
-        /// The chunk's declared size (0: runs to the end).
-        var declaredSize: Int64
-        /// The first audio byte's offset.
-        var audioStart: Int64
-        /// The audio's size, `nil` when it runs to the end of the file.
-        var audioSize: Int64?
-    }
+    /// Where the `SSND` chunk's audio is (a declared size of 0 runs to the end).
+    typealias SoundData = ChunkAudio
 
     /// The batch limits.
     let batching: AudioFileStreamParser.Batching
@@ -78,42 +69,16 @@ struct AIFFStreamParser: ChunkedFormatParser {
     /// A parser at the start of the file.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
 
-    /// One step; `false` when nothing can be done until more bytes arrive (or ever).
-    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
-        -> Bool
-    {
-        switch phase {
-        case .fileHeader: return try fileHeader(&input)
-        case .chunkHeader: return try chunkHeader(&input, &events)
-        case .holding: return try hold(&input)
-        case .data:
-            if batcher.emit(from: &input, into: &events) { return true }
-            guard batcher.isDone else { return false }
-            finishData(&input, &events)
-            return true
-        case .heldData:
-            if batcher.emit(from: &held.window, into: &events) { return true }
-            finishHeldData(&events)
-            return true
-        case .awaitingAudio:
-            return false
-        case .trailing(let why):
-            if input.available > 0 {
-                events.append(.diagnostic(.note("Skipped the bytes \(why)", byteOffset: input.position)))
-                input.skip(Int64(input.available))
-                phase = .done
-                return true
-            }
-            if input.isFinished && input.pendingSkip == 0 { phase = .done }
-            return false
-        case .done:
-            input.skip(Int64(input.available))
-            return false
-        }
+    /// Hands out the next batch of packets from `input` (or the held audio's window); whether it did.
+    mutating func emitPackets(from input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) -> Bool {
+        batcher.emit(from: &input, into: &events)
     }
 
+    /// Whether every packet has been cut.
+    var arePacketsDone: Bool { batcher.isDone }
+
     /// `FORM`, its size and the form type.
-    private mutating func fileHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
+    mutating func fileHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
         guard input.available >= 12 else {
             guard input.isFinished else { return false }
             throw MediaError.truncated("AIFF FORM header", needed: 12, available: input.available, at: input.position)
@@ -133,18 +98,10 @@ struct AIFFStreamParser: ChunkedFormatParser {
     }
 
     /// A chunk header: `COMM`, `SSND`, or one to skip.
-    private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
+    mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
         throws(MediaError) -> Bool
     {
-        if input.pendingSkip > 0 {
-            guard input.isFinished else { return false }
-            if let skipped, skipped.ranPastEnd(input) {
-                guard isDataDone else { throw skipped.truncation(input) }
-                events.append(.diagnostic(skipped.diagnostic(input)))
-                phase = .done
-                return true
-            }
-        }
+        if let waited = try endOfSkip(&input, &events) { return waited }
         if isDataDone, let formEnd, input.position >= formEnd {
             phase = .trailing("after the end of the FORM chunk")
             return true

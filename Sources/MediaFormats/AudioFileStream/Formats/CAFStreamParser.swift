@@ -51,17 +51,9 @@ struct CAFStreamParser: ChunkedFormatParser {
     /// What the parser expects next (shared with the other chunked container).
     typealias Phase = ChunkParserPhase
 
-    /// Where the `data` chunk's audio is.
-    struct AudioData: Sendable {
-        /// The chunk header's offset.
-        var headerOffset: Int64
-        /// The declared chunk size (-1: to the end).
-        var declaredSize: Int64
-        /// The first audio byte's offset (after `mEditCount`).
-        var audioStart: Int64
-        /// `nil` when the chunk runs to the end of the file.
-        var audioSize: Int64?
-    }
+    /// Where the `data` chunk's audio is (a declared size of -1 runs to the end; the audio starts after
+    /// `mEditCount`).
+    typealias AudioData = ChunkAudio
 
     /// The batch limits.
     let batching: AudioFileStreamParser.Batching
@@ -100,46 +92,18 @@ struct CAFStreamParser: ChunkedFormatParser {
     /// A parser at the start of the file.
     init(batching: AudioFileStreamParser.Batching) { self.batching = batching }
 
-    /// One step; `false` when nothing can be done until more bytes arrive (or ever).
-    mutating func step(_ input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) throws(MediaError)
-        -> Bool
-    {
-        switch phase {
-        case .fileHeader: return try fileHeader(&input)
-        case .chunkHeader: return try chunkHeader(&input, &events)
-        case .holding: return try hold(&input)
-        case .data:
-            if vbr != nil {
-                if vbr?.emit(from: &input, into: &events) == true { return true }
-            } else if cbr.emit(from: &input, into: &events) {
-                return true
-            }
-            guard vbr?.isDone ?? cbr.isDone else { return false }
-            finishData(&input, &events)
-            return true
-        case .heldData:
-            if vbr?.emit(from: &held.window, into: &events) == true { return true }
-            finishHeldData(&events)
-            return true
-        case .awaitingAudio:
-            return false
-        case .trailing(let why):
-            if input.available > 0 {
-                events.append(.diagnostic(.note("Skipped the bytes \(why)", byteOffset: input.position)))
-                input.skip(Int64(input.available))
-                phase = .done
-                return true
-            }
-            if input.isFinished && input.pendingSkip == 0 { phase = .done }
-            return false
-        case .done:
-            input.skip(Int64(input.available))
-            return false
-        }
+    /// Hands out the next batch of packets from `input` (or the held audio's window, which only
+    /// variable packets have); whether it did.
+    mutating func emitPackets(from input: inout ByteWindow, into events: inout [AudioFileStreamEvent]) -> Bool {
+        if vbr != nil { return vbr?.emit(from: &input, into: &events) == true }
+        return cbr.emit(from: &input, into: &events)
     }
 
+    /// Whether every packet has been cut.
+    var arePacketsDone: Bool { vbr?.isDone ?? cbr.isDone }
+
     /// `caff`, `mFileVersion` 1 and `mFileFlags`.
-    private mutating func fileHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
+    mutating func fileHeader(_ input: inout ByteWindow) throws(MediaError) -> Bool {
         guard input.available >= CAFFile.fileHeaderSize else {
             guard input.isFinished else { return false }
             throw MediaError.truncated(
@@ -179,18 +143,10 @@ struct CAFStreamParser: ChunkedFormatParser {
     }
 
     /// A chunk header: `data`, a chunk to read, or one to skip.
-    private mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
+    mutating func chunkHeader(_ input: inout ByteWindow, _ events: inout [AudioFileStreamEvent])
         throws(MediaError) -> Bool
     {
-        if input.pendingSkip > 0 {
-            guard input.isFinished else { return false }
-            if let skipped, skipped.ranPastEnd(input) {
-                guard isDataDone else { throw skipped.truncation(input) }
-                events.append(.diagnostic(skipped.diagnostic(input)))
-                phase = .done
-                return true
-            }
-        }
+        if let waited = try endOfSkip(&input, &events) { return waited }
         guard input.available >= CAFFile.chunkHeaderSize else {
             guard input.isFinished else { return false }
             return try endOfInput(&input, &events)

@@ -28,7 +28,7 @@ struct NeXTStreamParser: SteppingFormatParser {
         /// In the audio data.
         case data
         /// Skipping bytes after the declared data: `count` of them from `start` so far.
-        case trailing(start: Int64, count: Int64)
+        case trailing(TrailingBytes)
         /// Everything has been said.
         case done
     }
@@ -79,20 +79,12 @@ struct NeXTStreamParser: SteppingFormatParser {
             audio = data
             if appended { return true }
             guard data.isDone else { return false }
-            stage = data.declaredSize == nil ? .done : .trailing(start: input.position, count: 0)
+            stage = data.declaredSize == nil ? .done : .trailing(TrailingBytes(start: input.position))
             return true
-        case .trailing(let start, let count):
-            let now = input.available
-            if now > 0 {
-                input.skip(Int64(now))
-                stage = .trailing(start: start, count: count + Int64(now))
-                return true
-            }
-            guard input.isFinished else { return false }
-            stage = .done
-            guard count > 0 else { return false }
-            events.append(.diagnostic(.trailingBytesSkipped(byteOffset: start, count: count)))
-            return true
+        case .trailing(var trailing):
+            let stepped = trailing.step(&input, into: &events)
+            stage = trailing.isDone ? .done : .trailing(trailing)
+            return stepped
         case .done:
             return false
         }

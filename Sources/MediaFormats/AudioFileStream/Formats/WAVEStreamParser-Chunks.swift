@@ -16,7 +16,7 @@ extension WAVEStreamParser {
         let offset = input.position
         guard (0..<4).allSatisfy({ (0x20...0x7E).contains(input[$0]) }) else {
             if stage == .afterData {
-                stage = .trailing(start: offset, count: 0)
+                stage = .trailing(TrailingBytes(start: offset))
                 return true
             }
             throw MediaError.invalidData(

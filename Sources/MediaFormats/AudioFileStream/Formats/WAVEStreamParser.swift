@@ -38,7 +38,7 @@ struct WAVEStreamParser: SteppingFormatParser {
         /// At a chunk header after the audio data.
         case afterData
         /// Skipping bytes after the audio that are no chunk: `count` of them from `start` so far.
-        case trailing(start: Int64, count: Int64)
+        case trailing(TrailingBytes)
         /// Everything has been said.
         case done
     }
@@ -108,7 +108,10 @@ struct WAVEStreamParser: SteppingFormatParser {
         case .riffHeader: return try readRIFFHeader(&input)
         case .chunks, .afterData: return try readChunk(&input, into: &events)
         case .data: return emitData(&input, into: &events)
-        case .trailing(let start, let count): return skipTrailing(&input, start: start, count: count, into: &events)
+        case .trailing(var trailing):
+            let stepped = trailing.step(&input, into: &events)
+            stage = trailing.isDone ? .done : .trailing(trailing)
+            return stepped
         case .done: return false
         }
     }
@@ -160,23 +163,6 @@ struct WAVEStreamParser: SteppingFormatParser {
         } else {
             stage = .done
         }
-        return true
-    }
-
-    /// Skips bytes after the audio that hold no chunk, reporting them at the end of the input.
-    private mutating func skipTrailing(
-        _ input: inout ByteWindow, start: Int64, count: Int64, into events: inout [AudioFileStreamEvent]
-    ) -> Bool {
-        let now = input.available
-        if now > 0 {
-            input.skip(Int64(now))
-            stage = .trailing(start: start, count: count + Int64(now))
-            return true
-        }
-        guard input.isFinished else { return false }
-        stage = .done
-        guard count > 0 else { return false }
-        events.append(.diagnostic(.trailingBytesSkipped(byteOffset: start, count: count)))
         return true
     }
 
