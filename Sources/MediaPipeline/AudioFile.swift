@@ -41,8 +41,26 @@ public final class AudioFile {
     ///
     /// - Throws: the reader's errors; ``/MediaCore/MediaError/Code/unsupportedFormat`` for a codec
     ///   ``/MediaFFmpeg/AudioDecoder`` cannot decode.
-    public init(path: String, outputFormat: PCMFormat? = nil) throws(MediaError) {
-        reader = try AudioFileReader(path: path)
+    public convenience init(path: String, outputFormat: PCMFormat? = nil) throws(MediaError) {
+        try self.init(reader: AudioFileReader(path: path), name: path, outputFormat: outputFormat)
+    }
+
+    /// Reads the file in `stream` as its bytes arrive (``/MediaFormats/AudioFileReader/init(stream:fileTypeHint:)``):
+    /// returns once the properties have arrived; ``read()`` and ``seek(toFrame:)`` wait for bytes that
+    /// have not.
+    ///
+    /// - Throws: as ``init(path:outputFormat:)``; ``/MediaCore/MediaError/Code/cancelled`` when the stream is
+    ///   cancelled.
+    public convenience init(
+        stream: AudioByteStream, fileTypeHint: AudioFileType? = nil, outputFormat: PCMFormat? = nil
+    ) throws(MediaError) {
+        try self.init(
+            reader: AudioFileReader(stream: stream, fileTypeHint: fileTypeHint), name: stream.name,
+            outputFormat: outputFormat)
+    }
+
+    private init(reader: AudioFileReader, name path: String, outputFormat: PCMFormat?) throws(MediaError) {
+        self.reader = reader
         let outputFormat = outputFormat ?? PCMFormat(reader.format.sourceSampleType ?? .f32)
         self.outputFormat = outputFormat
         decoder = CheckedStage(AudioDecoder(outputFormat: outputFormat))

@@ -60,7 +60,7 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     public var name: String { Self.stageName }
     private static let stageName = "AudioFileReader"
 
-    private let input: FileInput
+    private let input: any AudioReaderInput
     private var parser: AudioFileStreamParser
     private let rewrite: AudioStreamBasicDescription.PCMRewrite
     private let framesPerPacket: Int
@@ -104,11 +104,39 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         }
     }
 
-    private init(opening path: String) throws(MediaError) {
-        input = try FileInput(path: path)
+    /// Reads the file in `stream` as its bytes arrive: ``next()`` returns each packet as soon as it has
+    /// arrived (the parser hands them out four at a time, not in 64 KiB batches), and waits for the
+    /// next; a seek waits for the bytes it needs. Returns once the properties have arrived.
+    ///
+    /// - Parameters:
+    ///   - stream: the bytes, pushed by another thread.
+    ///   - fileTypeHint: the type, when known (from a MIME type or a file name), as
+    ///     ``AudioFileStreamParser/init(fileTypeHint:batching:)`` takes it.
+    /// - Throws: as ``init(path:)``; ``/MediaCore/MediaError/Code/cancelled`` when the stream is
+    ///   cancelled.
+    public convenience init(stream: AudioByteStream, fileTypeHint: AudioFileType? = nil) throws(MediaError) {
+        do throws(MediaError) {
+            try self.init(
+                input: AudioByteStreamInput(stream), fileTypeHint: fileTypeHint,
+                batching: .init(maxBytes: 4096, maxPackets: 4))
+        } catch {
+            throw error.inStage(Self.stageName)
+        }
+    }
+
+    private convenience init(opening path: String) throws(MediaError) {
+        let input = try FileInput(path: path)
         // A whole file may be held: a container that puts what the audio needs after it (ffmpeg's ALAC
         // CAFs: `pakt` after `data`) is read front to back with its audio in memory until then.
-        parser = AudioFileStreamParser(batching: .init(maxHeldBytes: input.size ?? (64 << 20)))
+        try self.init(input: input, fileTypeHint: nil, batching: .init(maxHeldBytes: input.size ?? (64 << 20)))
+    }
+
+    private init(
+        input: any AudioReaderInput, fileTypeHint: AudioFileType?, batching: AudioFileStreamParser.Batching
+    ) throws(MediaError) {
+        self.input = input
+        let path = input.path
+        parser = AudioFileStreamParser(fileTypeHint: fileTypeHint, batching: batching)
         var properties = AudioFileProperties()
         var early: [AudioFileStreamEvent] = []
         var deferred = false
@@ -258,7 +286,9 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     }
 
     /// Pushes the next piece of the file; `false` (after finishing the parser) at its end.
-    private static func feed(_ input: FileInput, into parser: inout AudioFileStreamParser, buffer: inout [UInt8])
+    private static func feed(
+        _ input: any AudioReaderInput, into parser: inout AudioFileStreamParser, buffer: inout [UInt8]
+    )
         throws(MediaError) -> Bool
     {
         let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(MediaError) in try input.read(into: raw) }

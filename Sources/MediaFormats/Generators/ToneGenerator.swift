@@ -32,7 +32,7 @@ public struct ToneGenerator: MediaSource, Sendable {
         case noise(amplitude: Double, seed: UInt64)
     }
 
-    /// How long the signal lasts; a ``GeneratorLength/duration(_:)-(MediaTime)`` becomes frames at the sample
+    /// How long the signal lasts; a ``GeneratorLength/duration(_:)-enum.case`` becomes frames at the sample
     /// rate, rounded to nearest (ties away from zero).
     public typealias Length = GeneratorLength
 
@@ -43,7 +43,7 @@ public struct ToneGenerator: MediaSource, Sendable {
     public let format: AudioFormat
     /// The most frames in one sample.
     public let framesPerSample: Int
-    /// The number of frames the generator produces, or `nil` when the length is ``Length/unlimited``.
+    /// The number of frames the generator produces, or `nil` when the length is ``GeneratorLength/unlimited``.
     public let totalFrames: Int64?
     /// Frames produced so far: the first frame of the next sample.
     public private(set) var framesGenerated: Int64 = 0

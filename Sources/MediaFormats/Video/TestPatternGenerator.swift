@@ -27,7 +27,7 @@ public import MediaCore
 /// order, pts `frameRate.time(ofFrame: n)`, decode time = pts, one frame's duration and the keyframe
 /// flag.
 public struct TestPatternGenerator: MediaSource, Sendable {
-    /// How many frames the generator produces; a ``GeneratorLength/duration(_:)-(MediaTime)`` is the frames whose
+    /// How many frames the generator produces; a ``GeneratorLength/duration(_:)-enum.case`` is the frames whose
     /// start lies before its end, i.e. the duration in frames rounded up.
     public typealias Length = GeneratorLength
 
@@ -45,7 +45,7 @@ public struct TestPatternGenerator: MediaSource, Sendable {
 
     /// The format of every frame: raw, tightly packed, with the frame rate.
     public let format: VideoFormat
-    /// The number of frames, or `nil` for ``Length/unlimited``.
+    /// The number of frames, or `nil` for ``GeneratorLength/unlimited``.
     public let totalFrames: Int64?
     /// How many pixels the bars move left from one frame to the next.
     public let scrollStep: Int

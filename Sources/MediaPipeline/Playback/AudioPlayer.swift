@@ -36,28 +36,10 @@ public final class AudioPlayer: Sendable {
     /// The file's channel count.
     public let numberOfChannels: Int
     /// Every event, in order. One stream per player: iterate it once.
-    public let events: AsyncStream<AudioPlayerEvent>
+    public var events: AsyncStream<AudioPlayerEvent> { transport.events }
 
-    private let output: AudioPlayerOutput
-    private let meter: LevelMeter
-    private let continuation: AsyncStream<AudioPlayerEvent>.Continuation
-    private let volumeParameter = AudioParameter.volume(1)
-    private let panParameter = AudioParameter.pan(0)
-    private let rateParameter = AudioParameter.rate(1)
-    private let state = Locked(State())
-
-    private struct State {
-        var run: MediaGraphRun?
-        var control: PlayerControl?
-        var clock: (any PlaybackClock)?
-        var isPlaying = false
-        var storedTime = 0.0
-        var loops = 0
-        var enableRate = false
-        var rate: Float = 1
-        var isMeteringEnabled = false
-        var onEvent: (@Sendable (AudioPlayerEvent) -> Void)?
-    }
+    private let transport: PlayerTransport
+    private let settings = Locked((enableRate: false, rate: Float(1), isMeteringEnabled: false))
 
     /// A player of `path` into `output`.
     ///
@@ -67,80 +49,63 @@ public final class AudioPlayer: Sendable {
         let file = try AudioFile(path: path, outputFormat: PCMFormat(.f32))
         let info = try AudioFileSummary(path: path)
         self.path = path
-        self.output = output
         fileSampleRate = file.fileFormat.sampleRate
         numberOfChannels = file.fileFormat.channelLayout.channelCount
         duration = fileSampleRate > 0 ? Double(info.validFrames) / Double(fileSampleRate) : 0
-        meter = try LevelMeter()
-        (events, continuation) = AsyncStream.makeStream(of: AudioPlayerEvent.self)
+        transport = try PlayerTransport(output: output)
     }
 
     // MARK: - Properties
 
     /// Whether audio is playing (not paused, stopped or ended).
-    public var isPlaying: Bool { state.withLock { $0.isPlaying } }
+    public var isPlaying: Bool { transport.isPlaying }
 
     /// Loops after the first play: 0 plays once, `n` plays `n` + 1 times, negative loops until ``stop()``.
     /// May change while playing.
     public var numberOfLoops: Int {
-        get { state.withLock { $0.loops } }
-        set {
-            state.withLock { s in
-                s.loops = newValue; s.control?.loops.value = newValue
-            }
-        }
+        get { transport.loops }
+        set { transport.loops = newValue }
     }
 
     /// Linear gain, 0…1 (clamped); changes ramp over 20 ms.
     public var volume: Float {
-        get { Float(volumeParameter.value) }
-        set { volumeParameter.value = Double(newValue) }
+        get { Float(transport.volume.value) }
+        set { transport.volume.value = Double(newValue) }
     }
 
     /// −1 (left) … 1 (right); for stereo a balance: the far channel fades out, the near one stays.
     public var pan: Float {
-        get { Float(panParameter.value) }
-        set { panParameter.value = Double(newValue) }
+        get { Float(transport.pan.value) }
+        set { transport.pan.value = Double(newValue) }
     }
 
     /// Whether ``rate`` applies (AVAudioPlayer's `enableRate`). Default `false`.
     public var enableRate: Bool {
-        get { state.withLock { $0.enableRate } }
+        get { settings.withLock { $0.enableRate } }
         set {
-            state.withLock { $0.enableRate = newValue }
+            settings.withLock { $0.enableRate = newValue }
             applyRate()
         }
     }
 
     /// Playback speed 0.5…2 with the pitch kept, when ``enableRate`` is set.
     public var rate: Float {
-        get { state.withLock { $0.rate } }
+        get { settings.withLock { $0.rate } }
         set {
-            state.withLock { $0.rate = min(2, max(0.5, newValue)) }
+            settings.withLock { $0.rate = min(2, max(0.5, newValue)) }
             applyRate()
         }
     }
 
     private func applyRate() {
-        let (enabled, value) = state.withLock { ($0.enableRate, $0.rate) }
-        rateParameter.value = enabled ? Double(value) : 1
+        let (enabled, value) = settings.withLock { ($0.enableRate, $0.rate) }
+        transport.rate.value = enabled ? Double(value) : 1
     }
 
     /// The file time being heard, in seconds. Setting it moves there (sample-accurately), playing or not.
     public var currentTime: Double {
-        get {
-            state.withLock { s in
-                guard let control = s.control, let clock = s.clock else { return s.storedTime }
-                return control.fileTime(atOutputFrame: clock.playedFrames) ?? s.storedTime
-            }
-        }
-        set {
-            let time = min(max(0, newValue), duration)
-            state.withLock { s in
-                s.storedTime = time
-                s.control?.requestSeek(to: time)
-            }
-        }
+        get { transport.currentTime }
+        set { transport.seek(to: min(max(0, newValue), duration)) }
     }
 
     /// The host clock in seconds (monotonic), the time base of ``play(atTime:)``.
@@ -150,29 +115,29 @@ public final class AudioPlayer: Sendable {
     /// closure, as it would keep a strong delegate: capture the player itself `[weak player]` in it, or
     /// the two keep each other alive (AVAudioPlayer's delegate is weak for the same reason).
     public var onEvent: (@Sendable (AudioPlayerEvent) -> Void)? {
-        get { state.withLock { $0.onEvent } }
-        set { state.withLock { $0.onEvent = newValue } }
+        get { transport.onEvent }
+        set { transport.onEvent = newValue }
     }
 
     // MARK: - Metering
 
     /// Whether ``updateMeters()`` reads the levels. Default `false`.
     public var isMeteringEnabled: Bool {
-        get { state.withLock { $0.isMeteringEnabled } }
-        set { state.withLock { $0.isMeteringEnabled = newValue } }
+        get { settings.withLock { $0.isMeteringEnabled } }
+        set { settings.withLock { $0.isMeteringEnabled = newValue } }
     }
 
     /// Takes the levels of the audio played up to now (as ``AudioRecorder/updateMeters()``).
-    public func updateMeters() { if isMeteringEnabled { meter.updateMeters() } }
+    public func updateMeters() { if isMeteringEnabled { transport.meter.updateMeters() } }
 
     /// The RMS level of `channel` in dBFS at the last ``updateMeters()``; −160 when off or unknown.
     public func averagePower(forChannel channel: Int) -> Float {
-        isMeteringEnabled ? meter.averagePower(forChannel: channel) : -160
+        isMeteringEnabled ? transport.meter.averagePower(forChannel: channel) : -160
     }
 
     /// The held peak of `channel` in dBFS at the last ``updateMeters()``; −160 when off or unknown.
     public func peakPower(forChannel channel: Int) -> Float {
-        isMeteringEnabled ? meter.peakPower(forChannel: channel) : -160
+        isMeteringEnabled ? transport.meter.peakPower(forChannel: channel) : -160
     }
 
     // MARK: - Transport
@@ -182,7 +147,7 @@ public final class AudioPlayer: Sendable {
     /// - Throws: the decoder's and the output's errors.
     public func prepareToPlay() throws(MediaError) {
         let file = try AudioFile(path: path, outputFormat: PCMFormat(.f32))
-        do { _ = try PlayerEngine.converter(from: file, to: outputFormat()) } catch {
+        do { _ = try PlayerEngine.converter(from: file, to: transport.outputFormat(for: file.fileFormat)) } catch {
             throw PlayerEngine.mediaError(error)
         }
     }
@@ -198,86 +163,14 @@ public final class AudioPlayer: Sendable {
     }
 
     /// Pauses: the output's clock stops where it is; ``play()`` resumes from there.
-    public func pause() {
-        state.withLock { s in
-            guard s.isPlaying, let control = s.control else { return }
-            control.setPaused(true)
-            s.clock?.pause()
-            s.isPlaying = false
-        }
-    }
+    public func pause() { transport.pause() }
 
     /// Stops and lets go of the output; ``currentTime`` stays where playback was.
-    public func stop() {
-        let time = currentTime
-        let (run, control, clock) = state.withLock { s in (s.run, s.control, s.clock) }
-        guard let run else { return }
-        control?.requestStop()
-        clock?.flush()  // a write blocked on a full (or paused) device returns
-        clock?.resume()
-        run.stop()
-        run.wait()
-        state.withLock { $0.storedTime = time }
-    }
-
-    private func outputFormat() -> AudioFormat {
-        .pcm(.f32, sampleRate: output.sampleRate ?? fileSampleRate, channels: output.channels ?? numberOfChannels)
-    }
+    public func stop() { transport.stop() }
 
     private func start(at hostTime: MediaTime?) throws(MediaError) {
-        let resumed = state.withLock { s -> Bool in
-            guard let control = s.control, s.run != nil else { return false }
-            control.setPaused(false)
-            s.clock?.resume()
-            s.isPlaying = true
-            return true
-        }
-        if resumed { return }
-        let (time, loops) = state.withLock { ($0.storedTime, $0.loops) }
-        let format = outputFormat()
-        let file = try AudioFile(path: path, outputFormat: PCMFormat(.f32))
-        let opened: OpenedPlayerOutput
-        do { opened = try output.open(format) } catch { throw PlayerEngine.mediaError(error) }
-        let control = PlayerControl(volume: volumeParameter, pan: panParameter, rate: rateParameter, loops: loops)
-        let engine: PlayerEngine
-        do {
-            engine = try PlayerEngine(
-                file: file, startFrame: Int64((time * Double(fileSampleRate)).rounded()), control: control,
-                clock: opened.clock,
-                outputFormat: format, meter: meter, startHostTime: hostTime)
-        } catch { throw PlayerEngine.mediaError(error) }
-        let clock = opened.clock
-        var graph = MediaGraph()
-        let branch = graph.addBranch("playback", source: engine)
-        graph.addSink(opened.sink, input: branch)
-        state.withLock { s in
-            s.control = control
-            s.clock = clock
-            s.isPlaying = true
-        }
-        let run = graph.start { [self] result in
-            let error: MediaError? =
-                switch result {
-                case .success: nil
-                case .failure(let failure): PlayerEngine.mediaError(failure)
-                }
-            let stopped = control.isStopRequested
-            state.withLock { s in
-                s.isPlaying = false
-                s.run = nil
-                s.control = nil
-                s.clock = nil
-                if !stopped { s.storedTime = 0 }
-            }
-            if let error { emit(.decodeError(error)) }
-            emit(.finished(successfully: error == nil))
-        }
-        state.withLock { s in if s.control === control { s.run = run } }
-    }
-
-    private func emit(_ event: AudioPlayerEvent) {
-        continuation.yield(event)
-        state.withLock { $0.onEvent }?(event)
+        if transport.resume() { return }
+        try transport.start(AudioFile(path: path, outputFormat: PCMFormat(.f32)), at: hostTime)
     }
 }
 
