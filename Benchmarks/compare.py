@@ -24,7 +24,8 @@ SKIP_AUDIOFILE=1 to skip the audio-file section (audio_file_section.py), SKIP_MI
 section (mixing_section.py: av-mixer against GStreamer's audiomixer and ffmpeg's overlay), SKIP_VIDEO_IO=1 to skip
 the video in-and-out section (video_io_section.py: camera-recorder --screen against ffmpeg -f x11grab, media-player
 against ffplay), SKIP_INGEST=1 to skip the ingest section (ingest_section.py: media-relay against nginx-rtmp
-recording and writing HLS for 20 publishers), SKIP_LIVE=1 to skip the two
+recording and writing HLS for 20 publishers), SKIP_EXPORT=1 to skip the export section (export_section.py:
+transcode --export-preset 1280x720 against the equivalent ffmpeg command on a 1080p movie), SKIP_LIVE=1 to skip the two
 live sections: live_audio_section.py (audio-recorder against `ffmpeg -f pulse`) and, after
 it, live_streaming_section.py (live-streamer against `ffmpeg -re … -f flv` to a local nginx RTMP
 server, 720p30 + AAC: CPU, and latency on a normal and a throttled link); LIVE_SECONDS
@@ -155,6 +156,9 @@ def main():
     if os.environ.get("SKIP_INGEST") != "1":
         from ingest_section import ingest_section
         ingest_section()
+    if os.environ.get("SKIP_EXPORT") != "1":
+        from export_section import export_section
+        export_section()
 
 
 def aac_encoder_section():

@@ -24,6 +24,7 @@ struct Transcode: ParsableCommand {
               transcode --input a.aac --input v.h264 --output av.mp4 --copy
               transcode --input in.mkv --output out.mp4
               transcode --input movie.mp4 --output sound.wav
+              transcode --input movie.mov --output movie-720p.mp4 --export-preset 1280x720
               transcode --input movie.mp4 --output - --format mpegts | ffplay -
             """,
         version: "0.2.0")
@@ -41,6 +42,15 @@ struct Transcode: ParsableCommand {
 
     @Flag(help: "Copy the packets without re-encoding (a remux).")
     var copy = false
+
+    @Option(
+        name: .customLong("export-preset"),
+        help: ArgumentHelp(
+            "What to make of the streams, as AVAssetExportSession's presets: passthrough (as --copy), h264 (H.264 and "
+                + "AAC at the input's size), 1280x720 or 1920x1080 (H.264 fitted in that size, and AAC), m4a (the audio "
+                + "alone, as AAC). The encoder options apply to the preset's encoders.",
+            valueName: "NAME"))
+    var exportPresetName = "h264"
 
     @Option(help: "Force the output format (mp4, mov, m4a, mpegts, flv, matroska, webm, aac, h264, caf, wav, y4m).")
     var format: String?
@@ -70,17 +80,25 @@ struct Transcode: ParsableCommand {
     var toStandardOutput: Bool { output == "-" }
 
     /// What the output is written as: `--format`, else the output's extension.
-    var kind: TranscodeOutput? {
-        if let format { return TranscodeOutput(name: format) }
-        return toStandardOutput ? nil : TranscodeOutput(path: output)
+    var kind: ExportFormat? {
+        if let format { return ExportFormat(name: format) }
+        return toStandardOutput ? nil : ExportFormat(path: output)
     }
     /// `--licence` (acted on before parsing, in runInHouseStyle), here so that --help lists it.
     @OptionGroup var licence: LicenceOption
 
     func validate() throws {
         guard !input.isEmpty else { throw ValidationError("give at least one --input") }
-        if let format, TranscodeOutput(name: format) == nil {
-            throw ValidationError("--format '\(format)' is not one of \(TranscodeOutput.names.joined(separator: ", "))")
+        guard ExportPreset(name: exportPresetName) != nil else {
+            throw ValidationError(
+                "--export-preset '\(exportPresetName)' is not one of \(ExportPreset.names.joined(separator: ", "))")
+        }
+        if copy, exportPresetName != "h264", exportPresetName != "passthrough" {
+            throw ValidationError(
+                "--copy is the passthrough preset: it cannot go with --export-preset \(exportPresetName)")
+        }
+        if let format, ExportFormat(name: format) == nil {
+            throw ValidationError("--format '\(format)' is not one of \(ExportFormat.names.joined(separator: ", "))")
         }
         guard let kind else {
             if toStandardOutput {
@@ -102,83 +120,30 @@ struct Transcode: ParsableCommand {
 
     func run() throws {
         guard let kind else { throw ValidationError("cannot tell the format of '\(output)'") }
-        // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error.
-        var graph = MediaGraph(
-            logger: ExampleLogHandler.logger(for: "transcode", verbose: logging.verbose, quiet: quiet))
-        // Which streams: every audio and video stream, or the one kind the output takes; a branch each.
-        var branches: [MediaGraph.BranchID] = []
-        for path in input {
-            if Self.isURL(path) {
-                // A URL is opened once (a live one cannot be opened again at the same point): its streams
-                // share the demuxer, each read on its branch's thread.
-                var network = ContainerDemuxer.NetworkOptions()
-                network.stop = Interrupt.signal  // Ctrl-C ends a live input there, and the file is finished
-                let demuxer = try ContainerDemuxer(url: path, options: network)
-                let wanted = try wantedStreams(demuxer.streams, into: kind, first: branches.isEmpty)
-                let sources = try ContainerDemuxer.sharedSources(demuxer, streams: wanted.map(\.index))
-                for (stream, source) in zip(wanted, sources) {
-                    branches.append(
-                        graph.addBranch(
-                            "\(ContainerDemuxer.redacted(path))#\(stream.index)", source: source,
-                            stages: try stages(for: stream, path: path, into: kind)))
-                }
-                continue
-            }
-            let demuxer = try ContainerDemuxer(path: path)
-            let wanted = try wantedStreams(demuxer.streams, into: kind, first: branches.isEmpty)
-            guard let first = wanted.first else { continue }
-            // The file's first stream takes over the demuxer that listed the streams: no second open
-            // (nor a second probe, which for a raw .h264 decodes its first pictures). Every other
-            // stream gets a demuxer of its own, so that each branch reads on a thread of its own.
-            branches.append(
-                graph.addBranch(
-                    "\(path)#\(first.index)", source: try ContainerDemuxer.streamSource(demuxer, stream: first.index),
-                    stages: try stages(for: first, path: path, into: kind)))
-            for stream in wanted.dropFirst() {
-                branches.append(
-                    graph.addBranch(
-                        "\(path)#\(stream.index)",
-                        source: try ContainerDemuxer.streamSource(path: path, stream: stream.index),
-                        stages: try stages(for: stream, path: path, into: kind)))
-            }
-        }
-        guard !branches.isEmpty else {
-            throw MediaError(
-                .unsupportedFormat,
-                "\(input.joined(separator: ", ")) holds no \(kind.takesVideo ? (kind.takesAudio ? "audio or video" : "video") : "audio") stream for \(output)"
-            )
-        }
-        var options = ContainerMuxer.Options()
+        if toStandardOutput, kind == .caf { try refuseAACInCAFOnStandardOutput() }
+        var options = MediaExportSession.Options()
         options.fragmented = fragmented
+        options.h264Decoding = parallel ? .groupsOfPictures() : .frames
         // Standard output has no file to measure: its bytes are counted on the way.
         let standardOutputBytes = ByteCount()
-        func fileOutput() throws -> sending any MediaOutput {
-            toStandardOutput
-                ? CountedOutput(try FileOutput.standardOutput(), count: standardOutputBytes)
-                : try FileOutput(path: output)
-        }
-        switch kind {
-        case .container(let container):
-            let muxer =
-                toStandardOutput
-                ? try ContainerMuxer(output: fileOutput(), format: container, options: options)
-                : try ContainerMuxer(path: output, format: container, options: options)
-            graph.addSink(muxer, tracks: branches)
-        case .adts:
-            graph.addSink(ADTSMuxer(output: try fileOutput()), input: branches[0])
-        case .annexB:
-            graph.addSink(AnnexBMuxer(output: try fileOutput()), input: branches[0])
-        case .caf:
-            graph.addSink(CAFMuxer(output: try fileOutput()), input: branches[0])
-        case .wav:
-            graph.addSink(WAVMuxer(output: try fileOutput()), input: branches[0])
-        case .y4m:
-            graph.addSink(Y4MMuxer(output: try fileOutput()), input: branches[0])
-        }
-
+        let session = try MediaExportSession(
+            inputs: input,
+            destination: toStandardOutput
+                ? .output { CountedOutput(try FileOutput.standardOutput(), count: standardOutputBytes) }
+                : .file(output),
+            format: kind,
+            preset: exportPreset,
+            options: options)
         let reporter = ProgressReporter(
-            name: "transcode", verb: copy ? "copied" : "transcoded", enabled: !quiet && !toStandardOutput)
-        let progress = try graph.runThreaded(stop: Interrupt.signal, progress: reporter.report)
+            name: "transcode", verb: exportPreset == .passthrough ? "copied" : "transcoded",
+            enabled: !quiet && !toStandardOutput)
+        // The library's diagnostics (skipped bytes, concealed frames …), one line each on standard error;
+        // Ctrl-C ends the inputs there and the output is finished.
+        let result = try session.export(
+            stop: Interrupt.signal,
+            logger: ExampleLogHandler.logger(for: "transcode", verbose: logging.verbose, quiet: quiet)
+        ) { reporter.report($0.graph) }
+        let progress = result.graph
         let wall = reporter.finish()
         guard !quiet else { return }
         let read = progress.branches.map { "\($0.name) \(count: $0.samplesRead, "packet")" }.joined(separator: ", ")
@@ -197,133 +162,25 @@ struct Transcode: ParsableCommand {
         if let warning { printError(warning) }
     }
 
-    /// Which of an input's `streams` go to the output: every audio and video stream, or the one kind the
-    /// output takes; for a bare stream, CAF, WAV or Y4M output, only the first that fits, from the first
-    /// input (`first`) only.
-    func wantedStreams(_ streams: [ContainerDemuxer.Stream], into kind: TranscodeOutput, first: Bool) throws
-        -> [ContainerDemuxer.Stream]
-    {
-        var wanted = streams.filter { ($0.isAudio && kind.takesAudio) || ($0.isVideo && kind.takesVideo) }
-        if !kind.isContainer {
-            // A bare stream, CAF, WAV or Y4M file holds one stream: the first that fits.
-            wanted = first ? Array(wanted.prefix(1)) : []
+    /// `--export-preset` (`--copy`: passthrough), its encoders set by the encoder options.
+    var exportPreset: ExportPreset {
+        guard !copy, var chosen = ExportPreset(name: exportPresetName) else { return .passthrough }
+        if case .h264(_, let maxWidth, let maxHeight) = chosen.video {
+            chosen.video = .h264(encoding.h264Settings(), maxWidth: maxWidth, maxHeight: maxHeight)
         }
-        if first, toStandardOutput, kind == .caf, case .audio(let audio)? = wanted.first?.format, audio.pcm == nil {
-            // CAF writes AAC's packet table and data size at the end, seeking back: not into a stream.
+        if case .aac = chosen.audio { chosen.audio = .aac(bitRate: encoding.audioBitrate) }
+        return chosen
+    }
+
+    /// CAF writes AAC's packet table and data size at the end, seeking back: not into a stream. Refused
+    /// before anything is written when the first input's first audio stream is not PCM.
+    func refuseAACInCAFOnStandardOutput() throws {
+        guard let first = input.first, !MediaExportSession.isNetworkURL(first) else { return }
+        let audio = try ContainerDemuxer(path: first).streams.first { $0.isAudio }
+        if case .audio(let format)? = audio?.format, format.pcm == nil {
             throw ValidationError(
                 "--output - (standard output) cannot take AAC in CAF (its packet table is written at the end); use --format aac, or a file"
             )
-        }
-        return wanted
-    }
-
-    /// Whether `input` is a URL `ContainerDemuxer(url:options:)` opens rather than a path.
-    static func isURL(_ input: String) -> Bool {
-        let scheme = input.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        return input.contains("://") && ContainerDemuxer.networkSchemes.contains(scheme)
-    }
-
-    /// The stages that bring `stream` to what `kind` takes.
-    func stages(for stream: ContainerDemuxer.Stream, path: String, into kind: TranscodeOutput) throws
-        -> sending [any MediaStage]
-    {
-        guard let format = stream.format else {
-            throw MediaError(
-                .unsupportedFormat,
-                "stream \(stream.index) of \(path) (\(stream.codecName)) is not audio or video MediaPipeline can take")
-        }
-        switch (kind, format) {
-        case (.wav, .audio(let audio)):
-            // Decoded PCM, 16-bit as most WAV readers expect.
-            var stages: [any MediaStage] = []
-            if audio.pcm == nil {
-                guard AudioDecoder.canDecode(format) else { throw cannotDecode(stream, path) }
-                stages.append(AudioDecoder())
-            }
-            stages.append(try AudioConverter(format: PCMFormat(.s16)))
-            return stages
-        case (.y4m, .video(let video)):
-            switch video.codec {
-            case .h264: return [H264Decoder(threading: threading)]
-            case .raw: return []
-            case .other: throw cannotDecode(stream, path)
-            }
-        case (_, .audio(let audio)):
-            if copy || (kind == .caf && audio.pcm != nil) { return [] }
-            if audio.pcm != nil { return [try AACEncoder(bitRate: encoding.audioBitrate)] }
-            // AAC, MP3, ALAC, IMA, A-law, µ-law: decoded, then encoded.
-            guard AudioDecoder.canDecode(format) else { throw cannotDecode(stream, path) }
-            return [AudioDecoder(), try AACEncoder(bitRate: encoding.audioBitrate)]
-        case (_, .video(let video)):
-            if copy { return [] }
-            let settings = encoding.h264Settings()
-            switch video.codec {
-            case .h264:
-                return [
-                    H264Decoder(threading: threading), try VideoConverter(to: .yuv420p),
-                    try H264Encoder(settings: settings)
-                ]
-            case .raw: return [try VideoConverter(to: .yuv420p), try H264Encoder(settings: settings)]
-            case .other: throw cannotDecode(stream, path)
-            }
-        }
-    }
-
-    /// How the H.264 decoder uses the CPUs: as `--parallel` says.
-    var threading: H264Decoder.Threading { parallel ? .groupsOfPictures() : .frames }
-
-    func cannotDecode(_ stream: ContainerDemuxer.Stream, _ path: String) -> MediaError {
-        MediaError(
-            .unsupportedFormat,
-            "MediaPipeline has no decoder for \(stream.codecName) (stream \(stream.index) of \(path)); --copy remuxes it untouched where the container takes it"
-        )
-    }
-}
-
-/// What the output path is written as.
-enum TranscodeOutput: Equatable {
-    case container(ContainerFormat)
-    case adts, annexB, caf, wav, y4m
-
-    /// The names `--format` takes: the containers' and our own formats'.
-    static let names = ContainerFormat.all.map(\.name) + ["aac", "h264", "caf", "wav", "y4m"]
-
-    /// The format `--format` names: a container (``ContainerFormat/init(name:)``: `mp4`, `mpegts`, ...)
-    /// or one of our own (`aac` or `adts`, `h264`, `caf`, `wav`, `y4m`).
-    init?(name: String) {
-        switch name.lowercased() {
-        case "aac", "adts": self = .adts
-        case "h264", "annexb": self = .annexB
-        case "caf": self = .caf
-        case "wav": self = .wav
-        case "y4m", "yuv4mpegpipe": self = .y4m
-        default:
-            guard let container = ContainerFormat(name: name) else { return nil }
-            self = .container(container)
-        }
-    }
-
-    init?(path: String) {
-        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        switch ext {
-        case "aac": self = .adts
-        case "h264", "264": self = .annexB
-        case "caf": self = .caf
-        case "wav": self = .wav
-        case "y4m": self = .y4m
-        default:
-            guard let container = ContainerFormat(fileExtension: ext) else { return nil }
-            self = .container(container)
-        }
-    }
-
-    var isContainer: Bool { if case .container = self { return true } else { return false } }
-    var takesAudio: Bool { self != .annexB && self != .y4m }
-    var takesVideo: Bool {
-        switch self {
-        case .container(let container): return container != .m4a
-        case .annexB, .y4m: return true
-        case .adts, .caf, .wav: return false
         }
     }
 }

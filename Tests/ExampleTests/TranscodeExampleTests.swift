@@ -136,16 +136,22 @@ import Testing
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
-    @Test func reencodeOfAnFFmpegMP4DecodesCleanly() throws {
-        let dir = try TemporaryDirectory()
+    /// An MP4 by ffmpeg: H.264 (ultrafast) of `size` at 25 fps and AAC of a 330 Hz tone, `seconds` long.
+    static func movie(in dir: TemporaryDirectory, size: String, seconds: Int) throws -> String {
         let input = dir.file("in.mp4")
         try ExternalTool.check(
             "ffmpeg",
             [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=3", "-f", "lavfi", "-i",
-                "testsrc2=size=320x240:rate=25", "-t", "3", "-c:a", "aac", "-c:v", "libx264", "-preset", "ultrafast",
-                input
+                "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=\(seconds)", "-f", "lavfi", "-i",
+                "testsrc2=size=\(size):rate=25", "-t", "\(seconds)", "-c:a", "aac", "-c:v", "libx264", "-preset",
+                "ultrafast", input
             ])
+        return input
+    }
+
+    @Test func reencodeOfAnFFmpegMP4DecodesCleanly() throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.movie(in: dir, size: "320x240", seconds: 3)
         let output = dir.file("out.mkv")
         let result = try Self.run(["--input", input, "--output", output, "--preset", "ultrafast", "-q"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -156,6 +162,26 @@ import Testing
         #expect(video["nb_read_packets"] as? String == "75")
         let run = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-f", "null", "-"])
         #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+    }
+
+    /// `--export-preset`: 1280x720 fits a 1440×1080 picture in 1280×720 (960×720, the aspect kept), m4a
+    /// keeps the audio alone, and an unknown name is a usage error.
+    @Test func exportPresetsScaleOrDropAsTheirNamesSay() throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.movie(in: dir, size: "1440x1080", seconds: 1)
+        let scaled = dir.file("scaled.mp4"), audio = dir.file("audio.m4a")
+        let first = try Self.run(
+            ["--input", input, "--output", scaled, "--export-preset", "1280x720", "--preset", "ultrafast", "-q"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let video = try ExternalTool.ffprobeJSON(scaled, ["-show_streams", "-select_streams", "v"])
+        let stream = try #require((video["streams"] as? [[String: Any]])?.first)
+        #expect(stream["width"] as? Int == 960 && stream["height"] as? Int == 720, "\(stream)")
+        let second = try Self.run(["--input", input, "--output", audio, "--export-preset", "m4a", "-q"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let streams = try ExternalTool.ffprobeJSON(audio, ["-show_streams"])["streams"] as? [[String: Any]]
+        #expect(streams?.compactMap { $0["codec_name"] as? String } == ["aac"])
+        let refused = try Self.run(["--input", input, "--output", audio, "--export-preset", "480p"])
+        #expect(refused.status == 64 && refused.stderr.contains("passthrough, h264, 1280x720"), "\(refused.stderr)")
     }
 
     @Test func copyOutOfAContainerIntoOurOwnFormats() throws {
