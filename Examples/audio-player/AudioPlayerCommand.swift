@@ -18,10 +18,14 @@ struct AudioPlayerCommand: ParsableCommand {
               audio-player loop.caf --loops -1 --volume 0.5
               audio-player talk.m4a --rate 1.5 --start 60
               audio-player song.mp3 --render out.wav --rate 2
+              curl -s https://example.com/song.mp3 | audio-player -
             """,
         version: "0.2.0")
 
-    @Argument(help: ArgumentHelp("The file to play.", valueName: "FILE"))
+    @Argument(
+        help: ArgumentHelp(
+            "The file to play; - plays standard input as it arrives (a download piped in: curl -s URL | audio-player -).",
+            valueName: "FILE"))
     var file: String
 
     @Option(help: ArgumentHelp("The PulseAudio sink to play to (default: the default output).", valueName: "NAME"))
@@ -64,6 +68,9 @@ struct AudioPlayerCommand: ParsableCommand {
         guard (0.5...2).contains(rate) else { throw ValidationError("--rate must be 0.5…2") }
         guard start >= 0 else { throw ValidationError("--start must be 0 or more") }
         if render != nil, device != nil { throw ValidationError("--render and --device exclude each other") }
+        if file == "-", rate != 1 || loops != 0 {
+            throw ValidationError("--rate and --loops need a file: standard input plays once, as it arrives")
+        }
     }
 
     func run() throws {
@@ -73,6 +80,7 @@ struct AudioPlayerCommand: ParsableCommand {
         } else {
             output = try .device(device)
         }
+        if file == "-" { return try playStandardInput(into: output) }
         let player = try AudioPlayer(path: file, output: output)
         if logging.verbose && !quiet {
             let target = render ?? device ?? "the default output"
@@ -103,6 +111,43 @@ struct AudioPlayerCommand: ParsableCommand {
                 let level = LevelLine.draw(player.peakPower(forChannel: 0), player.averagePower(forChannel: 0))
                 printErrorInPlace(
                     String(format: "%7.2f / %.2f s  ", player.currentTime, player.duration) + level
+                        + (player.isPlaying ? "" : "  paused"))
+            }
+            usleep(50_000)
+        }
+        if !quiet { printError("") }
+        if let error = outcome.error { throw error }
+    }
+
+    /// Plays standard input with ``AudioStreamPlayer`` as its bytes arrive: playback starts with the first
+    /// packets, and waits when the bytes come slower than the audio plays.
+    func playStandardInput(into output: AudioPlayerOutput) throws {
+        let player = try AudioStreamPlayer(output: output, name: "standard input")
+        player.volume = volume
+        player.pan = pan
+        if start > 0 { player.currentTime = start }
+        let outcome = PlayerOutcome()
+        player.onEvent = { outcome.take($0) }
+        try player.play()
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(0, &buffer, buffer.count)
+                if count <= 0 { break }
+                player.push(buffer[..<count])
+            }
+            player.finish()
+        }
+        if logging.verbose && !quiet {
+            printError(
+                "audio-player: playing standard input as it arrives → \(render ?? device ?? "the default output")")
+        }
+        while !outcome.isFinished {
+            if Interrupt.wasRequested { player.stop() }
+            if !quiet {
+                let arrived = player.stream.count
+                printErrorInPlace(
+                    String(format: "%7.2f s  (%lld KiB arrived)", player.currentTime, arrived / 1024)
                         + (player.isPlaying ? "" : "  paused"))
             }
             usleep(50_000)

@@ -24,6 +24,29 @@ import Testing
         #expect(abs(played.rms[0] - reference.rms[0] + 6.02) < 0.2)
     }
 
+    /// `-` plays standard input as it arrives (AudioStreamPlayer): an MP3 piped in renders to what ffmpeg
+    /// decodes of it, from `--start` on, sample for sample; `--loops` is refused for a stream.
+    @Test func standardInputPlaysAsItArrives() throws {
+        let dir = try TemporaryDirectory()
+        let mp3 = dir.file("in.mp3"), out = dir.file("out.wav")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2", "-ac", "2",
+                "-c:a", "libmp3lame", mp3
+            ])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: mp3))
+        let result = try ExternalTool.run(
+            Self.player, ["-", "--render", out, "--start", "0.5", "--quiet"], stdin: bytes)
+        #expect(result.status == 0, "\(result.stderr)")
+        let played = RawAudio.floats(try ExternalTool.decode(out))
+        let reference = Array(RawAudio.floats(try ExternalTool.decode(mp3)).dropFirst(24_000 * 2))
+        #expect(played.count == reference.count, "\(played.count / 2) frames, \(reference.count / 2) expected")
+        #expect((zip(played, reference).map { abs($0 - $1) }.max() ?? 1) <= 1e-6)
+        let refused = try ExternalTool.run(Self.player, ["-", "--render", out, "--loops", "1"], stdin: bytes)
+        #expect(refused.status == 64 && refused.stderr.contains("need a file"), "\(refused.stderr)")
+    }
+
     @Test func badOptionsAreUsageErrors() throws {
         for arguments in [["x.wav", "--volume", "2"], ["x.wav", "--rate", "3"], ["x.wav", "--pan", "-2"]] {
             let result = try ExternalTool.run(Self.player, arguments)
