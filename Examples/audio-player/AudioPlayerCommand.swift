@@ -74,6 +74,9 @@ struct AudioPlayerCommand: ParsableCommand {
     }
 
     func run() throws {
+        // The file first: a missing or unreadable one is named as such, not as a device that cannot be
+        // reached (the output connects to PulseAudio when it is made).
+        if file != "-" { _ = try AudioFileReader(path: file) }
         let output: AudioPlayerOutput
         if let render {
             output = .sink { _ in WAVMuxer(output: try FileOutput(path: render)) }

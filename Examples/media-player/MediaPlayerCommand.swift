@@ -91,6 +91,9 @@ struct MediaPlayerCommand: ParsableCommand {
         let log = try frameLog.map { try FrameLog(path: $0) }
         let closed = StopSignal()
         let video = noDisplay ? nil : Self.window(file: file, keys: keys, closed: closed, log: log)
+        // The file first: a missing or unreadable one is named as such, not as a device that cannot be
+        // reached (the output connects to PulseAudio when it is made).
+        _ = try ContainerDemuxer(path: file)
         let audio = noAudio ? nil : try AudioPlayerOutput.device(device, latency: .milliseconds(200))
         let player = try MediaPlayer(path: file, audio: audio, video: video)
         if logging.verbose && !quiet {

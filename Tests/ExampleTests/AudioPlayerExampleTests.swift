@@ -56,4 +56,18 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.stderr.hasPrefix("audio-player: "))
     }
+
+    /// A missing file is named as such, before any device is looked for: with no PulseAudio server
+    /// to reach (as here, where the tests start their own), the players used to say the server refused.
+    @Test func aMissingFileIsNamedBeforeTheDeviceIsReached() throws {
+        for (program, arguments) in [
+            (Self.player, ["/nonexistent/song.mp3"]),
+            (TestPaths.executable("media-player"), ["/nonexistent/movie.mp4", "--no-display"])
+        ] {
+            let result = try ExternalTool.run(program, arguments)
+            #expect(result.status == 1, "\(program): \(result.stderr)")
+            #expect(result.stderr.contains(arguments[0]), "\(program): \(result.stderr)")
+            #expect(!result.stderr.lowercased().contains("pulseaudio"), "\(program): \(result.stderr)")
+        }
+    }
 }
