@@ -18,7 +18,9 @@ public import MediaCore
 /// - Time stamps count frames from the first packet's first frame, priming included. When the file
 ///   states priming and valid frames (a CAF `pakt`, an MP3 LAME tag), the frames outside them are the
 ///   samples' ``/MediaCore/MediaSample/trimAtStart`` and ``/MediaCore/MediaSample/trimAtEnd``, so a
-///   decoder that honours trims returns exactly the valid frames.
+///   decoder that honours trims returns exactly the valid frames. A file that holds packets after its
+///   stated end (a header that counts too few, two files joined) plays them all after the priming, the
+///   stated remainder included, as FFmpeg decodes it (``AudioFileSummary`` counts them the same way).
 /// - ``seek(toPacket:)`` is exact for every format: the reader keeps where each batch of packets
 ///   started as it reads (16 bytes a batch), and reads ahead (parsing, without making samples) to a
 ///   packet it has not seen. ``seek(toFrame:)`` is sample-accurate after decoding: it starts a few
@@ -87,8 +89,14 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     private var dropPackets: Int64 = 0
     /// Frames before this absolute frame are trimmed (priming, or a frame seek's target).
     private var trimBefore: Int64
-    /// Frames from this absolute frame on are trimmed (remainder), when the file says.
-    private let trimFrom: Int64?
+    /// Frames from this absolute frame on are trimmed (remainder), when the file says; `nil` once the
+    /// file turns out to hold packets after the stated end (see ``cutSample()``).
+    private var trimFrom: Int64?
+    /// The stated end (priming + valid + remainder) until the first packet reaching into the remainder
+    /// has decided whether packets follow it.
+    private var statedEnd: Int64?
+    /// The batch after ``current``, read ahead to see whether packets follow the stated end.
+    private var lookahead: (batch: AudioFilePackets, next: Int, frame: Int64, discontinuity: Bool)?
     private var discontinuityPending = false
 
     /// Opens `path` (`-`: standard input, read front to back without seeking) and reads its properties.
@@ -171,19 +179,20 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         sampleRate = mapped.format.sampleRate
         trimBefore = properties.packetTableInfo?.primingFrames ?? 0
         trimFrom = properties.packetTableInfo.flatMap { $0.validFrames >= 0 ? $0.primingFrames + $0.validFrames : nil }
+        statedEnd = trimFrom.map { $0 + (properties.packetTableInfo?.remainderFrames ?? 0) }
         for case .diagnostic(let d) in early { record(d) }
     }
 
     /// The next sample, or `nil` at the end of the audio.
     public func next() throws -> MediaSample? {
-        while true {
-            if let sample = cutSample() { return sample }
-            guard !ended else { return nil }
-            do throws(MediaError) {
+        do throws(MediaError) {
+            while true {
+                if let sample = try cutSample() { return sample }
+                guard !ended else { return nil }
                 try pump()
-            } catch {
-                throw error.inStage(name)
             }
+        } catch {
+            throw error.inStage(name)
         }
     }
 
@@ -202,6 +211,7 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     private func move(toPacket packet: Int64) throws(MediaError) {
         guard packet >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet)") }
         current = nil  // samples not yet cut are not wanted any more
+        lookahead = nil
         // Read ahead (parsing, without making samples) until a batch after `packet` or the end is seen.
         while !(batchStarts.last.map { $0.packet > packet } ?? false), !ended {
             try pump(makingSamples: false)
@@ -254,6 +264,11 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// Reads and parses until a batch to cut samples from is there (or, not making samples, one batch
     /// has been seen) or the file ends.
     private func pump(makingSamples: Bool = true) throws(MediaError) {
+        if current == nil, let lookahead {
+            current = lookahead
+            self.lookahead = nil
+            return
+        }
         while current == nil, !ended {
             while let event = try parser.next() {
                 switch event {
@@ -340,8 +355,18 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// The next sample cut from the current batch, `nil` when it has none left: linear PCM and other
     /// constant-size packets one sample for the rest of the batch (PCM rewritten to the canonical
     /// layout), variable-size packets one sample each.
-    private func cutSample() -> MediaSample? {
+    ///
+    /// The first packet that reaches into the stated remainder decides whether it is trimmed: when the
+    /// file holds packets after the stated end (a header that counts too few frames, two files joined),
+    /// nothing is trimmed at the end, as FFmpeg decodes such a file, and every frame present plays.
+    private func cutSample() throws(MediaError) -> MediaSample? {
         guard let (batch, index, frame, discontinuity) = current else { return nil }
+        if let trimFrom, let statedEnd, !batch.descriptions.isEmpty, index < batch.descriptions.count,
+            frame + Int64(frames(of: batch.descriptions[index])) > trimFrom
+        {
+            if try framesFollow(statedEnd, from: index, at: frame) { self.trimFrom = nil }
+            self.statedEnd = nil  // decided
+        }
         if batch.descriptions.isEmpty {
             current = nil
             let bytesPerPacket = batch.packetCount > 0 ? batch.bytes.count / batch.packetCount : 0
@@ -363,6 +388,27 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         return emit(
             batch.bytes[start..<(start + description.dataByteSize)], at: frame, frames: frames,
             discontinuity: discontinuity)
+    }
+
+    /// Whether the packets from `index` of the current batch (its first frame `frame`) reach past
+    /// absolute frame `end`: in the batch, or in the next one, which is read ahead (into ``lookahead``)
+    /// to see.
+    private func framesFollow(_ end: Int64, from index: Int, at frame: Int64) throws(MediaError) -> Bool {
+        guard let batch = current?.batch else { return false }
+        var reached = frame
+        for description in batch.descriptions[index...] {
+            reached += Int64(frames(of: description))
+            if reached > end { return true }
+        }
+        if lookahead == nil, !ended {
+            let kept = current
+            current = nil
+            try pump()
+            lookahead = current
+            current = kept
+        }
+        guard let next = lookahead?.batch else { return false }
+        return reached + next.frameCount > end
     }
 
     /// The frames `description`'s packet decodes to.

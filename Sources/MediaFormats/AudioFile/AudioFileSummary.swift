@@ -36,8 +36,6 @@ public struct AudioFileSummary: Sendable {
     private var endsInCutPacket = false
     /// Whether the packet table's count differs from the packets' (``checkStatedCount()``).
     private var statedCountDisagrees = false
-    /// Whether it claims more frames than the packets hold.
-    private var statedCountExceedsPackets = false
     private var lastPacketEnd: Int64 = 0
 
     /// Parses the whole file at `path` (`-`: standard input).
@@ -92,8 +90,9 @@ public struct AudioFileSummary: Sendable {
     /// Compares the frames the file's packet table states (priming, valid and remainder) with those its
     /// packets hold. When they differ, the packets win, as they do in FFmpeg's decode: a file cut short
     /// (or a header that claims too many) has no remainder at its end, so its valid frames are what is
-    /// there after the priming; a file with more packets than stated keeps its priming and remainder
-    /// trimmed and plays the rest. Either way a ``AudioFileStreamDiagnostic/frameCountDisagrees(claimedFrames:foundFrames:byteOffset:)``
+    /// there after the priming; a file with more packets than stated has its priming trimmed and plays
+    /// the rest, the stated remainder included (FFmpeg 5.1 cuts nothing there either: measured on two
+    /// MP3s joined, the first one's LAME tag counting its own frames). Either way a ``AudioFileStreamDiagnostic/frameCountDisagrees(claimedFrames:foundFrames:byteOffset:)``
     /// says what the header claimed.
     private mutating func checkStatedCount() {
         // FFmpeg's MP3 decoder decodes a last frame cut short, concealing what is missing (its AAC decoder
@@ -108,7 +107,6 @@ public struct AudioFileSummary: Sendable {
         guard claimedFrames != totalFrames else { return }
         diagnostics.append(
             .frameCountDisagrees(claimedFrames: claimedFrames, foundFrames: totalFrames, byteOffset: lastPacketEnd))
-        statedCountExceedsPackets = claimedFrames > totalFrames
         statedCountDisagrees = true
     }
 
@@ -137,10 +135,11 @@ public struct AudioFileSummary: Sendable {
 
     /// The encoder's priming frames, when the file says.
     public var primingFrames: Int64 { properties.packetTableInfo?.primingFrames ?? 0 }
-    /// The padding after the last valid frame, when the file says; 0 when its packets end before its
-    /// stated count (the end that held the padding is not there).
+    /// The padding after the last valid frame, when the file says; 0 when its packets disagree with its
+    /// stated count: a file cut short has lost the end that held the padding, and one holding more
+    /// packets plays them all after the priming, as FFmpeg decodes it.
     public var remainderFrames: Int64 {
-        statedCountExceedsPackets ? 0 : properties.packetTableInfo?.remainderFrames ?? 0
+        statedCountDisagrees ? 0 : properties.packetTableInfo?.remainderFrames ?? 0
     }
     /// The frames of audio: what the file's packet table says when its packets agree, else every frame
     /// found minus priming and remainder (a disagreement is in ``diagnostics``).
