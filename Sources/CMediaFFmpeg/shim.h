@@ -82,6 +82,12 @@ static inline int mp_frame_get_audio_buffer_shared(AVFrame *_Nonnull frame) {
 static inline int mp_sws_scale(struct SwsContext *_Nonnull context, const AVFrame *_Nonnull src, AVFrame *_Nonnull dst) {
     return sws_scale(context, (const uint8_t *const *)src->data, src->linesize, 0, src->height, dst->data, dst->linesize);
 }
+/// `sws_scale` from planes the caller holds (`height` rows, `src[i]` with `srcStride[i]` bytes a row) into
+/// the whole of `dst` (allocated, sizes as the context's): no copy of the source into a frame first.
+static inline int mp_sws_scale_planes(struct SwsContext *_Nonnull context, const uint8_t *_Nullable const *_Nonnull src,
+                                      const int *_Nonnull srcStride, int height, AVFrame *_Nonnull dst) {
+    return sws_scale(context, src, srcStride, 0, height, dst->data, dst->linesize);
+}
 
 #endif
 

@@ -94,6 +94,31 @@ import Testing
             "an unchanged frame is passed on, not converted")
     }
 
+    /// Frames a decoder lends (their planes are FFmpeg's, read in place by the scaler) scale to what
+    /// `ffmpeg -vf scale=320:180` gives, byte for byte.
+    @Test func decodedFramesScaleInPlaceAsTheScaleFilterDoes() throws {
+        let dir = try TemporaryDirectory()
+        let movie = dir.file("in.mp4")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-frames:v", "6", "-c:v",
+                "libx264", "-preset", "ultrafast", movie
+            ])
+        let reader = try ContainerDemuxer.streamSource(path: movie, stream: 0)
+        var packets: [MediaSample] = []
+        while let packet = try reader.next() { packets.append(packet) }
+        let decoded = try Video.run(H264Decoder(), packets)
+        #expect(decoded.count == 6)
+        let lent = decoded.allSatisfy { $0.borrowsMemory }
+        #expect(lent, "1280-wide frames are lent by the decoder")
+        let scaled = try Video.run(try VideoConverter(to: .yuv420p, width: 320, height: 180), decoded)
+        let cli = try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-i", movie, "-vf", "scale=320:180", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]
+        ).stdout
+        #expect(scaled.flatMap { $0.planes.flatMap { $0 } } == [UInt8](cli))
+    }
+
     /// Padded input rows give the same output as packed ones.
     @Test func honoursStrides() throws {
         let clip = try VideoClip(count: 1)

@@ -135,8 +135,15 @@ extension VideoConverter {
         }
 
         func convert(_ sample: MediaSample, format: VideoFormat) throws(MediaError) -> [[UInt8]] {
-            try input.copyPicture(from: sample, format: format)
-            try scaler.scale(input, into: result)
+            if sample.memoryOwner is FrameSlot || sample.memoryOwner is PacketSlot {
+                // A decoder's frame or a demuxer's packet, borrowed: its planes are read where they are (FFmpeg's buffers carry
+                // the padding libswscale may read past a row's end), with no copy in.
+                try scaler.scale(sample, format: format, into: result)
+            } else {
+                // The sample's own arrays end where their bytes do: copied into a padded frame first.
+                try input.copyPicture(from: sample, format: format)
+                try scaler.scale(input, into: result)
+            }
             guard let pixels = output.pixelFormat else { return [] }
             return result.packedPlanes(pixels, width: output.width, height: output.height)
         }
