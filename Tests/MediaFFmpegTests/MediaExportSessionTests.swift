@@ -85,6 +85,11 @@ import Testing
         #expect(error.code == .cancelled)
         #expect(error.message.contains("partial file was removed"), "\(error.message)")
         #expect(!FileManager.default.fileExists(atPath: output))
+        // Cancelled before it starts: nothing is opened or written.
+        let early = try MediaExportSession(input: movie, outputPath: output, preset: .h264)
+        early.cancel()
+        #expect(throws: MediaError.self) { _ = try early.export() }
+        #expect(!FileManager.default.fileExists(atPath: output))
     }
 
     @Test func aStopLeavesAShorterFileThatDecodes() throws {

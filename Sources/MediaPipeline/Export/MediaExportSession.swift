@@ -120,6 +120,7 @@ public final class MediaExportSession: Sendable {
     public func export(
         stop: StopSignal? = nil, logger: Logger? = nil, progress: ((ExportProgress) throws -> Void)? = nil
     ) throws -> ExportResult {
+        if isCancelled { throw cancellation(removed: false) }  // before anything is opened or written
         let run = StopSignal()
         var network = options.network
         network.stop = run
@@ -128,7 +129,6 @@ public final class MediaExportSession: Sendable {
         var builder = ExportGraphBuilder(format: format, preset: preset, options: options, network: network)
         let branches = try builder.addBranches(for: inputs, to: &graph, spans: &spans)
         try addSink(to: &graph, tracks: branches)
-        if isCancelled { throw cancellation() }
         var stoppedEarly = false
         let outcome = try graph.runThreaded(stop: run) { [self] graphProgress in
             if isCancelled || (stop?.isRequested ?? false) {
@@ -139,17 +139,15 @@ public final class MediaExportSession: Sendable {
         }
         if isCancelled {
             if case .file(let path) = destination { unlink(path) }
-            throw cancellation()
+            throw cancellation(removed: true)
         }
         return ExportResult(graph: outcome, wasStoppedEarly: stoppedEarly || (stop?.isRequested ?? false))
     }
 
-    private func cancellation() -> MediaError {
-        let target: String
-        switch destination {
-        case .file(let path): target = "\(path) (the partial file was removed)"
-        case .output: target = "its output"
-        }
+    /// The error of a cancelled export; `removed` says that the partial file was removed.
+    private func cancellation(removed: Bool) -> MediaError {
+        var target = "its output"
+        if case .file(let path) = destination { target = removed ? "\(path) (the partial file was removed)" : path }
         return MediaError(.cancelled, "the export of \(inputs.joined(separator: ", ")) to \(target) was cancelled")
     }
 
