@@ -50,4 +50,24 @@ import Testing
         #expect(after.count == reference.count - target * 2)
         #expect((zip(after, reference[(target * 2)...]).map { abs($0 - $1) }.max() ?? 1) <= 1e-6)
     }
+
+    /// An MP3 cut off inside a frame: ffmpeg's decoder decodes the cut frame, concealing what is missing,
+    /// and so does ``AudioFile``: the same frames, sample for sample.
+    @Test func aFrameCutOffByTheEndDecodesAsFFmpegDecodesIt() throws {
+        let dir = try TemporaryDirectory()
+        let whole = dir.file("whole.mp3"), cut = dir.file("cut.mp3")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2", "-ac", "2",
+                "-c:a", "libmp3lame", whole
+            ])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try bytes.prefix(bytes.count * 2 / 5).write(to: URL(fileURLWithPath: cut))
+        let reference = RawAudio.floats(try ExternalTool.decode(cut))
+        let decoded = try Self.decodeAll(try AudioFile(path: cut, outputFormat: PCMFormat(.f32)))
+        #expect(decoded.count == reference.count, "\(decoded.count / 2) frames, ffmpeg \(reference.count / 2)")
+        #expect((zip(decoded, reference).map { abs($0 - $1) }.max() ?? 1) <= 1e-6)
+        #expect(try AudioFileSummary(path: cut).validFrames == Int64(reference.count / 2))
+    }
 }

@@ -21,6 +21,8 @@ public import MediaCore
 ///   decoder that honours trims returns exactly the valid frames. A file that holds packets after its
 ///   stated end (a header that counts too few, two files joined) plays them all after the priming, the
 ///   stated remainder included, as FFmpeg decodes it (``AudioFileSummary`` counts them the same way).
+///   An MP3 frame cut off by the end of the file is handed out last, as the bytes there are: FFmpeg's
+///   decoder decodes it, concealing what is missing, and so ffmpeg's decode (and the summary) has it.
 /// - ``seek(toPacket:)`` is exact for every format: the reader keeps where each batch of packets
 ///   started as it reads (16 bytes a batch), and reads ahead (parsing, without making samples) to a
 ///   packet it has not seen. ``seek(toFrame:)`` is sample-accurate after decoding: it starts a few
@@ -92,6 +94,10 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
     /// Frames from this absolute frame on are trimmed (remainder), when the file says; `nil` once the
     /// file turns out to hold packets after the stated end (see ``cutSample()``).
     private var trimFrom: Int64?
+    /// An MP3 frame cut off by the end of the file: where its bytes are, how many there are, and its
+    /// first frame. FFmpeg's MP3 decoder decodes such a frame (concealing what is missing), so it is
+    /// handed out last, as ffmpeg's decode has it.
+    private var cutPacket: (offset: Int64, count: Int, frame: Int64)?
     /// The stated end (priming + valid + remainder) until the first packet reaching into the remainder
     /// has decided whether packets follow it.
     private var statedEnd: Int64?
@@ -188,7 +194,7 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         do throws(MediaError) {
             while true {
                 if let sample = try cutSample() { return sample }
-                guard !ended else { return nil }
+                guard !ended else { return try takeCutPacket() }
                 try pump()
             }
         } catch {
@@ -212,6 +218,7 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         guard packet >= 0 else { throw MediaError(.invalidArgument, "\(name) cannot seek to packet \(packet)") }
         current = nil  // samples not yet cut are not wanted any more
         lookahead = nil
+        cutPacket = nil
         // Read ahead (parsing, without making samples) until a batch after `packet` or the end is seen.
         while !(batchStarts.last.map { $0.packet > packet } ?? false), !ended {
             try pump(makingSamples: false)
@@ -278,6 +285,11 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
                 case .diagnostic(let diagnostic):
                     record(diagnostic)
                     if case .resynchronized = diagnostic { discontinuityPending = true }
+                    if case .truncatedPacket(let offset, _, let available) = diagnostic, makingSamples,
+                        properties.fileType == .mp3, available > 0
+                    {
+                        cutPacket = (offset, available, nextFrame)
+                    }
                 default: break
                 }
             }
@@ -409,6 +421,32 @@ public final class AudioFileReader: MediaSource, DiagnosticReporting {
         }
         guard let next = lookahead?.batch else { return false }
         return reached + next.frameCount > end
+    }
+
+    /// The MP3 frame cut off by the end of the file (``cutPacket``), once: its bytes read back from the
+    /// input, as one sample of a whole frame's duration. `nil` when there is none, or when the input cannot
+    /// go back for it (standard input).
+    private func takeCutPacket() throws(MediaError) -> MediaSample? {
+        guard let cut = cutPacket else { return nil }
+        cutPacket = nil
+        do throws(MediaError) {
+            try input.seek(to: cut.offset)
+        } catch {
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: cut.count)
+        var filled = 0
+        while filled < cut.count {
+            let read = bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(MediaError) in
+                    try input.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                }
+            }
+            let n = try read.get()
+            guard n > 0 else { return nil }
+            filled += n
+        }
+        return emit(bytes[...], at: cut.frame, frames: framesPerPacket, discontinuity: false)
     }
 
     /// The frames `description`'s packet decodes to.
