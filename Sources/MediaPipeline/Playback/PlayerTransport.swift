@@ -168,7 +168,13 @@ final class PlayerTransport: Sendable {
         state.withLock { s in
             s.control = control
             s.clock = clock
-            s.isPlaying = !startsPaused
+            // A pause or a play asked for since the start read `startsPaused` applies now.
+            let paused = s.starting?.paused ?? startsPaused
+            if paused != startsPaused {
+                control.setPaused(paused)
+                if paused { clock.pause() } else { clock.resume() }
+            }
+            s.isPlaying = !paused
         }
         let run = graph.start { [self] result in
             let error: MediaError? =
