@@ -194,6 +194,25 @@ import Testing
         #expect((ours["diagnostics"] as? [String])?.first?.contains("ID3v2") == true)
     }
 
+    /// The AAC in an M4A's `mdat` holds byte runs that look like confirmed MPEG audio headers: the file
+    /// was once reported as MP3 garbage ("no MPEG audio frame followed by 3 more"). Containers the parser
+    /// does not read are named instead.
+    @Test(arguments: [
+        ("m4a", ["-c:a", "aac"], "an MPEG-4 or QuickTime file"), ("ogg", ["-c:a", "libopus"], "an Ogg file"),
+        ("flac", ["-c:a", "flac"], "a FLAC file"), ("mkv", ["-c:a", "aac"], "a Matroska or WebM file"),
+        ("ts", ["-c:a", "aac"], "an MPEG-TS file")
+    ])
+    func aContainerItDoesNotParseIsNamed(ext: String, codec: [String], name: String) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("tone.\(ext)")
+        try ExternalTool.check(
+            "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2"] + codec + [path])
+        let result = try ExternalTool.run(Self.mediaInfo, [path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("media-info: \(name), which ContainerDemuxer reads"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
     @Test func aFileOfNoKnownTypeIsOneLineWithStatus1() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("notes.txt")

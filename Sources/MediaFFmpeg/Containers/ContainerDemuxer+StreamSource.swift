@@ -1,3 +1,4 @@
+public import Logging
 public import MediaCore
 
 extension ContainerDemuxer {
@@ -9,7 +10,7 @@ extension ContainerDemuxer {
     /// source. Releasing the source drops its queue, and the demuxer drops this stream's packets from
     /// then on. The source keeps its demuxer alive. Not `Sendable`: use a demuxer and its sources on one
     /// thread.
-    public final class StreamSource: MediaSource {
+    public final class StreamSource: MediaSource, DiagnosticReporting {
         /// The demuxer this source reads from.
         public let demuxer: ContainerDemuxer
         /// The stream, as the demuxer listed it when the source was made.
@@ -28,6 +29,16 @@ extension ContainerDemuxer {
         /// It differs from ``stream``'s when the stream changes it: an ADTS header that implies another
         /// AudioSpecificConfig, new in-band H.264 parameter sets.
         public var format: MediaFormat? { demuxer.currentFormat(stream: stream.index) ?? stream.format }
+
+        /// Where the demuxer's ``ContainerDemuxer/diagnostics`` about this stream are logged, when it is
+        /// set (a graph sets its own logger); `nil` (the default) keeps them silent.
+        public var logger: Logger? {
+            didSet {
+                for finding in demuxer.findings where finding.stream == stream.index {
+                    finding.diagnostic.log(to: logger)
+                }
+            }
+        }
 
         /// `ContainerDemuxer stream N`.
         public var name: String { "ContainerDemuxer stream \(stream.index)" }

@@ -157,6 +157,14 @@ public final class ContainerDemuxer {
     public let startTime: MediaTime
     /// Every stream, in container order.
     public var streams: [Stream] { layouts.map(\.stream) }
+    /// What the container's header claims that its samples contradict, found when it was opened: for
+    /// MP4/MOV, an edit list that presents more than its track's samples hold (`editBeyondMedia`) or
+    /// starts past their end (`editPastMediaEnd`), each a warning naming the track with the byte offset
+    /// of its `elst`. What the samples hold is what is read, as libavformat reads it. A stream's
+    /// ``StreamSource`` logs those about its stream to its ``StreamSource/logger``.
+    public var diagnostics: [MediaDiagnostic] { findings.map(\.diagnostic) }
+    /// ``diagnostics`` with the stream each is about.
+    private(set) var findings: [MovieEditCheck.Finding] = []
     /// How many packets and bytes may wait for one stream's source before reading for another stream
     /// throws. Default ``QueueLimit/standard``.
     public var queueLimit = QueueLimit.standard
@@ -196,6 +204,7 @@ public final class ContainerDemuxer {
         } catch {
             throw error.inStage("ContainerDemuxer")
         }
+        if formatName.hasPrefix("mov") { findings = MovieEditCheck.diagnostics(path: path, stage: "ContainerDemuxer") }
     }
 
     /// Reads a container held in memory, probing its format unless `formatName` names it (a
@@ -221,6 +230,9 @@ public final class ContainerDemuxer {
             try self.init(context: context, inputName: name)
         } catch {
             throw error.inStage("ContainerDemuxer")
+        }
+        if self.formatName.hasPrefix("mov") {
+            findings = MovieEditCheck.diagnostics(bytes: bytes, stage: "ContainerDemuxer")
         }
     }
 

@@ -197,6 +197,12 @@ public struct AudioFileStreamParser: PushParser, Sendable {
         switch AudioFileSniffer.sniff(input.peek(upTo: input.available), isComplete: input.isFinished, hint: hint) {
         case .type(let type): return type
         case .needMoreBytes: return nil
+        case .otherContainer(let name):
+            throw MediaError(
+                .unsupportedFormat,
+                "\(name), which ContainerDemuxer reads but AudioFileStreamParser does not (it parses WAVE, AIFF, AIFC, "
+                    + "CAF, NeXT, ADTS and MP3): it starts with \(AudioFileSniffer.describe(input.peek(upTo: 16)))",
+                byteOffset: 0)
         case .unknown:
             if let hint { return hint }
             throw MediaError(

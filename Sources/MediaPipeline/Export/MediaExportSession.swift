@@ -115,8 +115,11 @@ public final class MediaExportSession: Sendable {
     ///   - progress: called about ten times a second, on the calling thread; what it throws stops the
     ///     export and is thrown.
     /// - Returns: what was read and written.
-    /// - Throws: ``/MediaCore/MediaError/Code/cancelled`` after ``cancel()``; the inputs', stages' and
-    ///   output's errors.
+    /// - Throws: ``/MediaCore/MediaError/Code/cancelled`` after ``cancel()``;
+    ///   ``/MediaCore/MediaError/Code/invalidData`` when a container output got no sample at all (an
+    ///   input whose streams are empty or decode to nothing), naming each stream's counts, and the file
+    ///   is removed (a container without a track is no valid file); the inputs', stages' and output's
+    ///   errors.
     public func export(
         stop: StopSignal? = nil, logger: Logger? = nil, progress: ((ExportProgress) throws -> Void)? = nil
     ) throws -> ExportResult {
@@ -141,7 +144,26 @@ public final class MediaExportSession: Sendable {
             if case .file(let path) = destination { unlink(path) }
             throw cancellation(removed: true)
         }
+        if case .container = format, outcome.sinks.allSatisfy({ $0.samplesWritten == 0 }) {
+            if case .file(let path) = destination { unlink(path) }
+            throw nothingExported(outcome)
+        }
         return ExportResult(graph: outcome, wasStoppedEarly: stoppedEarly || (stop?.isRequested ?? false))
+    }
+
+    /// The error of an export whose container got no sample: it has no track to write, so nothing valid
+    /// could be written (libavformat would leave an empty file). Names each stream's counts and the
+    /// first warning, which usually says why (an edit list past the media, a stream that decodes to
+    /// nothing).
+    private func nothingExported(_ outcome: MediaGraph.Progress) -> MediaError {
+        var target = "its output"
+        if case .file(let path) = destination { target = "\(path), which was not written" }
+        let counts = outcome.branches.map {
+            "\($0.name): \(count: $0.samplesRead, "sample") read, \($0.samplesOut) out"
+        }
+        var message = "nothing to export to \(target): no stream gave a sample (\(counts.joined(separator: "; ")))"
+        if let first = outcome.warnings.first { message += "; first warning: \(first.message)" }
+        return MediaError(.invalidData, message)
     }
 
     /// The error of a cancelled export; `removed` says that the partial file was removed.

@@ -16,6 +16,43 @@ import Testing
         #expect(parse.events.isEmpty)
     }
 
+    /// The first bytes of containers the parser does not read, and the name its error gives them.
+    static let otherContainers: [([UInt8], String)] = {
+        let mp4: [UInt8] = [0, 0, 0, 0x1C] + Array("ftypM4A ".utf8)
+        let quickTime: [UInt8] = [0, 0, 0, 8] + Array("wide".utf8)
+        let ogg: [UInt8] = Array("OggS".utf8) + [0, 2, 0, 0]
+        let flac: [UInt8] = Array("fLaC".utf8) + [0, 0, 0, 0x22]
+        let matroska: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81]
+        let flv: [UInt8] = Array("FLV".utf8) + [1, 4, 0, 0, 0]
+        let avi: [UInt8] = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("AVI ".utf8)
+        return [
+            (mp4, "an MPEG-4 or QuickTime file"), (quickTime, "an MPEG-4 or QuickTime file"), (ogg, "an Ogg file"),
+            (flac, "a FLAC file"), (matroska, "a Matroska or WebM file"), (flv, "an FLV file"),
+            (avi, "a RIFF 'AVI ' file")
+        ]
+    }()
+
+    /// A container the parser does not read is named, even when its payload holds MPEG audio headers
+    /// that confirm each other (here eight 417-byte Layer III frames right after the container's header).
+    @Test(arguments: otherContainers)
+    func aContainerItDoesNotReadIsNamed(header: [UInt8], name: String) throws {
+        let frame: [UInt8] = [0xFF, 0xFB, 0x90, 0x64] + [UInt8](repeating: 0, count: 413)
+        let frames = Array([[UInt8]](repeating: frame, count: 8).joined())
+        let parse = try StreamParse.verified(header + [UInt8](repeating: 0, count: 24) + frames)
+        let error = try #require(parse.error)
+        #expect(error.code == .unsupportedFormat)
+        #expect(error.byteOffset == 0)
+        #expect(error.message.hasPrefix("\(name), which ContainerDemuxer reads"), "\(error.message)")
+        #expect(parse.events.isEmpty)
+    }
+
+    @Test func anMPEGTSStreamIsNamedOnceThreePacketsHaveCome() throws {
+        var packet = [UInt8](repeating: 0xFF, count: 188)
+        packet[0] = 0x47
+        let parse = try StreamParse.verified(Array([[UInt8]](repeating: packet, count: 4).joined()))
+        #expect(parse.error?.message.hasPrefix("an MPEG-TS file") == true, "\(parse.error.map { "\($0)" } ?? "none")")
+    }
+
     @Test func anEmptyFileIsRefused() throws {
         let parse = try StreamParse.verified([])
         #expect(parse.error?.code == .unsupportedFormat)

@@ -6,6 +6,10 @@ import MediaCore
 ///   too short to hold the form type); `FORM` with `AIFF` or `AIFC` at 8; `caff`; `.snd`.
 /// - An ID3v2 tag (`ID3`, then its syncsafe size, plus a footer when flagged): the frame header after
 ///   it decides, so the tag must have arrived (or the input ended).
+/// - A container it does not read (an ISO BMFF box type at offset 4, `OggS`, `fLaC`, the EBML magic of
+///   Matroska and WebM, `FLV`, ASF's GUID, a RIFF form other than WAVE, MPEG-TS's sync byte at 0, 188 and
+///   376): named, so that the error says what the file is instead of reporting the frame headers its
+///   payload holds by chance (an M4A's AAC was once taken for damaged MP3).
 /// - A frame header at offset 0: ADTS (sync `0xFFF`, layer 0) or MPEG audio (sync `0xFFE`, layer I–III).
 /// - Otherwise the first such header in the first ``scanLimit`` bytes (garbage before an MP3 stream,
 ///   a stream joined mid-frame), decided once that many bytes are here or the input ended; the format's
@@ -23,6 +27,8 @@ enum AudioFileSniffer {
         case type(AudioFileType)
         case needMoreBytes
         case unknown
+        /// A container this parser does not read, named as a user knows it ("an MPEG-4 file").
+        case otherContainer(String)
     }
 
     /// The verdict on `bytes`, the file's first bytes so far; `isComplete` when no more will come;
@@ -43,6 +49,9 @@ enum AudioFileSniffer {
         if starts("FORM") && starts("AIFC", at: 8) { return .type(.aifc) }
         if starts("caff") { return .type(.caf) }
         if starts(".snd") { return .type(.next) }
+        // Containers whose compressed payload would otherwise be searched for frame headers: AAC or
+        // random bytes in an MP4's `mdat` hold confirmed-looking MPEG audio headers often enough.
+        if let container = otherContainer(b, bytes, starts: starts) { return .otherContainer(container) }
         var start = bytes.startIndex
         if starts("ID3") {
             guard bytes.count >= 10 else { return isComplete ? .unknown : .needMoreBytes }
@@ -67,6 +76,29 @@ enum AudioFileSniffer {
             i += 1
         }
         return .unknown
+    }
+
+    /// The name of the container `bytes` start with when it is one this parser does not read (MPEG-4 and
+    /// QuickTime, Ogg, FLAC, Matroska and WebM, MPEG-TS, FLV, RIFF forms other than WAVE, ASF), so that
+    /// the error names it rather than the frames found by chance in its payload.
+    private static func otherContainer(
+        _ b: [UInt8], _ bytes: ArraySlice<UInt8>, starts: (String, Int) -> Bool
+    ) -> String? {
+        if ["ftyp", "moov", "mdat", "wide", "free"].contains(where: { starts($0, 4) }) {
+            return "an MPEG-4 or QuickTime file"
+        }
+        if starts("OggS", 0) { return "an Ogg file" }
+        if starts("fLaC", 0) { return "a FLAC file" }
+        if b.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return "a Matroska or WebM file" }
+        if starts("FLV", 0) && b.count > 3 && b[3] == 1 { return "an FLV file" }
+        if b.starts(with: [0x30, 0x26, 0xB2, 0x75]) { return "an ASF (WMA/WMV) file" }
+        if starts("RIFF", 0) && b.count >= 12 {
+            return
+                "a RIFF '\(String(decoding: b[8..<12].map { (0x20...0x7E).contains($0) ? $0 : 0x3F }, as: UTF8.self))' file"
+        }
+        let start = bytes.startIndex
+        if bytes.count >= 3 * 188, (0..<3).allSatisfy({ bytes[start + $0 * 188] == 0x47 }) { return "an MPEG-TS file" }
+        return nil
     }
 
     /// Whether the header of `type` at `i` is followed, where its frame length says, by another header of
