@@ -36,6 +36,13 @@ public struct MediaDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The value under `key` (one of ``DiagnosticKey``'s), if any.
     public subscript(key: String) -> String? { metadata[key] }
 
+    /// What happened, one camel-case word (the metadata under ``DiagnosticKey/code``), e.g.
+    /// `partialFrameDropped`; `nil` when the component gave none.
+    public var code: String? { metadata[DiagnosticKey.code] }
+
+    /// Where in the input, from its first byte (the metadata under ``DiagnosticKey/byteOffset``).
+    public var byteOffset: Int64? { metadata[DiagnosticKey.byteOffset].flatMap { Int64($0) } }
+
     /// The message, then the metadata sorted by key: `Skipped 3 bytes … (byteOffset=42, code=resynchronized)`.
     public var description: String {
         guard !metadata.isEmpty else { return message }

@@ -10,7 +10,7 @@ extension ContainerDemuxer {
     /// source. Releasing the source drops its queue, and the demuxer drops this stream's packets from
     /// then on. The source keeps its demuxer alive. Not `Sendable`: use a demuxer and its sources on one
     /// thread.
-    public final class StreamSource: MediaSource, DiagnosticReporting {
+    public final class StreamSource: MediaSource, DiagnosticListing {
         /// The demuxer this source reads from.
         public let demuxer: ContainerDemuxer
         /// The stream, as the demuxer listed it when the source was made.
@@ -38,6 +38,11 @@ extension ContainerDemuxer {
                     finding.diagnostic.log(to: logger)
                 }
             }
+        }
+
+        /// The demuxer's ``ContainerDemuxer/diagnostics`` about this stream.
+        public var mediaDiagnostics: [MediaDiagnostic] {
+            demuxer.findings.filter { $0.stream == stream.index }.map(\.diagnostic)
         }
 
         /// `ContainerDemuxer stream N`.

@@ -36,7 +36,7 @@ public import MediaCore
 /// The reader is a class because it owns its position in the file: copies of a value would share the
 /// file position but not the parse buffer, and each would lose the bytes the other read. It is not
 /// thread-safe; hand it to one task at a time.
-public final class ADTSReader: MediaSource, DiagnosticReporting {
+public final class ADTSReader: MediaSource, DiagnosticListing {
     private var parser = ADTSParser()
     /// Frames of encoder delay the caller declared: trimmed from the start.
     public let primingFrames: Int
@@ -113,6 +113,9 @@ public final class ADTSReader: MediaSource, DiagnosticReporting {
 
     /// What the parser noticed and worked around so far, in order.
     public var diagnostics: [ADTSDiagnostic] { parser.diagnostics }
+
+    /// ``diagnostics`` as ``/MediaCore/MediaDiagnostic``s, each as it is logged.
+    public var mediaDiagnostics: [MediaDiagnostic] { diagnostics.map { $0.mediaDiagnostic(stage: name) } }
 
     /// Where ``diagnostics`` are logged as the parser makes them (resynchronisation as a warning with
     /// `stage`, `code` `resynchronized`, `byteOffset` and `count` (bytes skipped); see

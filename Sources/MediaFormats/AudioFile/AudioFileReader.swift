@@ -42,13 +42,15 @@ public import MediaCore
 ///
 /// Errors are the parser's (typed, with byte offsets) and the file's. The reader is a class because it
 /// owns its position in the file; it is not thread-safe.
-public final class AudioFileReader: MediaSource, DiagnosticReporting {
+public final class AudioFileReader: MediaSource, DiagnosticListing {
     /// What the file says about its audio.
     public let properties: AudioFileProperties
     /// The format of every sample.
     public let format: AudioFormat
     /// What the parser skipped or worked around so far, in file order.
     public private(set) var diagnostics: [AudioFileStreamDiagnostic] = []
+    /// ``diagnostics`` as ``/MediaCore/MediaDiagnostic``s, each as it is logged.
+    public var mediaDiagnostics: [MediaDiagnostic] { diagnostics.map { $0.mediaDiagnostic(stage: name) } }
     /// Called with each diagnostic as the reader meets it (on the thread that reads), so that warnings
     /// reach the user while a graph that owns the reader runs: `{ print("warning:", $0) }`.
     public var onDiagnostic: (@Sendable (AudioFileStreamDiagnostic) -> Void)? {

@@ -47,7 +47,7 @@ public import MediaCore
 ///
 /// A pipe (whose length cannot be known up front) is read into memory whole. The reader is a class
 /// because it owns its position in the file; it is not thread-safe.
-public final class CAFReader: MediaSource, DiagnosticReporting {
+public final class CAFReader: MediaSource, DiagnosticListing {
     /// The audio format of every sample.
     public let format: AudioFormat
     /// The `desc` chunk.
@@ -85,6 +85,8 @@ public final class CAFReader: MediaSource, DiagnosticReporting {
     /// (`partialFrameDropped`, `trailingBytesIgnored`, `openDataSize`, `chunkSkipped`), `byteOffset` and,
     /// for bytes, `count` (see ``/MediaCore/DiagnosticKey``).
     public private(set) var diagnostics: [MediaDiagnostic] = []
+    /// ``diagnostics`` (already ``/MediaCore/MediaDiagnostic``s), for ``/MediaCore/DiagnosticListing``.
+    public var mediaDiagnostics: [MediaDiagnostic] { diagnostics }
     /// Where ``diagnostics`` are logged. Setting it logs them (all are found when the reader is made);
     /// `nil` (the default) logs nothing.
     public var logger: Logger? {

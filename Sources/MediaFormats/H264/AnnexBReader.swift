@@ -24,7 +24,7 @@ public import MediaCore
 ///
 /// The reader is a class because it owns its position in the file: copies of a value would share the
 /// file position but not the parser's buffer. It is not thread-safe; hand it to one task at a time.
-public final class AnnexBReader: MediaSource, DiagnosticReporting {
+public final class AnnexBReader: MediaSource, DiagnosticListing {
     private var parser: AnnexBAccessUnitParser
     private let input: ForwardInput
     private let readSize: Int
@@ -78,6 +78,8 @@ public final class AnnexBReader: MediaSource, DiagnosticReporting {
     /// What the reader worked around so far, in order, each with the metadata `stage`, `code`, and
     /// `byteOffset` and `count` (bytes skipped) or `sampleIndex` (see ``/MediaCore/DiagnosticKey``).
     public private(set) var diagnostics: [MediaDiagnostic] = []
+    /// ``diagnostics`` (already ``/MediaCore/MediaDiagnostic``s), for ``/MediaCore/DiagnosticListing``.
+    public var mediaDiagnostics: [MediaDiagnostic] { diagnostics }
     /// Where ``diagnostics`` are logged as they are found. Setting it logs those found so far; `nil` (the
     /// default) logs nothing.
     public var logger: Logger? {

@@ -41,7 +41,7 @@ public import MediaCore
 ///
 /// The reader is a class because it owns its position in the file: copies of a value would share it.
 /// It is not thread-safe; hand it to one task at a time.
-public final class WAVReader: MediaSource, DiagnosticReporting {
+public final class WAVReader: MediaSource, DiagnosticListing {
     /// The audio format of every sample: PCM of the file's sample type, interleaved, at its rate and
     /// channel layout (the extensible channel mask when it matches the channel count, otherwise
     /// ``/MediaCore/ChannelLayout/default(channelCount:)``).
@@ -74,6 +74,8 @@ public final class WAVReader: MediaSource, DiagnosticReporting {
         }
     }
     private var loggedCount = 0
+    /// ``diagnostics`` as ``/MediaCore/MediaDiagnostic``s, each as it is logged.
+    public var mediaDiagnostics: [MediaDiagnostic] { diagnostics.map { $0.mediaDiagnostic(stage: name) } }
 
     private let input: ForwardInput
     private let bytesPerFrame: Int
