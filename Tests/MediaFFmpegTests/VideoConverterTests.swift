@@ -119,6 +119,41 @@ import Testing
         #expect(scaled.flatMap { $0.planes.flatMap { $0 } } == [UInt8](cli))
     }
 
+    /// Scaled frames whose rows come packed (640×360) are lent, as a decoder lends its frames, and
+    /// H.264-encode to the packets their copies encode to (the encoder takes a lent frame by reference).
+    @Test func scaledFramesAreLentAndEncodeAsTheirCopiesDo() throws {
+        let dir = try TemporaryDirectory()
+        let movie = dir.file("in.mp4")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-frames:v", "8", "-c:v",
+                "libx264", "-preset", "ultrafast", movie
+            ])
+        let reader = try ContainerDemuxer.streamSource(path: movie, stream: 0)
+        var packets: [MediaSample] = []
+        while let packet = try reader.next() { packets.append(packet) }
+        let scaled = try Video.run(
+            try VideoConverter(to: .yuv420p, width: 640, height: 360), try Video.run(H264Decoder(), packets))
+        #expect(scaled.count == 8)
+        let lent = scaled.allSatisfy { $0.borrowsMemory }
+        #expect(lent, "640-wide scaled frames are lent")
+        let copies = scaled.map { sample -> MediaSample in
+            var copy = sample
+            copy.planes = sample.planes
+            return copy
+        }
+        let owned = copies.allSatisfy { !$0.borrowsMemory }
+        #expect(owned)
+        var settings = H264Encoder.Settings()
+        settings.preset = "ultrafast"
+        let fromLent = try Video.run(try H264Encoder(settings: settings), scaled)
+        let fromCopies = try Video.run(try H264Encoder(settings: settings), copies)
+        #expect(fromLent.count == 8)
+        #expect(fromLent.map(\.data) == fromCopies.map(\.data))
+        #expect(fromLent.map(\.timing) == fromCopies.map(\.timing))
+    }
+
     /// Padded input rows give the same output as packed ones.
     @Test func honoursStrides() throws {
         let clip = try VideoClip(count: 1)

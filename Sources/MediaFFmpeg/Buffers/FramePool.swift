@@ -53,6 +53,17 @@ final class FrameSlot: BorrowedSlot, @unchecked Sendable {
         av_frame_unref(frame.raw)
     }
 
+}
+
+/// An owner of an `AVFrame` whose planes samples borrow: a decoder's ``FrameSlot`` or a scaler's
+/// ``PictureSlot``. Its buffers come from FFmpeg's allocator, padded past each plane's end, so libswscale
+/// may read them in place.
+protocol PictureOwner: AnyObject {
+    /// The frame the samples borrow from.
+    var frame: Frame { get }
+}
+
+extension PictureOwner {
     /// The bytes of plane `plane`: `rows` rows `linesize` apart, the last one `rowBytes` long (the
     /// padding after the last row is not FFmpeg's to promise).
     func plane(_ plane: Int, rows: Int, rowBytes: Int) -> UnsafeRawBufferPointer {
@@ -65,4 +76,39 @@ final class FrameSlot: BorrowedSlot, @unchecked Sendable {
 
     /// The line size of plane `plane`.
     func linesize(_ plane: Int) -> Int { Int(mp_frame_linesize(frame.raw, Int32(plane))) }
+}
+
+extension FrameSlot: PictureOwner {}
+
+/// A picture a stage writes and lends (``VideoConverter``'s scaled frames), kept in a
+/// ``BorrowedSlots`` list: the samples it emits borrow the frame's planes, and an encoder takes the
+/// frame by reference instead of copying it (``H264Encoder``), as the ffmpeg CLI hands a filter's output
+/// frame to its encoder.
+///
+/// `@unchecked Sendable` on the same ground as ``FrameSlot``: the picture is written only by its stage,
+/// only while the list holds the only reference to the slot (no sample on any thread reads it), and only
+/// when FFmpeg holds no reference to its buffers either (``prepare(_:width:height:)`` checks
+/// `av_frame_is_writable` and gives the buffers up otherwise); samples only read the planes.
+final class PictureSlot: BorrowedSlot, PictureOwner, @unchecked Sendable {
+    let frame: Frame
+
+    init() throws(MediaError) {
+        frame = try Frame()
+    }
+
+    /// Keeps the buffers: the next picture is written into them.
+    func unreference() {}
+
+    /// Makes the frame ready for a `width`×`height` picture of `pixelFormat`: its buffers are kept when
+    /// they have that shape and nobody else references them, else new ones are allocated.
+    func prepare(_ pixelFormat: PixelFormat, width: Int, height: Int) throws(MediaError) {
+        let raw = frame.raw.pointee
+        if raw.format == pixelFormat.avPixelFormat.rawValue, Int(raw.width) == width, Int(raw.height) == height,
+            mp_frame_data(frame.raw, 0) != nil, av_frame_is_writable(frame.raw) != 0
+        {
+            return
+        }
+        av_frame_unref(frame.raw)
+        try frame.allocateVideo(pixelFormat, width: width, height: height)
+    }
 }

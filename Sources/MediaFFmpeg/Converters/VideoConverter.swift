@@ -65,10 +65,7 @@ public final class VideoConverter: MediaStage {
             session = try Session(from: inputPixels, width: input.width, height: input.height, to: output)
         }
         guard let session else { return }
-        var converted = sample
-        converted.format = .video(output)
-        converted.planes = try session.convert(sample, format: input)
-        try emit(converted)
+        try emit(try session.convert(sample, format: input))
     }
 
     /// The format of a converted `input` frame: this stage's pixel format and size, the input's rate and
@@ -113,7 +110,9 @@ extension VideoConverter {
         let output: VideoFormat
         private let scaler: Scaler
         private let input: Frame
-        private let result: Frame
+        /// The scaled pictures the emitted samples borrow, reused once none does.
+        private var results = BorrowedSlots<PictureSlot>()
+        private var recycler = SampleRecycler()
 
         init(from pixelFormat: PixelFormat, width: Int, height: Int, to output: VideoFormat) throws(MediaError) {
             guard let outputPixels = output.pixelFormat else {
@@ -126,26 +125,41 @@ extension VideoConverter {
                 to: outputPixels, width: output.width, height: output.height, flags: SWS_BICUBIC)
             input = try Frame()
             try input.allocateVideo(pixelFormat, width: width, height: height)
-            result = try Frame()
-            try result.allocateVideo(outputPixels, width: output.width, height: output.height)
         }
 
         func matches(_ pixelFormat: PixelFormat, _ width: Int, _ height: Int) -> Bool {
             source.format == pixelFormat && source.width == width && source.height == height
         }
 
-        func convert(_ sample: MediaSample, format: VideoFormat) throws(MediaError) -> [[UInt8]] {
-            if sample.memoryOwner is FrameSlot || sample.memoryOwner is PacketSlot {
-                // A decoder's frame or a demuxer's packet, borrowed: its planes are read where they are (FFmpeg's buffers carry
-                // the padding libswscale may read past a row's end), with no copy in.
-                try scaler.scale(sample, format: format, into: result)
+        /// `sample` (of `format`) scaled: a sample that borrows a ``PictureSlot``'s planes when its rows
+        /// come tightly packed (every line size a multiple of FFmpeg's alignment: 1280, 640, 320 wide...),
+        /// else one with the planes packed into arrays of its own.
+        func convert(_ sample: MediaSample, format: VideoFormat) throws(MediaError) -> MediaSample {
+            guard let pixels = output.pixelFormat else { return sample }
+            let result = try results.free()
+            try result.prepare(pixels, width: output.width, height: output.height)
+            if sample.memoryOwner is any PictureOwner || sample.memoryOwner is PacketSlot {
+                // A decoder's or a scaler's frame or a demuxer's packet, borrowed: its planes are read where
+                // they are (FFmpeg's buffers carry the padding libswscale may read past a row's end), with
+                // no copy in.
+                try scaler.scale(sample, format: format, into: result.frame)
             } else {
                 // The sample's own arrays end where their bytes do: copied into a padded frame first.
                 try input.copyPicture(from: sample, format: format)
-                try scaler.scale(input, into: result)
+                try scaler.scale(input, into: result.frame)
             }
-            guard let pixels = output.pixelFormat else { return [] }
-            return result.packedPlanes(pixels, width: output.width, height: output.height)
+            let rowBytes = output.bytesPerRow
+            func rows(_ plane: Int) -> Int { pixels.planeSize(plane, width: output.width, height: output.height).rows }
+            if rowBytes.indices.allSatisfy({ result.linesize($0) == rowBytes[$0] }) {
+                return recycler.make(
+                    format: .video(output), timing: sample.timing, frameCount: sample.frameCount, flags: sample.flags,
+                    planeCount: rowBytes.count, owner: result
+                ) { plane in result.plane(plane, rows: rows(plane), rowBytes: rowBytes[plane]) }
+            }
+            var converted = sample
+            converted.format = .video(output)
+            converted.planes = result.frame.packedPlanes(pixels, width: output.width, height: output.height)
+            return converted
         }
     }
 }

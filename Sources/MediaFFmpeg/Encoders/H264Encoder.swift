@@ -179,6 +179,8 @@ extension H264Encoder {
         private let rate: FrameRate?
         private let codec: CodecContext
         private let frame: Frame
+        /// A reference to a ``PictureSlot``'s frame while it is sent (then unreferenced).
+        private let lent: Frame
         private let packet: Packet
         /// The encoded packets' buffers (libx264 asks for them), back once each is copied out.
         private let packetBuffers = PacketBufferPool()
@@ -217,6 +219,7 @@ extension H264Encoder {
             }
             codec = try CodecContext(codec: encoder)
             frame = try Frame()
+            lent = try Frame()
             packet = try Packet()
             let ctx = codec.raw
             packetBuffers.supplyEncodedPackets(of: ctx)
@@ -335,19 +338,42 @@ extension H264Encoder {
                     sampleIndex: index)
             }
             lastTick = tick
-            // A copy into the one reused frame, not the sample's planes wrapped for FFmpeg: wrapping costs
+            // A frame a VideoConverter scaled into is sent by reference, as the ffmpeg CLI sends a filter's
+            // output (libx264 copies it into its own pictures): no copy, and no buffer allocated. Any other
+            // sample is copied into the one reused frame, not wrapped for FFmpeg: wrapping costs
             // `av_buffer_create`'s two allocations and a retained box per frame (the issue-15 target is
             // none), while the copy is at most 1.8 % of h264-encoder's CPU on 720p (all of libc's memmove
             // in `perf record`; libx264 80 %). Benchmarks/README.md, "Allocations", has the measurement.
-            try frame.copyPicture(from: sample, format: format)
-            frame.raw.pointee.pts = tick
+            let sent: Frame
+            if let slot = lendable(sample) {
+                try check(av_frame_ref(lent.raw, slot.frame.raw), calling: "av_frame_ref", .outOfMemory)
+                sent = lent
+            } else {
+                try frame.copyPicture(from: sample, format: format)
+                sent = frame
+            }
+            defer { if sent === lent { av_frame_unref(lent.raw) } }
+            sent.raw.pointee.pts = tick
             // AV_PICTURE_TYPE_I makes libx264 code an X264_TYPE_KEYFRAME: an IDR picture in a closed GOP.
-            frame.raw.pointee.pict_type = forceKeyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+            sent.raw.pointee.pict_type = forceKeyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
             var timing = sample.timing
             if !timing.duration.isNumeric { timing.duration = time(ofTick: 1) - time(ofTick: 0) }
             pending[tick] = timing
-            try codec.sendFrame(frame)
+            try codec.sendFrame(sent)
             try receive(into: emit)
+        }
+
+        /// The ``PictureSlot`` whose frame `sample` borrows whole, when that frame has the encoder's
+        /// pixel format and size: it can be sent as it is.
+        private func lendable(_ sample: MediaSample) -> PictureSlot? {
+            guard let slot = sample.memoryOwner as? PictureSlot else { return nil }
+            let own = frame.raw.pointee
+            let theirs = slot.frame.raw.pointee
+            guard own.format == theirs.format, own.width == theirs.width, own.height == theirs.height else {
+                return nil
+            }
+            let borrowed = sample.withUnsafeBytes(plane: 0) { $0.baseAddress }
+            return borrowed == UnsafeRawPointer(mp_frame_data(slot.frame.raw, 0)) ? slot : nil
         }
 
         func drain(into emit: (MediaSample) throws -> Void) throws {
