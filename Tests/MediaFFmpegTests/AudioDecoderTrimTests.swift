@@ -174,7 +174,10 @@ extension AudioDecoderTests {
             AudioDecoder.canDecode(
                 .audio(.aac(sampleRate: 8000, channelLayout: .mono, audioSpecificConfig: [0x15, 0x88]))))
         #expect(AudioDecoder.canDecode(.audio(.pcm(.s16, sampleRate: 8000, channels: 1))))
-        #expect(!AudioDecoder.canDecode(format(DecoderFixture.code("flac"))))
+        for code in ["flac", "opus", "ac-3", "fLaC", "Opus"] {
+            #expect(AudioDecoder.canDecode(format(DecoderFixture.code(code))), "\(code)")
+        }
+        #expect(!AudioDecoder.canDecode(format(DecoderFixture.code("dtsc"))))
         #expect(!AudioDecoder.canDecode(.video(.raw(.yuv420p, width: 2, height: 2))))
     }
 }

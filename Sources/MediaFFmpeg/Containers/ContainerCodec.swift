@@ -11,15 +11,8 @@ struct ContainerCodec {
     /// The codec as errors name it: `aac`, `h264`, `'hvc1'`.
     let displayName: String
 
-    /// Codecs carried by four-character code (as demuxers hand them on), with FFmpeg's id.
-    private static let videoCodes: [String: AVCodecID] = [
-        "hvc1": AV_CODEC_ID_HEVC, "hev1": AV_CODEC_ID_HEVC, "av01": AV_CODEC_ID_AV1, "vp09": AV_CODEC_ID_VP9,
-        "vp08": AV_CODEC_ID_VP8, "mp4v": AV_CODEC_ID_MPEG4
-    ]
-    private static let audioCodes: [String: AVCodecID] = [
-        "Opus": AV_CODEC_ID_OPUS, "ac-3": AV_CODEC_ID_AC3, "ec-3": AV_CODEC_ID_EAC3, "fLaC": AV_CODEC_ID_FLAC,
-        "alac": AV_CODEC_ID_ALAC, ".mp3": AV_CODEC_ID_MP3
-    ]
+    /// The sample entry type to write in MP4 and MOV (`'hvc1'` for HEVC), when not libavformat's default.
+    private(set) var isoTag: FourCC?
 
     /// The mapping for track `track`'s format; throws ``/MediaCore/MediaError/Code/unsupportedFormat``
     /// naming the track, the codec and the container for raw media, video in M4A and unknown codes.
@@ -43,10 +36,10 @@ struct ContainerCodec {
                 _ = try audio.audioSpecificConfig()
                 id = AV_CODEC_ID_AAC
             case .other(let code):
-                guard let known = Self.audioCodes[Self.string(code)] else {
+                guard let row = CodecTable.row(code: code, audio: true) else {
                     throw refuse("codec \(audio.codec) is not one this muxer knows")
                 }
-                id = known
+                id = row.id
             }
             guard audio.sampleRate > 0, audio.channelCount > 0 else {
                 throw refuse("\(audio.sampleRate) Hz, \(count: audio.channelCount, "channel")")
@@ -63,17 +56,16 @@ struct ContainerCodec {
                 id = AV_CODEC_ID_H264
                 extradata = try Self.avcC(parameters)
             case .other(let code):
-                guard let known = Self.videoCodes[Self.string(code)] else {
+                guard let row = CodecTable.row(code: code, audio: false) else {
                     throw refuse("codec \(video.codec) is not one this muxer knows")
                 }
-                id = known
+                id = row.id
+                isoTag = container.isISOBaseMedia ? row.isoTag : nil
                 extradata = video.codecConfiguration
             }
             guard video.width > 0, video.height > 0 else { throw refuse("size \(video.width)x\(video.height)") }
         }
     }
-
-    private static func string(_ code: UInt32) -> String { FourCC(rawValue: code).string }
 
     /// The `avcC` record (ISO/IEC 14496-15 5.3.3.1) for `parameters`, 4-byte NAL unit lengths, as
     /// ``/MediaBitstream/AVCDecoderConfigurationRecord`` builds it (with the high-profile fields, as FFmpeg's
@@ -93,11 +85,20 @@ struct ContainerCodec {
     /// Sets `stream`'s codec parameters and time base: 1/`timescale` when given (the samples' own), else
     /// 1/sample rate for audio and 1/90000 for video. The muxer may still change it in
     /// `avformat_write_header`; the caller reads the final one back.
-    func configure(_ stream: UnsafeMutablePointer<AVStream>, timescale: Int32? = nil) throws(MediaError) {
+    ///
+    /// `priming`, the first sample's ``/MediaCore/MediaSample/trimAtStart``, becomes an Opus track's
+    /// `initial_padding` (Matroska's `CodecDelay`, which lets its first packet start that far before zero,
+    /// as `ffmpeg -c copy` writes it).
+    func configure(_ stream: UnsafeMutablePointer<AVStream>, timescale: Int32? = nil, priming: Int = 0)
+        throws(MediaError)
+    {
         guard let par = stream.pointee.codecpar else {
             throw MediaError(.outOfMemory, "stream has no codec parameters", ffmpegCall: "avformat_new_stream")
         }
         par.pointee.codec_id = id
+        if id == AV_CODEC_ID_OPUS { par.pointee.initial_padding = Int32(clamping: max(0, priming)) }
+        // FFmpeg's MKTAG order: the first character in the low byte.
+        if let isoTag { par.pointee.codec_tag = isoTag.rawValue.byteSwapped }
         if !extradata.isEmpty {
             let padded = extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
             guard let buffer = av_mallocz(padded) else {

@@ -34,8 +34,13 @@ public import MediaStreaming
 ///     `AnnexBMuxer` check them: a length past the end is ``/MediaCore/MediaError/Code/truncated``, a
 ///     zero-length NAL unit is dropped. For MPEG-TS, libavformat converts them to Annex-B with the
 ///     parameter sets before each IDR (its automatic `h264_mp4toannexb`), and AAC gets ADTS headers.
-///   - Other codecs by four-character code (`hvc1`/`hev1`, `av01`, `vp09`, `vp08`, `Opus`, `ac-3`,
-///     `ec-3`, `fLaC`, `alac`, `.mp3`), their configuration record passed as is.
+///   - Other codecs by the four-character code ``ContainerDemuxer`` names them by, or an alias
+///     (the codec table's rows: `opus`/`Opus`, `flac`/`fLaC`, `alac`, `.mp3`, `ac-3`, `ec-3`, `vorb`,
+///     `hvc1`/`hev1`, `av01`, `vp09`, `vp08`, ...), their configuration record passed as is. HEVC in
+///     MP4 and MOV is tagged `hvc1` (what Apple's players take). An Opus track's first trim becomes
+///     its `initial_padding` (Matroska's `CodecDelay`), and in Matroska and WebM a trim at the end of an
+///     audio sample its block's `DiscardPadding`, so that a copy of an Opus track writes the packets
+///     `ffmpeg -c copy` writes.
 ///   Raw video and PCM are refused (encode them first), as is a codec the container cannot carry
 ///   (WebM takes only VP8/VP9/AV1/Opus) and video in M4A: ``/MediaCore/MediaError/Code/unsupportedFormat``
 ///   naming the track, the codec and the container.
@@ -259,7 +264,7 @@ public final class ContainerMuxer: MultiTrackSink {
     ///   without parameter sets; ``/MediaCore/MediaError/Code/invalidArgument`` when streams were
     ///   created already; ``/MediaCore/MediaError/Code/stageFinished`` after ``finish()``.
     public func begin(tracks formats: [MediaFormat?]) throws {
-        try begin(formats, timescales: formats.map { _ in nil })
+        try begin(formats, timescales: formats.map { _ in nil }, priming: formats.map { _ in 0 })
     }
 
     /// Like ``begin(tracks:)``, with each track's time base taken from its first sample's timescale
@@ -275,15 +280,16 @@ public final class ContainerMuxer: MultiTrackSink {
             guard let finest = scales.max(), finest >= 1000 else { return nil }
             return finest
         }
-        try begin(firstSamples.map { $0?.format }, timescales: timescales)
+        try begin(
+            firstSamples.map { $0?.format }, timescales: timescales, priming: firstSamples.map { $0?.trimAtStart ?? 0 })
     }
 
-    private func begin(_ formats: [MediaFormat?], timescales: [Int32?]) throws {
+    private func begin(_ formats: [MediaFormat?], timescales: [Int32?], priming: [Int]) throws {
         guard !isClosed else { throw MediaError.stageFinished(name) }
         guard context.raw.pointee.nb_streams == 0 else {
             throw MediaError(.invalidArgument, "\(name).begin(tracks:) was called twice")
         }
-        try openStreams(formats, timescales: timescales)
+        try openStreams(formats, timescales: timescales, priming: priming)
     }
 
     /// Writes one sample of track `track`.
@@ -351,7 +357,7 @@ extension ContainerMuxer {
         var isAAC: Bool { format.audio?.codec == .aac }
     }
 
-    private func openStreams(_ formats: [MediaFormat?], timescales: [Int32?]) throws(MediaError) {
+    private func openStreams(_ formats: [MediaFormat?], timescales: [Int32?], priming: [Int]) throws(MediaError) {
         let ctx = context.raw
         var opened: [Track?] = []
         for (index, format) in formats.enumerated() {
@@ -371,7 +377,9 @@ extension ContainerMuxer {
                 throw MediaError(
                     .outOfMemory, "cannot add a stream for track \(index)", ffmpegCall: "avformat_new_stream")
             }
-            try mapping.configure(stream, timescale: timescales.indices.contains(index) ? timescales[index] : nil)
+            try mapping.configure(
+                stream, timescale: timescales.indices.contains(index) ? timescales[index] : nil,
+                priming: priming.indices.contains(index) ? priming[index] : 0)
             opened.append(Track(format: format, stream: stream))
         }
         tracks = opened
@@ -468,6 +476,22 @@ extension ContainerMuxer {
         return try packetBuffers.attach(to: packet, count: size)
     }
 
+    /// `AV_PKT_DATA_SKIP_SAMPLES` side data on `pkt` saying that its last `frames` frames are padding: the
+    /// Matroska muxer writes it as the block's `DiscardPadding`, as `ffmpeg -c copy` does for Opus.
+    private func attachDiscardPadding(
+        _ frames: Int, to pkt: UnsafeMutablePointer<AVPacket>, _ trackIndex: Int, _ sampleIndex: Int64
+    ) throws(MediaError) {
+        guard let data = av_packet_new_side_data(pkt, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
+            av_packet_unref(pkt)
+            throw MediaError(
+                .outOfMemory, "cannot attach the end trim of track \(trackIndex)", sampleIndex: sampleIndex,
+                ffmpegCall: "av_packet_new_side_data")
+        }
+        let discard = UInt32(clamping: frames)
+        for i in 0..<10 { data[i] = 0 }  // skip 0 frames at the start; reasons 0
+        for i in 0..<4 { data[4 + i] = UInt8(truncatingIfNeeded: discard >> (8 * UInt32(i))) }
+    }
+
     /// Gives ``packet`` `buffer` (a new reference to a demuxed packet's buffer, now the packet's), whose
     /// payload is `bytes`.
     private func attach(_ buffer: UnsafeMutablePointer<AVBufferRef>, bytes: UnsafeRawBufferPointer) {
@@ -546,6 +570,9 @@ extension ContainerMuxer {
         pkt.pointee.duration = max(0, ticks)
         pkt.pointee.stream_index = track.stream.pointee.index
         pkt.pointee.flags = sample.flags.contains(.keyframe) ? AV_PKT_FLAG_KEY : 0
+        if sample.trimAtEnd > 0, !track.isAAC, track.format.audio != nil, format == .matroska || format == .webm {
+            try attachDiscardPadding(sample.trimAtEnd, to: pkt, trackIndex, index)
+        }
         let code = av_interleaved_write_frame(context.raw, pkt)
         av_packet_unref(pkt)
         if code < 0 { throw destination.packetError(code: code, trackIndex: trackIndex, sampleIndex: index) }

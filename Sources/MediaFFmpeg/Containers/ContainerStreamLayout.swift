@@ -224,27 +224,8 @@ struct ContainerStreamLayout {
         }
     }
 
-    /// Core Audio's `mFormatID` for the codecs a demuxer commonly meets.
-    private static func audioFourCC(_ id: AVCodecID) -> UInt32? {
-        switch id {
-        case AV_CODEC_ID_MP3: return fourCC(".mp3")
-        case AV_CODEC_ID_MP2: return fourCC(".mp2")
-        case AV_CODEC_ID_MP1: return fourCC(".mp1")
-        case AV_CODEC_ID_ALAC: return fourCC("alac")
-        case AV_CODEC_ID_FLAC: return fourCC("flac")
-        case AV_CODEC_ID_OPUS: return fourCC("opus")
-        case AV_CODEC_ID_AC3: return fourCC("ac-3")
-        case AV_CODEC_ID_EAC3: return fourCC("ec-3")
-        case AV_CODEC_ID_VORBIS: return fourCC("vorb")
-        case AV_CODEC_ID_PCM_ALAW: return fourCC("alaw")
-        case AV_CODEC_ID_PCM_MULAW: return fourCC("ulaw")
-        case AV_CODEC_ID_AMR_NB: return fourCC("samr")
-        case AV_CODEC_ID_AMR_WB: return fourCC("sawb")
-        case AV_CODEC_ID_ADPCM_IMA_QT: return fourCC("ima4")
-        case AV_CODEC_ID_ADPCM_IMA_WAV: return 0x6D73_0011  // 'ms\0\x11': Core Audio's id for WAVE format tag 0x0011
-        default: return nil
-        }
-    }
+    /// Core Audio's `mFormatID` for FFmpeg's codec `id` (``CodecTable``).
+    private static func audioFourCC(_ id: AVCodecID) -> UInt32? { CodecTable.row(id: id, audio: true)?.code.rawValue }
 
     // MARK: - Video
 
@@ -294,24 +275,8 @@ struct ContainerStreamLayout {
         return (format, .passthrough)
     }
 
-    /// The QuickTime / ISO BMFF sample entry type for the codecs a demuxer commonly meets.
-    private static func videoFourCC(_ id: AVCodecID) -> UInt32? {
-        switch id {
-        case AV_CODEC_ID_HEVC: return fourCC("hvc1")
-        case AV_CODEC_ID_VP9: return fourCC("vp09")
-        case AV_CODEC_ID_VP8: return fourCC("vp08")
-        case AV_CODEC_ID_AV1: return fourCC("av01")
-        case AV_CODEC_ID_MPEG4: return fourCC("mp4v")
-        case AV_CODEC_ID_MJPEG: return fourCC("jpeg")
-        case AV_CODEC_ID_MPEG2VIDEO: return fourCC("mp2v")
-        case AV_CODEC_ID_MPEG1VIDEO: return fourCC("mp1v")
-        case AV_CODEC_ID_H263: return fourCC("h263")
-        case AV_CODEC_ID_THEORA: return fourCC("theo")
-        case AV_CODEC_ID_PRORES: return fourCC("apcn")
-        case AV_CODEC_ID_PNG: return fourCC("png ")
-        default: return nil
-        }
-    }
+    /// The QuickTime / ISO BMFF sample entry type for FFmpeg's codec `id` (``CodecTable``).
+    private static func videoFourCC(_ id: AVCodecID) -> UInt32? { CodecTable.row(id: id, audio: false)?.code.rawValue }
 
     // MARK: - Four-character codes
 

@@ -116,6 +116,10 @@ final class AudioDecoderSession {
         var layout = input.channelLayout.avChannelLayout
         defer { av_channel_layout_uninit(&layout) }
         try check(av_channel_layout_copy(&ctx.pointee.ch_layout, &layout), calling: "av_channel_layout_copy")
+        // The priming arrives as the samples' trims (from the container, as the demuxer found it); a
+        // decoder that would skip it itself as well (libavcodec's Opus decoder skips its header's
+        // pre-skip) only marks it (`AV_FRAME_DATA_SKIP_SAMPLES`), so it is trimmed once.
+        ctx.pointee.flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL
         try check(avcodec_open2(ctx, decoder, nil), calling: "avcodec_open2", .decoderFailure)
     }
 

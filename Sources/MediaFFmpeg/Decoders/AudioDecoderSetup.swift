@@ -8,7 +8,9 @@ import MediaCore
 /// - Accepts (``init(for:)``): `.aac` with its AudioSpecificConfig as magic cookie; by Core Audio
 ///   format id, `.mp3`, `.mp2`, `.mp1`, `alac` (cookie: see ``ALACMagicCookie``), `ima4` (Apple
 ///   IMA, 34 bytes per channel per 64 frames), `0x6D730011` (IMA ADPCM in WAV: `framesPerPacket`
-///   frames per block), `ulaw`, `alaw`.
+///   frames per block), `ulaw`, `alaw`; and every other audio codec of ``CodecTable`` (`opus`,
+///   `flac`, `vorb`, `ac-3`, `ec-3`, `samr`, `sawb`, or their aliases) with the magic cookie as FFmpeg's
+///   extradata, as ``ContainerDemuxer`` hands it on.
 /// - Returns `nil` for any other codec (linear PCM included: it needs no decoder).
 /// - Throws ``/MediaCore/MediaError/Code/invalidData`` (or ``/MediaCore/MediaError/Code/truncated`` for
 ///   a short ALAC cookie) for a format the codec cannot have: AAC without a cookie, an unreadable ALAC
@@ -30,12 +32,6 @@ struct AudioDecoderSetup {
     /// output rate the declared one may not say).
     var checksSampleRate = true
 
-    /// Core Audio's `kAudioFormatMPEGLayer3`, `'.mp3'`.
-    static let mp3: UInt32 = 0x2E6D_7033
-    /// `kAudioFormatMPEGLayer2`, `'.mp2'`.
-    static let mp2: UInt32 = 0x2E6D_7032
-    /// `kAudioFormatMPEGLayer1`, `'.mp1'`.
-    static let mp1: UInt32 = 0x2E6D_7031
     /// `kAudioFormatAppleLossless`, `'alac'`.
     static let alac: UInt32 = 0x616C_6163
     /// `kAudioFormatAppleIMA4`, `'ima4'`.
@@ -48,7 +44,8 @@ struct AudioDecoderSetup {
     static let alaw: UInt32 = 0x616C_6177
 
     /// The codecs this configures, as error messages list them.
-    static let supported = "AAC, MP3, MP2, ALAC, IMA4, IMA ADPCM (WAV), A-law or µ-law"
+    static let supported =
+        "AAC, MP3, MP2, ALAC, IMA4, IMA ADPCM (WAV), A-law, µ-law, Opus, FLAC, Vorbis, AC-3, E-AC-3 or AMR"
 
     private init(codecID: AVCodecID, name: String) {
         self.codecID = codecID
@@ -70,9 +67,6 @@ struct AudioDecoderSetup {
                     "\(format.codec) format has \(count: channels, "channel"); FFmpeg's decoders take 1 to 64")
             }
             switch code {
-            case Self.mp3: self.init(codecID: AV_CODEC_ID_MP3, name: "MP3")
-            case Self.mp2: self.init(codecID: AV_CODEC_ID_MP2, name: "MP2")
-            case Self.mp1: self.init(codecID: AV_CODEC_ID_MP1, name: "MP1")
             case Self.alac:
                 self.init(codecID: AV_CODEC_ID_ALAC, name: "ALAC")
                 extradata = try ALACMagicCookie.extradata(from: format.magicCookie)
@@ -100,7 +94,13 @@ struct AudioDecoderSetup {
                 blockAlign = channels
                 bitsPerCodedSample = 8
             default:
-                return nil
+                // Any other codec of the table (MP3, Opus, FLAC, AC-3, ...): the container's extradata
+                // (OpusHead, STREAMINFO, ...) as the demuxer handed it on, none for MPEG audio.
+                guard let row = CodecTable.row(code: code, audio: true) else { return nil }
+                self.init(codecID: row.id, name: row.name)
+                extradata = format.magicCookie
+                // Opus decodes at 48 kHz whatever rate its header names as the input's.
+                checksSampleRate = row.id != AV_CODEC_ID_OPUS
             }
         }
     }

@@ -1,0 +1,92 @@
+import Foundation
+import MediaPipeline
+import MediaTestSupport
+import Testing
+
+/// The codecs of the one codec table through `transcode` (issue 32): a copy of an Opus, FLAC, ALAC or
+/// HEVC track writes the packets `ffmpeg -c copy` writes (size, MD5, pts, dts, flags, and the Matroska
+/// end trim), where the demuxer's names (`'opus'`, `'flac'`) were once refused by the muxer's table
+/// (`'Opus'`, `'fLaC'`); HEVC in MP4 is tagged `hvc1`; and Opus, FLAC, Vorbis and AC-3 decode to the
+/// samples ffmpeg decodes.
+@Suite(.timeLimit(.minutes(10)), .serialized, .ffmpegLeakGate) struct TranscodeCodecTableTests {
+    /// A case: how ffmpeg writes the input (codec arguments, extension), and the output's extension.
+    struct Copy: Sendable, CustomStringConvertible {
+        var codec: [String]
+        var input: String
+        var output: String
+        var ffmpegExtra: [String] = []
+        var description: String { "\(codec.last ?? "?") \(input) → \(output)" }
+    }
+
+    /// ALAC from Matroska into MP4 is left out: Matroska gives the last packet no duration and the
+    /// ffmpeg CLI writes it with none, so that ffprobe then reads one packet fewer (ours keeps its 4096
+    /// frames). HEVC comes from MP4: Matroska's B-frames have no decode times, which the CLI makes up.
+    static let copies: [Copy] = [
+        Copy(codec: ["-c:a", "libopus"], input: "mkv", output: "mkv"),
+        Copy(codec: ["-c:a", "libopus"], input: "ogg", output: "webm"),
+        Copy(codec: ["-c:a", "flac"], input: "flac", output: "mkv"),
+        Copy(codec: ["-c:a", "alac"], input: "m4a", output: "mkv"),
+        Copy(codec: ["-c:a", "alac"], input: "m4a", output: "mp4"),
+        Copy(
+            codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mp4",
+            ffmpegExtra: ["-tag:v", "hvc1"]),
+        Copy(codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mkv")
+    ]
+
+    /// Two seconds of a tone (or, for video, a test pattern) written by ffmpeg with `codec`.
+    static func input(_ codec: [String], ext: String, in dir: TemporaryDirectory) throws -> String {
+        let path = dir.file("in.\(ext)")
+        let source =
+            codec.first == "-c:v"
+            ? ["-f", "lavfi", "-i", "testsrc2=size=128x96:rate=25:duration=2"]
+            : ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2"]
+        try ExternalTool.check("ffmpeg", ["-v", "error"] + source + codec + [path])
+        return path
+    }
+
+    /// The end trims (`discard_padding`) of every packet that has one, as ffprobe reads them.
+    static func discardPaddings(_ path: String) throws -> [String] {
+        try ExternalTool.check(
+            "ffprobe", ["-v", "error", "-show_entries", "packet_side_data=discard_padding", "-of", "csv=p=0", path]
+        ).output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    @Test(arguments: copies)
+    func aCopyWritesThePacketsFFmpegCopyWrites(_ copy: Copy) throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.input(copy.codec, ext: copy.input, in: dir)
+        let ours = dir.file("ours.\(copy.output)")
+        let theirs = dir.file("theirs.\(copy.output)")
+        let result = try TranscodeExampleTests.run(["--input", input, "--output", ours, "--copy", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        try ExternalTool.check("ffmpeg", ["-v", "error", "-y", "-i", input, "-c", "copy"] + copy.ffmpegExtra + [theirs])
+        let stream = copy.codec.first == "-c:v" ? "v:0" : "a:0"
+        let packets = try ExternalTool.packetFingerprints(ours, stream: stream)
+        #expect(packets.count >= 20)  // 2 s: 50 frames, 100 Opus packets, 21 to 24 FLAC or ALAC packets
+        #expect(packets == (try ExternalTool.packetFingerprints(theirs, stream: stream)))
+        #expect(try Self.discardPaddings(ours) == (try Self.discardPaddings(theirs)))
+        if copy.output == "mp4", stream == "v:0" {
+            let tag = try ExternalTool.check(
+                "ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string", "-of", "csv=p=0", ours]
+            ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(tag == "hvc1")
+        }
+    }
+
+    @Test(arguments: [
+        (["-c:a", "libopus"], "mkv"), (["-c:a", "libopus"], "ogg"), (["-c:a", "flac"], "flac"), (["-c:a", "ac3"], "mkv")
+    ])
+    func aTrackDecodesToTheSamplesFFmpegDecodes(codec: [String], ext: String) throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.input(codec, ext: ext, in: dir)
+        let wav = dir.file("ours.wav")
+        let result = try TranscodeExampleTests.run(["--input", input, "--output", wav, "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let pcm = ["-f", "s16le", "-ac", "1", "-"]
+        let ours = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", wav] + pcm).stdout
+        let theirs = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", input] + pcm).stdout
+        #expect(ours.count >= 2 * 90_000)  // about 2 s at 48 kHz
+        #expect(ours.count == theirs.count)
+        #expect(ours == theirs)
+    }
+}
