@@ -23,7 +23,9 @@ import Testing
         #expect(ContainerFormat(name: "webm") == .webm)
         #expect(ContainerFormat(name: "avi") == nil)
         #expect(ContainerFormat(name: "hls") == .hls && ContainerFormat(fileExtension: "m3u8") == .hls)
-        #expect(ContainerFormat.all.map(\.name) == ["mp4", "mov", "m4a", "mpegts", "flv", "matroska", "webm", "hls"])
+        #expect(ContainerFormat(fileExtension: "opus") == .ogg && ContainerFormat(name: "ogg") == .ogg)
+        #expect(
+            ContainerFormat.all.map(\.name) == ["mp4", "mov", "m4a", "mpegts", "flv", "matroska", "webm", "ogg", "hls"])
     }
 
     @Test func m4aRefusesVideo() throws {

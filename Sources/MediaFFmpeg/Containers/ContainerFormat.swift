@@ -9,8 +9,8 @@
 /// Each format is backed by one libavformat muxer (`mp4`, `mov`, `ipod`, `mpegts`, `flv`, `matroska`,
 /// `webm`, `hls`); ``name`` is the name this library uses and ``init(name:)`` takes FFmpeg's names too.
 public struct ContainerFormat: Sendable, Hashable, CustomStringConvertible {
-    /// This library's name for the format: `mp4`, `mov`, `m4a`, `mpegts`, `flv`, `matroska`, `webm` or
-    /// `hls`.
+    /// This library's name for the format: `mp4`, `mov`, `m4a`, `mpegts`, `flv`, `matroska`, `webm`, `ogg`
+    /// or `hls`.
     public let name: String
     /// The libavformat muxer's short name (`ipod` for M4A).
     let muxerName: String
@@ -42,6 +42,9 @@ public struct ContainerFormat: Sendable, Hashable, CustomStringConvertible {
     /// WebM (`.webm`): Matroska restricted to VP8/VP9/AV1 video and Vorbis/Opus audio. Backed by
     /// libavformat's `webm` muxer.
     public static let webm = ContainerFormat(name: "webm", muxerName: "webm", fileExtensions: ["webm"])
+    /// Ogg (`.ogg`, `.opus`, `.oga`): Opus, Vorbis, FLAC and Theora in pages; an Opus stream's pre-skip is
+    /// its `OpusHead`'s and its end its last page's granule position. Backed by libavformat's `ogg` muxer.
+    public static let ogg = ContainerFormat(name: "ogg", muxerName: "ogg", fileExtensions: ["ogg", "opus", "oga"])
 
     /// HTTP Live Streaming (`.m3u8`): a playlist and MPEG-TS or fragmented MP4 segment files in one
     /// folder, written by ``ContainerMuxer/init(hlsPlaylist:hls:)`` with its ``/MediaStreaming/HLSOptions`` (or by
@@ -50,9 +53,9 @@ public struct ContainerFormat: Sendable, Hashable, CustomStringConvertible {
     public static let hls = ContainerFormat(name: "hls", muxerName: "hls", fileExtensions: ["m3u8"])
 
     /// Every format, in the order above.
-    public static let all: [ContainerFormat] = [.mp4, .mov, .m4a, .mpegTS, .flv, .matroska, .webm, .hls]
+    public static let all: [ContainerFormat] = [.mp4, .mov, .m4a, .mpegTS, .flv, .matroska, .webm, .ogg, .hls]
 
-    /// The format a file name extension stands for (`mp4 m4v mov m4a ts mts m2ts flv mkv webm m3u8`, any
+    /// The format a file name extension stands for (`mp4 m4v mov m4a ts mts m2ts flv mkv webm ogg opus oga m3u8`, any
     /// case, with or without the dot), or `nil` for another extension.
     public init?(fileExtension: String) {
         var ext = fileExtension.lowercased()

@@ -532,15 +532,16 @@ extension ContainerMuxer {
                 sampleIndex: index)
         }
         var duration = timing.duration
-        if let audio = track.format.audio, track.isAAC {
+        if let audio = track.format.audio, audio.pcm == nil {
             let frames = Int64(max(sample.frameCount, 0))
             let start = Int64(max(0, sample.trimAtStart))
             let end = Int64(max(0, sample.trimAtEnd))
             track.priming += start
             track.remainder += end
             track.validFrames += max(0, frames - start - end)
-            if format.isISOBaseMedia, end > 0, frames > end {
-                // The edit list ends where the valid frames end: the last packet lasts only its valid part.
+            if format.isISOBaseMedia || format == .ogg, end > 0, frames > end {
+                // The edit list (MP4) or the last page's granule position (Ogg) ends where the valid
+                // frames end: the last packet lasts only its valid part.
                 duration = MediaTime(value: frames - end, timescale: Int32(clamping: audio.sampleRate))
             }
         }
