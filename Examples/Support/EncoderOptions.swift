@@ -1,5 +1,14 @@
 public import ArgumentParser
+public import MediaCore
 public import MediaFFmpeg
+
+/// `--audio-codec`: the audio encoder.
+public enum AudioCodecChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// AAC-LC with FFmpeg's `aac` encoder.
+    case aac
+    /// Opus with libopus.
+    case opus
+}
 
 /// The encoder flags the examples that encode H.264 and AAC share (`av-encoder`, `transcode`), with
 /// the ffmpeg CLI's defaults where a flag is not given.
@@ -16,9 +25,16 @@ public struct EncoderOptions: ParsableArguments {
     @Option(help: "The x264 preset (ultrafast ... veryslow; default medium).")
     public var preset: String?
 
-    /// `--audio-bitrate`: the AAC bit rate.
-    @Option(name: .customLong("audio-bitrate"), help: "The AAC bit rate in bits per second.")
+    /// `--audio-bitrate`: the audio encoder's bit rate.
+    @Option(name: .customLong("audio-bitrate"), help: "The audio bit rate in bits per second.")
     public var audioBitrate = 128_000
+
+    /// `--audio-codec`: AAC or Opus.
+    @Option(
+        name: .customLong("audio-codec"),
+        help:
+            "The audio codec: aac (FFmpeg's AAC-LC encoder) or opus (libopus, at 48 kHz; for .webm, .mkv, .ogg, .mp4).")
+    public var audioCodec = AudioCodecChoice.aac
 
     /// The defaults.
     public init() {}
@@ -30,6 +46,22 @@ public struct EncoderOptions: ParsableArguments {
         if !(1_000...2_000_000).contains(audioBitrate) {
             throw ValidationError("--audio-bitrate must be 1000 to 2000000")
         }
+    }
+
+    /// The audio encoder these flags give: ``/MediaFFmpeg/AACEncoder`` or ``/MediaFFmpeg/OpusEncoder`` at
+    /// `--audio-bitrate`.
+    public func audioEncoder() throws -> sending any MediaStage {
+        switch audioCodec {
+        case .aac: return try AACEncoder(bitRate: audioBitrate)
+        case .opus: return try OpusEncoder(settings: opusSettings)
+        }
+    }
+
+    /// The Opus settings these flags give: `--audio-bitrate`, libopus's defaults otherwise.
+    public var opusSettings: OpusEncoder.Settings {
+        var settings = OpusEncoder.Settings()
+        settings.bitRate = audioBitrate
+        return settings
     }
 
     /// The H.264 settings these flags give (`realTime` tunes for zero latency).

@@ -103,7 +103,7 @@ struct AVEncoder: ParsableCommand {
         if var source = try sources.audioSource(toneLength: .duration(limit ?? .seconds(10)), limit: limit) {
             if realtime { source = RealTimeSource(source, clock: clock) }
             audioBranch = graph.addBranch(
-                "audio", source: source, stages: [try AACEncoder(bitRate: encoding.audioBitrate)])
+                "audio", source: source, stages: [try encoding.audioEncoder()])
         }
 
         for path in output {

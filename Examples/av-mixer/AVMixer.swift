@@ -164,7 +164,7 @@ struct AVMixer: ParsableCommand {
             let encoded = outputs.contains { $0.1.isEncoded && !$0.1.takesVideoOnly }
             var stages: [any MediaStage] = []
             for path in raw.dropLast(encoded ? 0 : 1) { stages.append(try WritingTap.wav(path: path, bits: bits)) }
-            if encoded { stages.append(try AACEncoder(bitRate: encoding.audioBitrate)) }
+            if encoded { stages.append(try encoding.audioEncoder()) }
             audioBranch = graph.addBranch("audio mix", source: source, stages: stages)
             if !encoded, let last = raw.last, let audioBranch {
                 graph.addSink(try WritingTap.wavSink(path: last, bits: bits), input: audioBranch)

@@ -12,12 +12,13 @@ struct Transcode: ParsableCommand {
             Every audio and video stream of every --input (any file libavformat reads: .mp4 .mov .m4a .mkv \
             .ts .flv .mp3 .aac .h264 .wav ..., or a URL: http(s), rtsp, rtmp, srt, udp, tcp) goes to the \
             --output, in input order. Without --copy, video is \
-            decoded and re-encoded to H.264 and audio to AAC (the ffmpeg CLI's defaults); with --copy the \
+            decoded and re-encoded to H.264 and audio to AAC (the ffmpeg CLI's defaults; --audio-codec opus \
+            for Opus); with --copy the \
             packets are remuxed untouched. The output's container comes from its extension (.mp4 .mov .m4a \
-            .ts .flv .mkv .webm), or it is written by MediaPipeline's own muxers: .aac (ADTS), .h264 \
+            .ts .flv .mkv .webm .ogg .opus), or it is written by MediaPipeline's own muxers: .aac (ADTS), .h264 \
             (Annex-B), .caf (AAC or PCM), .wav (decoded PCM), .y4m (decoded frames). --output - writes to \
             standard output, in the --format given, for the formats that can be written as a stream: \
-            mpegts, flv, matroska, webm, mp4/mov/m4a with --fragmented, aac, h264, wav, y4m, and caf of \
+            mpegts, flv, matroska, webm, ogg, mp4/mov/m4a with --fragmented, aac, h264, wav, y4m, and caf of \
             PCM. Ctrl-C finishes the output and exits 130.
 
             Examples:
@@ -52,7 +53,8 @@ struct Transcode: ParsableCommand {
             valueName: "NAME"))
     var exportPresetName = "h264"
 
-    @Option(help: "Force the output format (mp4, mov, m4a, mpegts, flv, matroska, webm, aac, h264, caf, wav, y4m).")
+    @Option(
+        help: "Force the output format (mp4, mov, m4a, mpegts, flv, matroska, webm, ogg, aac, h264, caf, wav, y4m).")
     var format: String?
 
     @Flag(
@@ -103,7 +105,7 @@ struct Transcode: ParsableCommand {
         guard let kind else {
             if toStandardOutput {
                 throw ValidationError(
-                    "--output - (standard output) needs --format: one of mpegts, flv, matroska, webm, aac, h264, wav, y4m, caf, "
+                    "--output - (standard output) needs --format: one of mpegts, flv, matroska, webm, ogg, aac, h264, wav, y4m, caf, "
                         + "or mp4/mov/m4a with --fragmented")
             }
             throw ValidationError(
@@ -168,7 +170,12 @@ struct Transcode: ParsableCommand {
         if case .h264(_, let maxWidth, let maxHeight) = chosen.video {
             chosen.video = .h264(encoding.h264Settings(), maxWidth: maxWidth, maxHeight: maxHeight)
         }
-        if case .aac = chosen.audio { chosen.audio = .aac(bitRate: encoding.audioBitrate) }
+        if case .aac = chosen.audio {
+            switch encoding.audioCodec {
+            case .aac: chosen.audio = .aac(bitRate: encoding.audioBitrate)
+            case .opus: chosen.audio = .opus(encoding.opusSettings)
+            }
+        }
         return chosen
     }
 

@@ -89,4 +89,39 @@ import Testing
         #expect(ours.count == theirs.count)
         #expect(ours == theirs)
     }
+
+    /// `--audio-codec opus` (issue 32's flag): the audio of an H.264 + AAC movie re-encoded to Opus in
+    /// Matroska beside the H.264, and alone in Ogg (`.opus`) with the audio-only preset; ffmpeg decodes
+    /// both without an error, and the Ogg holds the movie's 2 s of audio at 48 kHz, frame for frame.
+    @Test func audioCodecOpusWritesOpusThatFFmpegDecodes() throws {
+        let dir = try TemporaryDirectory()
+        let movie = dir.file("in.mp4")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-f", "lavfi", "-i",
+                "sine=duration=2:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                "-shortest",
+                movie
+            ])
+        let mkv = dir.file("out.mkv")
+        let opus = dir.file("out.opus")
+        let both = try TranscodeExampleTests.run(["--input", movie, "--output", mkv, "--audio-codec", "opus", "-q"])
+        #expect(both.status == 0, "\(both.stderr)")
+        let alone = try TranscodeExampleTests.run([
+            "--input", movie, "--output", opus, "--export-preset", "m4a", "--audio-codec", "opus", "-q"
+        ])
+        #expect(alone.status == 0, "\(alone.stderr)")
+        for path in [mkv, opus] {
+            let codecs = try ExternalTool.check(
+                "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", path]
+            ).output
+            #expect(codecs.contains("opus,48000"), "\(path): \(codecs)")
+            try ExternalTool.check("ffmpeg", ["-v", "error", "-xerror", "-i", path, "-f", "null", "-"])
+        }
+        // 2 s at 48 kHz exactly: the AAC's priming and padding trimmed by our decoder, Opus's pre-skip and
+        // end by ffmpeg's reading of the Ogg (ffmpeg's own decoding of the MP4 keeps AAC's end padding).
+        let decoded = try ExternalTool.check("ffmpeg", ["-v", "error", "-i", opus, "-f", "s16le", "-ac", "1", "-"])
+        #expect(decoded.stdout.count / 2 == 96_000)
+    }
 }

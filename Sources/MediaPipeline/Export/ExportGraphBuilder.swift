@@ -104,11 +104,17 @@ struct ExportGraphBuilder {
             case .other: throw cannotDecode(stream, path)
             }
         case (_, .audio(let audio)):
-            guard case .aac(let bitRate) = preset.audio, !(self.format == .caf && audio.pcm != nil) else { return [] }
-            if audio.pcm != nil { return [try AACEncoder(bitRate: bitRate)] }
-            // AAC, MP3, ALAC, IMA, A-law, µ-law: decoded, then encoded.
+            let encoder: any MediaStage
+            switch preset.audio {
+            case .aac(let bitRate): encoder = try AACEncoder(bitRate: bitRate)
+            case .opus(let settings): encoder = try OpusEncoder(settings: settings)
+            case .none, .passthrough: return []
+            }
+            if self.format == .caf && audio.pcm != nil { return [] }
+            if audio.pcm != nil { return [encoder] }
+            // AAC, MP3, ALAC, Opus, FLAC, ...: decoded, then encoded.
             guard AudioDecoder.canDecode(format) else { throw cannotDecode(stream, path) }
-            return [AudioDecoder(), try AACEncoder(bitRate: bitRate)]
+            return [AudioDecoder(), encoder]
         case (_, .video(let video)):
             guard case .h264(let settings, let maxWidth, let maxHeight) = preset.video else { return [] }
             let size = ExportPreset.fitted(

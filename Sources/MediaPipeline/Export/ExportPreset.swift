@@ -28,6 +28,8 @@ public struct ExportPreset: Sendable, Hashable {
         /// Decoded (when it is not PCM) and encoded with ``/MediaFFmpeg/AACEncoder`` at `bitRate` bits a
         /// second.
         case aac(bitRate: Int)
+        /// Decoded (when it is not PCM) and encoded with ``/MediaFFmpeg/OpusEncoder`` (`settings`), at 48 kHz.
+        case opus(OpusEncoder.Settings)
     }
 
     /// What the video becomes.
