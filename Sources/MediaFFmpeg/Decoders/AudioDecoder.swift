@@ -20,12 +20,13 @@ public import MediaCore
 ///     `ALACSpecificConfig` bare or inside its `alac` atom (and a `frma` atom), as CAF and MP4 hold it;
 ///     `ima4`, a whole number of 34-bytes-per-channel packets per sample; `0x6D730011`, IMA ADPCM
 ///     from WAV, whole blocks per sample with `framesPerPacket` the frames of one block (1 + 8n);
-///     `ulaw` and `alaw`, 8-bit values interleaved; `opus`, `flac`, `ac-3`, `ec-3`, `samr`, `sawb` and
-///     the other audio codes of the library's codec table (or their aliases, `Opus`, `fLaC`), one packet per
-///     sample with the configuration FFmpeg's demuxer gives (OpusHead, STREAMINFO) as magic cookie, as
-///     ``ContainerDemuxer`` hands them on. The priming is the samples' trims: a decoder's own skipping
-///     (Opus's pre-skip) is turned off (`AV_CODEC_FLAG2_SKIP_MANUAL`). Vorbis decodes, but the end of an
-///     Ogg Vorbis stream is not trimmed as ffmpeg trims it (one block more);
+///     `ulaw` and `alaw`, 8-bit values interleaved; `opus`, `flac`, `ac-3`, `ec-3`, `samr`, `sawb`
+///     and the other audio codes of the library's codec table (or their aliases, `Opus`, `fLaC`), one
+///     packet per sample with the configuration FFmpeg's demuxer gives (OpusHead, STREAMINFO) as
+///     magic cookie, as ``ContainerDemuxer`` hands them on. The priming is the samples' trims: a
+///     decoder's own skipping (Opus's pre-skip) is turned off (`AV_CODEC_FLAG2_SKIP_MANUAL`, for Opus
+///     only: it costs an allocation per frame). Vorbis decodes, but the end of an Ogg Vorbis stream
+///     is not trimmed as ffmpeg trims it (one block more);
 ///   - linear PCM, handed on unchanged when already in ``outputFormat``, else converted to it.
 ///
 ///   Any other codec throws ``/MediaCore/MediaError/Code/formatMismatch`` naming the codecs taken and

@@ -119,7 +119,7 @@ final class AudioDecoderSession {
         // The priming arrives as the samples' trims (from the container, as the demuxer found it); a
         // decoder that would skip it itself as well (libavcodec's Opus decoder skips its header's
         // pre-skip) only marks it (`AV_FRAME_DATA_SKIP_SAMPLES`), so it is trimmed once.
-        ctx.pointee.flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL
+        if setup.decoderSkipsPriming { ctx.pointee.flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL }
         try check(avcodec_open2(ctx, decoder, nil), calling: "avcodec_open2", .decoderFailure)
     }
 

@@ -31,6 +31,10 @@ struct AudioDecoderSetup {
     /// Whether a decoded frame at another rate than the format's is an error (not for AAC, whose SBR
     /// output rate the declared one may not say).
     var checksSampleRate = true
+    /// Whether libavcodec's decoder skips the codec's priming by itself (Opus: its header's pre-skip),
+    /// which the samples' trims already cover: it is then asked to only mark it
+    /// (`AV_CODEC_FLAG2_SKIP_MANUAL`, which costs a side-data allocation per frame, so not for the rest).
+    var decoderSkipsPriming = false
 
     /// `kAudioFormatAppleLossless`, `'alac'`.
     static let alac: UInt32 = 0x616C_6163
@@ -101,6 +105,7 @@ struct AudioDecoderSetup {
                 extradata = format.magicCookie
                 // Opus decodes at 48 kHz whatever rate its header names as the input's.
                 checksSampleRate = row.id != AV_CODEC_ID_OPUS
+                decoderSkipsPriming = row.id == AV_CODEC_ID_OPUS
             }
         }
     }

@@ -203,9 +203,11 @@ struct AudioEncoderStageState<Codec: AudioEncoderCodec> {
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/formatMismatch`` for a sample that is not linear PCM, or not
     ///   in the first sample's format; the session's errors.
-    mutating func process(_ sample: MediaSample, stage: String, into emit: (MediaSample) throws -> Void) throws {
+    mutating func process(
+        _ sample: MediaSample, stage: @autoclosure () -> String, into emit: (MediaSample) throws -> Void
+    ) throws {
         guard case .audio(let input) = sample.format, input.pcm != nil else {
-            throw MediaError.formatMismatch(stage: stage, expected: "linear PCM audio", actual: sample.format)
+            throw MediaError.formatMismatch(stage: stage(), expected: "linear PCM audio", actual: sample.format)
         }
         if session == nil {
             session = try AudioEncoderSession(codec, input: input, start: sample.timing.presentationTime)
@@ -213,7 +215,7 @@ struct AudioEncoderStageState<Codec: AudioEncoderCodec> {
         guard let session else { return }
         guard input == session.input else {
             throw MediaError.formatMismatch(
-                stage: stage, expected: "\(session.input) (the first sample's format)", actual: sample.format)
+                stage: stage(), expected: "\(session.input) (the first sample's format)", actual: sample.format)
         }
         try session.process(sample, into: emit)
     }
