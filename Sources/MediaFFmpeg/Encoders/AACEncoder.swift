@@ -32,7 +32,7 @@ public final class AACEncoder: MediaStage {
     /// The output format (set once the first sample has opened the encoder).
     public var outputFormat: AudioFormat? { state.session?.outputFormat }
 
-    private var state: AudioEncoderStageState<AACCodec>
+    private var state: AudioEncoderStageState
 
     /// Frames per AAC packet.
     public static let framesPerPacket = 1024

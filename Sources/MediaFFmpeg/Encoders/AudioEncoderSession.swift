@@ -192,12 +192,16 @@ final class AudioEncoderSession {
 
 /// The part of an audio encoder stage that is the same for every codec: the session opened by the first
 /// sample (whose format every later sample must have), fed, and finished.
-struct AudioEncoderStageState<Codec: AudioEncoderCodec> {
-    let codec: Codec
+///
+/// Not generic over the codec on purpose: a generic struct's metadata is laid out by the Swift runtime
+/// when first used (`swift_initStructMetadata`), which valgrind's memcheck (`make memcheck`) reports as
+/// a jump on uninitialised values inside libswiftCore; an existential field has a fixed layout.
+struct AudioEncoderStageState {
+    let codec: any AudioEncoderCodec
     /// The open session, after the first sample.
     private(set) var session: AudioEncoderSession?
 
-    init(_ codec: Codec) { self.codec = codec }
+    init(_ codec: any AudioEncoderCodec) { self.codec = codec }
 
     /// Opens the session on the first sample, then encodes `sample`; `stage` names the stage in errors.
     ///

@@ -78,7 +78,7 @@ public final class OpusEncoder: MediaStage {
     /// The output format (set once the first sample has opened the encoder).
     public var outputFormat: AudioFormat? { state.session?.outputFormat }
 
-    private var state: AudioEncoderStageState<OpusCodec>
+    private var state: AudioEncoderStageState
 
     /// An encoder with `settings`.
     ///
