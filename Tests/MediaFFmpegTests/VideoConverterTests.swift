@@ -94,21 +94,27 @@ import Testing
             "an unchanged frame is passed on, not converted")
     }
 
-    /// Frames a decoder lends (their planes are FFmpeg's, read in place by the scaler) scale to what
-    /// `ffmpeg -vf scale=320:180` gives, byte for byte.
-    @Test func decodedFramesScaleInPlaceAsTheScaleFilterDoes() throws {
-        let dir = try TemporaryDirectory()
+    /// A 1280×720 H.264 movie of `frames` frames written by ffmpeg, and the frames ``H264Decoder``
+    /// decodes from it (lent: 1280 is a multiple of FFmpeg's line alignment).
+    static func decoded720p(frames: Int, in dir: TemporaryDirectory) throws -> (movie: String, frames: [MediaSample]) {
         let movie = dir.file("in.mp4")
         try ExternalTool.check(
             "ffmpeg",
             [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-frames:v", "6", "-c:v",
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-frames:v", "\(frames)", "-c:v",
                 "libx264", "-preset", "ultrafast", movie
             ])
         let reader = try ContainerDemuxer.streamSource(path: movie, stream: 0)
         var packets: [MediaSample] = []
         while let packet = try reader.next() { packets.append(packet) }
-        let decoded = try Video.run(H264Decoder(), packets)
+        return (movie, try Video.run(H264Decoder(), packets))
+    }
+
+    /// Frames a decoder lends (their planes are FFmpeg's, read in place by the scaler) scale to what
+    /// `ffmpeg -vf scale=320:180` gives, byte for byte.
+    @Test func decodedFramesScaleInPlaceAsTheScaleFilterDoes() throws {
+        let dir = try TemporaryDirectory()
+        let (movie, decoded) = try Self.decoded720p(frames: 6, in: dir)
         #expect(decoded.count == 6)
         let lent = decoded.allSatisfy { $0.borrowsMemory }
         #expect(lent, "1280-wide frames are lent by the decoder")
@@ -123,18 +129,8 @@ import Testing
     /// H.264-encode to the packets their copies encode to (the encoder takes a lent frame by reference).
     @Test func scaledFramesAreLentAndEncodeAsTheirCopiesDo() throws {
         let dir = try TemporaryDirectory()
-        let movie = dir.file("in.mp4")
-        try ExternalTool.check(
-            "ffmpeg",
-            [
-                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-frames:v", "8", "-c:v",
-                "libx264", "-preset", "ultrafast", movie
-            ])
-        let reader = try ContainerDemuxer.streamSource(path: movie, stream: 0)
-        var packets: [MediaSample] = []
-        while let packet = try reader.next() { packets.append(packet) }
         let scaled = try Video.run(
-            try VideoConverter(to: .yuv420p, width: 640, height: 360), try Video.run(H264Decoder(), packets))
+            try VideoConverter(to: .yuv420p, width: 640, height: 360), try Self.decoded720p(frames: 8, in: dir).frames)
         #expect(scaled.count == 8)
         let lent = scaled.allSatisfy { $0.borrowsMemory }
         #expect(lent, "640-wide scaled frames are lent")
