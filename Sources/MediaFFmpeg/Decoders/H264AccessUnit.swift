@@ -4,7 +4,7 @@ import MediaCore
 
 /// One access unit on its way to an FFmpeg H.264 decoder: the sample, the parameter sets to put before
 /// it, and the packet times, in ticks of the decoder's timescale. Made on the ``H264Decoder``'s thread
-/// (``H264FrameOutput/accept(_:format:scan:)``), decoded there or on a worker of ``H264GOPWorkers``.
+/// (``VideoFrameOutput/accept(_:format:scan:)``), decoded there or on a worker of ``H264GOPWorkers``.
 struct H264AccessUnit: Sendable {
     /// Its index among the access units the decoder was given, from 0.
     let index: Int64

@@ -59,7 +59,7 @@ public import MediaCore
 public final class H264Decoder: MediaStage, DiagnosticReporting {
     /// How the decoder uses the CPUs.
     public let threading: Threading
-    private var output: H264FrameOutput?
+    private var output: VideoFrameOutput?
     /// The decoder, with frame threads (``Threading/frames``).
     private var serial: H264DecoderCore?
     /// The groups of pictures in flight (``Threading/groupsOfPictures(workers:bufferBytes:)``).
@@ -154,10 +154,10 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
     }
 
     /// Opens the decoder (or the workers) for a stream whose first sample has `format` and `timing`.
-    private func open(first format: VideoFormat, timing: SampleTiming) throws(MediaError) -> H264FrameOutput {
+    private func open(first format: VideoFormat, timing: SampleTiming) throws(MediaError) -> VideoFrameOutput {
         switch threading {
         case .frames:
-            let output = H264FrameOutput(first: format, timing: timing)
+            let output = VideoFrameOutput(first: format, timing: timing)
             serial = try H264DecoderCore(threads: 0, timescale: output.timescale, parameters: format.h264)
             self.output = output
             return output
@@ -173,7 +173,7 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
             let width = format.width > 0 ? format.width : 1920
             let height = format.height > 0 ? format.height : 1080
             let length = bufferBytes / max(1, (workers + 1) * width * height * 3 / 2)
-            let output = H264FrameOutput(
+            let output = VideoFrameOutput(
                 first: format, timing: timing, pendingAccessUnits: (workers + 2) * length, keepsDecodeTicks: true)
             groups = try H264GOPDecoding(
                 workers: workers, maximumGroupLength: length, timescale: output.timescale, parameters: format.h264)
@@ -183,7 +183,7 @@ public final class H264Decoder: MediaStage, DiagnosticReporting {
     }
 
     /// Logs a warning for each access unit that released damaged frames since the last report.
-    private func reportDamage(_ output: H264FrameOutput) {
+    private func reportDamage(_ output: VideoFrameOutput) {
         for (accessUnit, count) in output.takeDamageReports() {
             MediaDiagnostic(
                 .warning,

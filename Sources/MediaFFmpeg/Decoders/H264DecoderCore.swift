@@ -5,7 +5,7 @@ import MediaCore
 /// One open FFmpeg H.264 decoder (`avcodec_send_packet` / `avcodec_receive_frame`): access units in as
 /// Annex-B packets, decoded frames out into a ``FramePool``. What ``H264Decoder`` runs on its own thread
 /// (FFmpeg's frame threads inside), and what each worker of ``H264GOPWorkers`` runs single-threaded.
-/// Timing and samples are ``H264FrameOutput``'s business, on the decoder's thread.
+/// Timing and samples are ``VideoFrameOutput``'s business, on the decoder's thread.
 final class H264DecoderCore {
     private let codec: CodecContext
     private let packet: Packet

@@ -3,7 +3,7 @@ import MediaCore
 /// The ``H264Decoder``'s side of decoding groups of pictures at once, on the decoder's thread: it cuts
 /// the access units into closed groups (a new one at each IDR access unit, when the group before
 /// started with one too), submits each to
-/// ``H264GOPWorkers``, and hands their frames to ``H264FrameOutput`` group by group, in order.
+/// ``H264GOPWorkers``, and hands their frames to ``VideoFrameOutput`` group by group, in order.
 ///
 /// - Memory: at most `workers + 1` groups are submitted and not yet emitted (one more than the workers,
 ///   so that a worker that finished a group ahead of the oldest takes the next at once);
@@ -57,7 +57,7 @@ final class H264GOPDecoding {
 
     /// Takes the next access unit, `unit`, walked as `scan`; emits the frames that are ready.
     func process(
-        _ unit: H264AccessUnit, scan: H264AccessUnitScan, output: H264FrameOutput,
+        _ unit: H264AccessUnit, scan: H264AccessUnitScan, output: VideoFrameOutput,
         into emit: (MediaSample) throws -> Void
     ) throws {
         if let failure { throw failure }
@@ -87,7 +87,7 @@ final class H264GOPDecoding {
     }
 
     /// Decodes what is left and emits every frame, in order; then stops the workers.
-    func finish(output: H264FrameOutput, into emit: (MediaSample) throws -> Void) throws {
+    func finish(output: VideoFrameOutput, into emit: (MediaSample) throws -> Void) throws {
         if let failure { throw failure }
         do {
             if let serial {
@@ -118,7 +118,7 @@ final class H264GOPDecoding {
     }
 
     /// Submits the group collected, once at most `workers` groups are in flight.
-    private func submitGroup(output: H264FrameOutput, into emit: (MediaSample) throws -> Void) throws {
+    private func submitGroup(output: VideoFrameOutput, into emit: (MediaSample) throws -> Void) throws {
         while inFlight.count > workers.threadCount { try emitOldestGroup(output: output, into: emit) }
         submit()
     }
@@ -132,7 +132,7 @@ final class H264GOPDecoding {
     }
 
     /// Emits the frames the workers have sent so far, oldest group first, without waiting.
-    private func emitReady(output: H264FrameOutput, into emit: (MediaSample) throws -> Void) throws {
+    private func emitReady(output: VideoFrameOutput, into emit: (MediaSample) throws -> Void) throws {
         try emitHeld(output: output, final: false, into: emit)
         while heldStart == held.count, let oldest = inFlight.first, let item = oldest.receiveIfReady() {
             try take(item, output: output, into: emit)
@@ -142,7 +142,7 @@ final class H264GOPDecoding {
     /// Emits the frames held, in order, up to the first whose timing access unit has not been given
     /// yet; when `final` (the stream has ended, or the rest goes to one decoder), all of them: a
     /// frame after the last access unit is timed as one drained at the end of the stream.
-    private func emitHeld(output: H264FrameOutput, final: Bool, into emit: (MediaSample) throws -> Void) throws {
+    private func emitHeld(output: VideoFrameOutput, final: Bool, into emit: (MediaSample) throws -> Void) throws {
         while heldStart < held.count {
             let frame = held[heldStart]
             var tick: Int64?
@@ -158,7 +158,7 @@ final class H264GOPDecoding {
     }
 
     /// Emits the oldest group's frames, waiting for them, until its end.
-    private func emitOldestGroup(output: H264FrameOutput, into emit: (MediaSample) throws -> Void) throws {
+    private func emitOldestGroup(output: VideoFrameOutput, into emit: (MediaSample) throws -> Void) throws {
         let count = inFlight.count
         while inFlight.count == count, let oldest = inFlight.first {
             try take(oldest.receive(), output: output, into: emit)
@@ -167,7 +167,7 @@ final class H264GOPDecoding {
 
     /// Emits one item of the oldest group's channel; its end retires the group.
     private func take(
-        _ item: SegmentChannel<H264GOPWorkers.DecodedFrame>.Item, output: H264FrameOutput,
+        _ item: SegmentChannel<H264GOPWorkers.DecodedFrame>.Item, output: VideoFrameOutput,
         into emit: (MediaSample) throws -> Void
     ) throws {
         switch item {
@@ -184,7 +184,7 @@ final class H264GOPDecoding {
 
     /// Emits every group in flight, then decodes the group collected and everything after it with one
     /// decoder with frame threads.
-    private func switchToSerial(output: H264FrameOutput, into emit: (MediaSample) throws -> Void) throws {
+    private func switchToSerial(output: VideoFrameOutput, into emit: (MediaSample) throws -> Void) throws {
         while !inFlight.isEmpty { try emitOldestGroup(output: output, into: emit) }
         try emitHeld(output: output, final: true, into: emit)
         let decoder = try H264DecoderCore(threads: 0, timescale: output.timescale, parameters: nil)
@@ -203,7 +203,7 @@ final class H264GOPDecoding {
     }
 
     private func receive(
-        from decoder: H264DecoderCore, releasedBy: Int64, output: H264FrameOutput,
+        from decoder: H264DecoderCore, releasedBy: Int64, output: VideoFrameOutput,
         into emit: (MediaSample) throws -> Void
     ) throws {
         while let slot = try decoder.receive() { try output.emit(slot, releasedBy: releasedBy, into: emit) }

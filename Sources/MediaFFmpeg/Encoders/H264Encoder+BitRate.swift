@@ -14,15 +14,15 @@ extension H264Encoder {
     /// about one buffer length (1 s by default).
     ///
     /// The encoder can change its rate only when it was created in average-bit-rate mode with a VBV:
-    /// - with a ``/MediaCore/BitRateControl``: always (it opens with the settings' ``Settings/dataRateLimit``, or,
+    /// - with a ``/MediaCore/BitRateControl``: always (it opens with the settings' ``VideoEncoderSettings/dataRateLimit``, or,
     ///   without one, with a maximum rate equal to the average and a 1-second buffer: x264's CBR-like
     ///   mode, which OBS uses for streaming);
-    /// - without one: when ``Settings/averageBitRate`` and ``Settings/dataRateLimit`` are both set.
+    /// - without one: when ``VideoEncoderSettings/averageBitRate`` and ``VideoEncoderSettings/dataRateLimit`` are both set.
     ///
     /// x264 moves its long-term average only in its CBR-like mode (maximum rate = average). With a
     /// maximum rate above the average, only the VBV's cap moves with the target, so the stream settles
     /// near the lower of the original average and the scaled maximum rate: give the maximum rate equal
-    /// to the average (or no ``Settings/dataRateLimit``) for a rate that follows the target both ways.
+    /// to the average (or no ``VideoEncoderSettings/dataRateLimit``) for a rate that follows the target both ways.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/invalidArgument`` when `bitRate` is outside
     ///   ``/MediaCore/BitRateControl/validRange``, or when the encoder cannot change its rate (constant
@@ -33,7 +33,7 @@ extension H264Encoder {
             throw MediaError(
                 .invalidArgument, "H264Encoder average bit rate \(bitRate) is outside \(BitRateControl.validRange)")
         }
-        guard ratePlan != nil else {
+        guard state.ratePlan != nil else {
             throw MediaError(
                 .invalidArgument,
                 "H264Encoder can change its bit rate only with averageBitRate and either dataRateLimit or a BitRateControl (x264 changes its rate only under a VBV it started with)"
@@ -42,14 +42,14 @@ extension H264Encoder {
         if let control = bitRateControl {
             try control.setBitRate(bitRate)
         } else {
-            ratePlan?.requested = bitRate
+            state.ratePlan?.requested = bitRate
         }
     }
 
     /// The average bit rate the encoder encodes the next frame at: the last target applied or about to
-    /// be (the control's, or ``setAverageBitRate(_:)``'s), else ``Settings/averageBitRate``; `nil` in
+    /// be (the control's, or ``setAverageBitRate(_:)``'s), else ``VideoEncoderSettings/averageBitRate``; `nil` in
     /// constant-quality mode.
     public var averageBitRate: Int? {
-        ratePlan?.wanted ?? settings.averageBitRate
+        state.ratePlan?.wanted ?? settings.averageBitRate
     }
 }

@@ -10,7 +10,7 @@ internal import MediaCore
 /// that was on from the start** ("VBV can't be turned on if it wasn't on to begin with"), and moves its
 /// long-term average only in its CBR-like mode, where the VBV maximum rate equals the average
 /// (`ratecontrol.c`: `if( rc->b_vbv_min_rate ) rc->bitrate = …`). So the plan:
-/// - always runs with a VBV: the settings' ``H264Encoder/Settings/dataRateLimit``, else a maximum rate
+/// - always runs with a VBV: the settings' ``VideoEncoderSettings/dataRateLimit``, else a maximum rate
 ///   equal to the average and a 1-second buffer (what OBS's x264 CBR does: `vbv_maxrate = bitrate`,
 ///   `vbv_bufsize = bitrate`);
 /// - scales the maximum rate and the buffer with the target, keeping the settings' ratios

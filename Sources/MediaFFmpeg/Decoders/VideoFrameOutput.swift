@@ -2,15 +2,16 @@ internal import CMediaFFmpeg
 import MediaBitstream
 import MediaCore
 
-/// The ``H264Decoder``'s side of decoding, on the decoder's thread whichever thread decoded: it turns
-/// input samples into ``H264AccessUnit``s (packet times, parameter sets) and decoded frames into
-/// samples, timed by the rules ``H264Decoder`` documents, in the order they are given.
+/// The video decoders' side of decoding (``H264Decoder``'s and ``VideoDecoder``'s), on the decoder's
+/// thread whichever thread decoded: it turns input samples into ``H264AccessUnit``s (packet times, and
+/// for H.264 the parameter sets) and decoded frames into samples, timed by the rules ``H264Decoder``
+/// documents, in the order they are given.
 ///
 /// A frame is given with the index of the access unit whose decoding released it (for a frame drained
 /// at the end of the stream or of a group of pictures, the last one given before); a
 /// ``/MediaCore/MediaSample/Flags/discontinuity`` on access unit `i` applies from the first frame
 /// released by `i` on, as when the frames were received right after sending `i`.
-final class H264FrameOutput {
+final class VideoFrameOutput {
     /// The timescale of packet and frame timestamps: the first sample's.
     let timescale: Int32
     /// The first sample's parameter sets: a decoder's extradata.
@@ -241,7 +242,7 @@ final class H264FrameOutput {
     }
 }
 
-@available(*, unavailable) extension H264FrameOutput: Sendable {}
+@available(*, unavailable) extension VideoFrameOutput: Sendable {}
 
 /// How ``H264Decoder`` times its frames: by the input's presentation times, or by its decode times when
 /// the presentation times are decode-order placeholders.
