@@ -10,19 +10,55 @@ public enum AudioCodecChoice: String, ExpressibleByArgument, CaseIterable, Senda
     case opus
 }
 
-/// The encoder flags the examples that encode H.264 and AAC share (`av-encoder`, `transcode`), with
-/// the ffmpeg CLI's defaults where a flag is not given.
+/// `--video-codec`: the video encoder.
+public enum VideoCodecChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// H.264 with libx264.
+    case h264
+    /// HEVC with libx265 (`hvc1` in MP4).
+    case hevc
+    /// AV1 with SVT-AV1.
+    case av1
+    /// VP9 with libvpx.
+    case vp9
+
+    /// A new encoder of this codec with `settings`.
+    public func encoder(settings: VideoEncoderSettings) throws -> sending VideoEncoder {
+        switch self {
+        case .h264: return try H264Encoder(settings: settings)
+        case .hevc: return try HEVCEncoder(settings: settings)
+        case .av1: return try AV1Encoder(settings: settings)
+        case .vp9: return try VP9Encoder(settings: settings)
+        }
+    }
+}
+
+/// The encoder flags the examples that encode video and audio share (`av-encoder`, `av-mixer`,
+/// `transcode`), with the ffmpeg CLI's defaults where a flag is not given.
 public struct EncoderOptions: ParsableArguments {
-    /// `--bitrate`: the H.264 average bit rate; `nil` for CRF 23.
-    @Option(help: "The H.264 average bit rate in bits per second (default: CRF 23, as the ffmpeg CLI).")
+    /// `--video-codec`: H.264, HEVC, AV1 or VP9.
+    @Option(
+        name: .customLong("video-codec"),
+        help:
+            "The video codec: h264 (libx264), hevc (libx265; hvc1 in .mp4), av1 (SVT-AV1) or vp9 (libvpx; for .webm, .mkv, .mp4)."
+    )
+    public var videoCodec = VideoCodecChoice.h264
+
+    /// `--bitrate`: the video average bit rate; `nil` for the encoder's constant quality.
+    @Option(
+        help:
+            "The video average bit rate in bits per second (default: the encoder's constant quality, as the ffmpeg CLI: CRF 23 for H.264)."
+    )
     public var bitrate: Int?
 
     /// `--keyint`: the most frames between keyframes.
-    @Option(help: "The most frames between H.264 keyframes (default 250).")
+    @Option(help: "The most frames between keyframes (default: the encoder's, 250 for H.264 and HEVC).")
     public var keyint: Int?
 
-    /// `--preset`: the x264 preset.
-    @Option(help: "The x264 preset (ultrafast ... veryslow; default medium).")
+    /// `--preset`: the encoder's speed preset.
+    @Option(
+        help:
+            "The encoder's preset: x264's and x265's ultrafast ... veryslow (default medium), SVT-AV1's 0 ... 13, libvpx's cpu-used 0 ... 8."
+    )
     public var preset: String?
 
     /// `--audio-bitrate`: the audio encoder's bit rate.
@@ -64,9 +100,14 @@ public struct EncoderOptions: ParsableArguments {
         return settings
     }
 
-    /// The H.264 settings these flags give (`realTime` tunes for zero latency).
-    public func h264Settings(realTime: Bool = false) -> H264Encoder.Settings {
-        var settings = H264Encoder.Settings()
+    /// The video encoder these flags give: `--video-codec` with ``videoSettings(realTime:)``.
+    public func videoEncoder(realTime: Bool = false) throws -> sending VideoEncoder {
+        try videoCodec.encoder(settings: videoSettings(realTime: realTime))
+    }
+
+    /// The video settings these flags give (`realTime` tunes for live use: no lookahead, no reordering).
+    public func videoSettings(realTime: Bool = false) -> VideoEncoderSettings {
+        var settings = VideoEncoderSettings()
         settings.realTime = realTime
         settings.averageBitRate = bitrate
         settings.maxKeyFrameInterval = keyint

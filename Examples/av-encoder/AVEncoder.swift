@@ -96,7 +96,7 @@ struct AVEncoder: ParsableCommand {
 
         if let input = try sources.videoSource(patternLength: .duration(limit ?? .seconds(10)), limit: limit) {
             var stages: [any MediaStage] = input.needsConversion ? [try VideoConverter(to: .yuv420p)] : []
-            stages.append(try H264Encoder(settings: encoding.h264Settings(realTime: realtime)))
+            stages.append(try encoding.videoEncoder(realTime: realtime))
             let source = realtime ? RealTimeSource(input.source, clock: clock) : input.source
             videoBranch = graph.addBranch("video", source: source, stages: stages)
         }

@@ -187,7 +187,7 @@ struct AVMixer: ParsableCommand {
             let encoded = outputs.contains { $0.1.isEncoded && !$0.1.takesAudioOnly }
             var stages: [any MediaStage] = []
             for path in raw.dropLast(encoded ? 0 : 1) { stages.append(try WritingTap.y4m(path: path)) }
-            if encoded { stages.append(try H264Encoder(settings: encoding.h264Settings(realTime: live))) }
+            if encoded { stages.append(try encoding.videoEncoder(realTime: live)) }
             videoBranch = graph.addBranch("video mix", source: compositor, stages: stages)
             if !encoded, let last = raw.last, let videoBranch {
                 graph.addSink(Y4MMuxer(output: try FileOutput(path: last)), input: videoBranch)

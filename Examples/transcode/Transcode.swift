@@ -168,7 +168,13 @@ struct Transcode: ParsableCommand {
     var exportPreset: ExportPreset {
         guard !copy, var chosen = ExportPreset(name: exportPresetName) else { return .passthrough }
         if case .h264(_, let maxWidth, let maxHeight) = chosen.video {
-            chosen.video = .h264(encoding.h264Settings(), maxWidth: maxWidth, maxHeight: maxHeight)
+            let settings = encoding.videoSettings()
+            switch encoding.videoCodec {
+            case .h264: chosen.video = .h264(settings, maxWidth: maxWidth, maxHeight: maxHeight)
+            case .hevc: chosen.video = .hevc(settings, maxWidth: maxWidth, maxHeight: maxHeight)
+            case .av1: chosen.video = .av1(settings, maxWidth: maxWidth, maxHeight: maxHeight)
+            case .vp9: chosen.video = .vp9(settings, maxWidth: maxWidth, maxHeight: maxHeight)
+            }
         }
         if case .aac = chosen.audio {
             switch encoding.audioCodec {

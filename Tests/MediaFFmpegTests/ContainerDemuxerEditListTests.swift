@@ -109,4 +109,23 @@ import Testing
         let diagnostics = (try? ContainerDemuxer(bytes: bytes))?.diagnostics ?? []
         #expect(diagnostics.isEmpty)
     }
+
+    /// ffmpeg's H.264 with B-frames in MP4: the edit starts at the first composition offset and presents
+    /// the whole duration, which the samples hold once their `ctts` offsets count; no warning. (It was
+    /// reported as `editBeyondMedia` before the offsets counted.) The same edit made 1 s longer still is.
+    @Test func bFramesCompositionOffsetsAreHeldNotBeyond() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("b.mp4")
+        try GeneratedFixture.ffmpeg([
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-t", "3", "-c:v", "libx264", "-bf",
+            "3", path
+        ])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Data(bytes).range(of: Data("ctts".utf8)) != nil, "the fixture has composition offsets")
+        #expect(try ContainerDemuxer(bytes: bytes).diagnostics.isEmpty)
+        let elst = try #require(Data(bytes).range(of: Data("elst".utf8))).lowerBound - 4
+        // segment_duration is in the movie's timescale (1000 here): 3 s → 4 s.
+        let longer = Self.edited(bytes, elst: elst, field: 0, 4_000)
+        #expect(try ContainerDemuxer(bytes: longer).diagnostics.map(\.code) == ["editBeyondMedia"])
+    }
 }

@@ -17,7 +17,9 @@ import MediaCore
 /// - `editPastMediaEnd`: an edit starts at or after the end of the samples, so nothing of the track is
 ///   presented (libavformat drops its packets).
 ///
-/// What the samples hold is the sum of the `stts` durations. Every value comes from the file, so the
+/// What the samples hold is the sum of the `stts` durations, moved on by the largest composition offset
+/// of a `ctts` (with B-frames the pictures are presented up to that much after they are decoded: an
+/// H.264 track whose edit starts at its first offset presents its whole duration). Every value comes from the file, so the
 /// sums are taken as `Double` seconds (no overflow), and a box that does not fit ends the check with no
 /// diagnostic: libavformat reports damaged boxes itself.
 enum MovieEditCheck {
@@ -114,7 +116,8 @@ enum MovieEditCheck {
             elstOffset = elst.start
             self.edits = edits
             mediaTimescale = scale
-            mediaDuration = durations.total
+            let ctts = child(["mdia", "minf", "stbl", "ctts"], in: trak)
+            mediaDuration = durations.total + (ctts.flatMap { Self.largestOffset(bytes, $0) } ?? 0)
             longestSample = durations.longest
         }
 
@@ -139,6 +142,21 @@ enum MovieEditCheck {
                 }
                 return (UInt64(duration), Int64(Int32(bitPattern: time)))
             }
+        }
+
+        /// The largest composition offset of a `ctts` (version 1's may be negative; 0 at least), in the
+        /// media's timescale; `nil` when the box does not fit.
+        private static func largestOffset(_ bytes: [UInt8], _ ctts: MovieRewriter.Box) -> Double? {
+            let start = ctts.payloadStart
+            guard let version = version(bytes, ctts), let count = uint32(bytes, start + 4, in: ctts),
+                Int(count) <= (ctts.end - start - 8) / 8
+            else { return nil }
+            var largest = 0.0
+            for index in 0..<Int(count) {
+                guard let offset = uint32(bytes, start + 12 + index * 8, in: ctts) else { return nil }
+                largest = max(largest, version == 1 ? Double(Int32(bitPattern: offset)) : Double(offset))
+            }
+            return largest
         }
 
         private static func sampleDurations(_ bytes: [UInt8], _ stts: MovieRewriter.Box) -> (

@@ -38,6 +38,15 @@ public final class VideoDecoder: MediaStage, DiagnosticReporting {
     /// A decoder; the first sample's format chooses the codec.
     public init() { FFmpeg.quietLogging() }
 
+    /// Whether this stage decodes samples of `format`: compressed video of a codec the codec table knows
+    /// (not H.264, which ``H264Decoder`` decodes) whose decoder this FFmpeg build has.
+    public static func canDecode(_ format: VideoFormat) -> Bool {
+        guard case .other(let code) = format.codec, let row = CodecTable.row(code: code, audio: false) else {
+            return false
+        }
+        return avcodec_find_decoder(row.id) != nil
+    }
+
     /// Decodes one sample; emits the frames that are ready.
     public func process(_ sample: MediaSample, into emit: (MediaSample) throws -> Void) throws {
         guard case .video(let input) = sample.format, case .other(let code) = input.codec,

@@ -98,11 +98,7 @@ struct ExportGraphBuilder {
             stages.append(try AudioConverter(format: PCMFormat(.s16)))
             return stages
         case (.y4m, .video(let video)):
-            switch video.codec {
-            case .h264: return [H264Decoder(threading: options.h264Decoding)]
-            case .raw: return []
-            case .other: throw cannotDecode(stream, path)
-            }
+            return try decoder(for: video, stream, path).map { [$0] } ?? []
         case (_, .audio(let audio)):
             let encoder: any MediaStage
             switch preset.audio {
@@ -116,16 +112,26 @@ struct ExportGraphBuilder {
             guard AudioDecoder.canDecode(format) else { throw cannotDecode(stream, path) }
             return [AudioDecoder(), encoder]
         case (_, .video(let video)):
-            guard case .h264(let settings, let maxWidth, let maxHeight) = preset.video else { return [] }
+            guard let (encoder, maxWidth, maxHeight) = try preset.video.encoding() else { return [] }
             let size = ExportPreset.fitted(
                 width: video.width, height: video.height, maxWidth: maxWidth, maxHeight: maxHeight)
             let scaler = try VideoConverter(to: .yuv420p, width: size?.width, height: size?.height)
-            switch video.codec {
-            case .h264:
-                return [H264Decoder(threading: options.h264Decoding), scaler, try H264Encoder(settings: settings)]
-            case .raw: return [scaler, try H264Encoder(settings: settings)]
-            case .other: throw cannotDecode(stream, path)
-            }
+            let decoder = try decoder(for: video, stream, path)
+            return (decoder.map { [$0] } ?? []) + [scaler, encoder]
+        }
+    }
+
+    /// The decoder for video of `format`: ``/MediaFFmpeg/H264Decoder`` for H.264, ``/MediaFFmpeg/VideoDecoder`` for
+    /// the other codecs of the codec table (HEVC, AV1, VP9, ...), none for raw frames.
+    private func decoder(for format: VideoFormat, _ stream: ContainerDemuxer.Stream, _ path: String) throws
+        -> (any MediaStage)?
+    {
+        switch format.codec {
+        case .h264: return H264Decoder(threading: options.h264Decoding)
+        case .raw: return nil
+        case .other:
+            guard VideoDecoder.canDecode(format) else { throw cannotDecode(stream, path) }
+            return VideoDecoder()
         }
     }
 

@@ -17,6 +17,27 @@ public struct ExportPreset: Sendable, Hashable {
         /// Decoded and encoded with ``/MediaFFmpeg/H264Encoder`` (`settings`), scaled down to fit in
         /// `maxWidth` × `maxHeight` with its aspect ratio kept (even sizes; never up), when they are given.
         case h264(H264Encoder.Settings, maxWidth: Int? = nil, maxHeight: Int? = nil)
+        /// As ``h264(_:maxWidth:maxHeight:)``, encoded with ``/MediaFFmpeg/HEVCEncoder`` (libx265; `hvc1` in MP4).
+        case hevc(VideoEncoderSettings, maxWidth: Int? = nil, maxHeight: Int? = nil)
+        /// As ``h264(_:maxWidth:maxHeight:)``, encoded with ``/MediaFFmpeg/AV1Encoder`` (SVT-AV1).
+        case av1(VideoEncoderSettings, maxWidth: Int? = nil, maxHeight: Int? = nil)
+        /// As ``h264(_:maxWidth:maxHeight:)``, encoded with ``/MediaFFmpeg/VP9Encoder`` (libvpx).
+        case vp9(VideoEncoderSettings, maxWidth: Int? = nil, maxHeight: Int? = nil)
+
+        /// The bounds of an encoding case, with a new encoder for it; `nil` for ``none`` and ``passthrough``.
+        func encoding() throws(MediaError) -> (encoder: VideoEncoder, maxWidth: Int?, maxHeight: Int?)? {
+            switch self {
+            case .none, .passthrough: return nil
+            case .h264(let settings, let maxWidth, let maxHeight):
+                return (try H264Encoder(settings: settings), maxWidth, maxHeight)
+            case .hevc(let settings, let maxWidth, let maxHeight):
+                return (try HEVCEncoder(settings: settings), maxWidth, maxHeight)
+            case .av1(let settings, let maxWidth, let maxHeight):
+                return (try AV1Encoder(settings: settings), maxWidth, maxHeight)
+            case .vp9(let settings, let maxWidth, let maxHeight):
+                return (try VP9Encoder(settings: settings), maxWidth, maxHeight)
+            }
+        }
     }
 
     /// What the audio becomes.
