@@ -69,7 +69,8 @@ struct LiveStreamer: ParsableCommand {
     var noAdaptiveBitrate = false
 
     @Option(
-        name: .customLong("audio-bitrate"), help: ArgumentHelp("The AAC bit rate in bits per second.", valueName: "BPS")
+        name: .customLong("audio-bitrate"),
+        help: ArgumentHelp("The AAC or Opus bit rate in bits per second.", valueName: "BPS")
     )
     var audioBitrate = 128_000
 
@@ -79,8 +80,20 @@ struct LiveStreamer: ParsableCommand {
             valueName: "N"))
     var keyint: Int?
 
-    @Option(help: "The x264 preset (ultrafast ... veryslow).")
+    @Option(help: "The x264 or x265 preset (ultrafast ... veryslow); SVT-AV1's 0 ... 13; libvpx's cpu-used 0 ... 8.")
     var preset = "veryfast"
+
+    @Option(
+        name: .customLong("video-codec"),
+        help: ArgumentHelp(
+            "The video codec: h264, hevc (SRT/UDP/TCP in MPEG-TS, HLS in fMP4, a file), av1 or vp9 (a .mkv/.webm/.mp4 file); only H.264 adapts its bit rate (FFmpeg 5.1's other encoders cannot change it while they run)."
+        ))
+    var videoCodec = VideoCodecChoice.h264
+
+    @Option(
+        name: .customLong("audio-codec"),
+        help: "The audio codec: aac, or opus (48 kHz; SRT/UDP/TCP in MPEG-TS, a .mkv/.webm/.mp4 file).")
+    var audioCodec = AudioCodecChoice.aac
 
     @Option(
         help: ArgumentHelp(
@@ -220,7 +233,8 @@ struct LiveStreamer: ParsableCommand {
         defer { preview?.close() }
         // Shared between the encoder and the live sink: the policy's target bit rate, and the keyframe a
         // reconnection asks for.
-        let control = hasVideo && !noAdaptiveBitrate ? try BitRateControl(bitRate: bitrate) : nil
+        let adapts = hasVideo && !noAdaptiveBitrate && videoCodec == VideoCodecChoice.h264
+        let control = adapts ? try BitRateControl(bitRate: bitrate) : nil
         let keyframes = KeyframeRequest()
         // The connection events are printed by EventPrinter; --verbose adds the library's own diagnostics.
         let diagnostics = ExampleLogHandler.logger(for: "live-streamer", verbose: true, quiet: false)
@@ -329,7 +343,13 @@ struct LiveStreamer: ParsableCommand {
         // segments are cut at keyframes.
         let gopSeconds = Destination.isHLS(to) ? min(2, hlsTime) : 2
         settings.maxKeyFrameInterval = keyint ?? max(1, Int((gopSeconds * seconds).rounded()))
-        let encoder = try H264Encoder(settings: settings, bitRateControl: control)
+        let encoder: VideoEncoder
+        if videoCodec == .h264 {
+            encoder = try H264Encoder(settings: settings, bitRateControl: control)
+        } else {
+            if settings.preset == "veryfast", videoCodec != .hevc { settings.preset = nil }  // x264's name only
+            encoder = try videoCodec.encoder(settings: settings)
+        }
         encoder.keyframeRequest = keyframes
         if hasVideoFanIn {
             // The main video, the picture-in-picture, the image and the text on one canvas, live on the clock.
@@ -387,7 +407,14 @@ struct LiveStreamer: ParsableCommand {
         } else {
             return nil
         }
-        let encoder = try AACEncoder(bitRate: audioBitrate)
+        let encoder: any MediaStage
+        switch audioCodec {
+        case .aac: encoder = try AACEncoder(bitRate: audioBitrate)
+        case .opus:
+            var opus = OpusEncoder.Settings()
+            opus.bitRate = audioBitrate
+            encoder = try OpusEncoder(settings: opus)
+        }
         if let mixInput {
             // The main audio and --mix-input in one live mix on the clock.
             let mixed = try mixer(main: source, with: mixInput, clock: clock, limit: limit, controls: &controls)

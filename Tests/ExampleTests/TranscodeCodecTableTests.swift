@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// The codecs of the one codec table through `transcode` (issue 32): a copy of an Opus, FLAC, ALAC or
-/// HEVC track writes the packets `ffmpeg -c copy` writes (size, MD5, pts, dts, flags, and the Matroska
+/// HEVC, AV1 or VP9 track writes the packets `ffmpeg -c copy` writes (size, MD5, pts, dts, flags, and the Matroska
 /// end trim), where the demuxer's names (`'opus'`, `'flac'`) were once refused by the muxer's table
 /// (`'Opus'`, `'fLaC'`); HEVC in MP4 is tagged `hvc1`; and Opus, FLAC, Vorbis and AC-3 decode to the
 /// samples ffmpeg decodes.
@@ -30,7 +30,13 @@ import Testing
         Copy(
             codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mp4",
             ffmpegExtra: ["-tag:v", "hvc1"]),
-        Copy(codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mkv")
+        Copy(codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mkv"),
+        Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mp4", output: "mkv"),
+        Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mkv", output: "mp4"),
+        Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mp4", output: "webm"),
+        // VP9 into MP4 needs the demuxer's vpcC (VP9 has no extradata): libavformat refuses an empty one.
+        Copy(codec: ["-c:v", "libvpx-vp9", "-cpu-used", "8"], input: "webm", output: "mp4"),
+        Copy(codec: ["-c:v", "libvpx-vp9", "-cpu-used", "8"], input: "mp4", output: "mkv")
     ]
 
     /// Two seconds of a tone (or, for video, a test pattern) written by ffmpeg with `codec`.
@@ -69,7 +75,10 @@ import Testing
             let tag = try ExternalTool.check(
                 "ffprobe", ["-v", "error", "-show_entries", "stream=codec_tag_string", "-of", "csv=p=0", ours]
             ).output.trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(tag == "hvc1")
+            let expected = ["libx265": "hvc1", "libsvtav1": "av01", "libvpx-vp9": "vp09"][copy.codec[1]]
+            #expect(tag == expected)
+            let decode = try ExternalTool.run("ffmpeg", ["-v", "error", "-xerror", "-i", ours, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
         }
     }
 

@@ -61,7 +61,8 @@ struct ContainerCodec {
                 }
                 id = row.id
                 isoTag = container.isISOBaseMedia ? row.isoTag : nil
-                extradata = video.codecConfiguration
+                // VP9's `vpcC` goes into the codec parameters (``VP9Configuration``), not the extradata.
+                extradata = row.id == AV_CODEC_ID_VP9 ? [] : video.codecConfiguration
             }
             guard video.width > 0, video.height > 0 else { throw refuse("size \(video.width)x\(video.height)") }
         }
@@ -124,6 +125,7 @@ struct ContainerCodec {
             stream.pointee.time_base = AVRational(num: 1, den: timescale ?? Int32(clamping: audio.sampleRate))
         case .video(let video):
             par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+            if id == AV_CODEC_ID_VP9 { VP9Configuration.apply(video.codecConfiguration, to: par) }
             par.pointee.width = Int32(clamping: video.width)
             par.pointee.height = Int32(clamping: video.height)
             if let aspect = video.pixelAspectRatio {

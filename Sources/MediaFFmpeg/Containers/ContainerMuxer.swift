@@ -357,6 +357,16 @@ extension ContainerMuxer {
         var isAAC: Bool { format.audio?.codec == .aac }
     }
 
+    /// The codecs FFmpeg 5.1's MPEG-TS muxer gives a stream type (or, for Opus, AC-3 and E-AC-3, a
+    /// registration descriptor) that demuxers read back (`mpegtsenc.c`, `get_dvb_stream_type`).
+    private static let mpegTSCodecs: Set<UInt32> = Set(
+        [
+            AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG4, AV_CODEC_ID_H264, AV_CODEC_ID_HEVC,
+            AV_CODEC_ID_CAVS, AV_CODEC_ID_DIRAC, AV_CODEC_ID_VC1, AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC,
+            AV_CODEC_ID_AAC_LATM, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_DTS, AV_CODEC_ID_TRUEHD,
+            AV_CODEC_ID_OPUS, AV_CODEC_ID_S302M
+        ].map(\.rawValue))
+
     private func openStreams(_ formats: [MediaFormat?], timescales: [Int32?], priming: [Int]) throws(MediaError) {
         let ctx = context.raw
         var opened: [Track?] = []
@@ -371,6 +381,15 @@ extension ContainerMuxer {
             guard avformat_query_codec(ctx.pointee.oformat, mapping.id, FF_COMPLIANCE_NORMAL) != 0 else {
                 throw MediaError(
                     .unsupportedFormat, "track \(index) (\(format)): \(self.format) cannot carry \(mapping.displayName)"
+                )
+            }
+            // FFmpeg 5.1's MPEG-TS muxer keeps no list: a codec without a stream type of its own (VP9, AV1,
+            // FLAC, ...) is written as private data (stream type 0x06) that no demuxer reads back as that
+            // codec. Only the codecs it gives a stream type or a registration descriptor are taken.
+            if self.format == .mpegTS, !Self.mpegTSCodecs.contains(mapping.id.rawValue) {
+                throw MediaError(
+                    .unsupportedFormat,
+                    "track \(index) (\(format)): mpegts cannot carry \(mapping.displayName) (FFmpeg 5.1's muxer would write it as private data no demuxer reads back); use Matroska, WebM or MP4"
                 )
             }
             guard let stream = avformat_new_stream(ctx, nil) else {

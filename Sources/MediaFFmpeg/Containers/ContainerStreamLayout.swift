@@ -272,6 +272,8 @@ struct ContainerStreamLayout {
         var format = VideoFormat(
             codec: .other(fourCC: code), width: width, height: height, frameRate: rate, pixelAspectRatio: aspect)
         format.codecConfiguration = extradata
+        // VP9 has no extradata: its `vpcC`, from the parameters the stream's first frames gave.
+        if p.codec_id == AV_CODEC_ID_VP9, extradata.isEmpty { format.codecConfiguration = VP9Configuration.record(p) }
         return (format, .passthrough)
     }
 

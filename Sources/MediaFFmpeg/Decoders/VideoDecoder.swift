@@ -148,7 +148,10 @@ extension VideoDecoder {
                 }
             }
             defer { av_packet_unref(packet.raw) }
-            packet.raw.pointee.pts = unit.pts
+            // A stream timed by decode time (presentation = decode: no reordering) hands no presentation
+            // time on; libdav1d gives its frames no decode time, so the packet carries the decode time as
+            // its presentation time, which it is.
+            packet.raw.pointee.pts = unit.pts == mp_nopts_value() ? unit.dts : unit.pts
             packet.raw.pointee.dts = unit.dts
             if let duration = unit.duration { packet.raw.pointee.duration = duration }
             if unit.isKeyframe { packet.raw.pointee.flags |= AV_PKT_FLAG_KEY }

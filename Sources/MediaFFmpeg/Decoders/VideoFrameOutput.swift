@@ -194,6 +194,11 @@ final class VideoFrameOutput {
             }
         }
         if clock == .decode, isNext(decodeTick) { tick = decodeTick }
+        if clock == .decode, decodeTick == none {
+            // A decoder that gives no decode time (libdav1d): the frame's own time, when it is the next.
+            let presented = raw.best_effort_timestamp != none ? raw.best_effort_timestamp : raw.pts
+            if isNext(presented) { tick = presented }
+        }
         let rateDuration =
             frameRate.map { MediaTime(value: Int64($0.denominator), timescale: $0.numerator) } ?? .invalid
         var duration = tick == none ? nil : durations.removeValue(forKey: tick)

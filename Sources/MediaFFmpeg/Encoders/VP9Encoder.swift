@@ -15,8 +15,9 @@ public import MediaCore
 ///   forms (profiles 2 and 3, when libvpx was built for them), as ``VideoEncoder`` says.
 /// - Output: one frame per sample (a superframe where libvpx joins a hidden alternate reference to the
 ///   frame shown after it, as WebM and MP4 store it), in a format ``/MediaCore/VideoCodec/other(fourCC:)``
-///   `'vp09'` with no configuration record (VP9 has none in-band; MP4's `vpcC` is written from the
-///   stream's parameters by the muxer).
+///   `'vp09'` whose configuration is its `vpcC` record (``/MediaBitstream/VPCodecConfigurationRecord``:
+///   profile, bit depth, chroma subsampling, colours; VP9 has no header of its own that says them), as
+///   an MP4 `vp09` sample entry stores it and a demuxer hands it out.
 ///
 /// With the settings `nil`, libvpx's defaults as the `ffmpeg` CLI uses them (`deadline=good`,
 /// `cpu-used=1`, an average bit rate of 256 kb/s), so the same settings give the CLI's packets.
@@ -66,6 +67,11 @@ struct VP9Codec: VideoEncoderCodec {
     func openedFormat(_ context: UnsafeMutablePointer<AVCodecContext>, base: VideoFormat) -> VideoFormat? {
         var format = base
         format.codec = .other(fourCC: FourCC("vp09").rawValue)
+        let ctx = context.pointee
+        format.codecConfiguration =
+            VP9Configuration.record(
+                pixels: ctx.pix_fmt, profile: ctx.profile, range: ctx.color_range, primaries: ctx.color_primaries,
+                transfer: ctx.color_trc, matrix: ctx.colorspace, location: ctx.chroma_sample_location)?.bytes ?? []
         return format
     }
 }

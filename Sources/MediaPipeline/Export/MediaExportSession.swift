@@ -133,12 +133,20 @@ public final class MediaExportSession: Sendable {
         let branches = try builder.addBranches(for: inputs, to: &graph, spans: &spans)
         try addSink(to: &graph, tracks: branches)
         var stoppedEarly = false
-        let outcome = try graph.runThreaded(stop: run) { [self] graphProgress in
-            if isCancelled || (stop?.isRequested ?? false) {
-                stoppedEarly = true
-                run.request()
+        let outcome: MediaGraph.Progress
+        do {
+            outcome = try graph.runThreaded(stop: run) { [self] graphProgress in
+                if isCancelled || (stop?.isRequested ?? false) {
+                    stoppedEarly = true
+                    run.request()
+                }
+                try progress?(ExportProgress(graph: graphProgress, spans: spans))
             }
-            try progress?(ExportProgress(graph: graphProgress, spans: spans))
+        } catch {
+            // A file the failed export left empty (the muxer refused a track before its header) is no
+            // file of its format: removed. One with data keeps what was written, valid up to the error.
+            if case .file(let path) = destination, let size = Self.fileSize(path), size == 0 { unlink(path) }
+            throw error
         }
         if isCancelled {
             if case .file(let path) = destination { unlink(path) }
@@ -149,6 +157,12 @@ public final class MediaExportSession: Sendable {
             throw nothingExported(outcome)
         }
         return ExportResult(graph: outcome, wasStoppedEarly: stoppedEarly || (stop?.isRequested ?? false))
+    }
+
+    /// The size of the file at `path`, or `nil` when there is none.
+    private static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     /// The error of an export whose container got no sample: it has no track to write, so nothing valid
