@@ -82,6 +82,15 @@ struct AVEncoder: ParsableCommand {
                     "cannot tell the container of '\(path)' from its extension; use --format or one of .mp4 .mov .m4a .ts .flv .mkv .webm .aac .h264"
                 )
             }
+            if OutputKind(path: path) == .annexB, encoding.videoCodec != .h264 {
+                throw ValidationError(
+                    "'\(path)' is raw H.264 (Annex-B): it cannot take --video-codec \(encoding.videoCodec.rawValue); use .mkv, .mp4 or .webm"
+                )
+            }
+            if OutputKind(path: path) == .adts, encoding.audioCodec != .aac {
+                throw ValidationError(
+                    "'\(path)' is ADTS: it holds AAC only, not --audio-codec \(encoding.audioCodec.rawValue)")
+            }
         }
     }
 

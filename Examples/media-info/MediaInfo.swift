@@ -7,14 +7,17 @@ import MediaPipeline
 struct MediaInfo: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "media-info",
-        abstract: "Print what an audio file holds, like afinfo: WAVE, AIFF, AIFC, CAF, NeXT/Sun .au, ADTS and MP3.",
+        abstract:
+            "Print what an audio file holds, like afinfo: WAVE, AIFF, AIFC, CAF, NeXT/Sun .au, ADTS and MP3; and the streams of a movie (MP4, MOV, Matroska, WebM, Ogg, MPEG-TS, FLV).",
         discussion: """
             The file (a path, '-' for standard input, or an http://, https:// or ftp:// URL, fetched whole \
             first, up to 1 GiB) is parsed whole by MediaPipeline's AudioFileStreamParser (pure Swift, no FFmpeg): its \
             format as Core Audio describes it (an AudioStreamBasicDescription), the packets, frames and bytes \
             it really holds, the priming and remainder frames it states (CAF pakt, MP3 LAME tag) and what the \
             parser skipped or worked around. --json prints one JSON object; its keys are listed in README.md \
-            and are a stable interface.
+            and are a stable interface. A local movie or other container is described by ContainerDemuxer \
+            instead: each stream's codec (H.264, HEVC, AV1, VP9, AAC, Opus, FLAC, ...), size or rate, packets \
+            and configuration record.
 
             Examples:
               media-info song.mp3
@@ -43,7 +46,17 @@ struct MediaInfo: ParsableCommand {
     @OptionGroup var licence: LicenceOption
 
     func run() throws {
-        let summary = try Self.summary(of: file)
+        let summary: AudioFileSummary
+        do {
+            summary = try Self.summary(of: file)
+        } catch let error as MediaError {
+            // A movie or other container (MP4, Matroska, Ogg, MPEG-TS ...): described by ContainerDemuxer.
+            guard error.code == .unsupportedFormat, file != "-", !file.contains("://"),
+                let demuxer = try? ContainerDemuxer(path: file)
+            else { throw error }
+            try report(ContainerInfo(file: file, demuxer: demuxer))
+            return
+        }
         if logging.verbose && !quiet {
             // The report lists these as notes too; --verbose also logs them, with their metadata, as
             // the other examples log their readers' diagnostics.
@@ -69,6 +82,17 @@ struct MediaInfo: ParsableCommand {
 }
 
 extension MediaInfo {
+    /// Prints a container's report, as text or JSON.
+    func report(_ info: ContainerInfo) throws {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(info), as: UTF8.self))
+        } else {
+            print(info.text)
+        }
+    }
+
     /// The largest resource fetched from a URL: it is held in memory to be parsed.
     static let urlLimit = 1 << 30
 

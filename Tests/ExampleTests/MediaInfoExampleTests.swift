@@ -196,7 +196,8 @@ import Testing
 
     /// The AAC in an M4A's `mdat` holds byte runs that look like confirmed MPEG audio headers: the file
     /// was once reported as MP3 garbage ("no MPEG audio frame followed by 3 more"). Containers the parser
-    /// does not read are named instead.
+    /// does not read are named instead, when they come on standard input (a file is described by
+    /// ContainerDemuxer: `aMovieIsDescribedStreamByStream`).
     @Test(arguments: [
         ("m4a", ["-c:a", "aac"], "an MPEG-4 or QuickTime file"), ("ogg", ["-c:a", "libopus"], "an Ogg file"),
         ("flac", ["-c:a", "flac"], "a FLAC file"), ("mkv", ["-c:a", "aac"], "a Matroska or WebM file"),
@@ -207,10 +208,42 @@ import Testing
         let path = dir.file("tone.\(ext)")
         try ExternalTool.check(
             "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2"] + codec + [path])
-        let result = try ExternalTool.run(Self.mediaInfo, [path])
+        let result = try ExternalTool.run(
+            Self.mediaInfo, ["-"], stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("media-info: \(name), which ContainerDemuxer reads"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// A movie file (HEVC + Opus in MP4, VP9 + Opus in WebM, AV1 + FLAC in Matroska, H.264 + AAC in
+    /// MPEG-TS) is described stream by stream: the codecs, sizes, rates and channel counts ffprobe reads.
+    @Test(arguments: [
+        ("mp4", ["-c:v", "libx265", "-x265-params", "log-level=none", "-c:a", "libopus"], "hvc1", "opus"),
+        ("webm", ["-c:v", "libvpx-vp9", "-cpu-used", "8", "-c:a", "libopus"], "vp09", "opus"),
+        ("mkv", ["-c:v", "libsvtav1", "-preset", "12", "-c:a", "flac"], "av01", "flac"),
+        ("ts", ["-c:v", "libx264", "-c:a", "aac"], "h264", "aac")
+    ])
+    func aMovieIsDescribedStreamByStream(ext: String, codecs: [String], video: String, audio: String) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("movie.\(ext)")
+        try ExternalTool.check(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=48000:duration=1"
+            ] + codecs + [path])
+        let result = try ExternalTool.run(Self.mediaInfo, [path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let streams = try #require(json["streams"] as? [[String: Any]])
+        #expect(streams.map { $0["codec"] as? String } == [video, audio])
+        let probed = try #require(try ExternalTool.ffprobeJSON(path, ["-show_streams"])["streams"] as? [[String: Any]])
+        #expect(streams.map { $0["codecName"] as? String } == probed.map { $0["codec_name"] as? String })
+        #expect(streams[0]["width"] as? Int == 160 && streams[0]["height"] as? Int == 120)
+        #expect(streams[0]["frameRate"] as? String == "25/1")
+        #expect(streams[1]["sampleRate"] as? Int == 48_000 && streams[1]["channels"] as? Int == 1)
+        let text = try ExternalTool.check(Self.mediaInfo, [path]).output
+        #expect(text.contains("Stream 0:           video '\(video)'"), "\(text)")
     }
 
     @Test func aFileOfNoKnownTypeIsOneLineWithStatus1() throws {
