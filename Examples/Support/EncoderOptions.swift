@@ -43,6 +43,13 @@ public struct EncoderOptions: ParsableArguments {
     )
     public var videoCodec = VideoCodecChoice.h264
 
+    /// `--hardware`: a hardware encoder for `--video-codec` when one works here.
+    @Flag(
+        help:
+            "Encode video with a hardware encoder (NVENC, Quick Sync, VA-API, V4L2) when one works here, else with the software one (video-devices --encoders lists them)."
+    )
+    public var hardware = false
+
     /// `--bitrate`: the video average bit rate; `nil` for the encoder's constant quality.
     @Option(
         help:
@@ -102,7 +109,10 @@ public struct EncoderOptions: ParsableArguments {
 
     /// The video encoder these flags give: `--video-codec` with ``videoSettings(realTime:)``.
     public func videoEncoder(realTime: Bool = false) throws -> sending VideoEncoder {
-        try videoCodec.encoder(settings: videoSettings(realTime: realTime))
+        guard hardware else { return try videoCodec.encoder(settings: videoSettings(realTime: realTime)) }
+        let family = VideoEncoderFamily(rawValue: videoCodec.rawValue) ?? .h264
+        let name = VideoEncoderProbe.encoderName(for: family, preferringHardware: true)
+        return try family.encoder(settings: videoSettings(realTime: realTime), encoderName: name)
     }
 
     /// The video settings these flags give (`realTime` tunes for live use: no lookahead, no reordering).

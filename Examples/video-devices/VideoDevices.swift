@@ -14,14 +14,22 @@ struct VideoDevices: ParsableCommand {
             description) with its sizes and frame rates. With no camera, it says so (--json: an empty \
             array) and exits 0. --json prints one JSON array; its keys are listed in README.md.
 
+            --encoders lists the video encoders instead: each hardware encoder (NVENC, Quick Sync, VA-API, \
+            V4L2) and software encoder for H.264, HEVC, AV1 and VP9, whether this FFmpeg build has it and \
+            whether it encodes a frame here (VideoEncoderProbe), with the reason when it does not.
+
             Examples:
               video-devices
               video-devices --json | jq '.[0].formats[].pixelFormat'
+              video-devices --encoders --json | jq '.[] | select(.works) | .encoderName'
             """,
         version: "0.1.0")
 
     @Flag(help: "Print one JSON array on standard output instead of text.")
     var json = false
+
+    @Flag(help: "List the video encoders, hardware and software, and whether each works here, instead of cameras.")
+    var encoders = false
 
     @OptionGroup var logging: VerboseOption
 
@@ -32,6 +40,17 @@ struct VideoDevices: ParsableCommand {
     @OptionGroup var licence: LicenceOption
 
     func run() throws {
+        if encoders {
+            let results = VideoEncoderProbe.probeAll()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(results.map(EncoderJSON.init)), as: UTF8.self))
+            } else {
+                for result in results { print(result) }
+            }
+            return
+        }
         let cameras = try VideoDevice.cameras()
         if json {
             let encoder = JSONEncoder()
@@ -56,6 +75,25 @@ struct VideoDevices: ParsableCommand {
     static func rateText(_ rate: FrameRate) -> String {
         rate.denominator == 1
             ? "\(rate.numerator)" : formatDecimal(Double(rate.numerator) / Double(rate.denominator), 2)
+    }
+}
+
+/// One encoder in `--encoders --json`.
+struct EncoderJSON: Encodable {
+    var encoderName: String
+    var codec: String
+    var hardware: Bool
+    var inBuild: Bool
+    var works: Bool
+    var reason: String?
+
+    init(_ result: VideoEncoderProbe.Result) {
+        encoderName = result.encoderName
+        codec = result.family.rawValue
+        hardware = result.isHardware
+        inBuild = result.isInBuild
+        works = result.works
+        reason = result.reason
     }
 }
 

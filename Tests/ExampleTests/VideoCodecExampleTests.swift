@@ -93,4 +93,26 @@ import Testing
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
+
+    /// `--hardware` uses a hardware encoder that works here, else the software one (libx265 on a
+    /// machine without one); `video-devices --encoders --json` lists what the probe found, with reasons.
+    @Test func hardwareFallsBackToSoftwareAndTheProbeIsListed() throws {
+        let dir = try TemporaryDirectory()
+        let source = try Self.source(in: dir)
+        let output = dir.file("out.mp4")
+        let result = try TranscodeExampleTests.run([
+            "--input", source, "--output", output, "--video-codec", "hevc", "--hardware", "-q"
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.streams(output).first?.codec == "hevc")
+        let listed = try ExternalTool.check(TestPaths.executable("video-devices"), ["--encoders", "--json"])
+        let encoders = try #require(try JSONSerialization.jsonObject(with: listed.stdout) as? [[String: Any]])
+        let names = encoders.compactMap { $0["encoderName"] as? String }
+        #expect(names.contains("libx265") && names.contains("hevc_nvenc") && names.contains("libsvtav1"))
+        let x265 = try #require(encoders.first { $0["encoderName"] as? String == "libx265" })
+        #expect(x265["works"] as? Bool == true && x265["hardware"] as? Bool == false)
+        for encoder in encoders where encoder["works"] as? Bool == false {
+            #expect((encoder["reason"] as? String)?.isEmpty == false, "\(encoder)")
+        }
+    }
 }

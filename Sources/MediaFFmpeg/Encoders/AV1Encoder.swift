@@ -65,8 +65,11 @@ struct AV1Codec: VideoEncoderCodec {
     /// ignored too); libaom's does.
     var honoursKeyframeRequests: Bool { encoderName != "libsvtav1" }
     var acceptedPixelFormats: Set<PixelFormat> {
-        encoderName == "libsvtav1"
-            ? [.yuv420p, .yuv420p10le] : [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
+        switch encoderName {
+        case "libsvtav1": return [.yuv420p, .yuv420p10le]
+        case "libaom-av1", "librav1e": return [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
+        default: return [.yuv420p, .nv12, .yuv420p10le]  // hardware encoders
+        }
     }
 
     func options(for settings: VideoEncoderSettings, context: UnsafeMutablePointer<AVCodecContext>)

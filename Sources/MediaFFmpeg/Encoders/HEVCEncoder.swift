@@ -50,8 +50,10 @@ struct HEVCCodec: VideoEncoderCodec {
     let encoderName: String
     var name: String { "HEVC" }
     var usesGlobalHeader: Bool { true }
+    /// libx265's planar formats; hardware encoders take nv12 too.
     var acceptedPixelFormats: Set<PixelFormat> {
-        [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
+        let planar: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
+        return encoderName == "libx265" ? planar : planar.union([.nv12])
     }
 
     func options(for settings: VideoEncoderSettings, context: UnsafeMutablePointer<AVCodecContext>)

@@ -49,8 +49,10 @@ struct VP9Codec: VideoEncoderCodec {
     let encoderName: String
     var name: String { "VP9" }
     var usesGlobalHeader: Bool { true }
+    /// libvpx's planar formats; hardware encoders take nv12 too.
     var acceptedPixelFormats: Set<PixelFormat> {
-        [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
+        let planar: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
+        return encoderName == "libvpx-vp9" ? planar : planar.union([.nv12])
     }
 
     func options(for settings: VideoEncoderSettings, context: UnsafeMutablePointer<AVCodecContext>)
