@@ -25,7 +25,9 @@ section (mixing_section.py: av-mixer against GStreamer's audiomixer and ffmpeg's
 the video in-and-out section (video_io_section.py: camera-recorder --screen against ffmpeg -f x11grab, media-player
 against ffplay), SKIP_INGEST=1 to skip the ingest section (ingest_section.py: media-relay against nginx-rtmp
 recording and writing HLS for 20 publishers), SKIP_EXPORT=1 to skip the export section (export_section.py:
-transcode --export-preset 1280x720 against the equivalent ffmpeg command on a 1080p movie), SKIP_LIVE=1 to skip the two
+transcode --export-preset 1280x720 against the equivalent ffmpeg command on a 1080p movie), SKIP_CODECS=1 to
+skip the codecs section (codecs_section.py: transcode --video-codec hevc|av1|vp9 against ffmpeg with libx265,
+libsvtav1, libvpx-vp9 and the same settings), SKIP_LIVE=1 to skip the two
 live sections: live_audio_section.py (audio-recorder against `ffmpeg -f pulse`) and, after
 it, live_streaming_section.py (live-streamer against `ffmpeg -re … -f flv` to a local nginx RTMP
 server, 720p30 + AAC: CPU, and latency on a normal and a throttled link); LIVE_SECONDS
@@ -159,6 +161,9 @@ def main():
     if os.environ.get("SKIP_EXPORT") != "1":
         from export_section import export_section
         export_section()
+    if os.environ.get("SKIP_CODECS") != "1":
+        from codecs_section import codecs_section
+        codecs_section()
 
 
 def aac_encoder_section():

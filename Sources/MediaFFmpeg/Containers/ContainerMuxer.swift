@@ -40,10 +40,15 @@ public import MediaStreaming
 ///     MP4 and MOV is tagged `hvc1` (what Apple's players take). An Opus track's first trim becomes
 ///     its `initial_padding` (Matroska's `CodecDelay`), and in Matroska and WebM a trim at the end of an
 ///     audio sample its block's `DiscardPadding`, so that a copy of an Opus track writes the packets
-///     `ffmpeg -c copy` writes.
+///     `ffmpeg -c copy` writes. VP9's configuration is its `vpcC` record
+///     (``/MediaBitstream/VPCodecConfigurationRecord``), which becomes the stream's profile, pixel format
+///     and colours (VP9 has no extradata; libavformat writes MP4's `vpcC` from them).
 ///   Raw video and PCM are refused (encode them first), as is a codec the container cannot carry
-///   (WebM takes only VP8/VP9/AV1/Opus) and video in M4A: ``/MediaCore/MediaError/Code/unsupportedFormat``
-///   naming the track, the codec and the container.
+///   and video in M4A: ``/MediaCore/MediaError/Code/unsupportedFormat`` naming the track, the codec and
+///   the container. With FFmpeg 5.1: WebM takes only VP8, VP9, AV1, Opus and Vorbis; FLV (and so RTMP)
+///   takes H.264 and AAC but not HEVC, AV1, VP9 or Opus (the enhanced FLV of later versions is not
+///   there); MPEG-TS takes H.264, HEVC, MPEG video, AAC, MP3, AC-3, E-AC-3, DTS and Opus, and refuses
+///   VP9, AV1, FLAC and the rest, which its muxer would write as private data no demuxer reads back.
 /// - Output: the container, to a path or to any ``/MediaCore/MediaOutput``. Timestamps are converted
 ///   exactly (rounded to nearest once, never accumulated) to each stream's time base as the muxer chose it.
 ///   A sample's bytes are copied into a pooled packet buffer, except a ``ContainerDemuxer`` sample that
