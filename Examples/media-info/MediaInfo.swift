@@ -54,7 +54,8 @@ struct MediaInfo: ParsableCommand {
             guard error.code == .unsupportedFormat, file != "-", !file.contains("://"),
                 let demuxer = try? ContainerDemuxer(path: file)
             else { throw error }
-            try report(ContainerInfo(file: file, demuxer: demuxer))
+            let info = ContainerInfo(file: file, demuxer: demuxer)
+            try report(info, text: info.text)
             return
         }
         if logging.verbose && !quiet {
@@ -66,13 +67,7 @@ struct MediaInfo: ParsableCommand {
             }
         }
         let info = Info(file: file, summary: summary)
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(info), as: UTF8.self))
-        } else {
-            print(info.text)
-        }
+        try report(info, text: info.text)
         // What the parser skipped or worked around, summed up in one warning line (the report has each).
         let warning = InputWarnings.line(
             example: "media-info", path: file,
@@ -82,14 +77,14 @@ struct MediaInfo: ParsableCommand {
 }
 
 extension MediaInfo {
-    /// Prints a container's report, as text or JSON.
-    func report(_ info: ContainerInfo) throws {
+    /// Prints `info` as one JSON object with sorted keys (`--json`), else `text`.
+    func report(_ info: some Encodable, text: String) throws {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(info), as: UTF8.self))
         } else {
-            print(info.text)
+            print(text)
         }
     }
 

@@ -31,6 +31,7 @@ import Testing
             codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mp4",
             ffmpegExtra: ["-tag:v", "hvc1"]),
         Copy(codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mkv"),
+        Copy(codec: ["-c:a", "dca", "-strict", "-2"], input: "mov", output: "mkv"),
         Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mp4", output: "mkv"),
         Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mkv", output: "mp4"),
         Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mp4", output: "webm"),
@@ -83,7 +84,9 @@ import Testing
     }
 
     @Test(arguments: [
-        (["-c:a", "libopus"], "mkv"), (["-c:a", "libopus"], "ogg"), (["-c:a", "flac"], "flac"), (["-c:a", "ac3"], "mkv")
+        (["-c:a", "libopus"], "mkv"), (["-c:a", "libopus"], "ogg"), (["-c:a", "flac"], "flac"),
+        (["-c:a", "ac3"], "mkv"),
+        (["-c:a", "dca", "-strict", "-2"], "mov")
     ])
     func aTrackDecodesToTheSamplesFFmpegDecodes(codec: [String], ext: String) throws {
         let dir = try TemporaryDirectory()

@@ -174,10 +174,10 @@ extension AudioDecoderTests {
             AudioDecoder.canDecode(
                 .audio(.aac(sampleRate: 8000, channelLayout: .mono, audioSpecificConfig: [0x15, 0x88]))))
         #expect(AudioDecoder.canDecode(.audio(.pcm(.s16, sampleRate: 8000, channels: 1))))
-        for code in ["flac", "opus", "ac-3", "fLaC", "Opus"] {
+        for code in ["flac", "opus", "ac-3", "fLaC", "Opus", "dtsc"] {
             #expect(AudioDecoder.canDecode(format(DecoderFixture.code(code))), "\(code)")
         }
-        #expect(!AudioDecoder.canDecode(format(DecoderFixture.code("dtsc"))))
+        #expect(!AudioDecoder.canDecode(format(DecoderFixture.code("nmos"))))
         #expect(!AudioDecoder.canDecode(.video(.raw(.yuv420p, width: 2, height: 2))))
     }
 }

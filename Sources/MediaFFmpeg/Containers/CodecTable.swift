@@ -58,6 +58,7 @@ enum CodecTable {
         Row("ac-3", AV_CODEC_ID_AC3, "AC-3", audio: true),
         Row("ec-3", AV_CODEC_ID_EAC3, "E-AC-3", audio: true),
         Row("vorb", AV_CODEC_ID_VORBIS, "Vorbis", audio: true),
+        Row("dtsc", AV_CODEC_ID_DTS, "DTS", audio: true),
         Row("alaw", AV_CODEC_ID_PCM_ALAW, "A-law", audio: true),
         Row("ulaw", AV_CODEC_ID_PCM_MULAW, "µ-law", audio: true),
         Row("samr", AV_CODEC_ID_AMR_NB, "AMR-NB", audio: true),

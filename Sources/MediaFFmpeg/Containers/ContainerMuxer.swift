@@ -262,6 +262,26 @@ public final class ContainerMuxer: MultiTrackSink {
         try self.init(format: format, options: options, destination: try OutputDestination(output: output))
     }
 
+    /// Whether some container this muxer writes can carry samples of `format`: H.264, AAC, or a codec of
+    /// the codec table (HEVC, AV1, VP9, Opus, FLAC, ALAC, AC-3, DTS, ...), compressed. Raw video and PCM
+    /// are `false` (they are encoded first), as is a codec the table does not know.
+    public static func knowsCodec(of format: MediaFormat) -> Bool {
+        switch format {
+        case .audio(let audio):
+            switch audio.codec {
+            case .aac: return true
+            case .pcm: return false
+            case .other(let code): return CodecTable.row(code: code, audio: true) != nil
+            }
+        case .video(let video):
+            switch video.codec {
+            case .h264: return true
+            case .raw: return false
+            case .other(let code): return CodecTable.row(code: code, audio: false) != nil
+            }
+        }
+    }
+
     /// Creates one stream per non-`nil` format and writes the container's header.
     ///
     /// - Throws: ``/MediaCore/MediaError/Code/unsupportedFormat`` naming the track, codec and container

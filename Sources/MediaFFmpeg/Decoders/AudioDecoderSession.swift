@@ -97,19 +97,7 @@ final class AudioDecoderSession {
         codec = try CodecContext(codec: decoder)
         packet = try Packet()
         let ctx = codec.raw
-        if !setup.extradata.isEmpty {
-            let cookie = setup.extradata
-            guard let extradata = av_mallocz(cookie.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
-                throw MediaError(
-                    .outOfMemory, "cannot allocate \(count: cookie.count, "byte") of extradata",
-                    ffmpegCall: "av_mallocz")
-            }
-            // The codec context owns extradata from here on and frees it in avcodec_free_context.
-            let bytes = extradata.assumingMemoryBound(to: UInt8.self)
-            bytes.update(from: cookie, count: cookie.count)
-            ctx.pointee.extradata = bytes
-            ctx.pointee.extradata_size = Int32(cookie.count)
-        }
+        try codec.setExtradata(setup.extradata)
         ctx.pointee.sample_rate = Int32(clamping: input.sampleRate)
         ctx.pointee.block_align = Int32(clamping: setup.blockAlign)
         ctx.pointee.bits_per_coded_sample = Int32(clamping: setup.bitsPerCodedSample)

@@ -27,15 +27,8 @@ final class H264DecoderCore {
         ctx.pointee.thread_count = threads
         if let parameters {
             // The parameter sets as Annex-B extradata: FFmpeg's h264 decoder reads start codes there.
-            let header = H264Bitstream.annexB(parameters.sequenceParameterSets + parameters.pictureParameterSets)
-            let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
-            guard let extradata = av_mallocz(header.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
-                throw MediaError(
-                    .outOfMemory, "cannot allocate \(header.count) bytes of extradata", ffmpegCall: "av_mallocz")
-            }
-            extradata.update(from: header, count: header.count)
-            ctx.pointee.extradata = extradata  // freed by avcodec_free_context
-            ctx.pointee.extradata_size = Int32(header.count)
+            try codec.setExtradata(
+                H264Bitstream.annexB(parameters.sequenceParameterSets + parameters.pictureParameterSets))
         }
         try check(avcodec_open2(ctx, decoder, nil), calling: "avcodec_open2", .unsupportedFormat)
     }

@@ -121,18 +121,7 @@ extension VideoDecoder {
             let ctx = codec.raw
             ctx.pointee.pkt_timebase = AVRational(num: 1, den: timescale)
             ctx.pointee.thread_count = 0
-            if !configuration.isEmpty {
-                let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
-                guard let extradata = av_mallocz(configuration.count + padding)?.assumingMemoryBound(to: UInt8.self)
-                else {
-                    throw MediaError(
-                        .outOfMemory, "cannot allocate \(configuration.count) bytes of extradata",
-                        ffmpegCall: "av_mallocz")
-                }
-                extradata.update(from: configuration, count: configuration.count)
-                ctx.pointee.extradata = extradata  // freed by avcodec_free_context
-                ctx.pointee.extradata_size = Int32(configuration.count)
-            }
+            try codec.setExtradata(configuration)
             try check(avcodec_open2(ctx, decoder, nil), calling: "avcodec_open2", .unsupportedFormat)
         }
 

@@ -39,17 +39,8 @@ public final class AV1Encoder: VideoEncoder {
     ///   ``/MediaCore/MediaError/Code/invalidArgument`` for a setting out of range, a level, or a profile
     ///   AV1 does not have.
     public init(settings: Settings = Settings(), encoderName: String = "libsvtav1") throws(MediaError) {
-        try Self.requireEncoder(encoderName, codec: "AV1")
-        try settings.validate(encoder: "AV1Encoder")
-        if let level = settings.level {
-            throw MediaError(.invalidArgument, "AV1Encoder takes no level (\(level)): the encoder derives it")
-        }
-        if let profile = settings.profile, AV1Codec.profiles[profile] == nil {
-            throw MediaError(
-                .invalidArgument, "AV1Encoder profile \(profile) is not one of main, high and professional")
-        }
         if encoderName == "libsvtav1" { setenv("SVT_LOG", "1", 0) }
-        super.init(AV1Codec(encoderName: encoderName), settings: settings)
+        try super.init(AV1Codec(encoderName: encoderName), settings: settings)
     }
 }
 
@@ -69,6 +60,16 @@ struct AV1Codec: VideoEncoderCodec {
         case "libsvtav1": return [.yuv420p, .yuv420p10le]
         case "libaom-av1", "librav1e": return [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
         default: return [.yuv420p, .nv12, .yuv420p10le]  // hardware encoders
+        }
+    }
+
+    func validate(_ settings: VideoEncoderSettings) throws(MediaError) {
+        if let level = settings.level {
+            throw MediaError(.invalidArgument, "AV1Encoder takes no level (\(level)): the encoder derives it")
+        }
+        if let profile = settings.profile, Self.profiles[profile] == nil {
+            throw MediaError(
+                .invalidArgument, "AV1Encoder profile \(profile) is not one of main, high and professional")
         }
     }
 

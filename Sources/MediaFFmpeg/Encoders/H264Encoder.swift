@@ -65,15 +65,13 @@ public final class H264Encoder: VideoEncoder {
     public init(
         settings: Settings = Settings(), encoderName: String = "libx264", bitRateControl: BitRateControl?
     ) throws(MediaError) {
-        try Self.requireEncoder(encoderName, codec: "H.264")
-        try settings.validate(encoder: "H264Encoder")
         if bitRateControl != nil, settings.averageBitRate == nil {
             throw MediaError(
                 .invalidArgument,
                 "H264Encoder bitRateControl needs averageBitRate: constant quality (CRF) has no bit rate to change")
         }
         self.bitRateControl = bitRateControl
-        super.init(
+        try super.init(
             H264Codec(encoderName: encoderName), settings: settings,
             ratePlan: H264RatePlan(settings: settings, control: bitRateControl))
     }

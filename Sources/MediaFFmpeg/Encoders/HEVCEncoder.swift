@@ -38,9 +38,7 @@ public final class HEVCEncoder: VideoEncoder {
     /// - Throws: ``/MediaCore/MediaError/Code/unavailable`` when this FFmpeg build has no such encoder;
     ///   ``/MediaCore/MediaError/Code/invalidArgument`` for a setting out of range.
     public init(settings: Settings = Settings(), encoderName: String = "libx265") throws(MediaError) {
-        try Self.requireEncoder(encoderName, codec: "HEVC")
-        try settings.validate(encoder: "HEVCEncoder")
-        super.init(HEVCCodec(encoderName: encoderName), settings: settings)
+        try super.init(HEVCCodec(encoderName: encoderName), settings: settings)
     }
 }
 

@@ -32,15 +32,7 @@ public final class VP9Encoder: VideoEncoder {
     ///   ``/MediaCore/MediaError/Code/invalidArgument`` for a setting out of range, a level, or a profile
     ///   other than 0 to 3.
     public init(settings: Settings = Settings(), encoderName: String = "libvpx-vp9") throws(MediaError) {
-        try Self.requireEncoder(encoderName, codec: "VP9")
-        try settings.validate(encoder: "VP9Encoder")
-        if let level = settings.level {
-            throw MediaError(.invalidArgument, "VP9Encoder takes no level (\(level)): libvpx derives it")
-        }
-        if let profile = settings.profile, Int32(profile).map({ (0...3).contains($0) }) != true {
-            throw MediaError(.invalidArgument, "VP9Encoder profile \(profile) is not one of 0, 1, 2 and 3")
-        }
-        super.init(VP9Codec(encoderName: encoderName), settings: settings)
+        try super.init(VP9Codec(encoderName: encoderName), settings: settings)
     }
 }
 
@@ -53,6 +45,15 @@ struct VP9Codec: VideoEncoderCodec {
     var acceptedPixelFormats: Set<PixelFormat> {
         let planar: Set<PixelFormat> = [.yuv420p, .yuv422p, .yuv444p, .yuv420p10le, .yuv422p10le, .yuv444p10le]
         return encoderName == "libvpx-vp9" ? planar : planar.union([.nv12])
+    }
+
+    func validate(_ settings: VideoEncoderSettings) throws(MediaError) {
+        if let level = settings.level {
+            throw MediaError(.invalidArgument, "VP9Encoder takes no level (\(level)): libvpx derives it")
+        }
+        if let profile = settings.profile, Int32(profile).map({ (0...3).contains($0) }) != true {
+            throw MediaError(.invalidArgument, "VP9Encoder profile \(profile) is not one of 0, 1, 2 and 3")
+        }
     }
 
     func options(for settings: VideoEncoderSettings, context: UnsafeMutablePointer<AVCodecContext>)

@@ -38,7 +38,20 @@ public class VideoEncoder: MediaStage, DiagnosticReporting {
 
     var state: VideoEncoderStageState
 
-    init(_ codec: any VideoEncoderCodec, settings: VideoEncoderSettings, ratePlan: H264RatePlan? = nil) {
+    /// A stage for `codec` with `settings`: throws ``/MediaCore/MediaError/Code/unavailable`` when this
+    /// FFmpeg build lacks the encoder, ``/MediaCore/MediaError/Code/invalidArgument`` for a setting out of
+    /// range or one the codec has no equivalent for.
+    init(_ codec: any VideoEncoderCodec, settings: VideoEncoderSettings, ratePlan: H264RatePlan? = nil)
+        throws(MediaError)
+    {
+        guard avcodec_find_encoder_by_name(codec.encoderName) != nil else {
+            throw MediaError(
+                .unavailable, "this FFmpeg build has no \(codec.name) encoder named \(codec.encoderName)",
+                ffmpegCall: "avcodec_find_encoder_by_name")
+        }
+        let stage = "\(Self.self)"
+        try settings.validate(encoder: stage)
+        try codec.validate(settings)
         self.settings = settings
         encoderName = codec.encoderName
         state = VideoEncoderStageState(codec, settings: settings, ratePlan: ratePlan)
@@ -66,16 +79,4 @@ extension VideoEncoder: KeyframeForcing {
     /// sink joins the encoder's branch while it runs. From the thread that runs the encoder; for other
     /// threads, ``keyframeRequest``.
     public func forceKeyframe() { state.isKeyframeForced = true }
-}
-
-extension VideoEncoder {
-    /// Throws ``/MediaCore/MediaError/Code/unavailable`` unless this FFmpeg build has an encoder named
-    /// `name`; `codec` names the codec in the message.
-    static func requireEncoder(_ name: String, codec: String) throws(MediaError) {
-        guard avcodec_find_encoder_by_name(name) != nil else {
-            throw MediaError(
-                .unavailable, "this FFmpeg build has no \(codec) encoder named \(name)",
-                ffmpegCall: "avcodec_find_encoder_by_name")
-        }
-    }
 }

@@ -17,6 +17,9 @@ protocol VideoEncoderCodec {
     /// Whether the encoder is opened with `AV_CODEC_FLAG_GLOBAL_HEADER`: parameter sets once, in the
     /// extradata, as the CLI opens an encoder for MP4, Matroska and WebM.
     var usesGlobalHeader: Bool { get }
+    /// Throws ``/MediaCore/MediaError/Code/invalidArgument`` for a setting this codec has no equivalent
+    /// for (a level for VP9), when the stage is created.
+    func validate(_ settings: VideoEncoderSettings) throws(MediaError)
     /// The encoder's own options for `settings` (preset, tune, profile, ...), in the order they are set
     /// before it opens; a codec may set the context's generic fields (a profile number) here too. Throws
     /// ``/MediaCore/MediaError/Code/invalidArgument`` for a setting the encoder has no equivalent for.
@@ -36,6 +39,9 @@ protocol VideoEncoderCodec {
 }
 
 extension VideoEncoderCodec {
+    /// Every setting has an equivalent.
+    func validate(_ settings: VideoEncoderSettings) throws(MediaError) {}
+
     /// Most wrappers honour `pict_type` I.
     var honoursKeyframeRequests: Bool { true }
 

@@ -22,6 +22,20 @@ final class CodecContext {
         avcodec_free_context(&owned)
         FFmpeg.didFree()
     }
+
+    /// Gives the (not yet opened) context a padded copy of `bytes` as its extradata, which
+    /// `avcodec_free_context` frees; nothing for no bytes.
+    func setExtradata(_ bytes: [UInt8]) throws(MediaError) {
+        guard !bytes.isEmpty else { return }
+        guard let buffer = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+            throw MediaError(
+                .outOfMemory, "cannot allocate \(bytes.count) bytes of extradata", ffmpegCall: "av_mallocz")
+        }
+        let extradata = buffer.assumingMemoryBound(to: UInt8.self)
+        extradata.update(from: bytes, count: bytes.count)
+        raw.pointee.extradata = extradata
+        raw.pointee.extradata_size = Int32(bytes.count)
+    }
 }
 
 @available(*, unavailable) extension CodecContext: Sendable {}

@@ -135,10 +135,16 @@ struct ExportGraphBuilder {
         }
     }
 
+    /// The error for a stream no stage decodes: the copy is named as the way out only when the muxer
+    /// knows the codec (a build without that codec's decoder); otherwise neither can take it.
     private func cannotDecode(_ stream: ContainerDemuxer.Stream, _ path: String) -> MediaError {
-        MediaError(
+        let copyable = stream.format.map(ContainerMuxer.knowsCodec(of:)) ?? false
+        let wayOut =
+            copyable
+            ? "a passthrough export (transcode --copy) remuxes it untouched where the container takes it"
+            : "nor can it be copied: the codec table does not know it"
+        return MediaError(
             .unsupportedFormat,
-            "MediaPipeline has no decoder for \(stream.codecName) (stream \(stream.index) of \(path)); a passthrough export (transcode --copy) remuxes it untouched where the container takes it"
-        )
+            "MediaPipeline has no decoder for \(stream.codecName) (stream \(stream.index) of \(path)); \(wayOut)")
     }
 }
