@@ -4,7 +4,7 @@ import MediaTestSupport
 import Testing
 
 /// The codecs of the one codec table through `transcode` (issue 32): a copy of an Opus, FLAC, ALAC or
-/// HEVC, AV1 or VP9 track writes the packets `ffmpeg -c copy` writes (size, MD5, pts, dts, flags, and the Matroska
+/// HEVC, AV1, VP9 or DTS track (into MP4, Matroska, WebM and MPEG-TS) writes the packets `ffmpeg -c copy` writes (size, MD5, pts, dts, flags, and the Matroska
 /// end trim), where the demuxer's names (`'opus'`, `'flac'`) were once refused by the muxer's table
 /// (`'Opus'`, `'fLaC'`); HEVC in MP4 is tagged `hvc1`; and Opus, FLAC, Vorbis and AC-3 decode to the
 /// samples ffmpeg decodes.
@@ -32,6 +32,9 @@ import Testing
             ffmpegExtra: ["-tag:v", "hvc1"]),
         Copy(codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "mkv"),
         Copy(codec: ["-c:a", "dca", "-strict", "-2"], input: "mov", output: "mkv"),
+        // MPEG-TS as the CLI writes it (its -muxdelay 0.7: timestamps from 1.4 s, audio PES of up to 0.35 s).
+        Copy(codec: ["-c:v", "libx265", "-x265-params", "log-level=none"], input: "mp4", output: "ts"),
+        Copy(codec: ["-c:a", "libopus"], input: "mkv", output: "ts"),
         Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mp4", output: "mkv"),
         Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mkv", output: "mp4"),
         Copy(codec: ["-c:v", "libsvtav1", "-preset", "12"], input: "mp4", output: "webm"),

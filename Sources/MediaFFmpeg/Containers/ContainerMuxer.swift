@@ -105,6 +105,13 @@ public final class ContainerMuxer: MultiTrackSink {
         /// flush is a write call: a quarter second costs a few per second, a packet each costs one per
         /// packet.
         public var flushInterval: Duration?
+        /// MPEG-TS: how far the timestamps start after the first PCR, so that a decoder has that long
+        /// to buffer, and the longest audio PES packet (half of it): `ffmpeg -muxdelay`, whose CLI default
+        /// is 0.7 s (a file from the CLI starts at 1.4 s, its audio in PES packets of up to 0.35 s).
+        /// `nil` (default): 0, the timestamps start with the PCR and each audio frame has its own PES
+        /// packet. ``/MediaPipeline/MediaExportSession`` sets the CLI's, so that `transcode` writes the
+        /// MPEG-TS `ffmpeg -c copy` writes.
+        public var muxDelay: Duration?
 
         /// The defaults: not fragmented, fast start, packets buffered.
         public init() {}
@@ -470,6 +477,11 @@ extension ContainerMuxer {
                 try check(
                     av_opt_set_int(ctx.pointee.priv_data, "movie_timescale", Int64(rate), 0), calling: "av_opt_set_int")
             }
+        }
+        if format == .mpegTS, let delay = options.muxDelay {
+            // libavformat's `max_delay` (the CLI's `-muxdelay`), in microseconds.
+            let (seconds, attoseconds) = delay.components
+            ctx.pointee.max_delay = Int32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
         }
         try destination.configure(context)
         let code = avformat_write_header(ctx, nil)

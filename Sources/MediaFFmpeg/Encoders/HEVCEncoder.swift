@@ -78,11 +78,14 @@ struct HEVCCodec: VideoEncoderCodec {
     func inspect(_ packet: UnsafeRawBufferPointer, current: VideoFormat?, base: VideoFormat) -> (
         format: VideoFormat?, hasPicture: Bool
     ) {
-        let units = H264Bitstream.annexBNALUnits(packet)
-        let hasPicture = units.contains { HEVCDecoderConfigurationRecord.nalUnitType(of: $0) < 32 }
+        // One walk in place (no array per packet): whether a coded slice is there.
+        var hasPicture = false
+        H264Bitstream.forEachAnnexBNALUnit(in: packet) { unit in
+            if HEVCDecoderConfigurationRecord.nalUnitType(of: unit) < 32 { hasPicture = true }
+        }
         guard current == nil else { return (current, hasPicture) }
         // An encoder without global header: the parameter sets of the first keyframe.
-        return ((try? format(base, units: units)) ?? nil, hasPicture)
+        return ((try? format(base, units: H264Bitstream.annexBNALUnits(packet))) ?? nil, hasPicture)
     }
 
     func write(_ packet: UnsafeRawBufferPointer, into payload: inout [UInt8]) {

@@ -9,6 +9,8 @@ import MediaCore
 struct VideoEncoderStageState {
     let codec: any VideoEncoderCodec
     let settings: VideoEncoderSettings
+    /// The codec's pixel formats, asked once (a computed set would be built for every frame).
+    private let accepted: Set<PixelFormat>
     /// The open session, after the first frame.
     private(set) var session: VideoEncoderSession?
     /// How a changed target becomes rate-control values; `nil` when the rate cannot change.
@@ -20,6 +22,7 @@ struct VideoEncoderStageState {
     init(_ codec: any VideoEncoderCodec, settings: VideoEncoderSettings, ratePlan: H264RatePlan? = nil) {
         self.codec = codec
         self.settings = settings
+        accepted = codec.acceptedPixelFormats
         self.ratePlan = ratePlan
     }
 
@@ -35,8 +38,8 @@ struct VideoEncoderStageState {
         guard case .video(let input) = sample.format, let pixels = input.pixelFormat else {
             throw MediaError.formatMismatch(stage: stage(), expected: "raw video (yuv420p)", actual: sample.format)
         }
-        guard codec.acceptedPixelFormats.contains(pixels) else {
-            let names = codec.acceptedPixelFormats.map(\.description).sorted().joined(separator: ", ")
+        guard accepted.contains(pixels) else {
+            let names = accepted.map(\.description).sorted().joined(separator: ", ")
             throw MediaError.formatMismatch(
                 stage: stage(), expected: "one of \(names) (put a VideoConverter in front)", actual: sample.format)
         }

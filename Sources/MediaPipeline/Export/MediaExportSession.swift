@@ -199,6 +199,9 @@ public final class MediaExportSession: Sendable {
         case .container(let container):
             var muxerOptions = ContainerMuxer.Options()
             muxerOptions.fragmented = options.fragmented
+            // MPEG-TS as the ffmpeg CLI writes it: timestamps from 1.4 s, audio in PES packets of up to
+            // 0.35 s (its default `-muxdelay 0.7`).
+            muxerOptions.muxDelay = .milliseconds(700)
             switch destination {
             case .file(let path):
                 graph.addSink(
