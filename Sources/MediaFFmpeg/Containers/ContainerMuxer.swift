@@ -109,7 +109,7 @@ public final class ContainerMuxer: MultiTrackSink {
         /// to buffer, and the longest audio PES packet (half of it): `ffmpeg -muxdelay`, whose CLI default
         /// is 0.7 s (a file from the CLI starts at 1.4 s, its audio in PES packets of up to 0.35 s).
         /// `nil` (default): 0, the timestamps start with the PCR and each audio frame has its own PES
-        /// packet. ``/MediaPipeline/MediaExportSession`` sets the CLI's, so that `transcode` writes the
+        /// packet. `MediaExportSession` (MediaPipeline) sets the CLI's, so that `transcode` writes the
         /// MPEG-TS `ffmpeg -c copy` writes.
         public var muxDelay: Duration?
 

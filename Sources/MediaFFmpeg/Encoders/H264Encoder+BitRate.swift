@@ -3,7 +3,7 @@ public import MediaCore
 extension H264Encoder {
     /// Changes the average bit rate of the running encoder, from the next frame on: what setting
     /// `kVTCompressionPropertyKey_AverageBitRate` on a running `VTCompressionSession` does. Call it on
-    /// the encoder's own thread (between ``process(_:into:)`` calls); from another thread, write the
+    /// the encoder's own thread (between ``VideoEncoder/process(_:into:)`` calls); from another thread, write the
     /// encoder's ``bitRateControl`` instead (this method writes it too, when there is one).
     ///
     /// How: before each frame the encoder compares the target with the one it applied last and, when it

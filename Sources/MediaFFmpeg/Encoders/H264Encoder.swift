@@ -31,7 +31,7 @@ public import MediaCore
 /// The encoder is opened without `AV_CODEC_FLAG_GLOBAL_HEADER`, as the CLI opens it for raw H.264:
 /// x264's rate control counts the SPS/PPS it repeats before each IDR frame, so a global-header encode
 /// is a different stream. The parameter sets are read from the packets instead and stripped from them.
-/// ``finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
+/// ``VideoEncoder/finish(into:)`` drains the frames the encoder holds back (lookahead, B-frames).
 ///
 /// The average bit rate can change while the encoder runs, from the next frame on
 /// (``setAverageBitRate(_:)``, or a ``/MediaCore/BitRateControl`` another thread writes, as a live
