@@ -7,8 +7,11 @@ public import MediaCore
 /// VideoToolbox's `VTDecompressionSession` for any codec, or GStreamer's `decodebin` video branch.
 ///
 /// ```swift
-/// let demuxer = try ContainerDemuxer(path: "movie.mkv")
-/// let graph = Graph(source: try demuxer.source(for: 0), stages: [VideoDecoder(), VideoConverter(...)], sink: sink)
+/// let demuxer = try ContainerDemuxer(path: "movie.mkv")                 // VP9, AV1 or HEVC
+/// var graph = MediaGraph()
+/// let frames = graph.addBranch(source: try demuxer.source(stream: 0), stages: [VideoDecoder()])
+/// graph.addSink(Y4MMuxer(output: try FileOutput(path: "movie.y4m")), input: frames)
+/// try graph.runSynchronously()
 /// ```
 ///
 /// - Input: samples of a ``/MediaCore/VideoCodec/other(fourCC:)`` format the codec table knows (`'hvc1'`/`'hev1'`,
