@@ -16,8 +16,9 @@ public struct HEVCDecoderConfigurationRecord: Sendable, Hashable {
     public var profileTierLevel: [UInt8]
     /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
     public var chromaFormat: Int
-    /// Luma and chroma bit depths (8, 10, 12).
+    /// The luma bit depth: 8, 10 or 12 (`bit_depth_luma_minus8 + 8`).
     public var bitDepthLuma: Int
+    /// The chroma bit depth: 8, 10 or 12 (`bit_depth_chroma_minus8 + 8`).
     public var bitDepthChroma: Int
     /// `sps_max_sub_layers_minus1 + 1`.
     public var temporalLayers: Int

@@ -22,14 +22,17 @@ public struct VPCodecConfigurationRecord: Sendable, Hashable {
     public var profile: UInt8
     /// The level as the record writes it (10 for 1, 11 for 1.1, ...; 0 when unknown).
     public var level: UInt8
-    /// 8, 10 or 12.
+    /// The bit depth of every plane: 8, 10 or 12.
     public var bitDepth: UInt8
+    /// The chroma planes' size and siting.
     public var chromaSubsampling: ChromaSubsampling
     /// Whether the samples use the full range (JPEG's) rather than the video range.
     public var fullRange: Bool
-    /// ISO/IEC 23091-4 code points (2: unspecified).
+    /// The colour primaries, an ISO/IEC 23091-4 code point (1: BT.709, 2: unspecified, 9: BT.2020).
     public var colourPrimaries: UInt8
+    /// The transfer characteristics, an ISO/IEC 23091-4 code point (2: unspecified, 16: PQ, 18: HLG).
     public var transferCharacteristics: UInt8
+    /// The matrix coefficients, an ISO/IEC 23091-4 code point (1: BT.709, 2: unspecified, 9: BT.2020).
     public var matrixCoefficients: UInt8
 
     /// A record with every field given; the colours unspecified unless given.

@@ -127,9 +127,7 @@ public enum VideoEncoderProbe {
                 encoderName: encoderName, family: family, isHardware: true, isInBuild: false, works: false,
                 reason: "not in this FFmpeg build")
         }
-        let hardware =
-            codec.pointee.capabilities & Int32(AV_CODEC_CAP_HARDWARE) != 0
-            || ["_nvenc", "_qsv", "_vaapi", "_v4l2m2m", "_amf"].contains { encoderName.hasSuffix($0) }
+        let hardware = isHardware(codec)
         guard let family = VideoEncoderFamily(codec.pointee.id) else {
             return Result(
                 encoderName: encoderName, family: .h264, isHardware: hardware, isInBuild: true, works: false,
@@ -188,5 +186,13 @@ public enum VideoEncoderProbe {
     public static func encoderName(for family: VideoEncoderFamily, preferringHardware: Bool) -> String {
         guard preferringHardware else { return family.softwareEncoder }
         return family.hardwareEncoders.first { probe($0).works } ?? family.softwareEncoder
+    }
+
+    /// Whether `encoder` is a hardware one: FFmpeg's capability flag, or (for the wrappers that do not
+    /// set it) the device API in its name. Such an encoder failing to open means it cannot run here.
+    static func isHardware(_ encoder: UnsafePointer<AVCodec>) -> Bool {
+        let name = String(cString: encoder.pointee.name)
+        return encoder.pointee.capabilities & Int32(AV_CODEC_CAP_HARDWARE) != 0
+            || ["_nvenc", "_qsv", "_vaapi", "_v4l2m2m", "_amf"].contains { name.hasSuffix($0) }
     }
 }

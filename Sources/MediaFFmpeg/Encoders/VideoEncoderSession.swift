@@ -185,7 +185,8 @@ final class VideoEncoderSession {
         }
         try codec.setOptions(options, on: ctx)
         let opened = avcodec_open2(ctx, encoder, nil)
-        if opened < 0, !["libx264", "libx265", "libsvtav1", "libaom-av1", "libvpx-vp9"].contains(encoderName) {
+        // A hardware encoder that cannot open has no device here; a software one refuses the settings.
+        if opened < 0, VideoEncoderProbe.isHardware(encoder) {
             throw MediaError(
                 .unavailable, "the \(codec.name) encoder \(encoderName) cannot run here: \(FFmpeg.describe(opened))",
                 ffmpegCall: "avcodec_open2", ffmpegCode: opened)
